@@ -1,0 +1,183 @@
+//! Identifiers: `txn_`, `cus_`, `mer_` ids and secret keys.
+//!
+//! An id is its prefix followed by [`ID_BODY_LEN`] characters drawn uniformly from
+//! `[0-9A-Za-z]` (62 symbols, so 22 characters carry 130 bits of randomness): URL-safe
+//! without escaping and unguessable. Ids are checked by exact format: anything else
+//! (other lengths, other characters, Unicode look-alikes) is not an id.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// Characters after the prefix in every generated id.
+pub const ID_BODY_LEN: usize = 22;
+
+const ALPHABET: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/// The kinds of id the service issues, with their prefixes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IdKind {
+    /// `txn_`: a transaction.
+    Transaction,
+    /// `cus_`: a stored customer (bank account token).
+    Customer,
+    /// `mer_`: a merchant.
+    Merchant,
+    /// `par_`: a partner.
+    Partner,
+}
+
+impl IdKind {
+    /// The prefix, with its underscore.
+    pub const fn prefix(self) -> &'static str {
+        match self {
+            IdKind::Transaction => "txn_",
+            IdKind::Customer => "cus_",
+            IdKind::Merchant => "mer_",
+            IdKind::Partner => "par_",
+        }
+    }
+}
+
+/// Fill `buf` with random bytes from the operating system (or the browser's crypto).
+///
+/// # Panics
+/// Never in practice: the OS random source failing is unrecoverable for a payment
+/// system and is reported as a panic the hosts turn into an error.
+pub fn random_bytes(buf: &mut [u8]) {
+    #[allow(clippy::expect_used)]
+    getrandom::fill(buf).expect("the system random source is unavailable");
+}
+
+/// A random string of `len` characters from `[0-9A-Za-z]`, uniformly (rejection
+/// sampling: bytes >= 248 are redrawn so no symbol is favoured).
+pub fn random_alphanumeric(len: usize) -> String {
+    let mut out = String::with_capacity(len);
+    let mut buf = [0u8; 64];
+    while out.len() < len {
+        random_bytes(&mut buf);
+        for &b in &buf {
+            if b < 248 && out.len() < len {
+                out.push(char::from(ALPHABET[usize::from(b % 62)]));
+            }
+        }
+    }
+    out
+}
+
+/// A new id of the given kind.
+pub fn generate(kind: IdKind) -> String {
+    let mut id = String::with_capacity(4 + ID_BODY_LEN);
+    id.push_str(kind.prefix());
+    id.push_str(&random_alphanumeric(ID_BODY_LEN));
+    id
+}
+
+/// Whether `text` is exactly an id of this kind: prefix + 22 ASCII alphanumerics.
+pub fn is_valid(kind: IdKind, text: &str) -> bool {
+    let Some(body) = text.strip_prefix(kind.prefix()) else {
+        return false;
+    };
+    body.len() == ID_BODY_LEN && body.bytes().all(|b| b.is_ascii_alphanumeric())
+}
+
+/// A validated merchant id (`mer_...`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct MerchantId(pub String);
+
+/// A validated customer token (`cus_...`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct CustomerId(pub String);
+
+/// A validated transaction id (`txn_...`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct TransactionId(pub String);
+
+macro_rules! id_impls {
+    ($t:ident, $kind:expr) => {
+        impl $t {
+            /// A new random id.
+            pub fn generate() -> Self {
+                $t(generate($kind))
+            }
+            /// Parse an id, checking its exact format.
+            pub fn parse(text: &str) -> Option<Self> {
+                is_valid($kind, text).then(|| $t(text.to_owned()))
+            }
+            /// The id's text.
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+        impl fmt::Display for $t {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+    };
+}
+
+id_impls!(MerchantId, IdKind::Merchant);
+id_impls!(CustomerId, IdKind::Customer);
+id_impls!(TransactionId, IdKind::Transaction);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn generated_ids_have_the_prefix_and_validate() {
+        for kind in [
+            IdKind::Transaction,
+            IdKind::Customer,
+            IdKind::Merchant,
+            IdKind::Partner,
+        ] {
+            let id = generate(kind);
+            assert!(id.starts_with(kind.prefix()));
+            assert_eq!(id.len(), 4 + ID_BODY_LEN);
+            assert!(is_valid(kind, &id));
+        }
+    }
+
+    #[test]
+    fn ids_are_distinct() {
+        let ids: HashSet<String> = (0..10_000).map(|_| generate(IdKind::Transaction)).collect();
+        assert_eq!(ids.len(), 10_000);
+    }
+
+    #[test]
+    fn alphabet_is_used_roughly_uniformly() {
+        let sample = random_alphanumeric(62_000);
+        let mut counts = [0u32; 128];
+        for b in sample.bytes() {
+            counts[usize::from(b)] += 1;
+        }
+        for &c in ALPHABET {
+            let n = counts[usize::from(c)];
+            assert!(
+                (700..1300).contains(&n),
+                "{} appeared {n} times",
+                char::from(c)
+            );
+        }
+    }
+
+    #[test]
+    fn format_is_exact() {
+        let good = "mer_0123456789abcdefghijKL";
+        assert!(is_valid(IdKind::Merchant, good));
+        assert!(!is_valid(IdKind::Customer, good));
+        assert!(!is_valid(IdKind::Merchant, "mer_123"));
+        assert!(!is_valid(IdKind::Merchant, "mer_0123456789abcdefghijK-"));
+        assert!(!is_valid(IdKind::Merchant, "MER_0123456789abcdefghijKL"));
+        // Cyrillic 'е' look-alike.
+        assert!(!is_valid(IdKind::Merchant, "mer_0123456789abcdеfghijKL"));
+        assert!(!is_valid(IdKind::Merchant, ""));
+        assert_eq!(MerchantId::parse(good).map(|m| m.0), Some(good.to_owned()));
+    }
+}

@@ -1,0 +1,18 @@
+//! # ach-core
+//!
+//! The engine of the ACH (bank draft) payment service: the spec's validation rules,
+//! the error catalogue, money, identifiers, the routing directory, the banking
+//! calendar, and (over redb) the stateful engine. One core, exposed as this crate,
+//! a C library, a WebAssembly module and an HTTPS server, so every host runs the
+//! very same rules.
+
+// CALENDAR
+pub mod error;
+pub mod ids;
+pub mod model;
+pub mod money;
+pub mod routing;
+pub mod validation;
+
+pub use error::AchError;
+pub use money::Money;

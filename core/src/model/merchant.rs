@@ -1,0 +1,1 @@
+//! Merchant application (placeholder until the merchant validator lands).

@@ -1,0 +1,14 @@
+//! Domain types with serde names exactly as in the spec.
+//!
+//! Requests are *validated* from raw JSON by [`crate::validation`], which produces
+//! these types; they also (de)serialize directly for hosts that build them in code.
+
+mod customer;
+mod feed;
+mod merchant;
+mod transaction;
+
+pub use customer::{AccountType, BankAccount, CustomerScope, NewCustomer};
+pub use feed::{Event, Status, StatusChange};
+pub use merchant::*;
+pub use transaction::{CustomerRef, Direction, EntryClass, NewTransaction};

@@ -1,0 +1,34 @@
+//! `POST /customers` rules.
+
+use serde_json::Value;
+
+use super::account::{self, bank_account};
+use super::fields;
+use super::report::{Path, Report};
+use super::Context;
+use crate::model::{CustomerScope, NewCustomer};
+
+/// Validate a customer request; every problem is recorded in the report.
+pub fn validate(value: &Value, ctx: &Context<'_>) -> Result<NewCustomer, Report> {
+    let mut r = Report::new();
+    let built = walk(&mut r, value, ctx);
+    match built {
+        Some(c) if r.is_empty() => Ok(c),
+        _ => Err(r),
+    }
+}
+
+fn walk(r: &mut Report, value: &Value, ctx: &Context<'_>) -> Option<NewCustomer> {
+    let map = fields::root_object(r, value)?;
+    let root = Path::ROOT;
+    let merchant = account::merchant_id(r, map, &root, true);
+    let account = bank_account(r, map, &root, ctx);
+    let scope = match merchant? {
+        "global" => CustomerScope::Global,
+        id => CustomerScope::Merchant(account::to_merchant_id(id)?),
+    };
+    Some(NewCustomer {
+        merchant_id: scope,
+        account: account?,
+    })
+}

@@ -1,0 +1,107 @@
+//! The validation layer: pure rules over request values, no storage, no clock reads.
+//!
+//! Every validator walks the whole request and records every problem as
+//! `{field, code, message}` with a JSON path, so a form can mark all bad fields at
+//! once; the envelope message is the first problem by precedence ([`Rank`]). The
+//! server, the C library and the browser module all call these same functions.
+
+mod account;
+pub mod customer;
+mod fields;
+pub mod formats;
+pub mod merchant;
+mod report;
+pub mod transaction;
+
+use chrono::NaiveDate;
+use serde_json::Value;
+
+pub use report::{FieldError, Path, Problem, ProblemCode, Rank, Report, Verdict};
+
+use crate::error::AchError;
+use crate::routing::RoutingDirectory;
+
+/// What a validation may consult besides the request: today's date (Eastern) and
+/// the routing directory. Both come from the host; nothing is read from the system.
+#[derive(Debug, Clone, Copy)]
+pub struct Context<'a> {
+    /// Today's date in US Eastern Time (dates "not in the future" are checked
+    /// against it).
+    pub today: NaiveDate,
+    /// The routing directory for "not found" (message 16).
+    pub directory: &'a RoutingDirectory,
+}
+
+/// The kinds of request `achd validate` and the hosts can check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// `POST /transactions`
+    Transaction,
+    /// `POST /customers`
+    Customer,
+    /// `POST /merchants`
+    Merchant,
+}
+
+impl Kind {
+    /// Parse `transaction`, `customer` or `merchant`.
+    pub fn parse(text: &str) -> Option<Kind> {
+        match text {
+            "transaction" => Some(Kind::Transaction),
+            "customer" => Some(Kind::Customer),
+            "merchant" => Some(Kind::Merchant),
+            _ => None,
+        }
+    }
+
+    /// The kind's name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Kind::Transaction => "transaction",
+            Kind::Customer => "customer",
+            Kind::Merchant => "merchant",
+        }
+    }
+}
+
+/// Validate a JSON value of the given kind and return the verdict.
+pub fn check_value(kind: Kind, value: &Value, ctx: &Context<'_>) -> Verdict {
+    let report = match kind {
+        Kind::Transaction => transaction::validate(value, ctx).err(),
+        Kind::Customer => customer::validate(value, ctx).err(),
+        Kind::Merchant => merchant::validate(value, ctx).err(),
+    };
+    report.unwrap_or_default().verdict()
+}
+
+/// Validate raw request bytes: invalid UTF-8 or malformed JSON is itself a verdict
+/// (field `""`, code `invalid_json`, message 10), never a panic.
+pub fn check_bytes(kind: Kind, bytes: &[u8], ctx: &Context<'_>) -> Verdict {
+    match parse_json(bytes) {
+        Ok(value) => check_value(kind, &value, ctx),
+        Err(report) => report.verdict(),
+    }
+}
+
+/// Parse a request body as JSON; a failure becomes a one-problem report.
+pub fn parse_json(bytes: &[u8]) -> Result<Value, Report> {
+    let failure = match std::str::from_utf8(bytes) {
+        Err(e) => format!(
+            "the request body is not valid UTF-8 (byte {})",
+            e.valid_up_to()
+        ),
+        Ok(text) => match serde_json::from_str::<Value>(text) {
+            Ok(value) => return Ok(value),
+            Err(e) => format!("the request body is not valid JSON: {e}"),
+        },
+    };
+    let mut r = Report::new();
+    r.push(
+        String::new(),
+        ProblemCode::InvalidJson,
+        failure,
+        AchError::FailedToAccept,
+        Rank::Structure,
+    );
+    Err(r)
+}

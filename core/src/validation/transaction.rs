@@ -1,0 +1,385 @@
+//! `POST /transactions` rules.
+
+use serde_json::{Map, Value};
+
+use super::account::{self, bank_account};
+use super::fields::{self, problem, Need, Rule, STRUCTURE};
+use super::formats::{check_image, terminal_state_ok, ImageError};
+use super::report::{Path, ProblemCode, Rank, Report};
+use super::Context;
+use crate::error::{echo, AchError};
+use crate::ids::{CustomerId, IdKind};
+use crate::model::{CustomerRef, Direction, EntryClass, NewTransaction};
+use crate::money::{AmountError, Money, CREDIT_MAX};
+
+/// Longest description.
+pub const MAX_DESCRIPTION: usize = 255;
+/// Longest check number (the NACHA check serial number field).
+pub const MAX_CHECK_NUMBER: usize = 15;
+
+const AMOUNT: Rule<'static> = Rule {
+    rank: Rank::Amount,
+    error: &|v| AchError::InvalidAmount { value: echo(v) },
+};
+const CLASS: Rule<'static> = Rule {
+    rank: Rank::ClassRule,
+    error: &|_| AchError::FailedToAccept,
+};
+const TOKEN: Rule<'static> = Rule {
+    rank: Rank::Identifier,
+    error: &|_| AchError::FailedToAccept,
+};
+const INLINE_KEYS: [&str; 4] = ["name", "routing_number", "account_number", "account_type"];
+
+/// Validate a transaction request; every problem is recorded in the report.
+pub fn validate(value: &Value, ctx: &Context<'_>) -> Result<NewTransaction, Report> {
+    let mut r = Report::new();
+    let built = walk(&mut r, value, ctx);
+    match built {
+        Some(t) if r.is_empty() => Ok(t),
+        _ => Err(r),
+    }
+}
+
+fn walk(r: &mut Report, value: &Value, ctx: &Context<'_>) -> Option<NewTransaction> {
+    let map = fields::root_object(r, value)?;
+    let root = Path::ROOT;
+    let merchant = account::merchant_id(r, map, &root, false);
+    let amount = amount(r, map, &root);
+    let description = fields::text(
+        r,
+        map,
+        &root,
+        "description",
+        Need::Required,
+        MAX_DESCRIPTION,
+        STRUCTURE,
+    );
+    let direction = direction(r, map, &root);
+    let class = entry_class(r, map, &root);
+    let check_number = check_number(r, map, &root, class);
+    let state = terminal_state(r, map, &root, class);
+    let front = image(r, map, &root, "check_image_front", class);
+    let back = image(r, map, &root, "check_image_back", class);
+    let customer = customer(r, map, &root, ctx);
+
+    if let (Some(amount), Some(direction)) = (amount, direction) {
+        if direction == Direction::Credit && amount > CREDIT_MAX {
+            let path = root.key("amount");
+            let e = AchError::CreditsLimited;
+            r.push(
+                path.render(),
+                ProblemCode::OverLimit,
+                e.to_string(),
+                e,
+                Rank::Amount,
+            );
+        }
+    }
+    if let (Some(class), Some(direction)) = (class, direction) {
+        if class.debit_only() && direction == Direction::Credit {
+            let e = AchError::NotAccepted {
+                transaction_type: format!("{} credit", class.as_str()),
+            };
+            let msg = format!("{} entries are debit-only: {e}", class.as_str());
+            r.push(
+                "type".into(),
+                ProblemCode::DirectionNotAllowed,
+                msg,
+                e,
+                Rank::ClassRule,
+            );
+        }
+    }
+    if let (Some(class), Some(amount)) = (class, amount) {
+        if let Some(cap) = class.entry_cap() {
+            if amount > cap {
+                let e = AchError::MaxAmountExceeded { limit: cap };
+                let msg = format!(
+                    "{} entries are capped at {} each: {e}",
+                    class.as_str(),
+                    cap.dollars()
+                );
+                r.push(
+                    "amount".into(),
+                    ProblemCode::OverLimit,
+                    msg,
+                    e,
+                    Rank::ClassRule,
+                );
+            }
+        }
+    }
+    Some(NewTransaction {
+        merchant_id: account::to_merchant_id(merchant?)?,
+        amount: amount?,
+        description: description?.to_owned(),
+        direction: direction?,
+        standard_entry_class: class?,
+        check_number: check_number?,
+        check_image_front: front?,
+        check_image_back: back?,
+        state: state?,
+        customer: customer?,
+    })
+}
+
+/// `amount`: a JSON number or numeric string, parsed exactly (message 14).
+pub(crate) fn amount(r: &mut Report, map: &Map<String, Value>, parent: &Path<'_>) -> Option<Money> {
+    let path = parent.key("amount");
+    let Some(text) = fields::number_or_text(r, map, parent, "amount", Need::Required, AMOUNT)
+    else {
+        return None;
+    };
+    match Money::parse(&text) {
+        Ok(m) => Some(m),
+        Err(why) => {
+            let detail = match why {
+                AmountError::Malformed => "must be a positive amount with at most two decimals",
+                AmountError::Zero => "must be more than zero",
+                AmountError::TooLarge => "is more than an ACH entry can carry (99,999,999.99)",
+            };
+            let e = AchError::InvalidAmount { value: echo(&text) };
+            let msg = format!("{e}: amount {detail}");
+            r.push(
+                path.render(),
+                ProblemCode::InvalidAmount,
+                msg,
+                e,
+                Rank::Amount,
+            );
+            None
+        }
+    }
+}
+
+fn direction(r: &mut Report, map: &Map<String, Value>, parent: &Path<'_>) -> Option<Direction> {
+    let text = fields::text(r, map, parent, "type", Need::Required, 16, STRUCTURE)?;
+    let parsed = Direction::parse(text);
+    if parsed.is_none() {
+        let path = parent.key("type");
+        let msg = format!("type must be 'debit' or 'credit', not '{}'", echo(text));
+        problem(r, &path, ProblemCode::InvalidValue, msg, STRUCTURE, text);
+    }
+    parsed
+}
+
+fn entry_class(r: &mut Report, map: &Map<String, Value>, parent: &Path<'_>) -> Option<EntryClass> {
+    let text = fields::text(
+        r,
+        map,
+        parent,
+        "standard_entry_class",
+        Need::Required,
+        16,
+        STRUCTURE,
+    )?;
+    let parsed = EntryClass::parse(text);
+    if parsed.is_none() {
+        let e = AchError::NotAccepted {
+            transaction_type: echo(text),
+        };
+        let msg = format!("'{}' is not a standard entry class the service accepts (PPD, WEB, CCD, TEL, BOC, POP, ICL)", echo(text));
+        r.push(
+            "standard_entry_class".into(),
+            ProblemCode::InvalidValue,
+            msg,
+            e,
+            Rank::ClassRule,
+        );
+    }
+    parsed
+}
+
+/// `Some(None)` when absent and allowed; `None` when a problem was recorded.
+fn check_number(
+    r: &mut Report,
+    map: &Map<String, Value>,
+    parent: &Path<'_>,
+    class: Option<EntryClass>,
+) -> Option<Option<String>> {
+    let required = class.is_some_and(EntryClass::requires_check_number);
+    let path = parent.key("check_number");
+    let missing_rule = Rule {
+        rank: Rank::ClassRule,
+        error: &|_| AchError::CheckNumberRequired {
+            transaction_type: class.map_or("", EntryClass::as_str).to_owned(),
+        },
+    };
+    let text = match fields::member(map, "check_number") {
+        None => None,
+        Some(Value::Number(n)) => Some(n.to_string()),
+        Some(Value::String(s)) if s.is_empty() => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(other) => {
+            let msg = format!(
+                "check_number must be a string of digits, not {}",
+                fields::type_name(other)
+            );
+            problem(r, &path, ProblemCode::InvalidType, msg, CLASS, "");
+            return None;
+        }
+    };
+    match text {
+        None if required => {
+            let e = (missing_rule.error)("");
+            let msg = e.to_string();
+            r.push(
+                path.render(),
+                ProblemCode::Required,
+                msg,
+                e,
+                Rank::ClassRule,
+            );
+            None
+        }
+        None => Some(None),
+        Some(t)
+            if (1..=MAX_CHECK_NUMBER).contains(&t.len())
+                && t.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            Some(Some(t))
+        }
+        Some(t) => {
+            let msg = format!(
+                "check_number must be 1 to {MAX_CHECK_NUMBER} digits, not '{}'",
+                echo(&t)
+            );
+            problem(r, &path, ProblemCode::InvalidFormat, msg, CLASS, &t);
+            None
+        }
+    }
+}
+
+fn terminal_state(
+    r: &mut Report,
+    map: &Map<String, Value>,
+    parent: &Path<'_>,
+    class: Option<EntryClass>,
+) -> Option<Option<String>> {
+    let required = class.is_some_and(EntryClass::requires_state);
+    let rule = if required {
+        Rule {
+            rank: Rank::ClassRule,
+            error: &|_| AchError::StateRequired,
+        }
+    } else {
+        CLASS
+    };
+    let before = r.problems().len();
+    let need = if required {
+        Need::Required
+    } else {
+        Need::Optional
+    };
+    let Some(text) = fields::text(r, map, parent, "state", need, 2, rule) else {
+        return if r.problems().len() > before {
+            None
+        } else {
+            Some(None)
+        };
+    };
+    if terminal_state_ok(text) {
+        return Some(Some(text.to_owned()));
+    }
+    let path = parent.key("state");
+    let msg = format!(
+        "state must be a US state or territory code (like NY or PR), not '{}'",
+        echo(text)
+    );
+    problem(r, &path, ProblemCode::InvalidValue, msg, rule, text);
+    None
+}
+
+fn image(
+    r: &mut Report,
+    map: &Map<String, Value>,
+    parent: &Path<'_>,
+    key: &str,
+    class: Option<EntryClass>,
+) -> Option<Option<String>> {
+    let required = class.is_some_and(EntryClass::requires_images);
+    let path = parent.key(key);
+    let text = match fields::member(map, key) {
+        None => None,
+        Some(Value::String(s)) if s.is_empty() => None,
+        Some(Value::String(s)) => Some(s.as_str()),
+        Some(other) => {
+            let msg = format!(
+                "{key} must be a base64 string, not {}",
+                fields::type_name(other)
+            );
+            problem(r, &path, ProblemCode::InvalidType, msg, CLASS, "");
+            return None;
+        }
+    };
+    let Some(text) = text else {
+        if required {
+            let class = class.map_or("", EntryClass::as_str);
+            let msg = format!("{key} is required for {class} transactions");
+            problem(r, &path, ProblemCode::Required, msg, CLASS, "");
+            return None;
+        }
+        return Some(None);
+    };
+    match check_image(text) {
+        Ok(()) => Some(Some(text.to_owned())),
+        Err(why) => {
+            let (code, msg) = match why {
+                ImageError::Base64 => (
+                    ProblemCode::InvalidBase64,
+                    format!("{key} is not valid base64"),
+                ),
+                ImageError::TooLarge => (
+                    ProblemCode::OverLimit,
+                    format!("{key} is larger than 1 MiB"),
+                ),
+                ImageError::NotAnImage => (
+                    ProblemCode::NotAnImage,
+                    format!("{key} is not a TIFF, JPEG or PNG image"),
+                ),
+            };
+            problem(r, &path, code, msg, CLASS, "");
+            None
+        }
+    }
+}
+
+fn customer(
+    r: &mut Report,
+    map: &Map<String, Value>,
+    parent: &Path<'_>,
+    ctx: &Context<'_>,
+) -> Option<CustomerRef> {
+    let obj = fields::object(r, map, parent, "customer", Need::Required, STRUCTURE)?;
+    let path = parent.key("customer");
+    if fields::member(obj, "id").is_none() {
+        return bank_account(r, obj, &path, ctx).map(CustomerRef::Inline);
+    }
+    let inline: Vec<&str> = INLINE_KEYS
+        .into_iter()
+        .filter(|k| fields::member(obj, k).is_some())
+        .collect();
+    if !inline.is_empty() {
+        let msg = format!(
+            "customer must be either {{id}} or the account details, not both (remove {})",
+            inline.join(", ")
+        );
+        problem(r, &path, ProblemCode::Conflict, msg, STRUCTURE, "");
+        return None;
+    }
+    let id = fields::text(r, obj, &path, "id", Need::Required, 64, TOKEN)?;
+    match CustomerId::parse(id) {
+        Some(id) => Some(CustomerRef::Token { id }),
+        None => {
+            let id_path = path.key("id");
+            let msg = format!(
+                "'{}' is not a customer token ({}...)",
+                echo(id),
+                IdKind::Customer.prefix()
+            );
+            problem(r, &id_path, ProblemCode::InvalidFormat, msg, TOKEN, id);
+            None
+        }
+    }
+}

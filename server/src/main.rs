@@ -1,0 +1,2 @@
+//! `achd`: the ACH service's command line.
+fn main() {}
