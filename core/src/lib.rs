@@ -6,7 +6,8 @@
 //! a C library, a WebAssembly module and an HTTPS server, so every host runs the
 //! very same rules.
 
-// CALENDAR
+pub mod calendar;
+pub mod categories;
 pub mod error;
 pub mod ids;
 pub mod model;

@@ -1,2 +1,42 @@
 //! `achd`: the ACH service's command line.
-fn main() {}
+//!
+//! `achd validate transaction|customer|merchant [FILE|-] [--routing-directory FILE]`
+//! checks a request against the service's rules without a server or a database.
+
+mod validate;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// The ACH payment service.
+#[derive(Parser)]
+#[command(
+    name = "achd",
+    version,
+    about = "The ACH payment service: HTTPS server and tools"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Validate a request body against the service's rules; prints
+    /// {"valid","message","errors"}. Exit 0 valid, 1 invalid, 2 unreadable input.
+    Validate(validate::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    match cli.command {
+        Command::Validate(args) => validate::run(&args),
+    }
+}

@@ -105,3 +105,6 @@ pub fn parse_json(bytes: &[u8]) -> Result<Value, Report> {
     );
     Err(r)
 }
+
+#[cfg(test)]
+mod transaction_tests;

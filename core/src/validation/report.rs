@@ -99,6 +99,15 @@ pub struct Verdict {
     pub errors: Vec<FieldError>,
 }
 
+impl Verdict {
+    /// The verdict as compact JSON: the exact bytes `achd validate` prints (without
+    /// its trailing newline), the C library returns and the browser module parses.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self)
+            .unwrap_or_else(|_| String::from(r#"{"valid":false,"message":null,"errors":[]}"#))
+    }
+}
+
 /// Problems collected while walking a request.
 #[derive(Debug, Default, Clone)]
 pub struct Report {

@@ -1,0 +1,238 @@
+//! US Eastern wall-clock conversions, parsing, the 6 PM ET cut-off instant,
+//! and the day/month keys used for limits.
+
+use chrono::{
+    DateTime, Datelike, FixedOffset, NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeZone, Utc,
+};
+use chrono_tz::America::New_York;
+use chrono_tz::Tz;
+
+use super::CalendarError;
+
+/// The Eastern wall-clock time of the daily cut-off: 18:00:00 (6 PM ET).
+pub const CUTOFF_TIME: NaiveTime = match NaiveTime::from_hms_opt(18, 0, 0) {
+    Some(t) => t,
+    // Evaluated at compile time; can never be reached at run time.
+    None => panic!("18:00:00 is a valid time of day"),
+};
+
+/// Converts a UTC instant to US Eastern time (`America/New_York`, DST-aware).
+///
+/// Never panics. Note that for the very first instants chrono can represent
+/// (`DateTime::<Utc>::MIN_UTC`) the Eastern wall-clock reading lies before
+/// [`NaiveDate::MIN`]; use [`eastern_date`] / [`eastern_naive`] rather than
+/// `DateTime::date_naive` / `naive_local` on the result if such inputs are possible.
+pub fn to_eastern(instant: DateTime<Utc>) -> DateTime<Tz> {
+    instant.with_timezone(&New_York)
+}
+
+/// The Eastern wall-clock date and time of a UTC instant.
+///
+/// Never panics: for the first few hours of chrono's range (before
+/// `-262143-01-01T04:56:02Z`), whose Eastern reading would fall before
+/// [`NaiveDate::MIN`], the result is clamped to [`NaiveDateTime::MIN`].
+pub fn eastern_naive(instant: DateTime<Utc>) -> NaiveDateTime {
+    let offset = New_York
+        .offset_from_utc_datetime(&instant.naive_utc())
+        .fix();
+    match instant.naive_utc().checked_add_offset(offset) {
+        Some(local) => local,
+        None if offset.local_minus_utc() < 0 => NaiveDateTime::MIN,
+        None => NaiveDateTime::MAX,
+    }
+}
+
+/// The Eastern calendar date of a UTC instant.
+///
+/// For example 2026-11-23T04:30:00Z is 2026-11-22 23:30 EST, so the date is
+/// 2026-11-22. Never panics (see [`eastern_naive`] for the clamping at the
+/// extreme low end of chrono's range).
+pub fn eastern_date(instant: DateTime<Utc>) -> NaiveDate {
+    eastern_naive(instant).date()
+}
+
+/// Formats a UTC instant as Eastern wall-clock time, `YYYY-MM-DD HH:MM:SS`
+/// (24-hour clock, no offset or zone suffix, sub-second part dropped).
+///
+/// For example 2026-11-23T23:30:00Z formats as `2026-11-23 18:30:00`.
+pub fn format_eastern_timestamp(instant: DateTime<Utc>) -> String {
+    eastern_naive(instant)
+        .format("%Y-%m-%d %H:%M:%S")
+        .to_string()
+}
+
+/// Parses an RFC 3339 timestamp carrying an explicit offset (`Z` or `±HH:MM`)
+/// into a UTC instant.
+///
+/// `"2026-11-23T18:30:00-05:00"` parses to 2026-11-23T23:30:00Z. A timestamp
+/// without an offset is rejected: a bare wall-clock time is ambiguous.
+///
+/// # Errors
+///
+/// [`CalendarError::InvalidTimestamp`] if `text` is not RFC 3339.
+pub fn parse_instant(text: &str) -> Result<DateTime<Utc>, CalendarError> {
+    DateTime::parse_from_rfc3339(text)
+        .map(|t| t.with_timezone(&Utc))
+        .map_err(|source| CalendarError::InvalidTimestamp {
+            input: text.to_owned(),
+            source,
+        })
+}
+
+/// Parses a calendar date written `YYYY-MM-DD` (e.g. `"2026-11-27"`).
+///
+/// # Errors
+///
+/// [`CalendarError::InvalidDate`] if `text` is not a valid date in that form.
+pub fn parse_date(text: &str) -> Result<NaiveDate, CalendarError> {
+    NaiveDate::parse_from_str(text, "%Y-%m-%d").map_err(|source| CalendarError::InvalidDate {
+        input: text.to_owned(),
+        source,
+    })
+}
+
+/// The 6 PM Eastern cut-off of `date` as a UTC instant.
+///
+/// 22:00 UTC while New York is on EDT (summer), 23:00 UTC on EST (winter).
+/// The DST switch happens at 2 AM, so 18:00 always exists exactly once and the
+/// cut-off is always on the same UTC date as `date`. Defined for every date,
+/// whether or not it is a banking day; never panics.
+pub fn cutoff_instant(date: NaiveDate) -> DateTime<Utc> {
+    let local = date.and_time(CUTOFF_TIME);
+    if let Some(t) = New_York.from_local_datetime(&local).earliest() {
+        return t.with_timezone(&Utc);
+    }
+    // Unreachable with the real tz data (18:00 is never skipped); fall back to
+    // EST rather than panicking. 18:00 + 5 h is still the same day, so the
+    // subtraction cannot leave chrono's range.
+    let est = FixedOffset::west_opt(5 * 3600).unwrap_or(Utc.fix());
+    local.checked_sub_offset(est).unwrap_or(local).and_utc()
+}
+
+/// The Eastern calendar day an instant counts toward for daily limits
+/// (same as [`eastern_date`]).
+pub fn eastern_day_key(instant: DateTime<Utc>) -> NaiveDate {
+    eastern_date(instant)
+}
+
+/// The Eastern `(year, month)` an instant counts toward for monthly limits;
+/// `month` is 1–12. E.g. 2026-12-01T03:00Z is still November 30 in New York,
+/// so its key is `(2026, 11)`.
+pub fn eastern_month_key(instant: DateTime<Utc>) -> (i32, u32) {
+    let date = eastern_date(instant);
+    (date.year(), date.month())
+}
+
+/// The number of days in `month` (1–12) of `year`, or `None` if the month is
+/// not valid or outside chrono's range.
+pub fn days_in_month(year: i32, month: u32) -> Option<u32> {
+    let first = NaiveDate::from_ymd_opt(year, month, 1)?;
+    Some(u32::from(first.num_days_in_month()))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::super::test_support::*;
+    use super::super::*;
+    use chrono::{Datelike, Offset, TimeZone, Utc};
+    use proptest::prelude::*;
+
+    #[test]
+    fn cutoff_follows_dst() {
+        // Spring forward 2026-03-08.
+        assert_eq!(cutoff_instant(d(2026, 3, 6)), utc("2026-03-06T23:00:00Z"));
+        assert_eq!(cutoff_instant(d(2026, 3, 7)), utc("2026-03-07T23:00:00Z"));
+        assert_eq!(cutoff_instant(d(2026, 3, 8)), utc("2026-03-08T22:00:00Z"));
+        assert_eq!(cutoff_instant(d(2026, 3, 9)), utc("2026-03-09T22:00:00Z"));
+        // Fall back 2026-11-01.
+        assert_eq!(cutoff_instant(d(2026, 10, 30)), utc("2026-10-30T22:00:00Z"));
+        assert_eq!(cutoff_instant(d(2026, 10, 31)), utc("2026-10-31T22:00:00Z"));
+        assert_eq!(cutoff_instant(d(2026, 11, 1)), utc("2026-11-01T23:00:00Z"));
+        assert_eq!(cutoff_instant(d(2026, 11, 2)), utc("2026-11-02T23:00:00Z"));
+        // DST still applied late in the century.
+        assert_eq!(cutoff_instant(d(2099, 7, 1)), utc("2099-07-01T22:00:00Z"));
+        assert_eq!(cutoff_instant(d(2099, 12, 1)), utc("2099-12-01T23:00:00Z"));
+    }
+
+    #[test]
+    fn eastern_date_and_keys() {
+        let t = utc("2026-11-23T04:30:00Z");
+        assert_eq!(eastern_date(t), d(2026, 11, 22));
+        assert_eq!(eastern_day_key(t), d(2026, 11, 22));
+        assert_eq!(to_eastern(t).date_naive(), d(2026, 11, 22));
+        assert_eq!(eastern_date(utc("2026-11-23T05:00:00Z")), d(2026, 11, 23));
+        // Summer: midnight ET is 04:00Z.
+        assert_eq!(eastern_date(utc("2026-07-01T03:59:59Z")), d(2026, 6, 30));
+        assert_eq!(eastern_date(utc("2026-07-01T04:00:00Z")), d(2026, 7, 1));
+
+        assert_eq!(eastern_month_key(utc("2026-12-01T03:00:00Z")), (2026, 11));
+        assert_eq!(eastern_month_key(utc("2026-12-01T05:00:00Z")), (2026, 12));
+        assert_eq!(eastern_month_key(utc("2027-01-01T04:59:59Z")), (2026, 12));
+        assert_eq!(eastern_month_key(utc("2027-01-01T05:00:00Z")), (2027, 1));
+    }
+
+    #[test]
+    fn formatting_and_parsing() {
+        let t = utc("2026-11-23T18:30:00-05:00");
+        assert_eq!(t, Utc.with_ymd_and_hms(2026, 11, 23, 23, 30, 0).unwrap());
+        assert_eq!(format_eastern_timestamp(t), "2026-11-23 18:30:00");
+        assert_eq!(
+            format_eastern_timestamp(utc("2026-07-04T00:00:00.999Z")),
+            "2026-07-03 20:00:00"
+        );
+        assert_eq!(
+            utc("2026-07-04T00:00:00+00:00"),
+            utc("2026-07-04T00:00:00Z")
+        );
+
+        for bad in [
+            "",
+            "2026-11-23",
+            "2026-11-23T18:30:00", // no offset
+            "2026-13-01T00:00:00Z",
+            "2026-11-23T18:30:00-05:00 trailing",
+            "yesterday",
+        ] {
+            let err = parse_instant(bad).unwrap_err();
+            assert!(matches!(&err, CalendarError::InvalidTimestamp { input, .. } if input == bad));
+            assert!(err.to_string().contains("invalid timestamp"), "{err}");
+        }
+
+        assert_eq!(parse_date("2026-11-27").unwrap(), d(2026, 11, 27));
+        assert!(matches!(
+            parse_date("2026-02-29"),
+            Err(CalendarError::InvalidDate { .. })
+        ));
+        assert!(parse_date("11/27/2026").is_err());
+    }
+
+    #[test]
+    fn days_in_month_values() {
+        assert_eq!(days_in_month(2026, 1), Some(31));
+        assert_eq!(days_in_month(2026, 2), Some(28));
+        assert_eq!(days_in_month(2028, 2), Some(29));
+        assert_eq!(days_in_month(2100, 2), Some(28));
+        assert_eq!(days_in_month(2000, 2), Some(29));
+        assert_eq!(days_in_month(2026, 4), Some(30));
+        assert_eq!(days_in_month(2026, 12), Some(31));
+        assert_eq!(days_in_month(2026, 0), None);
+        assert_eq!(days_in_month(2026, 13), None);
+        assert_eq!(days_in_month(i32::MAX, 1), None);
+    }
+
+    proptest! {
+        #[test]
+        fn prop_eastern_views_agree(t in instant_2000_2100()) {
+            let local = to_eastern(t);
+            prop_assert_eq!(eastern_date(t), local.date_naive());
+            prop_assert_eq!(eastern_naive(t), local.naive_local());
+            prop_assert_eq!(eastern_month_key(t), (local.year(), local.month()));
+            prop_assert_eq!(format_eastern_timestamp(t), local.format("%Y-%m-%d %H:%M:%S").to_string());
+            let offset = local.offset().fix().local_minus_utc();
+            prop_assert!(offset == -4 * 3600 || offset == -5 * 3600);
+            // Round trip through the formatted RFC 3339 text.
+            prop_assert_eq!(parse_instant(&local.to_rfc3339()).unwrap(), t);
+        }
+    }
+}

@@ -1,0 +1,486 @@
+//! Unit tests: one per transaction and customer rule and message.
+#![allow(clippy::unwrap_used)]
+
+use base64::Engine as _;
+use chrono::NaiveDate;
+use serde_json::{json, Value};
+
+use super::{check_value, Context, Kind, Verdict};
+use crate::model::{CustomerRef, Direction, EntryClass};
+use crate::routing::RoutingDirectory;
+use crate::validation::{customer, transaction};
+
+const MER: &str = "mer_0123456789abcdefghijKL";
+
+fn dir() -> RoutingDirectory {
+    RoutingDirectory::embedded()
+}
+
+fn ctx(d: &RoutingDirectory) -> Context<'_> {
+    Context {
+        today: NaiveDate::from_ymd_opt(2026, 11, 22).unwrap(),
+        directory: d,
+    }
+}
+
+fn png() -> String {
+    let mut b = vec![0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A];
+    b.extend([0u8; 24]);
+    base64::engine::general_purpose::STANDARD.encode(b)
+}
+
+fn ppd() -> Value {
+    json!({
+        "partner_id": "par_x",
+        "merchant_id": MER,
+        "amount": 125.50,
+        "description": "Invoice 42",
+        "type": "debit",
+        "standard_entry_class": "PPD",
+        "customer": {"name": "Ada Lovelace", "routing_number": "021000021", "account_number": "123456789", "account_type": "checking"}
+    })
+}
+
+fn pop() -> Value {
+    let mut v = ppd();
+    v["standard_entry_class"] = json!("POP");
+    v["check_number"] = json!("1001");
+    v["state"] = json!("NY");
+    v["check_image_front"] = json!(png());
+    v["check_image_back"] = json!(png());
+    v
+}
+
+fn verdict(v: &Value) -> Verdict {
+    let d = dir();
+    check_value(Kind::Transaction, v, &ctx(&d))
+}
+
+/// The verdict's message and its (field, code) list.
+fn summary(v: &Value) -> (Option<String>, Vec<(String, String)>) {
+    let verdict = verdict(v);
+    let fields = verdict
+        .errors
+        .iter()
+        .map(|e| {
+            (
+                e.field.clone(),
+                serde_json::to_value(e.code)
+                    .unwrap()
+                    .as_str()
+                    .unwrap()
+                    .to_owned(),
+            )
+        })
+        .collect();
+    (verdict.message, fields)
+}
+
+fn one(field: &str, code: &str) -> Vec<(String, String)> {
+    vec![(field.to_owned(), code.to_owned())]
+}
+
+#[test]
+fn a_valid_ppd_debit_converts_exactly() {
+    let d = dir();
+    let t = transaction::validate(&ppd(), &ctx(&d)).unwrap();
+    assert_eq!(t.amount.cents(), 12550);
+    assert_eq!(t.direction, Direction::Debit);
+    assert_eq!(t.standard_entry_class, EntryClass::PPD);
+    assert!(matches!(t.customer, CustomerRef::Inline(ref a) if a.account_number == "123456789"));
+    assert!(verdict(&pop()).valid);
+}
+
+#[test]
+fn amounts_as_strings_and_numbers() {
+    for (sent, cents) in [
+        (json!("10"), 1000),
+        (json!("0.01"), 1),
+        (json!(99_999_999.99), 9_999_999_999i64),
+        (json!(7), 700),
+    ] {
+        let mut v = ppd();
+        v["amount"] = sent;
+        let d = dir();
+        assert_eq!(
+            transaction::validate(&v, &ctx(&d)).unwrap().amount.cents(),
+            cents
+        );
+    }
+}
+
+#[test]
+fn message_14_echoes_the_amount_as_sent() {
+    let raw = |text: &str| -> Value {
+        let mut v = ppd();
+        v["amount"] = json!("AMOUNT");
+        let body = serde_json::to_string(&v)
+            .unwrap()
+            .replace("\"AMOUNT\"", text);
+        serde_json::from_str(&body).unwrap()
+    };
+    for (v, shown) in [
+        (raw("\"abc\""), "abc"),
+        (raw("\"-5\""), "-5"),
+        (raw("-5"), "-5"),
+        (raw("1.234"), "1.234"),
+        (raw("1e2"), "1e+2"), // exponents echo in normalized form (docs/decisions.md)
+        (raw("\"1e2\""), "1e2"),
+        (raw("0"), "0"),
+        (raw("0.00"), "0.00"),
+        (raw("-0"), "-0"),
+        (raw("true"), "true"),
+        (raw("100000000"), "100000000"),
+    ] {
+        let (msg, fields) = summary(&v);
+        assert_eq!(msg, Some(format!("'{shown}' is an invalid Amount")));
+        assert_eq!(fields[0].0, "amount");
+    }
+    let long = raw(&"9".repeat(400));
+    let (msg, _) = summary(&long);
+    assert_eq!(
+        msg,
+        Some(format!("'{}...' is an invalid Amount", "9".repeat(40)))
+    );
+}
+
+#[test]
+fn message_15_caps_credits_at_fifty_million() {
+    let mut v = ppd();
+    v["type"] = json!("credit");
+    v["amount"] = json!("50000000.00");
+    assert!(verdict(&v).valid);
+    v["amount"] = json!("50000000.01");
+    assert_eq!(
+        summary(&v),
+        (
+            Some("Credits are limited to 50,000,000 USD".into()),
+            one("amount", "over_limit")
+        )
+    );
+    v["type"] = json!("debit");
+    assert!(verdict(&v).valid);
+}
+
+#[test]
+fn message_11_merchant_id() {
+    for (sent, shown) in [
+        (json!("mer_123"), "mer_123"),
+        (
+            json!("cus_0123456789abcdefghijKL"),
+            "cus_0123456789abcdefghijKL",
+        ),
+        (json!(""), ""),
+        (json!(12), "12"),
+    ] {
+        let mut v = ppd();
+        v["merchant_id"] = sent;
+        let (msg, fields) = summary(&v);
+        assert_eq!(msg, Some(format!("'{shown}' is an invalid Merchant ID")));
+        assert_eq!(fields[0].0, "merchant_id");
+    }
+    let mut v = ppd();
+    v.as_object_mut().unwrap().remove("merchant_id");
+    assert_eq!(
+        summary(&v),
+        (
+            Some("'' is an invalid Merchant ID".into()),
+            one("merchant_id", "required")
+        )
+    );
+}
+
+#[test]
+fn message_12_routing_number() {
+    let mut v = ppd();
+    v["customer"]["routing_number"] = json!("021000022");
+    assert_eq!(
+        summary(&v),
+        (
+            Some("'021000022' is an invalid Routing Number".into()),
+            one("customer.routing_number", "invalid_check_digit")
+        )
+    );
+    v["customer"]["routing_number"] = json!("2100002");
+    assert_eq!(
+        summary(&v).1,
+        one("customer.routing_number", "invalid_format")
+    );
+    v["customer"]["routing_number"] = json!(21000021);
+    assert_eq!(
+        summary(&v).0,
+        Some("'21000021' is an invalid Routing Number".into())
+    );
+}
+
+#[test]
+fn message_13_masks_the_account_number() {
+    let mut v = ppd();
+    v["customer"]["account_number"] = json!("12 3456789");
+    let (msg, fields) = summary(&v);
+    assert_eq!(
+        msg,
+        Some("'******6789' is an invalid Account Number".into())
+    );
+    assert_eq!(fields, one("customer.account_number", "invalid_format"));
+    let verdict = verdict(&v);
+    assert!(!serde_json::to_string(&verdict)
+        .unwrap()
+        .contains("12 3456789"));
+    v["customer"]["account_number"] = json!("123456789012345678");
+    assert_eq!(
+        summary(&v).0,
+        Some("'**************5678' is an invalid Account Number".into())
+    );
+}
+
+#[test]
+fn message_16_routing_not_in_directory() {
+    let mut v = ppd();
+    v["customer"]["routing_number"] = json!("231380104");
+    assert_eq!(
+        summary(&v),
+        (
+            Some("Routing Number '231380104' was not found".into()),
+            one("customer.routing_number", "not_found")
+        )
+    );
+}
+
+#[test]
+fn message_8_check_number_for_boc_and_pop() {
+    for class in ["BOC", "POP"] {
+        let mut v = pop();
+        v["standard_entry_class"] = json!(class);
+        v.as_object_mut().unwrap().remove("check_number");
+        assert_eq!(
+            summary(&v),
+            (
+                Some(format!("Check Number Required For {class} Transactions")),
+                one("check_number", "required")
+            )
+        );
+    }
+    let mut v = pop();
+    v["check_number"] = json!("12a");
+    assert_eq!(
+        summary(&v),
+        (
+            Some("Failed to accept this transaction".into()),
+            one("check_number", "invalid_format")
+        )
+    );
+    v["check_number"] = json!(1001);
+    assert!(verdict(&v).valid);
+}
+
+#[test]
+fn message_9_state_for_pop() {
+    let mut v = pop();
+    v.as_object_mut().unwrap().remove("state");
+    assert_eq!(
+        summary(&v),
+        (
+            Some("State Required For POP Transactions".into()),
+            one("state", "required")
+        )
+    );
+    v["state"] = json!("XX");
+    assert_eq!(
+        summary(&v),
+        (
+            Some("State Required For POP Transactions".into()),
+            one("state", "invalid_value")
+        )
+    );
+    let mut boc = pop();
+    boc["standard_entry_class"] = json!("BOC");
+    boc.as_object_mut().unwrap().remove("state");
+    assert!(verdict(&boc).valid);
+}
+
+#[test]
+fn images_required_for_pop_icl_boc_and_must_be_real() {
+    for class in ["POP", "BOC", "ICL"] {
+        let mut v = pop();
+        v["standard_entry_class"] = json!(class);
+        v.as_object_mut().unwrap().remove("check_image_back");
+        assert_eq!(
+            summary(&v),
+            (
+                Some("Failed to accept this transaction".into()),
+                one("check_image_back", "required")
+            )
+        );
+    }
+    let mut v = pop();
+    v["check_image_front"] = json!("@@@");
+    assert_eq!(summary(&v).1, one("check_image_front", "invalid_base64"));
+    v["check_image_front"] =
+        json!(base64::engine::general_purpose::STANDARD.encode(b"GIF89a-not-a-check-image"));
+    assert_eq!(summary(&v).1, one("check_image_front", "not_an_image"));
+    let mut ppd_with_bad_image = ppd();
+    ppd_with_bad_image["check_image_front"] = json!("@@@");
+    assert_eq!(
+        summary(&ppd_with_bad_image).1,
+        one("check_image_front", "invalid_base64")
+    );
+}
+
+#[test]
+fn class_rules_debit_only_and_the_25000_cap() {
+    for class in ["TEL", "BOC", "POP", "ICL"] {
+        let mut v = pop();
+        v["standard_entry_class"] = json!(class);
+        v["type"] = json!("credit");
+        assert_eq!(
+            summary(&v),
+            (
+                Some(format!(
+                    "Unable to accept {class} credit transactions for this merchant"
+                )),
+                one("type", "direction_not_allowed")
+            )
+        );
+    }
+    let mut v = pop();
+    v["amount"] = json!("25000.00");
+    assert!(verdict(&v).valid);
+    v["amount"] = json!("25000.01");
+    assert_eq!(
+        summary(&v),
+        (
+            Some("Exceeded maximum dollar amount ($25,000.00) for this merchant.".into()),
+            one("amount", "over_limit")
+        )
+    );
+    let mut icl = pop();
+    icl["standard_entry_class"] = json!("ICL");
+    icl["amount"] = json!("90000");
+    assert!(verdict(&icl).valid);
+}
+
+#[test]
+fn unknown_class_and_type_are_clear_errors() {
+    let mut v = ppd();
+    v["standard_entry_class"] = json!("ARC");
+    assert_eq!(
+        summary(&v),
+        (
+            Some("Unable to accept ARC transactions for this merchant".into()),
+            one("standard_entry_class", "invalid_value")
+        )
+    );
+    v["standard_entry_class"] = json!("ppd");
+    assert_eq!(summary(&v).1, one("standard_entry_class", "invalid_value"));
+    let mut t = ppd();
+    t["type"] = json!("refund");
+    assert_eq!(
+        summary(&t),
+        (
+            Some("Failed to accept this transaction".into()),
+            one("type", "invalid_value")
+        )
+    );
+}
+
+#[test]
+fn customer_token_or_inline_not_both() {
+    let mut v = ppd();
+    v["customer"] = json!({"id": "cus_0123456789abcdefghijKL"});
+    let d = dir();
+    let t = transaction::validate(&v, &ctx(&d)).unwrap();
+    assert!(matches!(t.customer, CustomerRef::Token { .. }));
+    v["customer"]["name"] = json!("x");
+    assert_eq!(summary(&v).1, one("customer", "conflict"));
+    v["customer"] = json!({"id": "cus_short"});
+    assert_eq!(summary(&v).1, one("customer.id", "invalid_format"));
+    v["customer"] = json!("cus_0123456789abcdefghijKL");
+    assert_eq!(summary(&v).1, one("customer", "invalid_type"));
+    v["customer"] = json!({"name": "A", "routing_number": "021000021", "account_number": "1234", "account_type": "brokerage"});
+    assert_eq!(summary(&v).1, one("customer.account_type", "invalid_value"));
+}
+
+#[test]
+fn every_problem_is_reported_at_once_in_precedence_order() {
+    let v = json!({
+        "merchant_id": "bad",
+        "amount": "x",
+        "type": "debit",
+        "standard_entry_class": "POP",
+        "customer": {"name": "", "routing_number": "123", "account_number": "1", "account_type": "checking"}
+    });
+    let (msg, fields) = summary(&v);
+    assert_eq!(msg, Some("Failed to accept this transaction".into()));
+    let names: Vec<&str> = fields.iter().map(|(f, _)| f.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "description",
+            "customer.name",
+            "merchant_id",
+            "customer.routing_number",
+            "customer.account_number",
+            "amount",
+            "check_number",
+            "state",
+            "check_image_front",
+            "check_image_back"
+        ]
+    );
+}
+
+#[test]
+fn non_object_bodies_and_hostile_strings() {
+    for body in [json!(null), json!([]), json!("x"), json!(5)] {
+        assert_eq!(
+            summary(&body),
+            (
+                Some("Failed to accept this transaction".into()),
+                one("", "invalid_type")
+            )
+        );
+    }
+    let mut v = ppd();
+    v["description"] = json!("a\u{0}b");
+    assert_eq!(summary(&v).1, one("description", "invalid_format"));
+    v["description"] = json!("x".repeat(1 << 20));
+    assert_eq!(summary(&v).1, one("description", "too_long"));
+}
+
+#[test]
+fn bytes_that_are_not_json_or_not_utf8() {
+    let d = dir();
+    for bytes in [&b"{"[..], b"\xff\xfe", b"", b"{\"a\":1}x"] {
+        let v = super::check_bytes(Kind::Transaction, bytes, &ctx(&d));
+        assert!(!v.valid);
+        assert_eq!(v.errors[0].field, "");
+        assert_eq!(
+            serde_json::to_value(v.errors[0].code).unwrap(),
+            json!("invalid_json")
+        );
+        assert_eq!(
+            v.message.as_deref(),
+            Some("Failed to accept this transaction")
+        );
+    }
+    let deep = "[".repeat(100_000);
+    assert!(!super::check_bytes(Kind::Transaction, deep.as_bytes(), &ctx(&d)).valid);
+}
+
+#[test]
+fn customers_may_be_global_or_a_merchant() {
+    let d = dir();
+    let body = json!({"merchant_id": "global", "name": "Ada", "routing_number": "021000021", "account_number": "000123456", "account_type": "savings"});
+    let c = customer::validate(&body, &ctx(&d)).unwrap();
+    assert_eq!(c.merchant_id.as_str(), "global");
+    let mut m = body.clone();
+    m["merchant_id"] = json!(MER);
+    assert!(customer::validate(&m, &ctx(&d)).is_ok());
+    m["merchant_id"] = json!("Global");
+    let v = check_value(Kind::Customer, &m, &ctx(&d));
+    assert_eq!(
+        v.message.as_deref(),
+        Some("'Global' is an invalid Merchant ID")
+    );
+}
