@@ -85,11 +85,7 @@ const fn g(first: u16, last: u16, name: &'static str) -> Group {
 }
 
 const fn c(code: u16, description: &'static str, group: &'static str) -> Category {
-    Category {
-        code,
-        description,
-        group,
-    }
+    Category { code, description, group }
 }
 
 /// Common codes with their standard descriptions, in code order.
@@ -345,11 +341,7 @@ pub fn lookup(code: u16) -> Option<Category> {
     if let Ok(i) = CURATED.binary_search_by_key(&code, |c| c.code) {
         return Some(CURATED[i]);
     }
-    group(code).map(|g| Category {
-        code,
-        description: g.name,
-        group: g.name,
-    })
+    group(code).map(|g| Category { code, description: g.name, group: g.name })
 }
 
 /// Parse a code as clients send it: a JSON number's text (`742`, `5411`) or a
@@ -357,11 +349,8 @@ pub fn lookup(code: u16) -> Option<Category> {
 /// a range group.
 pub fn parse(text: &str, is_json_number: bool) -> Option<u16> {
     let digits = text.bytes().all(|b| b.is_ascii_digit());
-    let shape = if is_json_number {
-        digits && (1..=4).contains(&text.len())
-    } else {
-        digits && text.len() == 4
-    };
+    let shape =
+        if is_json_number { digits && (1..=4).contains(&text.len()) } else { digits && text.len() == 4 };
     if !shape {
         return None;
     }
@@ -406,10 +395,7 @@ mod tests {
             grocery.map(|c| (c.description, c.group)),
             Some(("Grocery Stores and Supermarkets", "Retail outlet services"))
         );
-        assert_eq!(
-            lookup(8398).map(|c| c.description),
-            Some("Charitable and Social Service Organizations")
-        );
+        assert_eq!(lookup(8398).map(|c| c.description), Some("Charitable and Social Service Organizations"));
         let vet = lookup(742);
         assert_eq!(vet.map(|c| c.code_text()).as_deref(), Some("0742"));
         let unlisted = lookup(5422);
@@ -429,9 +415,7 @@ mod tests {
         assert_eq!(parse("742", true), Some(742));
         assert_eq!(parse("0742", false), Some(742));
         assert_eq!(parse("742", false), None);
-        for bad in [
-            "0", "0000", "10000", "54110", "-742", "5411.0", "5e3", "", " 5411",
-        ] {
+        for bad in ["0", "0000", "10000", "54110", "-742", "5411.0", "5e3", "", " 5411"] {
             assert_eq!(parse(bad, true), None, "{bad}");
             assert_eq!(parse(bad, false), None, "{bad}");
         }

@@ -280,27 +280,33 @@ impl fmt::Display for AchError {
             NotAccepted { transaction_type } => {
                 write!(f, "Unable to accept {transaction_type} transactions for this merchant")
             }
-            MaxAmountExceeded { limit } => write!(
-                f,
-                "Exceeded maximum dollar amount ({}) for this merchant.",
-                limit.dollars()
-            ),
-            DailyCountMerchant => f.write_str("You have exceeded the allowed max daily num checks for this merchant"),
+            MaxAmountExceeded { limit } => {
+                write!(f, "Exceeded maximum dollar amount ({}) for this merchant.", limit.dollars())
+            }
+            DailyCountMerchant => {
+                f.write_str("You have exceeded the allowed max daily num checks for this merchant")
+            }
             DailyAmountMerchant { limit } => write!(
                 f,
                 "You have exceeded your allowed max dollar amount for this merchant of {}",
                 limit.dollars()
             ),
             DailyCountOverall => f.write_str("You have exceeded the allowed max daily num checks overall"),
-            DailyAmountOverall { limit } => write!(
-                f,
-                "You have exceeded your allowed max dollar amount overall of {}",
-                limit.dollars()
-            ),
-            PeriodCountMerchant => f.write_str("You have exceeded the maximum number of checks for this merchant this period"),
-            PeriodAmountMerchant => f.write_str("You have exceeded the maximum dollar amount for this merchant this period"),
-            PeriodCountOverall => f.write_str("You have exceeded the maximum number of checks overall this period"),
-            PeriodAmountOverall => f.write_str("You have exceeded the maximum dollar amount overall this period"),
+            DailyAmountOverall { limit } => {
+                write!(f, "You have exceeded your allowed max dollar amount overall of {}", limit.dollars())
+            }
+            PeriodCountMerchant => {
+                f.write_str("You have exceeded the maximum number of checks for this merchant this period")
+            }
+            PeriodAmountMerchant => {
+                f.write_str("You have exceeded the maximum dollar amount for this merchant this period")
+            }
+            PeriodCountOverall => {
+                f.write_str("You have exceeded the maximum number of checks overall this period")
+            }
+            PeriodAmountOverall => {
+                f.write_str("You have exceeded the maximum dollar amount overall this period")
+            }
             MonthlyVolume => f.write_str("You have exceeded your monthly transaction volume"),
             MonthlyAmount => f.write_str("You have exceeded your monthly dollar amount cap"),
             MonthlyAverage => f.write_str(
@@ -329,11 +335,7 @@ pub fn echo(value: &str) -> String {
 pub fn mask_account(value: &str) -> String {
     let count = value.chars().count();
     let keep = count.saturating_sub(4);
-    let masked: String = value
-        .chars()
-        .enumerate()
-        .map(|(i, c)| if i < keep { '*' } else { c })
-        .collect();
+    let masked: String = value.chars().enumerate().map(|(i, c)| if i < keep { '*' } else { c }).collect();
     echo_tail(&masked)
 }
 
@@ -355,49 +357,27 @@ pub fn catalogue_samples() -> Vec<AchError> {
         AlreadySubmitted,
         ReferringIdRequired,
         CreditSubmitted,
-        AlreadyReversed {
-            reversal_id: "txn_0000000000000000000000".into(),
-        },
+        AlreadyReversed { reversal_id: "txn_0000000000000000000000".into() },
         ReversalSubmitted,
         DatabaseUnavailable,
-        CheckNumberRequired {
-            transaction_type: "BOC".into(),
-        },
+        CheckNumberRequired { transaction_type: "BOC".into() },
         StateRequired,
         FailedToAccept,
-        InvalidMerchantId {
-            value: "mer_x".into(),
-        },
-        InvalidRoutingNumber {
-            value: "123456789".into(),
-        },
-        InvalidAccountNumber {
-            value: "****1234".into(),
-        },
-        InvalidAmount {
-            value: "abc".into(),
-        },
+        InvalidMerchantId { value: "mer_x".into() },
+        InvalidRoutingNumber { value: "123456789".into() },
+        InvalidAccountNumber { value: "****1234".into() },
+        InvalidAmount { value: "abc".into() },
         CreditsLimited,
-        RoutingNotFound {
-            value: "011000015".into(),
-        },
+        RoutingNotFound { value: "011000015".into() },
         DuplicateTransaction,
-        DuplicateCheck {
-            check_number: "1001".into(),
-        },
+        DuplicateCheck { check_number: "1001".into() },
         CreditOverMaximum,
-        NotAccepted {
-            transaction_type: "TEL".into(),
-        },
+        NotAccepted { transaction_type: "TEL".into() },
         MaxAmountExceeded { limit },
         DailyCountMerchant,
-        DailyAmountMerchant {
-            limit: Money::from_cents(1_000_000),
-        },
+        DailyAmountMerchant { limit: Money::from_cents(1_000_000) },
         DailyCountOverall,
-        DailyAmountOverall {
-            limit: Money::from_cents(1_000_000),
-        },
+        DailyAmountOverall { limit: Money::from_cents(1_000_000) },
         PeriodCountMerchant,
         PeriodAmountMerchant,
         PeriodCountOverall,
@@ -420,10 +400,7 @@ mod tests {
 
     #[test]
     fn messages_are_verbatim_with_placeholders_filled() {
-        let texts: Vec<String> = catalogue_samples()
-            .iter()
-            .map(ToString::to_string)
-            .collect();
+        let texts: Vec<String> = catalogue_samples().iter().map(ToString::to_string).collect();
         let expected = [
             "The system is unable to process your transaction at this time",
             "This transaction has already been submitted for processing",
@@ -466,10 +443,7 @@ mod tests {
         for e in catalogue_samples() {
             assert_eq!(e.error_type(), "E");
             let status = e.http_status();
-            assert!(
-                [401, 403, 404, 409, 422, 503].contains(&status),
-                "{e:?} -> {status}"
-            );
+            assert!([401, 403, 404, 409, 422, 503].contains(&status), "{e:?} -> {status}");
         }
         assert_eq!(AchError::FailedToAccept.http_status(), 422);
         assert_eq!(AchError::DuplicateTransaction.http_status(), 409);

@@ -131,12 +131,7 @@ mod tests {
 
     #[test]
     fn generated_ids_have_the_prefix_and_validate() {
-        for kind in [
-            IdKind::Transaction,
-            IdKind::Customer,
-            IdKind::Merchant,
-            IdKind::Partner,
-        ] {
+        for kind in [IdKind::Transaction, IdKind::Customer, IdKind::Merchant, IdKind::Partner] {
             let id = generate(kind);
             assert!(id.starts_with(kind.prefix()));
             assert_eq!(id.len(), 4 + ID_BODY_LEN);
@@ -159,11 +154,7 @@ mod tests {
         }
         for &c in ALPHABET {
             let n = counts[usize::from(c)];
-            assert!(
-                (700..1300).contains(&n),
-                "{} appeared {n} times",
-                char::from(c)
-            );
+            assert!((700..1300).contains(&n), "{} appeared {n} times", char::from(c));
         }
     }
 

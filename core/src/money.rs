@@ -55,6 +55,16 @@ impl Money {
 
     /// Like [`Money::parse`] but zero is allowed (limits and velocities may be zero).
     pub fn parse_non_negative(text: &str) -> Result<Money, AmountError> {
+        Self::parse_digits(text, 8)
+    }
+
+    /// Like [`Money::parse_non_negative`] for yearly figures that are not an entry
+    /// amount (expected sales per year): up to 14 integer digits.
+    pub fn parse_yearly(text: &str) -> Result<Money, AmountError> {
+        Self::parse_digits(text, 14)
+    }
+
+    fn parse_digits(text: &str, max_int_digits: usize) -> Result<Money, AmountError> {
         let bytes = text.as_bytes();
         let (int, frac) = match bytes.iter().position(|&b| b == b'.') {
             Some(dot) => (&bytes[..dot], Some(&bytes[dot + 1..])),
@@ -71,7 +81,7 @@ impl Money {
             Some(f) if (1..=2).contains(&f.len()) && f.iter().all(u8::is_ascii_digit) => f,
             Some(_) => return Err(AmountError::Malformed),
         };
-        if int.len() > 8 {
+        if int.len() > max_int_digits {
             return Err(AmountError::TooLarge);
         }
         let mut cents: i64 = 0;
@@ -125,10 +135,8 @@ impl fmt::Display for Money {
 impl Serialize for Money {
     /// Serialized as an exact JSON number with two decimals (`12.50`).
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let number: serde_json::Number = self
-            .decimal()
-            .parse()
-            .map_err(|_| serde::ser::Error::custom("unrepresentable amount"))?;
+        let number: serde_json::Number =
+            self.decimal().parse().map_err(|_| serde::ser::Error::custom("unrepresentable amount"))?;
         number.serialize(s)
     }
 }
@@ -140,11 +148,7 @@ impl<'de> Deserialize<'de> for Money {
         let text = match &value {
             serde_json::Value::Number(n) => n.to_string(),
             serde_json::Value::String(s) => s.clone(),
-            _ => {
-                return Err(serde::de::Error::custom(
-                    "amount must be a number or a string",
-                ))
-            }
+            _ => return Err(serde::de::Error::custom("amount must be a number or a string")),
         };
         Money::parse_non_negative(&text)
             .map_err(|_| serde::de::Error::custom(format!("'{text}' is an invalid Amount")))
@@ -169,8 +173,8 @@ mod tests {
     #[test]
     fn refuses_everything_else() {
         for bad in [
-            "", "abc", "-5", "+5", "1.234", "1e2", "1E2", "1.0e1", ".5", "5.", "01", "00.5", " 1",
-            "1 ", "1,000", "$1", "0x10", "1..2", "NaN", "Infinity", "١٢",
+            "", "abc", "-5", "+5", "1.234", "1e2", "1E2", "1.0e1", ".5", "5.", "01", "00.5", " 1", "1 ",
+            "1,000", "$1", "0x10", "1..2", "NaN", "Infinity", "١٢",
         ] {
             assert_eq!(Money::parse(bad), Err(AmountError::Malformed), "{bad:?}");
         }
@@ -179,6 +183,9 @@ mod tests {
         assert_eq!(Money::parse("100000000"), Err(AmountError::TooLarge));
         assert_eq!(Money::parse(&"9".repeat(400)), Err(AmountError::TooLarge));
         assert_eq!(Money::parse_non_negative("0"), Ok(Money(0)));
+        assert_eq!(Money::parse_yearly("250000000.00"), Ok(Money(25_000_000_000)));
+        assert_eq!(Money::parse_yearly("99999999999999.99"), Ok(Money(9_999_999_999_999_999)));
+        assert_eq!(Money::parse_yearly("100000000000000"), Err(AmountError::TooLarge));
     }
 
     #[test]
@@ -194,10 +201,7 @@ mod tests {
     fn serde_round_trip_is_exact() {
         let m: Money = serde_json::from_str("1234567.89").unwrap_or_default();
         assert_eq!(m, Money(123_456_789));
-        assert_eq!(
-            serde_json::to_string(&m).ok().as_deref(),
-            Some("1234567.89")
-        );
+        assert_eq!(serde_json::to_string(&m).ok().as_deref(), Some("1234567.89"));
         let s: Money = serde_json::from_str("\"0.10\"").unwrap_or_default();
         assert_eq!(s, Money(10));
         assert!(serde_json::from_str::<Money>("1.001").is_err());

@@ -23,7 +23,7 @@ pub fn is_valid_routing_number(text: &str) -> bool {
     if b.len() != 9 || !b.iter().all(u8::is_ascii_digit) {
         return false;
     }
-    let d: Vec<u32> = b.iter().map(|&c| u32::from(c - b'0')).collect();
+    let d: [u32; 9] = std::array::from_fn(|i| u32::from(b[i] - b'0'));
     let prefix = d[0] * 10 + d[1];
     let prefix_ok = matches!(prefix, 0..=12 | 21..=32 | 61..=72 | 80);
     let sum = 3 * (d[0] + d[3] + d[6]) + 7 * (d[1] + d[4] + d[7]) + (d[2] + d[5] + d[8]);
@@ -103,10 +103,7 @@ impl RoutingDirectory {
             if line.trim().is_empty() {
                 continue;
             }
-            let err = |reason: String| ParseError {
-                line: i + 1,
-                reason,
-            };
+            let err = |reason: String| ParseError { line: i + 1, reason };
             let record = parse_record(line).map_err(err)?;
             let key = routing_key(&record.routing_number);
             if records.insert(key, record).is_some() {
@@ -174,12 +171,7 @@ impl RoutingDirectory {
         for _ in 0..MAX_HOPS {
             match (&destination.record_type, &destination.new_routing_number) {
                 (2, Some(next)) => destination = self.get(next)?,
-                _ => {
-                    return Some(Lookup {
-                        requested,
-                        destination,
-                    })
-                }
+                _ => return Some(Lookup { requested, destination }),
             }
         }
         None
@@ -192,10 +184,7 @@ impl RoutingDirectory {
 }
 
 fn routing_key(rn: &str) -> u32 {
-    rn.bytes().fold(0u32, |acc, b| {
-        acc.wrapping_mul(10)
-            .wrapping_add(u32::from(b.wrapping_sub(b'0')))
-    })
+    rn.bytes().fold(0u32, |acc, b| acc.wrapping_mul(10).wrapping_add(u32::from(b.wrapping_sub(b'0'))))
 }
 
 fn parse_record(line: &str) -> Result<Institution, String> {
@@ -203,10 +192,7 @@ fn parse_record(line: &str) -> Result<Institution, String> {
         return Err("record is not ASCII".into());
     }
     if line.len() != RECORD_LEN {
-        return Err(format!(
-            "record has {} characters, expected {RECORD_LEN}",
-            line.len()
-        ));
+        return Err(format!("record has {} characters, expected {RECORD_LEN}", line.len()));
     }
     let col = |from: usize, to: usize| line[from - 1..to].trim_end();
     let routing_number = col(1, 9);
@@ -232,11 +218,7 @@ fn parse_record(line: &str) -> Result<Institution, String> {
     };
     let zip5 = col(130, 134);
     let ext = col(135, 138);
-    let zip = if ext.is_empty() || ext == "0000" {
-        zip5.to_owned()
-    } else {
-        format!("{zip5}-{ext}")
-    };
+    let zip = if ext.is_empty() || ext == "0000" { zip5.to_owned() } else { format!("{zip5}-{ext}") };
     Ok(Institution {
         routing_number: routing_number.to_owned(),
         office_code,
@@ -256,24 +238,12 @@ fn parse_record(line: &str) -> Result<Institution, String> {
 /// Real entries of the FedACH directory (change dates up to 2018-12-04).
 const EMBEDDED: &[(&str, &str, &str, &str, Option<&str>)] = &[
     ("011000015", "FEDERAL RESERVE BANK", "ATLANTA", "GA", None),
-    (
-        "021001208",
-        "FEDERAL RESERVE BANK",
-        "EAST RUTHERFORD",
-        "NJ",
-        None,
-    ),
+    ("021001208", "FEDERAL RESERVE BANK", "EAST RUTHERFORD", "NJ", None),
     ("031000040", "FEDERAL RESERVE BANK", "ATLANTA", "GA", None),
     ("041000014", "FEDERAL RESERVE BANK", "ATLANTA", "GA", None),
     ("051000033", "FEDERAL RESERVE BANK", "ATLANTA", "GA", None),
     ("052000278", "FEDERAL RESERVE BANK", "ATLANTA", "GA", None),
-    (
-        "011000028",
-        "STATE STREET BANK AND TRUST COMPANY",
-        "N. QUINCY",
-        "MA",
-        None,
-    ),
+    ("011000028", "STATE STREET BANK AND TRUST COMPANY", "N. QUINCY", "MA", None),
     ("021000021", "JPMORGAN CHASE", "TAMPA", "FL", None),
     ("071000013", "JPMORGAN CHASE", "BELLEVILLE", "MI", None),
     ("044000037", "JPMORGAN CHASE", "TAMPA", "FL", None),
@@ -285,79 +255,25 @@ const EMBEDDED: &[(&str, &str, &str, &str, Option<&str>)] = &[
     ("111000025", "BANK OF AMERICA, N.A.", "HENRICO", "VA", None),
     ("121000358", "BANK OF AMERICA, N.A.", "HENRICO", "VA", None),
     ("122000661", "BANK OF AMERICA, N.A.", "RICHMOND", "VA", None),
-    (
-        "121000248",
-        "WELLS FARGO BANK, NA",
-        "MINNEAPOLIS",
-        "MN",
-        None,
-    ),
-    (
-        "122000247",
-        "WELLS FARGO BANK NA",
-        "MINNEAPOLIS",
-        "MN",
-        None,
-    ),
-    (
-        "091000019",
-        "WELLS FARGO BANK NA  (MINNESOTA)",
-        "MINNEAPOLIS",
-        "MN",
-        None,
-    ),
+    ("121000248", "WELLS FARGO BANK, NA", "MINNEAPOLIS", "MN", None),
+    ("122000247", "WELLS FARGO BANK NA", "MINNEAPOLIS", "MN", None),
+    ("091000019", "WELLS FARGO BANK NA  (MINNESOTA)", "MINNEAPOLIS", "MN", None),
     ("031000503", "WELLS FARGO BANK", "MINNEAPOLIS", "MN", None),
     ("021000089", "CITIBANK NA", "NEW CASTLE", "DE", None),
     ("091000022", "US BANK NA", "ST. PAUL", "MN", None),
-    (
-        "042000013",
-        "U.S. BANK NATIONAL ASSOCIATION",
-        "ST. PAUL",
-        "MN",
-        None,
-    ),
-    (
-        "043000096",
-        "PNC BANK, NATIONAL ASSOCIATION",
-        "PITTSBURGH",
-        "PA",
-        None,
-    ),
+    ("042000013", "U.S. BANK NATIONAL ASSOCIATION", "ST. PAUL", "MN", None),
+    ("043000096", "PNC BANK, NATIONAL ASSOCIATION", "PITTSBURGH", "PA", None),
     ("061000104", "SUNTRUST", "ORLANDO", "FL", None),
     ("026013673", "TD BANK NA", "LEWISTON", "ME", None),
     ("021001088", "HSBC BANK USA, N.A.", "BUFFALO", "NY", None),
-    (
-        "065000090",
-        "CAPITAL ONE, NATIONAL ASSOCIATION",
-        "RICHMOND",
-        "VA",
-        None,
-    ),
+    ("065000090", "CAPITAL ONE, NATIONAL ASSOCIATION", "RICHMOND", "VA", None),
     ("124003116", "ALLY BANK", "FORT WASHINGTON", "PA", None),
     ("031100649", "DISCOVER BANK", "NEW CASTLE", "DE", None),
-    (
-        "256074974",
-        "NAVY FEDERAL CREDIT UNION",
-        "VIENNA",
-        "VA",
-        None,
-    ),
+    ("256074974", "NAVY FEDERAL CREDIT UNION", "VIENNA", "VA", None),
     ("101000019", "COMMERCE BANK", "KANSAS CITY", "MO", None),
-    (
-        "104000016",
-        "FIRST NATIONAL BANK OF OMAHA",
-        "OMAHA",
-        "NE",
-        None,
-    ),
+    ("104000016", "FIRST NATIONAL BANK OF OMAHA", "OMAHA", "NE", None),
     ("122203950", "CATHAY BANK", "ROSEMEAD", "CA", None),
-    (
-        "011001962",
-        "CATHAY BANK",
-        "ROSEMEAD",
-        "CA",
-        Some("122203950"),
-    ),
+    ("011001962", "CATHAY BANK", "ROSEMEAD", "CA", Some("122203950")),
 ];
 
 #[cfg(test)]
@@ -366,14 +282,7 @@ mod tests {
 
     #[test]
     fn check_digits() {
-        for ok in [
-            "011000015",
-            "021000021",
-            "026009593",
-            "121000248",
-            "322271627",
-            "256074974",
-        ] {
+        for ok in ["011000015", "021000021", "026009593", "121000248", "322271627", "256074974"] {
             assert!(is_valid_routing_number(ok), "{ok}");
         }
         for bad in [
@@ -395,23 +304,13 @@ mod tests {
         let dir = RoutingDirectory::embedded();
         assert!(dir.len() >= 30);
         for i in dir.iter() {
-            assert!(
-                is_valid_routing_number(&i.routing_number),
-                "{}",
-                i.routing_number
-            );
+            assert!(is_valid_routing_number(&i.routing_number), "{}", i.routing_number);
         }
-        let l = dir.lookup("011001962").map(|l| {
-            (
-                l.requested.routing_number.clone(),
-                l.destination.routing_number.clone(),
-            )
-        });
+        let l = dir
+            .lookup("011001962")
+            .map(|l| (l.requested.routing_number.clone(), l.destination.routing_number.clone()));
         assert_eq!(l, Some(("011001962".into(), "122203950".into())));
-        assert_eq!(
-            dir.lookup("021000021").map(|l| l.destination.name.as_str()),
-            Some("JPMORGAN CHASE")
-        );
+        assert_eq!(dir.lookup("021000021").map(|l| l.destination.name.as_str()), Some("JPMORGAN CHASE"));
         assert!(dir.lookup("021000089").is_some());
         assert!(dir.lookup("011000138").is_some());
         assert!(dir.lookup("231380104").is_none());
@@ -436,36 +335,18 @@ mod tests {
             record("011001962", '2', "011000015", "CATHAY")
         );
         let dir = RoutingDirectory::parse_fedach(&good).map_err(|e| e.to_string());
-        let dir = dir.as_ref().map_or_else(|e| panic!("{e}"), |d| d);
+        let dir = dir.as_ref().unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(dir.len(), 2);
-        let fed = dir.get("011000015").map(|i| {
-            (
-                i.record_type,
-                i.city.as_str(),
-                i.state.as_str(),
-                i.zip.as_str(),
-                i.phone.as_str(),
-            )
-        });
+        let fed = dir
+            .get("011000015")
+            .map(|i| (i.record_type, i.city.as_str(), i.state.as_str(), i.zip.as_str(), i.phone.as_str()));
         assert_eq!(fed, Some((0, "ATLANTA", "GA", "30309-4470", "8773722457")));
-        assert_eq!(
-            dir.lookup("011001962")
-                .map(|l| l.destination.routing_number.as_str()),
-            Some("011000015")
-        );
+        assert_eq!(dir.lookup("011001962").map(|l| l.destination.routing_number.as_str()), Some("011000015"));
 
         let short = "011000015O0110000150";
-        assert_eq!(
-            RoutingDirectory::parse_fedach(short)
-                .map(|d| d.len())
-                .map_err(|e| e.line),
-            Err(1)
-        );
+        assert_eq!(RoutingDirectory::parse_fedach(short).map(|d| d.len()).map_err(|e| e.line), Err(1));
         let bad_digit = record("011000016", '1', "000000000", "X");
-        let text = format!(
-            "{}\n{bad_digit}\n",
-            record("011000015", '1', "000000000", "X")
-        );
+        let text = format!("{}\n{bad_digit}\n", record("011000015", '1', "000000000", "X"));
         let err = RoutingDirectory::parse_fedach(&text).err();
         assert_eq!(err.map(|e| e.line), Some(2));
         let dup = format!("{0}\n{0}\n", record("011000015", '1', "000000000", "X"));

@@ -11,11 +11,7 @@ use clap::{Parser, Subcommand};
 
 /// The ACH payment service.
 #[derive(Parser)]
-#[command(
-    name = "achd",
-    version,
-    about = "The ACH payment service: HTTPS server and tools"
-)]
+#[command(name = "achd", version, about = "The ACH payment service: HTTPS server and tools")]
 struct Cli {
     #[command(subcommand)]
     command: Command,

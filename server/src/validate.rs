@@ -37,10 +37,7 @@ pub fn run(args: &Args) -> ExitCode {
         {
             Ok(dir) => dir,
             Err(e) => {
-                eprintln!(
-                    "achd validate: cannot load routing directory {}: {e}",
-                    path.display()
-                );
+                eprintln!("achd validate: cannot load routing directory {}: {e}", path.display());
                 return ExitCode::from(2);
             }
         },
@@ -52,10 +49,7 @@ pub fn run(args: &Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let ctx = Context {
-        today: calendar::eastern_date(Utc::now()),
-        directory: &directory,
-    };
+    let ctx = Context { today: calendar::eastern_date(Utc::now()), directory: &directory };
     let verdict = check_bytes(kind, &body, &ctx);
     println!("{}", verdict.to_json());
     ExitCode::from(if verdict.valid { 0 } else { 1 })

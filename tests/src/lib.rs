@@ -13,8 +13,7 @@ pub fn repo_root() -> PathBuf {
 
 /// `shared/data` beside the repository (override with `ACH_SHARED_DATA`).
 pub fn shared_data() -> PathBuf {
-    std::env::var_os("ACH_SHARED_DATA")
-        .map_or_else(|| repo_root().join("../shared/data"), PathBuf::from)
+    std::env::var_os("ACH_SHARED_DATA").map_or_else(|| repo_root().join("../shared/data"), PathBuf::from)
 }
 
 /// The real FedACH directory file (never committed: its terms forbid it).
@@ -69,8 +68,7 @@ pub fn corpus() -> Vec<Case> {
         .iter()
         .flat_map(|f| {
             let text = std::fs::read_to_string(f).unwrap_or_default();
-            serde_json::from_str::<Vec<Case>>(&text)
-                .unwrap_or_else(|e| panic!("{}: {e}", f.display()))
+            serde_json::from_str::<Vec<Case>>(&text).unwrap_or_else(|e| panic!("{}: {e}", f.display()))
         })
         .collect()
 }

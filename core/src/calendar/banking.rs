@@ -95,11 +95,7 @@ pub fn add_banking_days(date: NaiveDate, n: u32) -> NaiveDate {
 /// See [`next_cutoff_after`].
 pub fn checked_next_cutoff_after(instant: DateTime<Utc>) -> Option<(NaiveDate, DateTime<Utc>)> {
     let today = eastern_date(instant);
-    let first = if is_banking_day(today) {
-        today
-    } else {
-        checked_next_banking_day(today)?
-    };
+    let first = if is_banking_day(today) { today } else { checked_next_banking_day(today)? };
     let cutoff = cutoff_instant(first);
     if cutoff > instant {
         return Some((first, cutoff));
@@ -230,18 +226,12 @@ mod tests {
         let fri_cut = et(2026, 11, 27, 18, 0, 0);
         assert_eq!(wed_cut, utc("2026-11-25T23:00:00Z"));
 
-        assert_eq!(
-            next_cutoff_after(et(2026, 11, 25, 17, 59, 59)),
-            (wed, wed_cut)
-        );
+        assert_eq!(next_cutoff_after(et(2026, 11, 25, 17, 59, 59)), (wed, wed_cut));
         let just_before = wed_cut - chrono::Duration::nanoseconds(1);
         assert_eq!(next_cutoff_after(just_before), (wed, wed_cut));
         // Exactly at the cut-off: next banking day (Thanksgiving skipped).
         assert_eq!(next_cutoff_after(wed_cut), (fri, fri_cut));
-        assert_eq!(
-            next_cutoff_after(et(2026, 11, 25, 23, 59, 59)),
-            (fri, fri_cut)
-        );
+        assert_eq!(next_cutoff_after(et(2026, 11, 25, 23, 59, 59)), (fri, fri_cut));
         // Created on Thanksgiving itself.
         assert_eq!(next_cutoff_after(et(2026, 11, 26, 9, 0, 0)), (fri, fri_cut));
         // Early morning on a banking day: same day.
@@ -252,28 +242,13 @@ mod tests {
     fn next_cutoff_from_weekend() {
         let mon = d(2026, 11, 30);
         let mon_cut = et(2026, 11, 30, 18, 0, 0);
-        assert_eq!(
-            next_cutoff_after(et(2026, 11, 28, 10, 0, 0)),
-            (mon, mon_cut)
-        );
-        assert_eq!(
-            next_cutoff_after(et(2026, 11, 28, 19, 0, 0)),
-            (mon, mon_cut)
-        );
-        assert_eq!(
-            next_cutoff_after(et(2026, 11, 29, 23, 59, 59)),
-            (mon, mon_cut)
-        );
+        assert_eq!(next_cutoff_after(et(2026, 11, 28, 10, 0, 0)), (mon, mon_cut));
+        assert_eq!(next_cutoff_after(et(2026, 11, 28, 19, 0, 0)), (mon, mon_cut));
+        assert_eq!(next_cutoff_after(et(2026, 11, 29, 23, 59, 59)), (mon, mon_cut));
         // Friday after cut-off -> Monday.
-        assert_eq!(
-            next_cutoff_after(et(2026, 11, 27, 18, 0, 0)),
-            (mon, mon_cut)
-        );
+        assert_eq!(next_cutoff_after(et(2026, 11, 27, 18, 0, 0)), (mon, mon_cut));
         // Friday 23:30 ET is Saturday in UTC: still Monday.
-        assert_eq!(
-            next_cutoff_after(utc("2026-11-28T04:30:00Z")),
-            (mon, mon_cut)
-        );
+        assert_eq!(next_cutoff_after(utc("2026-11-28T04:30:00Z")), (mon, mon_cut));
         // Over a DST change: Saturday 2026-03-07 (EST) -> Monday 2026-03-09 (EDT).
         assert_eq!(
             next_cutoff_after(utc("2026-03-07T12:00:00Z")),
@@ -301,11 +276,8 @@ mod tests {
         // A full year has as many cut-offs as banking days.
         let y_from = utc("2026-01-01T05:00:00Z"); // midnight ET
         let y_to = utc("2027-01-01T05:00:00Z");
-        let banking = d(2026, 1, 1)
-            .iter_days()
-            .take_while(|x| x.year() == 2026)
-            .filter(|x| is_banking_day(*x))
-            .count();
+        let banking =
+            d(2026, 1, 1).iter_days().take_while(|x| x.year() == 2026).filter(|x| is_banking_day(*x)).count();
         assert_eq!(banking, 261 - 10);
         assert_eq!(cutoffs_between(y_from, y_to).count(), banking);
     }

@@ -1,9 +1,7 @@
 //! US Eastern wall-clock conversions, parsing, the 6 PM ET cut-off instant,
 //! and the day/month keys used for limits.
 
-use chrono::{
-    DateTime, Datelike, FixedOffset, NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeZone, Utc,
-};
+use chrono::{DateTime, Datelike, FixedOffset, NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeZone, Utc};
 use chrono_tz::America::New_York;
 use chrono_tz::Tz;
 
@@ -32,9 +30,7 @@ pub fn to_eastern(instant: DateTime<Utc>) -> DateTime<Tz> {
 /// `-262143-01-01T04:56:02Z`), whose Eastern reading would fall before
 /// [`NaiveDate::MIN`], the result is clamped to [`NaiveDateTime::MIN`].
 pub fn eastern_naive(instant: DateTime<Utc>) -> NaiveDateTime {
-    let offset = New_York
-        .offset_from_utc_datetime(&instant.naive_utc())
-        .fix();
+    let offset = New_York.offset_from_utc_datetime(&instant.naive_utc()).fix();
     match instant.naive_utc().checked_add_offset(offset) {
         Some(local) => local,
         None if offset.local_minus_utc() < 0 => NaiveDateTime::MIN,
@@ -56,9 +52,7 @@ pub fn eastern_date(instant: DateTime<Utc>) -> NaiveDate {
 ///
 /// For example 2026-11-23T23:30:00Z formats as `2026-11-23 18:30:00`.
 pub fn format_eastern_timestamp(instant: DateTime<Utc>) -> String {
-    eastern_naive(instant)
-        .format("%Y-%m-%d %H:%M:%S")
-        .to_string()
+    eastern_naive(instant).format("%Y-%m-%d %H:%M:%S").to_string()
 }
 
 /// Parses an RFC 3339 timestamp carrying an explicit offset (`Z` or `±HH:MM`)
@@ -73,10 +67,7 @@ pub fn format_eastern_timestamp(instant: DateTime<Utc>) -> String {
 pub fn parse_instant(text: &str) -> Result<DateTime<Utc>, CalendarError> {
     DateTime::parse_from_rfc3339(text)
         .map(|t| t.with_timezone(&Utc))
-        .map_err(|source| CalendarError::InvalidTimestamp {
-            input: text.to_owned(),
-            source,
-        })
+        .map_err(|source| CalendarError::InvalidTimestamp { input: text.to_owned(), source })
 }
 
 /// Parses a calendar date written `YYYY-MM-DD` (e.g. `"2026-11-27"`).
@@ -85,10 +76,8 @@ pub fn parse_instant(text: &str) -> Result<DateTime<Utc>, CalendarError> {
 ///
 /// [`CalendarError::InvalidDate`] if `text` is not a valid date in that form.
 pub fn parse_date(text: &str) -> Result<NaiveDate, CalendarError> {
-    NaiveDate::parse_from_str(text, "%Y-%m-%d").map_err(|source| CalendarError::InvalidDate {
-        input: text.to_owned(),
-        source,
-    })
+    NaiveDate::parse_from_str(text, "%Y-%m-%d")
+        .map_err(|source| CalendarError::InvalidDate { input: text.to_owned(), source })
 }
 
 /// The 6 PM Eastern cut-off of `date` as a UTC instant.
@@ -177,14 +166,8 @@ mod tests {
         let t = utc("2026-11-23T18:30:00-05:00");
         assert_eq!(t, Utc.with_ymd_and_hms(2026, 11, 23, 23, 30, 0).unwrap());
         assert_eq!(format_eastern_timestamp(t), "2026-11-23 18:30:00");
-        assert_eq!(
-            format_eastern_timestamp(utc("2026-07-04T00:00:00.999Z")),
-            "2026-07-03 20:00:00"
-        );
-        assert_eq!(
-            utc("2026-07-04T00:00:00+00:00"),
-            utc("2026-07-04T00:00:00Z")
-        );
+        assert_eq!(format_eastern_timestamp(utc("2026-07-04T00:00:00.999Z")), "2026-07-03 20:00:00");
+        assert_eq!(utc("2026-07-04T00:00:00+00:00"), utc("2026-07-04T00:00:00Z"));
 
         for bad in [
             "",
@@ -200,10 +183,7 @@ mod tests {
         }
 
         assert_eq!(parse_date("2026-11-27").unwrap(), d(2026, 11, 27));
-        assert!(matches!(
-            parse_date("2026-02-29"),
-            Err(CalendarError::InvalidDate { .. })
-        ));
+        assert!(matches!(parse_date("2026-02-29"), Err(CalendarError::InvalidDate { .. })));
         assert!(parse_date("11/27/2026").is_err());
     }
 

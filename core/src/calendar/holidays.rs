@@ -165,10 +165,7 @@ pub fn holiday_on(date: NaiveDate) -> Option<Holiday> {
 
 /// The weekday Fed holiday closures of `year`, in date order.
 pub fn fed_holidays_in(year: i32) -> Vec<(NaiveDate, Holiday)> {
-    Holiday::ALL
-        .into_iter()
-        .filter_map(|h| h.observed_in(year).map(|d| (d, h)))
-        .collect()
+    Holiday::ALL.into_iter().filter_map(|h| h.observed_in(year).map(|d| (d, h))).collect()
 }
 
 #[cfg(test)]

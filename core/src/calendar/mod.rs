@@ -40,16 +40,14 @@ mod holidays;
 
 pub use banking::{
     add_banking_days, banking_day_on_or_after, banking_day_on_or_before, checked_add_banking_days,
-    checked_next_banking_day, checked_next_cutoff_after, checked_previous_banking_day,
-    cutoffs_between, is_banking_day, next_banking_day, next_cutoff_after, previous_banking_day,
+    checked_next_banking_day, checked_next_cutoff_after, checked_previous_banking_day, cutoffs_between,
+    is_banking_day, next_banking_day, next_cutoff_after, previous_banking_day,
 };
 pub use eastern::{
     cutoff_instant, days_in_month, eastern_date, eastern_day_key, eastern_month_key, eastern_naive,
     format_eastern_timestamp, parse_date, parse_instant, to_eastern, CUTOFF_TIME,
 };
-pub use holidays::{
-    fed_holiday, fed_holidays_in, holiday_on, is_weekend, Holiday, JUNETEENTH_FIRST_YEAR,
-};
+pub use holidays::{fed_holiday, fed_holidays_in, holiday_on, is_weekend, Holiday, JUNETEENTH_FIRST_YEAR};
 
 /// Error returned by the parsing functions of this module.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -93,19 +91,14 @@ mod test_support {
 
     /// An Eastern wall-clock time (unambiguous) as a UTC instant.
     pub(super) fn et(y: i32, m: u32, day: u32, h: u32, min: u32, s: u32) -> DateTime<Utc> {
-        New_York
-            .with_ymd_and_hms(y, m, day, h, min, s)
-            .single()
-            .unwrap()
-            .with_timezone(&Utc)
+        New_York.with_ymd_and_hms(y, m, day, h, min, s).single().unwrap().with_timezone(&Utc)
     }
 
     pub(super) const T2000: i64 = 946_684_800; // 2000-01-01T00:00:00Z
     pub(super) const T2100: i64 = 4_102_444_800; // 2100-01-01T00:00:00Z
 
     pub(super) fn instant_2000_2100() -> impl Strategy<Value = DateTime<Utc>> {
-        (T2000..T2100, 0u32..1_000_000_000)
-            .prop_map(|(s, ns)| DateTime::from_timestamp(s, ns).unwrap())
+        (T2000..T2100, 0u32..1_000_000_000).prop_map(|(s, ns)| DateTime::from_timestamp(s, ns).unwrap())
     }
 
     pub(super) fn date_2000_2100() -> impl Strategy<Value = NaiveDate> {

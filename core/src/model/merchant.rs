@@ -239,9 +239,7 @@ mod mcc_serde {
         let (text, is_number) = super::number_or_string(value).map_err(serde::de::Error::custom)?;
         categories::parse(&text, is_number)
             .map(Some)
-            .ok_or_else(|| {
-                serde::de::Error::custom(format!("'{text}' is not a merchant category code"))
-            })
+            .ok_or_else(|| serde::de::Error::custom(format!("'{text}' is not a merchant category code")))
     }
 }
 
@@ -250,7 +248,7 @@ mod mcc_serde {
 mod nine_digit_serde {
     use serde::{Deserializer, Serializer};
 
-    use crate::validation::formats::nine_digits;
+    use crate::validation::merchant::nine_digit_text;
 
     pub(super) fn serialize<S: Serializer>(text: &str, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(text)
@@ -258,13 +256,6 @@ mod nine_digit_serde {
 
     pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
         let (text, _) = super::number_or_string(d)?;
-        let dashes: &[usize] = match text.len() {
-            10 => &[2],
-            11 => &[3, 6],
-            _ => &[],
-        };
-        nine_digits(&text, dashes)
-            .map(|d| d.iter().map(|x| char::from(b'0' + x)).collect())
-            .ok_or_else(|| serde::de::Error::custom("expected nine digits"))
+        nine_digit_text(&text).ok_or_else(|| serde::de::Error::custom("expected nine digits"))
     }
 }

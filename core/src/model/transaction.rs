@@ -97,10 +97,7 @@ impl EntryClass {
 
     /// Whether the class carries debits only (TEL, BOC, POP, ICL).
     pub const fn debit_only(self) -> bool {
-        matches!(
-            self,
-            EntryClass::TEL | EntryClass::BOC | EntryClass::POP | EntryClass::ICL
-        )
+        matches!(self, EntryClass::TEL | EntryClass::BOC | EntryClass::POP | EntryClass::ICL)
     }
 
     /// Whether a check number is required (BOC, POP: error 8).

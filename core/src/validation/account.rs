@@ -1,9 +1,10 @@
 //! Bank account rules, shared by inline transaction customers and `POST /customers`.
 
-use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 use super::fields::{self, literal, problem, type_name, Need, Rule, STRUCTURE};
 use super::formats::account_number_ok;
+use super::json::Object;
 use super::report::{Path, ProblemCode, Rank, Report};
 use super::Context;
 use crate::error::{echo, mask_account, AchError};
@@ -14,54 +15,38 @@ use crate::routing::is_valid_routing_number;
 /// Longest accepted account holder or bank name.
 pub const MAX_NAME: usize = 100;
 
-const ROUTING: Rule<'static> = Rule {
-    rank: Rank::Identifier,
-    error: &|v| AchError::InvalidRoutingNumber { value: echo(v) },
-};
-const ACCOUNT: Rule<'static> = Rule {
-    rank: Rank::Identifier,
-    error: &|v| AchError::InvalidAccountNumber {
-        value: mask_account(v),
-    },
-};
-const MERCHANT: Rule<'static> = Rule {
-    rank: Rank::Identifier,
-    error: &|v| AchError::InvalidMerchantId { value: echo(v) },
-};
+const ROUTING: Rule<'static> =
+    Rule { rank: Rank::Identifier, error: &|v| AchError::InvalidRoutingNumber { value: echo(v) } };
+const ACCOUNT: Rule<'static> =
+    Rule { rank: Rank::Identifier, error: &|v| AchError::InvalidAccountNumber { value: mask_account(v) } };
+const MERCHANT: Rule<'static> =
+    Rule { rank: Rank::Identifier, error: &|v| AchError::InvalidMerchantId { value: echo(v) } };
 
 /// A routing number member: a string of nine digits with a valid check digit, found
 /// in the directory. Returns it when valid (even if not found: that is a separate,
 /// later problem already recorded).
 pub(crate) fn routing_number<'v>(
     r: &mut Report,
-    map: &'v Map<String, Value>,
+    map: &Object<'v>,
     parent: &Path<'_>,
     key: &str,
     ctx: &Context<'_>,
-) -> Option<&'v str> {
+) -> Option<Cow<'v, str>> {
     let path = parent.key(key);
     let value = string_identifier(r, map, &path, key, ROUTING)?;
-    if !is_valid_routing_number(value) {
+    if !is_valid_routing_number(&value) {
         let code = if value.len() == 9 && value.bytes().all(|b| b.is_ascii_digit()) {
             ProblemCode::InvalidCheckDigit
         } else {
             ProblemCode::InvalidFormat
         };
-        let msg = (ROUTING.error)(value).to_string();
-        problem(r, &path, code, msg, ROUTING, value);
+        let msg = (ROUTING.error)(&value).to_string();
+        problem(r, &path, code, msg, ROUTING, &value);
         return None;
     }
-    if ctx.directory.lookup(value).is_none() {
-        let error = AchError::RoutingNotFound {
-            value: value.to_owned(),
-        };
-        r.push(
-            path.render(),
-            ProblemCode::NotFound,
-            error.to_string(),
-            error,
-            Rank::Directory,
-        );
+    if ctx.directory.lookup(&value).is_none() {
+        let error = AchError::RoutingNotFound { value: value.to_string() };
+        r.push(path.render(), ProblemCode::NotFound, error.to_string(), error, Rank::Directory);
     }
     Some(value)
 }
@@ -69,15 +54,15 @@ pub(crate) fn routing_number<'v>(
 /// An account number member (masked to its last four in every message).
 pub(crate) fn account_number<'v>(
     r: &mut Report,
-    map: &'v Map<String, Value>,
+    map: &Object<'v>,
     parent: &Path<'_>,
     key: &str,
-) -> Option<&'v str> {
+) -> Option<Cow<'v, str>> {
     let path = parent.key(key);
     let value = string_identifier(r, map, &path, key, ACCOUNT)?;
-    if !account_number_ok(value) {
-        let msg = (ACCOUNT.error)(value).to_string();
-        problem(r, &path, ProblemCode::InvalidFormat, msg, ACCOUNT, value);
+    if !account_number_ok(&value) {
+        let msg = (ACCOUNT.error)(&value).to_string();
+        problem(r, &path, ProblemCode::InvalidFormat, msg, ACCOUNT, &value);
         return None;
     }
     Some(value)
@@ -87,17 +72,17 @@ pub(crate) fn account_number<'v>(
 /// literal `global`.
 pub(crate) fn merchant_id<'v>(
     r: &mut Report,
-    map: &'v Map<String, Value>,
+    map: &Object<'v>,
     parent: &Path<'_>,
     allow_global: bool,
-) -> Option<&'v str> {
+) -> Option<Cow<'v, str>> {
     let path = parent.key("merchant_id");
     let value = string_identifier(r, map, &path, "merchant_id", MERCHANT)?;
-    if is_valid(IdKind::Merchant, value) || (allow_global && value == "global") {
+    if is_valid(IdKind::Merchant, &value) || (allow_global && value == "global") {
         return Some(value);
     }
-    let msg = (MERCHANT.error)(value).to_string();
-    problem(r, &path, ProblemCode::InvalidFormat, msg, MERCHANT, value);
+    let msg = (MERCHANT.error)(&value).to_string();
+    problem(r, &path, ProblemCode::InvalidFormat, msg, MERCHANT, &value);
     None
 }
 
@@ -105,30 +90,26 @@ pub(crate) fn merchant_id<'v>(
 /// message of `rule` (so the field's message is the envelope's).
 fn string_identifier<'v>(
     r: &mut Report,
-    map: &'v Map<String, Value>,
+    map: &Object<'v>,
     path: &Path<'_>,
     key: &str,
     rule: Rule<'_>,
-) -> Option<&'v str> {
-    match fields::member(map, key) {
+) -> Option<Cow<'v, str>> {
+    let Some(value) = fields::member(map, key) else {
+        let msg = format!("{} is required", path.render());
+        problem(r, path, ProblemCode::Required, msg, rule, "");
+        return None;
+    };
+    match value.as_str() {
+        Some(s) if s.is_empty() => {
+            let msg = format!("{} is required", path.render());
+            problem(r, path, ProblemCode::Required, msg, rule, "");
+            None
+        }
+        Some(s) => Some(s),
         None => {
-            let msg = format!("{} is required", path.render());
-            problem(r, path, ProblemCode::Required, msg, rule, "");
-            None
-        }
-        Some(Value::String(s)) if s.is_empty() => {
-            let msg = format!("{} is required", path.render());
-            problem(r, path, ProblemCode::Required, msg, rule, "");
-            None
-        }
-        Some(Value::String(s)) => Some(s),
-        Some(other) => {
-            let sent = literal(other);
-            let msg = format!(
-                "{} (must be a string, not {})",
-                (rule.error)(&sent),
-                type_name(other)
-            );
+            let sent = literal(value);
+            let msg = format!("{} (must be a string, not {})", (rule.error)(&sent), type_name(value));
             problem(r, path, ProblemCode::InvalidType, msg, rule, &sent);
             None
         }
@@ -138,20 +119,16 @@ fn string_identifier<'v>(
 /// `checking` or `savings`.
 pub(crate) fn account_type(
     r: &mut Report,
-    map: &Map<String, Value>,
+    map: &Object<'_>,
     parent: &Path<'_>,
     key: &str,
 ) -> Option<AccountType> {
     let text = fields::text(r, map, parent, key, Need::Required, 16, STRUCTURE)?;
-    let parsed = AccountType::parse(text);
+    let parsed = AccountType::parse(&text);
     if parsed.is_none() {
         let path = parent.key(key);
-        let msg = format!(
-            "{} must be 'checking' or 'savings', not '{}'",
-            path.render(),
-            echo(text)
-        );
-        problem(r, &path, ProblemCode::InvalidValue, msg, STRUCTURE, text);
+        let msg = format!("{} must be 'checking' or 'savings', not '{}'", path.render(), echo(&text));
+        problem(r, &path, ProblemCode::InvalidValue, msg, STRUCTURE, &text);
     }
     parsed
 }
@@ -159,7 +136,7 @@ pub(crate) fn account_type(
 /// `{name, routing_number, account_number, account_type}` at `path`.
 pub(crate) fn bank_account(
     r: &mut Report,
-    map: &Map<String, Value>,
+    map: &Object<'_>,
     path: &Path<'_>,
     ctx: &Context<'_>,
 ) -> Option<BankAccount> {
@@ -168,9 +145,9 @@ pub(crate) fn bank_account(
     let account = account_number(r, map, path, "account_number");
     let kind = account_type(r, map, path, "account_type");
     Some(BankAccount {
-        name: name?.to_owned(),
-        routing_number: routing?.to_owned(),
-        account_number: account?.to_owned(),
+        name: name?.into_owned(),
+        routing_number: routing?.into_owned(),
+        account_number: account?.into_owned(),
         account_type: kind?,
     })
 }

@@ -1,15 +1,24 @@
 //! `POST /customers` rules.
 
-use serde_json::Value;
-
 use super::account::{self, bank_account};
 use super::fields;
+use super::json::Body;
 use super::report::{Path, Report};
 use super::Context;
 use crate::model::{CustomerScope, NewCustomer};
 
+/// Validate a request body given as bytes (what the engine receives).
+pub fn validate_bytes(bytes: &[u8], ctx: &Context<'_>) -> Result<NewCustomer, Report> {
+    super::over_bytes(bytes, ctx, validate)
+}
+
+/// Validate a `serde_json::Value` (for Rust hosts that hold one).
+pub fn validate_value(value: &serde_json::Value, ctx: &Context<'_>) -> Result<NewCustomer, Report> {
+    validate_bytes(value.to_string().as_bytes(), ctx)
+}
+
 /// Validate a customer request; every problem is recorded in the report.
-pub fn validate(value: &Value, ctx: &Context<'_>) -> Result<NewCustomer, Report> {
+pub fn validate(value: &Body<'_>, ctx: &Context<'_>) -> Result<NewCustomer, Report> {
     let mut r = Report::new();
     let built = walk(&mut r, value, ctx);
     match built {
@@ -18,17 +27,14 @@ pub fn validate(value: &Value, ctx: &Context<'_>) -> Result<NewCustomer, Report>
     }
 }
 
-fn walk(r: &mut Report, value: &Value, ctx: &Context<'_>) -> Option<NewCustomer> {
+fn walk(r: &mut Report, value: &Body<'_>, ctx: &Context<'_>) -> Option<NewCustomer> {
     let map = fields::root_object(r, value)?;
     let root = Path::ROOT;
     let merchant = account::merchant_id(r, map, &root, true);
     let account = bank_account(r, map, &root, ctx);
-    let scope = match merchant? {
+    let scope = match &*merchant? {
         "global" => CustomerScope::Global,
         id => CustomerScope::Merchant(account::to_merchant_id(id)?),
     };
-    Some(NewCustomer {
-        merchant_id: scope,
-        account: account?,
-    })
+    Some(NewCustomer { merchant_id: scope, account: account? })
 }

@@ -4,9 +4,8 @@
 
 use std::borrow::Cow;
 
-use serde_json::{Map, Value};
-
 use super::formats::has_control;
+use super::json::{Body, JsonType, Node, Object};
 use super::report::{Path, ProblemCode, Rank, Report};
 use crate::error::AchError;
 
@@ -20,10 +19,8 @@ pub(crate) struct Rule<'e> {
 }
 
 /// A structural rule: rank [`Rank::Structure`], message 10.
-pub(crate) const STRUCTURE: Rule<'static> = Rule {
-    rank: Rank::Structure,
-    error: &|_| AchError::FailedToAccept,
-};
+pub(crate) const STRUCTURE: Rule<'static> =
+    Rule { rank: Rank::Structure, error: &|_| AchError::FailedToAccept };
 
 /// Whether a field must be present.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -36,24 +33,13 @@ pub(crate) enum Need {
 
 /// The literal text of a value as the client sent it: a string's content, a
 /// number's exact characters, other JSON as JSON.
-pub(crate) fn literal(value: &Value) -> Cow<'_, str> {
-    match value {
-        Value::String(s) => Cow::Borrowed(s.as_str()),
-        Value::Number(n) => Cow::Owned(n.to_string()),
-        other => Cow::Owned(other.to_string()),
-    }
+pub(crate) fn literal<'v>(value: Node<'v>) -> Cow<'v, str> {
+    value.literal()
 }
 
 /// JSON type name for messages.
-pub(crate) fn type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
+pub(crate) fn type_name(value: Node<'_>) -> &'static str {
+    value.json_type().name()
 }
 
 /// Record one problem for `path`.
@@ -69,55 +55,54 @@ pub(crate) fn problem(
 }
 
 /// A member that is present and not null.
-pub(crate) fn member<'v>(map: &'v Map<String, Value>, key: &str) -> Option<&'v Value> {
-    map.get(key).filter(|v| !v.is_null())
+pub(crate) fn member<'v>(map: &Object<'v>, key: &str) -> Option<Node<'v>> {
+    map.get(key)
 }
 
 /// Record "required" for a missing member.
 pub(crate) fn missing(r: &mut Report, path: &Path<'_>, rule: Rule<'_>) {
     let field = path.render();
     let message = format!("{field} is required");
-    r.push(
-        field,
-        ProblemCode::Required,
-        message,
-        (rule.error)(""),
-        rule.rank,
-    );
+    r.push(field, ProblemCode::Required, message, (rule.error)(""), rule.rank);
+}
+
+/// Record "must be X, not Y" for a member of the wrong JSON type.
+fn wrong_type(r: &mut Report, path: &Path<'_>, expected: &str, value: Node<'_>, rule: Rule<'_>) {
+    let msg = format!("{} must be {expected}, not {}", path.render(), type_name(value));
+    problem(r, path, ProblemCode::InvalidType, msg, rule, &literal(value));
+}
+
+/// The member at `key`, or `None` after recording "required" when it must be there.
+fn present<'v>(
+    r: &mut Report,
+    map: &Object<'v>,
+    path: &Path<'_>,
+    key: &str,
+    need: Need,
+    rule: Rule<'_>,
+) -> Option<Node<'v>> {
+    let value = member(map, key);
+    if value.is_none() && need == Need::Required {
+        missing(r, path, rule);
+    }
+    value
 }
 
 /// A text member: a JSON string, not blank, without control characters, at most
 /// `max` characters. Returns it when all holds.
 pub(crate) fn text<'v>(
     r: &mut Report,
-    map: &'v Map<String, Value>,
+    map: &Object<'v>,
     parent: &Path<'_>,
     key: &str,
     need: Need,
     max: usize,
     rule: Rule<'_>,
-) -> Option<&'v str> {
+) -> Option<Cow<'v, str>> {
     let path = parent.key(key);
-    let Some(value) = member(map, key) else {
-        if need == Need::Required {
-            missing(r, &path, rule);
-        }
-        return None;
-    };
-    let Value::String(s) = value else {
-        let msg = format!(
-            "{} must be a string, not {}",
-            path.render(),
-            type_name(value)
-        );
-        problem(
-            r,
-            &path,
-            ProblemCode::InvalidType,
-            msg,
-            rule,
-            &literal(value),
-        );
+    let value = present(r, map, &path, key, need, rule)?;
+    let Some(s) = value.as_str() else {
+        wrong_type(r, &path, "a string", value, rule);
         return None;
     };
     check_text(r, &path, s, need, max, rule)
@@ -127,70 +112,56 @@ pub(crate) fn text<'v>(
 pub(crate) fn check_text<'v>(
     r: &mut Report,
     path: &Path<'_>,
-    s: &'v str,
+    s: Cow<'v, str>,
     need: Need,
     max: usize,
     rule: Rule<'_>,
-) -> Option<&'v str> {
+) -> Option<Cow<'v, str>> {
     if s.trim().is_empty() {
         if need == Need::Required {
             missing(r, path, rule);
         }
         return None;
     }
-    if has_control(s) {
+    if has_control(&s) {
         let msg = format!("{} must not contain control characters", path.render());
-        problem(r, path, ProblemCode::InvalidFormat, msg, rule, s);
+        problem(r, path, ProblemCode::InvalidFormat, msg, rule, &s);
         return None;
     }
-    let chars = s.chars().count();
-    if chars > max {
+    if s.len() > max && s.chars().count() > max {
         let msg = format!("{} is longer than {max} characters", path.render());
-        problem(r, path, ProblemCode::TooLong, msg, rule, s);
+        problem(r, path, ProblemCode::TooLong, msg, rule, &s);
         return None;
     }
     Some(s)
 }
 
 /// A member that may be a JSON number or a string (amounts, SSNs, tax ids): its
-/// literal text. Other types are a problem.
+/// literal text, exactly as sent. Other types are a problem.
 pub(crate) fn number_or_text<'v>(
     r: &mut Report,
-    map: &'v Map<String, Value>,
+    map: &Object<'v>,
     parent: &Path<'_>,
     key: &str,
     need: Need,
     rule: Rule<'_>,
 ) -> Option<Cow<'v, str>> {
     let path = parent.key(key);
-    let Some(value) = member(map, key) else {
-        if need == Need::Required {
-            missing(r, &path, rule);
+    let value = present(r, map, &path, key, need, rule)?;
+    match value.json_type() {
+        JsonType::Number => Some(literal(value)),
+        JsonType::String => {
+            let s = value.as_str()?;
+            if s.is_empty() {
+                if need == Need::Required {
+                    missing(r, &path, rule);
+                }
+                return None;
+            }
+            Some(s)
         }
-        return None;
-    };
-    match value {
-        Value::Number(_) => Some(literal(value)),
-        Value::String(s) if s.is_empty() && need == Need::Required => {
-            missing(r, &path, rule);
-            None
-        }
-        Value::String(s) if s.is_empty() => None,
-        Value::String(s) => Some(Cow::Borrowed(s.as_str())),
-        other => {
-            let msg = format!(
-                "{} must be a number or a numeric string, not {}",
-                path.render(),
-                type_name(other)
-            );
-            problem(
-                r,
-                &path,
-                ProblemCode::InvalidType,
-                msg,
-                rule,
-                &literal(other),
-            );
+        _ => {
+            wrong_type(r, &path, "a number or a numeric string", value, rule);
             None
         }
     }
@@ -199,72 +170,51 @@ pub(crate) fn number_or_text<'v>(
 /// A boolean member.
 pub(crate) fn boolean(
     r: &mut Report,
-    map: &Map<String, Value>,
+    map: &Object<'_>,
     parent: &Path<'_>,
     key: &str,
     need: Need,
     rule: Rule<'_>,
 ) -> Option<bool> {
     let path = parent.key(key);
-    match member(map, key) {
-        None => {
-            if need == Need::Required {
-                missing(r, &path, rule);
-            }
-            None
-        }
-        Some(Value::Bool(b)) => Some(*b),
-        Some(other) => {
-            let msg = format!(
-                "{} must be true or false, not {}",
-                path.render(),
-                type_name(other)
-            );
-            problem(
-                r,
-                &path,
-                ProblemCode::InvalidType,
-                msg,
-                rule,
-                &literal(other),
-            );
-            None
-        }
+    let value = present(r, map, &path, key, need, rule)?;
+    let b = value.as_bool();
+    if b.is_none() {
+        wrong_type(r, &path, "true or false", value, rule);
     }
+    b
 }
 
-/// An object member.
+/// An object member (parsed; a member named twice inside it is a problem).
 pub(crate) fn object<'v>(
     r: &mut Report,
-    map: &'v Map<String, Value>,
+    map: &Object<'v>,
     parent: &Path<'_>,
     key: &str,
     need: Need,
     rule: Rule<'_>,
-) -> Option<&'v Map<String, Value>> {
+) -> Option<Object<'v>> {
     let path = parent.key(key);
-    match member(map, key) {
-        None => {
-            if need == Need::Required {
-                missing(r, &path, rule);
-            }
+    let value = present(r, map, &path, key, need, rule)?;
+    as_object(r, value, &path, rule)
+}
+
+/// A node that must be an object, at `path`.
+pub(crate) fn as_object<'v>(
+    r: &mut Report,
+    value: Node<'v>,
+    path: &Path<'_>,
+    rule: Rule<'_>,
+) -> Option<Object<'v>> {
+    match value.as_object() {
+        Some(Ok(o)) => Some(o),
+        Some(Err(why)) => {
+            let msg = format!("{} is not a valid object: {why}", path.render());
+            problem(r, path, ProblemCode::Conflict, msg, rule, "");
             None
         }
-        Some(Value::Object(o)) => Some(o),
-        Some(other) => {
-            let msg = format!(
-                "{} must be an object, not {}",
-                path.render(),
-                type_name(other)
-            );
-            problem(
-                r,
-                &path,
-                ProblemCode::InvalidType,
-                msg,
-                rule,
-                &literal(other),
-            );
+        None => {
+            wrong_type(r, path, "an object", value, rule);
             None
         }
     }
@@ -273,56 +223,28 @@ pub(crate) fn object<'v>(
 /// An array member.
 pub(crate) fn array<'v>(
     r: &mut Report,
-    map: &'v Map<String, Value>,
+    map: &Object<'v>,
     parent: &Path<'_>,
     key: &str,
     need: Need,
     rule: Rule<'_>,
-) -> Option<&'v Vec<Value>> {
+) -> Option<Vec<Node<'v>>> {
     let path = parent.key(key);
-    match member(map, key) {
-        None => {
-            if need == Need::Required {
-                missing(r, &path, rule);
-            }
-            None
-        }
-        Some(Value::Array(a)) => Some(a),
-        Some(other) => {
-            let msg = format!(
-                "{} must be an array, not {}",
-                path.render(),
-                type_name(other)
-            );
-            problem(
-                r,
-                &path,
-                ProblemCode::InvalidType,
-                msg,
-                rule,
-                &literal(other),
-            );
-            None
-        }
+    let value = present(r, map, &path, key, need, rule)?;
+    let list = value.as_array();
+    if list.is_none() {
+        wrong_type(r, &path, "an array", value, rule);
     }
+    list
 }
 
 /// The request body as an object, or a problem at the root.
-pub(crate) fn root_object<'v>(r: &mut Report, value: &'v Value) -> Option<&'v Map<String, Value>> {
-    match value {
-        Value::Object(o) => Some(o),
-        other => {
-            let msg = format!(
-                "the request body must be a JSON object, not {}",
-                type_name(other)
-            );
-            r.push(
-                String::new(),
-                ProblemCode::InvalidType,
-                msg,
-                AchError::FailedToAccept,
-                Rank::Structure,
-            );
+pub(crate) fn root_object<'b, 'v>(r: &mut Report, body: &'b Body<'v>) -> Option<&'b Object<'v>> {
+    match body {
+        Body::Object(o) => Some(o),
+        Body::Other(value) => {
+            let msg = format!("the request body must be a JSON object, not {}", type_name(*value));
+            r.push(String::new(), ProblemCode::InvalidType, msg, AchError::FailedToAccept, Rank::Structure);
             None
         }
     }

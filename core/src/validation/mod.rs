@@ -9,6 +9,7 @@ mod account;
 pub mod customer;
 mod fields;
 pub mod formats;
+pub mod json;
 pub mod merchant;
 mod report;
 pub mod transaction;
@@ -20,6 +21,7 @@ pub use report::{FieldError, Path, Problem, ProblemCode, Rank, Report, Verdict};
 
 use crate::error::AchError;
 use crate::routing::RoutingDirectory;
+use json::Body;
 
 /// What a validation may consult besides the request: today's date (Eastern) and
 /// the routing directory. Both come from the host; nothing is read from the system.
@@ -64,12 +66,12 @@ impl Kind {
     }
 }
 
-/// Validate a JSON value of the given kind and return the verdict.
-pub fn check_value(kind: Kind, value: &Value, ctx: &Context<'_>) -> Verdict {
+/// Validate a parsed request of the given kind and return the verdict.
+pub fn check_body(kind: Kind, body: &Body<'_>, ctx: &Context<'_>) -> Verdict {
     let report = match kind {
-        Kind::Transaction => transaction::validate(value, ctx).err(),
-        Kind::Customer => customer::validate(value, ctx).err(),
-        Kind::Merchant => merchant::validate(value, ctx).err(),
+        Kind::Transaction => transaction::validate(body, ctx).err(),
+        Kind::Customer => customer::validate(body, ctx).err(),
+        Kind::Merchant => merchant::validate(body, ctx).err(),
     };
     report.unwrap_or_default().verdict()
 }
@@ -78,31 +80,37 @@ pub fn check_value(kind: Kind, value: &Value, ctx: &Context<'_>) -> Verdict {
 /// (field `""`, code `invalid_json`, message 10), never a panic.
 pub fn check_bytes(kind: Kind, bytes: &[u8], ctx: &Context<'_>) -> Verdict {
     match parse_json(bytes) {
-        Ok(value) => check_value(kind, &value, ctx),
+        Ok(body) => check_body(kind, &body, ctx),
         Err(report) => report.verdict(),
     }
 }
 
+/// Validate a `serde_json::Value` (for hosts that hold one); same verdict as
+/// [`check_bytes`] on its JSON text.
+pub fn check_value(kind: Kind, value: &Value, ctx: &Context<'_>) -> Verdict {
+    check_bytes(kind, value.to_string().as_bytes(), ctx)
+}
+
+/// Run a validator over raw bytes (malformed JSON is a report, like any problem).
+pub(crate) fn over_bytes<T>(
+    bytes: &[u8],
+    ctx: &Context<'_>,
+    validate: fn(&Body<'_>, &Context<'_>) -> Result<T, Report>,
+) -> Result<T, Report> {
+    validate(&parse_json(bytes)?, ctx)
+}
+
 /// Parse a request body as JSON; a failure becomes a one-problem report.
-pub fn parse_json(bytes: &[u8]) -> Result<Value, Report> {
+pub fn parse_json(bytes: &[u8]) -> Result<Body<'_>, Report> {
     let failure = match std::str::from_utf8(bytes) {
-        Err(e) => format!(
-            "the request body is not valid UTF-8 (byte {})",
-            e.valid_up_to()
-        ),
-        Ok(text) => match serde_json::from_str::<Value>(text) {
-            Ok(value) => return Ok(value),
+        Err(e) => format!("the request body is not valid UTF-8 (byte {})", e.valid_up_to()),
+        Ok(text) => match Body::parse(text) {
+            Ok(body) => return Ok(body),
             Err(e) => format!("the request body is not valid JSON: {e}"),
         },
     };
     let mut r = Report::new();
-    r.push(
-        String::new(),
-        ProblemCode::InvalidJson,
-        failure,
-        AchError::FailedToAccept,
-        Rank::Structure,
-    );
+    r.push(String::new(), ProblemCode::InvalidJson, failure, AchError::FailedToAccept, Rank::Structure);
     Err(r)
 }
 

@@ -129,13 +129,7 @@ impl Report {
         error: AchError,
         rank: Rank,
     ) {
-        self.problems.push(Problem {
-            field,
-            code,
-            message: message.into(),
-            error,
-            rank,
-        });
+        self.problems.push(Problem { field, code, message: message.into(), error, rank });
     }
 
     /// Whether no problem was found.
@@ -156,10 +150,7 @@ impl Report {
 
     /// The catalogue error of the first problem by precedence.
     pub fn first_error(&self) -> Option<&AchError> {
-        self.problems
-            .iter()
-            .min_by_key(|p| p.rank)
-            .map(|p| &p.error)
+        self.problems.iter().min_by_key(|p| p.rank).map(|p| &p.error)
     }
 
     /// The verdict: valid, or the first error's message and every field problem.
@@ -168,17 +159,9 @@ impl Report {
         let errors: Vec<FieldError> = self
             .into_problems()
             .into_iter()
-            .map(|p| FieldError {
-                field: p.field,
-                code: p.code,
-                message: p.message,
-            })
+            .map(|p| FieldError { field: p.field, code: p.code, message: p.message })
             .collect();
-        Verdict {
-            valid: errors.is_empty(),
-            message,
-            errors,
-        }
+        Verdict { valid: errors.is_empty(), message, errors }
     }
 }
 
@@ -199,25 +182,16 @@ enum Seg<'a> {
 
 impl<'a> Path<'a> {
     /// The document root (renders as the empty string).
-    pub const ROOT: Path<'static> = Path {
-        parent: None,
-        seg: Seg::Root,
-    };
+    pub const ROOT: Path<'static> = Path { parent: None, seg: Seg::Root };
 
     /// The path of a member of this object.
     pub fn key(&'a self, key: &'a str) -> Path<'a> {
-        Path {
-            parent: Some(self),
-            seg: Seg::Key(key),
-        }
+        Path { parent: Some(self), seg: Seg::Key(key) }
     }
 
     /// The path of an element of this array.
     pub fn index(&'a self, index: usize) -> Path<'a> {
-        Path {
-            parent: Some(self),
-            seg: Seg::Index(index),
-        }
+        Path { parent: Some(self), seg: Seg::Index(index) }
     }
 
     /// `a.b[0].c`
@@ -274,33 +248,15 @@ mod tests {
             AchError::InvalidAmount { value: "x".into() },
             Rank::Amount,
         );
-        r.push(
-            "description".into(),
-            ProblemCode::Required,
-            "d",
-            AchError::FailedToAccept,
-            Rank::Structure,
-        );
-        r.push(
-            "state".into(),
-            ProblemCode::Required,
-            "s",
-            AchError::StateRequired,
-            Rank::ClassRule,
-        );
+        r.push("description".into(), ProblemCode::Required, "d", AchError::FailedToAccept, Rank::Structure);
+        r.push("state".into(), ProblemCode::Required, "s", AchError::StateRequired, Rank::ClassRule);
         let v = r.verdict();
         assert!(!v.valid);
-        assert_eq!(
-            v.message.as_deref(),
-            Some("Failed to accept this transaction")
-        );
+        assert_eq!(v.message.as_deref(), Some("Failed to accept this transaction"));
         let fields: Vec<&str> = v.errors.iter().map(|e| e.field.as_str()).collect();
         assert_eq!(fields, ["description", "amount", "state"]);
         let json = serde_json::to_string(&v.errors[0]).unwrap_or_default();
-        assert_eq!(
-            json,
-            r#"{"field":"description","code":"required","message":"d"}"#
-        );
+        assert_eq!(json, r#"{"field":"description","code":"required","message":"d"}"#);
     }
 
     #[test]

@@ -1,10 +1,11 @@
 //! `POST /transactions` rules.
 
-use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 use super::account::{self, bank_account};
 use super::fields::{self, problem, Need, Rule, STRUCTURE};
 use super::formats::{check_image, terminal_state_ok, ImageError};
+use super::json::{Body, JsonType, Object};
 use super::report::{Path, ProblemCode, Rank, Report};
 use super::Context;
 use crate::error::{echo, AchError};
@@ -17,22 +18,24 @@ pub const MAX_DESCRIPTION: usize = 255;
 /// Longest check number (the NACHA check serial number field).
 pub const MAX_CHECK_NUMBER: usize = 15;
 
-const AMOUNT: Rule<'static> = Rule {
-    rank: Rank::Amount,
-    error: &|v| AchError::InvalidAmount { value: echo(v) },
-};
-const CLASS: Rule<'static> = Rule {
-    rank: Rank::ClassRule,
-    error: &|_| AchError::FailedToAccept,
-};
-const TOKEN: Rule<'static> = Rule {
-    rank: Rank::Identifier,
-    error: &|_| AchError::FailedToAccept,
-};
+const AMOUNT: Rule<'static> =
+    Rule { rank: Rank::Amount, error: &|v| AchError::InvalidAmount { value: echo(v) } };
+const CLASS: Rule<'static> = Rule { rank: Rank::ClassRule, error: &|_| AchError::FailedToAccept };
+const TOKEN: Rule<'static> = Rule { rank: Rank::Identifier, error: &|_| AchError::FailedToAccept };
 const INLINE_KEYS: [&str; 4] = ["name", "routing_number", "account_number", "account_type"];
 
+/// Validate a request body given as bytes (what the engine receives).
+pub fn validate_bytes(bytes: &[u8], ctx: &Context<'_>) -> Result<NewTransaction, Report> {
+    super::over_bytes(bytes, ctx, validate)
+}
+
+/// Validate a `serde_json::Value` (for Rust hosts that hold one).
+pub fn validate_value(value: &serde_json::Value, ctx: &Context<'_>) -> Result<NewTransaction, Report> {
+    validate_bytes(value.to_string().as_bytes(), ctx)
+}
+
 /// Validate a transaction request; every problem is recorded in the report.
-pub fn validate(value: &Value, ctx: &Context<'_>) -> Result<NewTransaction, Report> {
+pub fn validate(value: &Body<'_>, ctx: &Context<'_>) -> Result<NewTransaction, Report> {
     let mut r = Report::new();
     let built = walk(&mut r, value, ctx);
     match built {
@@ -41,20 +44,12 @@ pub fn validate(value: &Value, ctx: &Context<'_>) -> Result<NewTransaction, Repo
     }
 }
 
-fn walk(r: &mut Report, value: &Value, ctx: &Context<'_>) -> Option<NewTransaction> {
+fn walk(r: &mut Report, value: &Body<'_>, ctx: &Context<'_>) -> Option<NewTransaction> {
     let map = fields::root_object(r, value)?;
     let root = Path::ROOT;
     let merchant = account::merchant_id(r, map, &root, false);
     let amount = amount(r, map, &root);
-    let description = fields::text(
-        r,
-        map,
-        &root,
-        "description",
-        Need::Required,
-        MAX_DESCRIPTION,
-        STRUCTURE,
-    );
+    let description = fields::text(r, map, &root, "description", Need::Required, MAX_DESCRIPTION, STRUCTURE);
     let direction = direction(r, map, &root);
     let class = entry_class(r, map, &root);
     let check_number = check_number(r, map, &root, class);
@@ -67,53 +62,29 @@ fn walk(r: &mut Report, value: &Value, ctx: &Context<'_>) -> Option<NewTransacti
         if direction == Direction::Credit && amount > CREDIT_MAX {
             let path = root.key("amount");
             let e = AchError::CreditsLimited;
-            r.push(
-                path.render(),
-                ProblemCode::OverLimit,
-                e.to_string(),
-                e,
-                Rank::Amount,
-            );
+            r.push(path.render(), ProblemCode::OverLimit, e.to_string(), e, Rank::Amount);
         }
     }
     if let (Some(class), Some(direction)) = (class, direction) {
         if class.debit_only() && direction == Direction::Credit {
-            let e = AchError::NotAccepted {
-                transaction_type: format!("{} credit", class.as_str()),
-            };
+            let e = AchError::NotAccepted { transaction_type: format!("{} credit", class.as_str()) };
             let msg = format!("{} entries are debit-only: {e}", class.as_str());
-            r.push(
-                "type".into(),
-                ProblemCode::DirectionNotAllowed,
-                msg,
-                e,
-                Rank::ClassRule,
-            );
+            r.push("type".into(), ProblemCode::DirectionNotAllowed, msg, e, Rank::ClassRule);
         }
     }
     if let (Some(class), Some(amount)) = (class, amount) {
         if let Some(cap) = class.entry_cap() {
             if amount > cap {
                 let e = AchError::MaxAmountExceeded { limit: cap };
-                let msg = format!(
-                    "{} entries are capped at {} each: {e}",
-                    class.as_str(),
-                    cap.dollars()
-                );
-                r.push(
-                    "amount".into(),
-                    ProblemCode::OverLimit,
-                    msg,
-                    e,
-                    Rank::ClassRule,
-                );
+                let msg = format!("{} entries are capped at {} each: {e}", class.as_str(), cap.dollars());
+                r.push("amount".into(), ProblemCode::OverLimit, msg, e, Rank::ClassRule);
             }
         }
     }
     Some(NewTransaction {
-        merchant_id: account::to_merchant_id(merchant?)?,
+        merchant_id: account::to_merchant_id(&merchant?)?,
         amount: amount?,
-        description: description?.to_owned(),
+        description: description?.into_owned(),
         direction: direction?,
         standard_entry_class: class?,
         check_number: check_number?,
@@ -125,12 +96,9 @@ fn walk(r: &mut Report, value: &Value, ctx: &Context<'_>) -> Option<NewTransacti
 }
 
 /// `amount`: a JSON number or numeric string, parsed exactly (message 14).
-pub(crate) fn amount(r: &mut Report, map: &Map<String, Value>, parent: &Path<'_>) -> Option<Money> {
+pub(crate) fn amount(r: &mut Report, map: &Object<'_>, parent: &Path<'_>) -> Option<Money> {
     let path = parent.key("amount");
-    let Some(text) = fields::number_or_text(r, map, parent, "amount", Need::Required, AMOUNT)
-    else {
-        return None;
-    };
+    let text = fields::number_or_text(r, map, parent, "amount", Need::Required, AMOUNT)?;
     match Money::parse(&text) {
         Ok(m) => Some(m),
         Err(why) => {
@@ -141,52 +109,33 @@ pub(crate) fn amount(r: &mut Report, map: &Map<String, Value>, parent: &Path<'_>
             };
             let e = AchError::InvalidAmount { value: echo(&text) };
             let msg = format!("{e}: amount {detail}");
-            r.push(
-                path.render(),
-                ProblemCode::InvalidAmount,
-                msg,
-                e,
-                Rank::Amount,
-            );
+            r.push(path.render(), ProblemCode::InvalidAmount, msg, e, Rank::Amount);
             None
         }
     }
 }
 
-fn direction(r: &mut Report, map: &Map<String, Value>, parent: &Path<'_>) -> Option<Direction> {
+fn direction(r: &mut Report, map: &Object<'_>, parent: &Path<'_>) -> Option<Direction> {
     let text = fields::text(r, map, parent, "type", Need::Required, 16, STRUCTURE)?;
-    let parsed = Direction::parse(text);
+    let parsed = Direction::parse(&text);
     if parsed.is_none() {
         let path = parent.key("type");
-        let msg = format!("type must be 'debit' or 'credit', not '{}'", echo(text));
-        problem(r, &path, ProblemCode::InvalidValue, msg, STRUCTURE, text);
+        let msg = format!("type must be 'debit' or 'credit', not '{}'", echo(&text));
+        problem(r, &path, ProblemCode::InvalidValue, msg, STRUCTURE, &text);
     }
     parsed
 }
 
-fn entry_class(r: &mut Report, map: &Map<String, Value>, parent: &Path<'_>) -> Option<EntryClass> {
-    let text = fields::text(
-        r,
-        map,
-        parent,
-        "standard_entry_class",
-        Need::Required,
-        16,
-        STRUCTURE,
-    )?;
-    let parsed = EntryClass::parse(text);
+fn entry_class(r: &mut Report, map: &Object<'_>, parent: &Path<'_>) -> Option<EntryClass> {
+    let text = fields::text(r, map, parent, "standard_entry_class", Need::Required, 16, STRUCTURE)?;
+    let parsed = EntryClass::parse(&text);
     if parsed.is_none() {
-        let e = AchError::NotAccepted {
-            transaction_type: echo(text),
-        };
-        let msg = format!("'{}' is not a standard entry class the service accepts (PPD, WEB, CCD, TEL, BOC, POP, ICL)", echo(text));
-        r.push(
-            "standard_entry_class".into(),
-            ProblemCode::InvalidValue,
-            msg,
-            e,
-            Rank::ClassRule,
+        let e = AchError::NotAccepted { transaction_type: echo(&text) };
+        let msg = format!(
+            "'{}' is not a standard entry class the service accepts (PPD, WEB, CCD, TEL, BOC, POP, ICL)",
+            echo(&text)
         );
+        r.push("standard_entry_class".into(), ProblemCode::InvalidValue, msg, e, Rank::ClassRule);
     }
     parsed
 }
@@ -194,7 +143,7 @@ fn entry_class(r: &mut Report, map: &Map<String, Value>, parent: &Path<'_>) -> O
 /// `Some(None)` when absent and allowed; `None` when a problem was recorded.
 fn check_number(
     r: &mut Report,
-    map: &Map<String, Value>,
+    map: &Object<'_>,
     parent: &Path<'_>,
     class: Option<EntryClass>,
 ) -> Option<Option<String>> {
@@ -208,14 +157,12 @@ fn check_number(
     };
     let text = match fields::member(map, "check_number") {
         None => None,
-        Some(Value::Number(n)) => Some(n.to_string()),
-        Some(Value::String(s)) if s.is_empty() => None,
-        Some(Value::String(s)) => Some(s.clone()),
+        Some(n) if n.json_type() == JsonType::Number => Some(n.text().to_owned()),
+        Some(n) if n.json_type() == JsonType::String => {
+            n.as_str().filter(|s| !s.is_empty()).map(Cow::into_owned)
+        }
         Some(other) => {
-            let msg = format!(
-                "check_number must be a string of digits, not {}",
-                fields::type_name(other)
-            );
+            let msg = format!("check_number must be a string of digits, not {}", fields::type_name(other));
             problem(r, &path, ProblemCode::InvalidType, msg, CLASS, "");
             return None;
         }
@@ -224,27 +171,15 @@ fn check_number(
         None if required => {
             let e = (missing_rule.error)("");
             let msg = e.to_string();
-            r.push(
-                path.render(),
-                ProblemCode::Required,
-                msg,
-                e,
-                Rank::ClassRule,
-            );
+            r.push(path.render(), ProblemCode::Required, msg, e, Rank::ClassRule);
             None
         }
         None => Some(None),
-        Some(t)
-            if (1..=MAX_CHECK_NUMBER).contains(&t.len())
-                && t.bytes().all(|b| b.is_ascii_digit()) =>
-        {
+        Some(t) if (1..=MAX_CHECK_NUMBER).contains(&t.len()) && t.bytes().all(|b| b.is_ascii_digit()) => {
             Some(Some(t))
         }
         Some(t) => {
-            let msg = format!(
-                "check_number must be 1 to {MAX_CHECK_NUMBER} digits, not '{}'",
-                echo(&t)
-            );
+            let msg = format!("check_number must be 1 to {MAX_CHECK_NUMBER} digits, not '{}'", echo(&t));
             problem(r, &path, ProblemCode::InvalidFormat, msg, CLASS, &t);
             None
         }
@@ -253,47 +188,30 @@ fn check_number(
 
 fn terminal_state(
     r: &mut Report,
-    map: &Map<String, Value>,
+    map: &Object<'_>,
     parent: &Path<'_>,
     class: Option<EntryClass>,
 ) -> Option<Option<String>> {
     let required = class.is_some_and(EntryClass::requires_state);
-    let rule = if required {
-        Rule {
-            rank: Rank::ClassRule,
-            error: &|_| AchError::StateRequired,
-        }
-    } else {
-        CLASS
-    };
+    let rule =
+        if required { Rule { rank: Rank::ClassRule, error: &|_| AchError::StateRequired } } else { CLASS };
     let before = r.problems().len();
-    let need = if required {
-        Need::Required
-    } else {
-        Need::Optional
-    };
+    let need = if required { Need::Required } else { Need::Optional };
     let Some(text) = fields::text(r, map, parent, "state", need, 2, rule) else {
-        return if r.problems().len() > before {
-            None
-        } else {
-            Some(None)
-        };
+        return if r.problems().len() > before { None } else { Some(None) };
     };
-    if terminal_state_ok(text) {
-        return Some(Some(text.to_owned()));
+    if terminal_state_ok(&text) {
+        return Some(Some(text.into_owned()));
     }
     let path = parent.key("state");
-    let msg = format!(
-        "state must be a US state or territory code (like NY or PR), not '{}'",
-        echo(text)
-    );
-    problem(r, &path, ProblemCode::InvalidValue, msg, rule, text);
+    let msg = format!("state must be a US state or territory code (like NY or PR), not '{}'", echo(&text));
+    problem(r, &path, ProblemCode::InvalidValue, msg, rule, &text);
     None
 }
 
 fn image(
     r: &mut Report,
-    map: &Map<String, Value>,
+    map: &Object<'_>,
     parent: &Path<'_>,
     key: &str,
     class: Option<EntryClass>,
@@ -302,13 +220,9 @@ fn image(
     let path = parent.key(key);
     let text = match fields::member(map, key) {
         None => None,
-        Some(Value::String(s)) if s.is_empty() => None,
-        Some(Value::String(s)) => Some(s.as_str()),
+        Some(n) if n.json_type() == JsonType::String => n.as_str().filter(|s| !s.is_empty()),
         Some(other) => {
-            let msg = format!(
-                "{key} must be a base64 string, not {}",
-                fields::type_name(other)
-            );
+            let msg = format!("{key} must be a base64 string, not {}", fields::type_name(other));
             problem(r, &path, ProblemCode::InvalidType, msg, CLASS, "");
             return None;
         }
@@ -322,22 +236,15 @@ fn image(
         }
         return Some(None);
     };
-    match check_image(text) {
-        Ok(()) => Some(Some(text.to_owned())),
+    match check_image(&text) {
+        Ok(()) => Some(Some(text.into_owned())),
         Err(why) => {
             let (code, msg) = match why {
-                ImageError::Base64 => (
-                    ProblemCode::InvalidBase64,
-                    format!("{key} is not valid base64"),
-                ),
-                ImageError::TooLarge => (
-                    ProblemCode::OverLimit,
-                    format!("{key} is larger than 1 MiB"),
-                ),
-                ImageError::NotAnImage => (
-                    ProblemCode::NotAnImage,
-                    format!("{key} is not a TIFF, JPEG or PNG image"),
-                ),
+                ImageError::Base64 => (ProblemCode::InvalidBase64, format!("{key} is not valid base64")),
+                ImageError::TooLarge => (ProblemCode::OverLimit, format!("{key} is larger than 1 MiB")),
+                ImageError::NotAnImage => {
+                    (ProblemCode::NotAnImage, format!("{key} is not a TIFF, JPEG or PNG image"))
+                }
             };
             problem(r, &path, code, msg, CLASS, "");
             None
@@ -345,21 +252,19 @@ fn image(
     }
 }
 
-fn customer(
-    r: &mut Report,
-    map: &Map<String, Value>,
-    parent: &Path<'_>,
-    ctx: &Context<'_>,
-) -> Option<CustomerRef> {
+fn customer(r: &mut Report, map: &Object<'_>, parent: &Path<'_>, ctx: &Context<'_>) -> Option<CustomerRef> {
     let obj = fields::object(r, map, parent, "customer", Need::Required, STRUCTURE)?;
     let path = parent.key("customer");
-    if fields::member(obj, "id").is_none() {
-        return bank_account(r, obj, &path, ctx).map(CustomerRef::Inline);
+    let has_inline = INLINE_KEYS.into_iter().any(|k| fields::member(&obj, k).is_some());
+    if fields::member(&obj, "id").is_none() {
+        if !has_inline {
+            let msg = "customer needs either an id (cus_...) or name, routing_number, account_number and account_type";
+            problem(r, &path, ProblemCode::Required, msg, STRUCTURE, "");
+            return None;
+        }
+        return bank_account(r, &obj, &path, ctx).map(CustomerRef::Inline);
     }
-    let inline: Vec<&str> = INLINE_KEYS
-        .into_iter()
-        .filter(|k| fields::member(obj, k).is_some())
-        .collect();
+    let inline: Vec<&str> = INLINE_KEYS.into_iter().filter(|k| fields::member(&obj, k).is_some()).collect();
     if !inline.is_empty() {
         let msg = format!(
             "customer must be either {{id}} or the account details, not both (remove {})",
@@ -368,17 +273,13 @@ fn customer(
         problem(r, &path, ProblemCode::Conflict, msg, STRUCTURE, "");
         return None;
     }
-    let id = fields::text(r, obj, &path, "id", Need::Required, 64, TOKEN)?;
-    match CustomerId::parse(id) {
+    let id = fields::text(r, &obj, &path, "id", Need::Required, 64, TOKEN)?;
+    match CustomerId::parse(&id) {
         Some(id) => Some(CustomerRef::Token { id }),
         None => {
             let id_path = path.key("id");
-            let msg = format!(
-                "'{}' is not a customer token ({}...)",
-                echo(id),
-                IdKind::Customer.prefix()
-            );
-            problem(r, &id_path, ProblemCode::InvalidFormat, msg, TOKEN, id);
+            let msg = format!("'{}' is not a customer token ({}...)", echo(&id), IdKind::Customer.prefix());
+            problem(r, &id_path, ProblemCode::InvalidFormat, msg, TOKEN, &id);
             None
         }
     }

@@ -17,10 +17,7 @@ fn dir() -> RoutingDirectory {
 }
 
 fn ctx(d: &RoutingDirectory) -> Context<'_> {
-    Context {
-        today: NaiveDate::from_ymd_opt(2026, 11, 22).unwrap(),
-        directory: d,
-    }
+    Context { today: NaiveDate::from_ymd_opt(2026, 11, 22).unwrap(), directory: d }
 }
 
 fn png() -> String {
@@ -62,16 +59,7 @@ fn summary(v: &Value) -> (Option<String>, Vec<(String, String)>) {
     let fields = verdict
         .errors
         .iter()
-        .map(|e| {
-            (
-                e.field.clone(),
-                serde_json::to_value(e.code)
-                    .unwrap()
-                    .as_str()
-                    .unwrap()
-                    .to_owned(),
-            )
-        })
+        .map(|e| (e.field.clone(), serde_json::to_value(e.code).unwrap().as_str().unwrap().to_owned()))
         .collect();
     (verdict.message, fields)
 }
@@ -83,7 +71,7 @@ fn one(field: &str, code: &str) -> Vec<(String, String)> {
 #[test]
 fn a_valid_ppd_debit_converts_exactly() {
     let d = dir();
-    let t = transaction::validate(&ppd(), &ctx(&d)).unwrap();
+    let t = transaction::validate_value(&ppd(), &ctx(&d)).unwrap();
     assert_eq!(t.amount.cents(), 12550);
     assert_eq!(t.direction, Direction::Debit);
     assert_eq!(t.standard_entry_class, EntryClass::PPD);
@@ -93,55 +81,50 @@ fn a_valid_ppd_debit_converts_exactly() {
 
 #[test]
 fn amounts_as_strings_and_numbers() {
-    for (sent, cents) in [
-        (json!("10"), 1000),
-        (json!("0.01"), 1),
-        (json!(99_999_999.99), 9_999_999_999i64),
-        (json!(7), 700),
-    ] {
+    for (sent, cents) in
+        [(json!("10"), 1000), (json!("0.01"), 1), (json!(99_999_999.99), 9_999_999_999i64), (json!(7), 700)]
+    {
         let mut v = ppd();
         v["amount"] = sent;
         let d = dir();
-        assert_eq!(
-            transaction::validate(&v, &ctx(&d)).unwrap().amount.cents(),
-            cents
-        );
+        assert_eq!(transaction::validate_value(&v, &ctx(&d)).unwrap().amount.cents(), cents);
     }
 }
 
 #[test]
 fn message_14_echoes_the_amount_as_sent() {
-    let raw = |text: &str| -> Value {
+    // The body is built as text so every literal reaches the validator exactly.
+    let message = |literal: &str| -> (Option<String>, String) {
         let mut v = ppd();
         v["amount"] = json!("AMOUNT");
-        let body = serde_json::to_string(&v)
-            .unwrap()
-            .replace("\"AMOUNT\"", text);
-        serde_json::from_str(&body).unwrap()
+        let body = serde_json::to_string(&v).unwrap().replace("\"AMOUNT\"", literal);
+        let d = dir();
+        let verdict = super::check_bytes(Kind::Transaction, body.as_bytes(), &ctx(&d));
+        (verdict.message, verdict.errors.first().map(|e| e.field.clone()).unwrap_or_default())
     };
-    for (v, shown) in [
-        (raw("\"abc\""), "abc"),
-        (raw("\"-5\""), "-5"),
-        (raw("-5"), "-5"),
-        (raw("1.234"), "1.234"),
-        (raw("1e2"), "1e+2"), // exponents echo in normalized form (docs/decisions.md)
-        (raw("\"1e2\""), "1e2"),
-        (raw("0"), "0"),
-        (raw("0.00"), "0.00"),
-        (raw("-0"), "-0"),
-        (raw("true"), "true"),
-        (raw("100000000"), "100000000"),
+    for (literal, shown) in [
+        ("\"abc\"", "abc"),
+        ("\"-5\"", "-5"),
+        ("-5", "-5"),
+        ("1.234", "1.234"),
+        ("1e2", "1e2"),
+        ("1E+2", "1E+2"),
+        ("\"1e2\"", "1e2"),
+        ("0", "0"),
+        ("0.00", "0.00"),
+        ("-0", "-0"),
+        ("-0.0", "-0.0"),
+        ("true", "true"),
+        ("[1]", "[1]"),
+        ("100000000", "100000000"),
     ] {
-        let (msg, fields) = summary(&v);
-        assert_eq!(msg, Some(format!("'{shown}' is an invalid Amount")));
-        assert_eq!(fields[0].0, "amount");
+        let expected = format!("'{shown}' is an invalid Amount");
+        assert_eq!(message(literal), (Some(expected), "amount".to_owned()), "{literal}");
     }
-    let long = raw(&"9".repeat(400));
-    let (msg, _) = summary(&long);
-    assert_eq!(
-        msg,
-        Some(format!("'{}...' is an invalid Amount", "9".repeat(40)))
-    );
+    // An escaped string is unescaped first: "12\u0033" is the valid amount 123.
+    assert_eq!(message("\"12\\u0033\""), (None, String::new()));
+    let long = "9".repeat(400);
+    assert_eq!(message(&long).0, Some(format!("'{}...' is an invalid Amount", "9".repeat(40))));
 }
 
 #[test]
@@ -153,10 +136,7 @@ fn message_15_caps_credits_at_fifty_million() {
     v["amount"] = json!("50000000.01");
     assert_eq!(
         summary(&v),
-        (
-            Some("Credits are limited to 50,000,000 USD".into()),
-            one("amount", "over_limit")
-        )
+        (Some("Credits are limited to 50,000,000 USD".into()), one("amount", "over_limit"))
     );
     v["type"] = json!("debit");
     assert!(verdict(&v).valid);
@@ -166,10 +146,7 @@ fn message_15_caps_credits_at_fifty_million() {
 fn message_11_merchant_id() {
     for (sent, shown) in [
         (json!("mer_123"), "mer_123"),
-        (
-            json!("cus_0123456789abcdefghijKL"),
-            "cus_0123456789abcdefghijKL",
-        ),
+        (json!("cus_0123456789abcdefghijKL"), "cus_0123456789abcdefghijKL"),
         (json!(""), ""),
         (json!(12), "12"),
     ] {
@@ -181,13 +158,7 @@ fn message_11_merchant_id() {
     }
     let mut v = ppd();
     v.as_object_mut().unwrap().remove("merchant_id");
-    assert_eq!(
-        summary(&v),
-        (
-            Some("'' is an invalid Merchant ID".into()),
-            one("merchant_id", "required")
-        )
-    );
+    assert_eq!(summary(&v), (Some("'' is an invalid Merchant ID".into()), one("merchant_id", "required")));
 }
 
 #[test]
@@ -202,15 +173,9 @@ fn message_12_routing_number() {
         )
     );
     v["customer"]["routing_number"] = json!("2100002");
-    assert_eq!(
-        summary(&v).1,
-        one("customer.routing_number", "invalid_format")
-    );
+    assert_eq!(summary(&v).1, one("customer.routing_number", "invalid_format"));
     v["customer"]["routing_number"] = json!(21000021);
-    assert_eq!(
-        summary(&v).0,
-        Some("'21000021' is an invalid Routing Number".into())
-    );
+    assert_eq!(summary(&v).0, Some("'21000021' is an invalid Routing Number".into()));
 }
 
 #[test]
@@ -218,20 +183,12 @@ fn message_13_masks_the_account_number() {
     let mut v = ppd();
     v["customer"]["account_number"] = json!("12 3456789");
     let (msg, fields) = summary(&v);
-    assert_eq!(
-        msg,
-        Some("'******6789' is an invalid Account Number".into())
-    );
+    assert_eq!(msg, Some("'******6789' is an invalid Account Number".into()));
     assert_eq!(fields, one("customer.account_number", "invalid_format"));
     let verdict = verdict(&v);
-    assert!(!serde_json::to_string(&verdict)
-        .unwrap()
-        .contains("12 3456789"));
+    assert!(!serde_json::to_string(&verdict).unwrap().contains("12 3456789"));
     v["customer"]["account_number"] = json!("123456789012345678");
-    assert_eq!(
-        summary(&v).0,
-        Some("'**************5678' is an invalid Account Number".into())
-    );
+    assert_eq!(summary(&v).0, Some("'**************5678' is an invalid Account Number".into()));
 }
 
 #[test]
@@ -265,10 +222,7 @@ fn message_8_check_number_for_boc_and_pop() {
     v["check_number"] = json!("12a");
     assert_eq!(
         summary(&v),
-        (
-            Some("Failed to accept this transaction".into()),
-            one("check_number", "invalid_format")
-        )
+        (Some("Failed to accept this transaction".into()), one("check_number", "invalid_format"))
     );
     v["check_number"] = json!(1001);
     assert!(verdict(&v).valid);
@@ -278,20 +232,11 @@ fn message_8_check_number_for_boc_and_pop() {
 fn message_9_state_for_pop() {
     let mut v = pop();
     v.as_object_mut().unwrap().remove("state");
-    assert_eq!(
-        summary(&v),
-        (
-            Some("State Required For POP Transactions".into()),
-            one("state", "required")
-        )
-    );
+    assert_eq!(summary(&v), (Some("State Required For POP Transactions".into()), one("state", "required")));
     v["state"] = json!("XX");
     assert_eq!(
         summary(&v),
-        (
-            Some("State Required For POP Transactions".into()),
-            one("state", "invalid_value")
-        )
+        (Some("State Required For POP Transactions".into()), one("state", "invalid_value"))
     );
     let mut boc = pop();
     boc["standard_entry_class"] = json!("BOC");
@@ -307,10 +252,7 @@ fn images_required_for_pop_icl_boc_and_must_be_real() {
         v.as_object_mut().unwrap().remove("check_image_back");
         assert_eq!(
             summary(&v),
-            (
-                Some("Failed to accept this transaction".into()),
-                one("check_image_back", "required")
-            )
+            (Some("Failed to accept this transaction".into()), one("check_image_back", "required"))
         );
     }
     let mut v = pop();
@@ -321,10 +263,7 @@ fn images_required_for_pop_icl_boc_and_must_be_real() {
     assert_eq!(summary(&v).1, one("check_image_front", "not_an_image"));
     let mut ppd_with_bad_image = ppd();
     ppd_with_bad_image["check_image_front"] = json!("@@@");
-    assert_eq!(
-        summary(&ppd_with_bad_image).1,
-        one("check_image_front", "invalid_base64")
-    );
+    assert_eq!(summary(&ppd_with_bad_image).1, one("check_image_front", "invalid_base64"));
 }
 
 #[test]
@@ -336,9 +275,7 @@ fn class_rules_debit_only_and_the_25000_cap() {
         assert_eq!(
             summary(&v),
             (
-                Some(format!(
-                    "Unable to accept {class} credit transactions for this merchant"
-                )),
+                Some(format!("Unable to accept {class} credit transactions for this merchant")),
                 one("type", "direction_not_allowed")
             )
         );
@@ -375,13 +312,7 @@ fn unknown_class_and_type_are_clear_errors() {
     assert_eq!(summary(&v).1, one("standard_entry_class", "invalid_value"));
     let mut t = ppd();
     t["type"] = json!("refund");
-    assert_eq!(
-        summary(&t),
-        (
-            Some("Failed to accept this transaction".into()),
-            one("type", "invalid_value")
-        )
-    );
+    assert_eq!(summary(&t), (Some("Failed to accept this transaction".into()), one("type", "invalid_value")));
 }
 
 #[test]
@@ -389,7 +320,7 @@ fn customer_token_or_inline_not_both() {
     let mut v = ppd();
     v["customer"] = json!({"id": "cus_0123456789abcdefghijKL"});
     let d = dir();
-    let t = transaction::validate(&v, &ctx(&d)).unwrap();
+    let t = transaction::validate_value(&v, &ctx(&d)).unwrap();
     assert!(matches!(t.customer, CustomerRef::Token { .. }));
     v["customer"]["name"] = json!("x");
     assert_eq!(summary(&v).1, one("customer", "conflict"));
@@ -435,10 +366,7 @@ fn non_object_bodies_and_hostile_strings() {
     for body in [json!(null), json!([]), json!("x"), json!(5)] {
         assert_eq!(
             summary(&body),
-            (
-                Some("Failed to accept this transaction".into()),
-                one("", "invalid_type")
-            )
+            (Some("Failed to accept this transaction".into()), one("", "invalid_type"))
         );
     }
     let mut v = ppd();
@@ -455,14 +383,8 @@ fn bytes_that_are_not_json_or_not_utf8() {
         let v = super::check_bytes(Kind::Transaction, bytes, &ctx(&d));
         assert!(!v.valid);
         assert_eq!(v.errors[0].field, "");
-        assert_eq!(
-            serde_json::to_value(v.errors[0].code).unwrap(),
-            json!("invalid_json")
-        );
-        assert_eq!(
-            v.message.as_deref(),
-            Some("Failed to accept this transaction")
-        );
+        assert_eq!(serde_json::to_value(v.errors[0].code).unwrap(), json!("invalid_json"));
+        assert_eq!(v.message.as_deref(), Some("Failed to accept this transaction"));
     }
     let deep = "[".repeat(100_000);
     assert!(!super::check_bytes(Kind::Transaction, deep.as_bytes(), &ctx(&d)).valid);
@@ -472,15 +394,12 @@ fn bytes_that_are_not_json_or_not_utf8() {
 fn customers_may_be_global_or_a_merchant() {
     let d = dir();
     let body = json!({"merchant_id": "global", "name": "Ada", "routing_number": "021000021", "account_number": "000123456", "account_type": "savings"});
-    let c = customer::validate(&body, &ctx(&d)).unwrap();
+    let c = customer::validate_value(&body, &ctx(&d)).unwrap();
     assert_eq!(c.merchant_id.as_str(), "global");
     let mut m = body.clone();
     m["merchant_id"] = json!(MER);
-    assert!(customer::validate(&m, &ctx(&d)).is_ok());
+    assert!(customer::validate_value(&m, &ctx(&d)).is_ok());
     m["merchant_id"] = json!("Global");
     let v = check_value(Kind::Customer, &m, &ctx(&d));
-    assert_eq!(
-        v.message.as_deref(),
-        Some("'Global' is an invalid Merchant ID")
-    );
+    assert_eq!(v.message.as_deref(), Some("'Global' is an invalid Merchant ID"));
 }

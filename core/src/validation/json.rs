@@ -1,0 +1,278 @@
+//! JSON borrowed from the request bytes and parsed lazily: the validators walk
+//! these nodes instead of a `serde_json::Value`, so a request costs no allocation
+//! per member, numbers keep the exact characters the client sent (for message 14),
+//! and an object that names a member twice is refused instead of silently keeping
+//! one of the two values.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+/// One JSON value, as the exact text of the request.
+#[derive(Clone, Copy)]
+pub struct Node<'a>(&'a RawValue);
+
+/// The JSON type of a node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JsonType {
+    /// `null`
+    Null,
+    /// `true` or `false`
+    Bool,
+    /// a number literal
+    Number,
+    /// a string
+    String,
+    /// an array
+    Array,
+    /// an object
+    Object,
+}
+
+impl JsonType {
+    /// The type's name with its article, for messages (`a string`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            JsonType::Null => "null",
+            JsonType::Bool => "a boolean",
+            JsonType::Number => "a number",
+            JsonType::String => "a string",
+            JsonType::Array => "an array",
+            JsonType::Object => "an object",
+        }
+    }
+}
+
+impl fmt::Debug for Node<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.text())
+    }
+}
+
+impl<'a> Node<'a> {
+    /// Parse a whole document (validates all of it: syntax, UTF-8 escapes, depth).
+    pub fn parse(text: &'a str) -> Result<Node<'a>, serde_json::Error> {
+        serde_json::from_str::<&RawValue>(text).map(Node)
+    }
+
+    /// The exact JSON text of this value (serde_json excludes surrounding
+    /// whitespace from raw values).
+    pub fn text(&self) -> &'a str {
+        self.0.get()
+    }
+
+    /// The JSON type, from the first character.
+    pub fn json_type(&self) -> JsonType {
+        match self.text().as_bytes().first() {
+            Some(b'n') => JsonType::Null,
+            Some(b't' | b'f') => JsonType::Bool,
+            Some(b'"') => JsonType::String,
+            Some(b'[') => JsonType::Array,
+            Some(b'{') => JsonType::Object,
+            _ => JsonType::Number,
+        }
+    }
+
+    /// Whether this is `null`.
+    pub fn is_null(&self) -> bool {
+        self.json_type() == JsonType::Null
+    }
+
+    /// A string's content (borrowed unless it has escapes).
+    pub fn as_str(&self) -> Option<Cow<'a, str>> {
+        if self.json_type() != JsonType::String {
+            return None;
+        }
+        let text = self.text();
+        // The parser already validated the string; without escapes its content is
+        // the text between the quotes.
+        if !text.contains('\\') && text.len() >= 2 {
+            return Some(Cow::Borrowed(&text[1..text.len() - 1]));
+        }
+        serde_json::from_str::<String>(text).ok().map(Cow::Owned)
+    }
+
+    /// A number's literal text, exactly as sent.
+    pub fn number_text(&self) -> Option<&'a str> {
+        (self.json_type() == JsonType::Number).then(|| self.text())
+    }
+
+    /// A boolean's value.
+    pub fn as_bool(&self) -> Option<bool> {
+        match self.text() {
+            "true" => Some(true),
+            "false" => Some(false),
+            _ => None,
+        }
+    }
+
+    /// An object's members (`Err` names a member given twice).
+    pub fn as_object(&self) -> Option<Result<Object<'a>, String>> {
+        if self.json_type() != JsonType::Object {
+            return None;
+        }
+        Some(serde_json::from_str::<Object<'a>>(self.text()).map_err(|e| e.to_string()))
+    }
+
+    /// An array's elements.
+    pub fn as_array(&self) -> Option<Vec<Node<'a>>> {
+        if self.json_type() != JsonType::Array {
+            return None;
+        }
+        serde_json::from_str::<Vec<&'a RawValue>>(self.text()).ok().map(|v| v.into_iter().map(Node).collect())
+    }
+
+    /// The value as the client sent it: a string's content, anything else's JSON text.
+    pub fn literal(&self) -> Cow<'a, str> {
+        self.as_str().unwrap_or(Cow::Borrowed(self.text()))
+    }
+}
+
+/// A whole request body: an object (parsed in one pass), or any other value.
+#[derive(Debug, Clone)]
+pub enum Body<'a> {
+    /// The usual case: a JSON object.
+    Object(Object<'a>),
+    /// Anything else (validators report it as the wrong type).
+    Other(Node<'a>),
+}
+
+impl<'a> Body<'a> {
+    /// Parse and validate a whole document in one pass.
+    pub fn parse(text: &'a str) -> Result<Body<'a>, serde_json::Error> {
+        if text.trim_start().starts_with('{') {
+            serde_json::from_str::<Object<'a>>(text).map(Body::Object)
+        } else {
+            Node::parse(text).map(Body::Other)
+        }
+    }
+}
+
+/// An object's members, in document order.
+#[derive(Debug, Clone, Default)]
+pub struct Object<'a> {
+    members: Vec<(Cow<'a, str>, Node<'a>)>,
+}
+
+impl<'a> Object<'a> {
+    /// The member named `key`, if present and not `null`.
+    pub fn get(&self, key: &str) -> Option<Node<'a>> {
+        self.members.iter().find(|(k, _)| k == key).map(|(_, v)| *v).filter(|v| !v.is_null())
+    }
+
+    /// Whether no member is present (or all are null).
+    pub fn is_empty(&self) -> bool {
+        self.members.iter().all(|(_, v)| v.is_null())
+    }
+
+    /// Number of members.
+    pub fn len(&self) -> usize {
+        self.members.len()
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Object<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Object<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+                let mut members: Vec<(Cow<'a, str>, Node<'a>)> =
+                    Vec::with_capacity(map.size_hint().unwrap_or(12));
+                while let Some(key) = map.next_key::<Key<'de>>()? {
+                    let value: &'de RawValue = map.next_value()?;
+                    if members.iter().any(|(k, _)| *k == key.0) {
+                        return Err(de::Error::custom(format!(
+                            "member '{}' appears twice",
+                            crate::error::echo(&key.0)
+                        )));
+                    }
+                    members.push((key.0, Node(value)));
+                }
+                Ok(Object { members })
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
+}
+
+/// A member name, borrowed unless it has escapes.
+struct Key<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a member name")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Key(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Key(Cow::Owned(v.to_owned())))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_keep_their_exact_text() {
+        let n = Node::parse(r#"{"a": 1E2, "b": 1.50, "c": -0}"#).unwrap();
+        let o = n.as_object().unwrap().unwrap();
+        assert_eq!(o.get("a").unwrap().number_text(), Some("1E2"));
+        assert_eq!(o.get("b").unwrap().number_text(), Some("1.50"));
+        assert_eq!(o.get("c").unwrap().literal(), "-0");
+    }
+
+    #[test]
+    fn strings_borrow_unless_escaped() {
+        let n = Node::parse(r#"{"a": "plain", "b": "tab\there", "c": null}"#).unwrap();
+        let o = n.as_object().unwrap().unwrap();
+        assert!(matches!(o.get("a").unwrap().as_str(), Some(Cow::Borrowed("plain"))));
+        assert_eq!(o.get("b").unwrap().as_str().as_deref(), Some("tab\there"));
+        assert!(o.get("c").is_none());
+        assert!(o.get("zz").is_none());
+        assert_eq!(o.len(), 3);
+    }
+
+    #[test]
+    fn duplicate_members_are_refused() {
+        let n = Node::parse(r#"{"amount": 1, "amount": 2}"#).unwrap();
+        let err = n.as_object().unwrap().err().unwrap();
+        assert!(err.contains("'amount' appears twice"), "{err}");
+    }
+
+    #[test]
+    fn types_and_arrays() {
+        let n = Node::parse(r#" [1, "x", true, null, {}, []] "#).unwrap();
+        let items = n.as_array().unwrap();
+        let types: Vec<JsonType> = items.iter().map(Node::json_type).collect();
+        assert_eq!(
+            types,
+            [
+                JsonType::Number,
+                JsonType::String,
+                JsonType::Bool,
+                JsonType::Null,
+                JsonType::Object,
+                JsonType::Array
+            ]
+        );
+        assert!(Node::parse("{").is_err());
+        assert!(Node::parse(&"[".repeat(200)).is_err());
+    }
+}
