@@ -19,12 +19,7 @@ pub fn validate_value(value: &serde_json::Value, ctx: &Context<'_>) -> Result<Ne
 
 /// Validate a customer request; every problem is recorded in the report.
 pub fn validate(value: &Body<'_>, ctx: &Context<'_>) -> Result<NewCustomer, Report> {
-    let mut r = Report::new();
-    let built = walk(&mut r, value, ctx);
-    match built {
-        Some(c) if r.is_empty() => Ok(c),
-        _ => Err(r),
-    }
+    super::walk_all(|r| walk(r, value, ctx))
 }
 
 fn walk(r: &mut Report, value: &Body<'_>, ctx: &Context<'_>) -> Option<NewCustomer> {

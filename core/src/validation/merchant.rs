@@ -66,12 +66,7 @@ pub fn validate_value(value: &serde_json::Value, ctx: &Context<'_>) -> Result<Me
 
 /// Validate a merchant application; every problem is recorded in the report.
 pub fn validate(value: &Body<'_>, ctx: &Context<'_>) -> Result<MerchantApplication, Report> {
-    let mut r = Report::new();
-    let built = walk(&mut r, value, ctx);
-    match built {
-        Some(m) if r.is_empty() => Ok(m),
-        _ => Err(r),
-    }
+    super::walk_all(|r| walk(r, value, ctx))
 }
 
 /// Nine digits from `123456789`, `123-45-6789` (SSN) or `12-3456789` (EIN).

@@ -91,6 +91,16 @@ pub fn check_value(kind: Kind, value: &Value, ctx: &Context<'_>) -> Verdict {
     check_bytes(kind, value.to_string().as_bytes(), ctx)
 }
 
+/// Run a walk that records problems and builds a value: the value when no problem
+/// was found, else every problem.
+pub(crate) fn walk_all<T>(walk: impl FnOnce(&mut Report) -> Option<T>) -> Result<T, Report> {
+    let mut r = Report::new();
+    match walk(&mut r) {
+        Some(value) if r.is_empty() => Ok(value),
+        _ => Err(r),
+    }
+}
+
 /// Run a validator over raw bytes (malformed JSON is a report, like any problem).
 pub(crate) fn over_bytes<T>(
     bytes: &[u8],

@@ -36,12 +36,7 @@ pub fn validate_value(value: &serde_json::Value, ctx: &Context<'_>) -> Result<Ne
 
 /// Validate a transaction request; every problem is recorded in the report.
 pub fn validate(value: &Body<'_>, ctx: &Context<'_>) -> Result<NewTransaction, Report> {
-    let mut r = Report::new();
-    let built = walk(&mut r, value, ctx);
-    match built {
-        Some(t) if r.is_empty() => Ok(t),
-        _ => Err(r),
-    }
+    super::walk_all(|r| walk(r, value, ctx))
 }
 
 fn walk(r: &mut Report, value: &Body<'_>, ctx: &Context<'_>) -> Option<NewTransaction> {
