@@ -8,11 +8,18 @@
 
 pub mod calendar;
 pub mod categories;
+pub mod clock;
+pub mod engine;
 pub mod error;
 pub mod ids;
+pub mod lifecycle;
+pub mod limits;
 pub mod model;
 pub mod money;
+pub mod returns;
 pub mod routing;
+pub mod secrets;
+mod storage;
 pub mod validation;
 
 pub use error::AchError;

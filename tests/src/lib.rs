@@ -72,3 +72,5 @@ pub fn corpus() -> Vec<Case> {
         })
         .collect()
 }
+
+pub mod world;

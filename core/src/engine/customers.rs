@@ -1,0 +1,95 @@
+//! Customers: bank accounts stored under a `cus_` token, sealed at rest.
+
+use base64::Engine as _;
+
+use super::records::{CustomerRecord, SealedAccount};
+use super::{tenants, Cx, Fail, Failure, Outcome};
+use crate::error::echo;
+use crate::ids::{self, IdKind};
+use crate::model::{BankAccount, CustomerScope, NewCustomer};
+use crate::storage::Table;
+use crate::validation::ProblemCode;
+use crate::AchError;
+
+/// Seal an account for storage, bound (associated data) to the record `bound_to`.
+pub(crate) fn seal(cx: &Cx<'_>, account: &BankAccount, bound_to: &str) -> SealedAccount {
+    let sealed = cx.engine.cipher.encrypt(account.account_number.as_bytes(), bound_to.as_bytes());
+    let n = account.account_number.chars().count();
+    SealedAccount {
+        name: account.name.clone(),
+        routing_number: account.routing_number.clone(),
+        account_sealed: base64::engine::general_purpose::STANDARD.encode(sealed),
+        sealed_for: bound_to.to_owned(),
+        account_last4: account.account_number.chars().skip(n.saturating_sub(4)).collect(),
+        account_type: account.account_type,
+    }
+}
+
+/// Partner: store a customer.
+pub(crate) fn create(cx: &mut Cx<'_>, partner_id: &str, c: &NewCustomer) -> Result<Outcome, Fail> {
+    if let CustomerScope::Merchant(m) = &c.merchant_id {
+        tenants::merchant_of(cx, partner_id, m.as_str())?;
+    }
+    let id = ids::generate(IdKind::Customer);
+    let record = CustomerRecord {
+        id: id.clone(),
+        partner_id: partner_id.to_owned(),
+        scope: c.merchant_id.as_str().to_owned(),
+        account: Some(seal(cx, &c.account, &id)),
+        created_at: cx.now,
+        deleted_at: None,
+    };
+    cx.w.put(Table::Customers, id.as_bytes(), &record)?;
+    Ok(Outcome::CustomerCreated { customer_id: id })
+}
+
+fn unknown(field: &str, customer_id: &str) -> Fail {
+    Failure::not_found(field, format!("no customer '{}'", echo(customer_id))).into()
+}
+
+/// The partner's customer `customer_id` (another partner's answers as unknown).
+fn load(cx: &Cx<'_>, partner_id: &str, customer_id: &str, field: &str) -> Result<CustomerRecord, Fail> {
+    let record: Option<CustomerRecord> = cx.w.get(Table::Customers, customer_id.as_bytes())?;
+    match record {
+        Some(c) if c.partner_id == partner_id => Ok(c),
+        _ => Err(unknown(field, customer_id)),
+    }
+}
+
+fn deleted(field: &str, c: &CustomerRecord) -> Fail {
+    let when = c.deleted_at.map(|t| crate::calendar::eastern_date(t).to_string()).unwrap_or_default();
+    let msg = format!("customer '{}' was deleted on {when}; store the account again", c.id);
+    Failure::problem(AchError::FailedToAccept, field, ProblemCode::InvalidValue, msg).into()
+}
+
+/// Partner: delete a customer. Its token is refused from then on; transactions
+/// made with it keep their own copy of the account.
+pub(crate) fn delete(cx: &mut Cx<'_>, partner_id: &str, customer_id: &str) -> Result<Outcome, Fail> {
+    let mut c = load(cx, partner_id, customer_id, "customer_id")?;
+    if c.deleted_at.is_some() {
+        return Err(deleted("customer_id", &c));
+    }
+    c.deleted_at = Some(cx.now);
+    c.account = None;
+    cx.w.put(Table::Customers, c.id.as_bytes(), &c)?;
+    Ok(Outcome::CustomerDeleted { customer_id: c.id })
+}
+
+/// The account behind a token, for a transaction of `merchant_id`: the customer
+/// must be the partner's, not deleted, and `global` or that merchant's.
+pub(crate) fn resolve(
+    cx: &Cx<'_>,
+    partner_id: &str,
+    merchant_id: &str,
+    customer_id: &str,
+) -> Result<SealedAccount, Fail> {
+    let field = "customer.id";
+    let c = load(cx, partner_id, customer_id, field)?;
+    if c.scope != "global" && c.scope != merchant_id {
+        return Err(unknown(field, customer_id));
+    }
+    match (&c.account, c.deleted_at) {
+        (Some(account), None) => Ok(account.clone()),
+        _ => Err(deleted(field, &c)),
+    }
+}

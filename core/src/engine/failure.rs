@@ -1,0 +1,121 @@
+//! What an operation answers when it does not succeed: the authentication failure,
+//! or a catalogued refusal with its HTTP status and field problems.
+
+use std::fmt;
+
+use crate::error::{AchError, AUTHENTICATION_FAILED};
+use crate::storage::StorageError;
+use crate::validation::{FieldError, ProblemCode, Report};
+
+/// A failed operation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Failure {
+    /// Missing or wrong credentials, or a `partner_id` that is not the key's:
+    /// `Authentication failed.` (HTTP 401).
+    Authentication,
+    /// A catalogued refusal.
+    Refused {
+        /// The envelope message.
+        error: AchError,
+        /// HTTP status.
+        status: u16,
+        /// Field problems (may be empty).
+        errors: Vec<FieldError>,
+    },
+}
+
+impl Failure {
+    /// A refusal with the error's own status and no field problems.
+    pub fn refused(error: AchError) -> Self {
+        let status = error.http_status();
+        Failure::Refused { error, status, errors: Vec::new() }
+    }
+
+    /// A refusal with one field problem.
+    pub fn problem(error: AchError, field: &str, code: ProblemCode, message: impl Into<String>) -> Self {
+        Failure::refused(error).with(field, code, message)
+    }
+
+    /// "Not found" for a resource the caller may not see or that does not exist
+    /// (the same answer either way): message 10, HTTP 404, the field named.
+    pub fn not_found(field: &str, message: impl Into<String>) -> Self {
+        Failure::Refused {
+            error: AchError::FailedToAccept,
+            status: 404,
+            errors: vec![FieldError {
+                field: field.into(),
+                code: ProblemCode::NotFound,
+                message: message.into(),
+            }],
+        }
+    }
+
+    /// A validation report: its first error and every problem.
+    pub fn from_report(report: Report) -> Self {
+        let verdict_error = report.first_error().cloned().unwrap_or(AchError::FailedToAccept);
+        let errors = report.verdict().errors;
+        let status = verdict_error.http_status();
+        Failure::Refused { error: verdict_error, status, errors }
+    }
+
+    /// Add a field problem.
+    pub fn with(mut self, field: &str, code: ProblemCode, message: impl Into<String>) -> Self {
+        if let Failure::Refused { errors, .. } = &mut self {
+            errors.push(FieldError { field: field.into(), code, message: message.into() });
+        }
+        self
+    }
+
+    /// The envelope message.
+    pub fn message(&self) -> String {
+        match self {
+            Failure::Authentication => AUTHENTICATION_FAILED.to_owned(),
+            Failure::Refused { error, .. } => error.to_string(),
+        }
+    }
+
+    /// HTTP status.
+    pub fn status(&self) -> u16 {
+        match self {
+            Failure::Authentication => 401,
+            Failure::Refused { status, .. } => *status,
+        }
+    }
+
+    /// The catalogue error, if any (none for authentication).
+    pub fn error(&self) -> Option<&AchError> {
+        match self {
+            Failure::Authentication => None,
+            Failure::Refused { error, .. } => Some(error),
+        }
+    }
+
+    /// Field problems.
+    pub fn errors(&self) -> &[FieldError] {
+        match self {
+            Failure::Authentication => &[],
+            Failure::Refused { errors, .. } => errors,
+        }
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message())
+    }
+}
+
+impl std::error::Error for Failure {}
+
+impl From<crate::lifecycle::Refusal> for Failure {
+    fn from(r: crate::lifecycle::Refusal) -> Self {
+        Failure::Refused { status: r.http_status(), errors: vec![r.field_error()], error: r.error }
+    }
+}
+
+impl From<StorageError> for Failure {
+    /// Storage failures are message 7 (HTTP 503); the detail is not shown to clients.
+    fn from(_: StorageError) -> Self {
+        Failure::refused(AchError::DatabaseUnavailable)
+    }
+}

@@ -1,0 +1,180 @@
+//! The two status feeds: status changes per partner, events per merchant.
+//!
+//! Every change gets the next sequence number of its feed inside the write
+//! transaction that makes it, so a feed is in commit order with no gaps, and a
+//! reader (a snapshot) sees a prefix of it. A pointer is the last sequence number
+//! delivered, MAC'd for its feed (`secrets::PointerCodec`): unforgeable and useless
+//! to another partner. A page is a range read after the pointer: O(page), whatever
+//! the history.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use super::records::TransactionRecord;
+use super::{Caller, Cx, Engine, Failure};
+use crate::calendar;
+use crate::lifecycle::State;
+use crate::model::{Event, StatusChange};
+use crate::storage::{keys, Read, StorageError, Table};
+use crate::validation::ProblemCode;
+use crate::AchError;
+
+/// Most changes or events in one answer.
+pub const PAGE_LIMIT: usize = 10_000;
+
+/// The kind of every event today.
+pub const EVENT_TYPE: &str = "transaction.status_changed";
+
+/// The reason a void shows in the feeds.
+pub const VOID_REASON: &str = "Voided";
+
+/// `GET /status-changes/{pointer}`: `{new_pointer, changes}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StatusPage {
+    /// Pass this as the next call's pointer.
+    pub new_pointer: String,
+    /// The changes, oldest first.
+    pub changes: Vec<StatusChange>,
+}
+
+/// `GET /events[/{pointer}]`: `{events, new_pointer, exists_more_events}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EventsPage {
+    /// The events, oldest first.
+    pub events: Vec<Event>,
+    /// Pass this as the next call's pointer.
+    pub new_pointer: String,
+    /// Whether more events wait after this page.
+    pub exists_more_events: bool,
+}
+
+fn date(d: Option<chrono::NaiveDate>) -> Option<String> {
+    d.map(|d| d.format("%Y-%m-%d").to_string())
+}
+
+/// The status change a transaction's current state reports, at `at`.
+fn change_of(t: &TransactionRecord, at: DateTime<Utc>) -> StatusChange {
+    let voided = t.state == State::Voided;
+    StatusChange {
+        transaction_id: t.id.clone(),
+        change_timestamp: calendar::format_eastern_timestamp(at),
+        origination_date: date(t.origination_date),
+        effective_date: date(t.effective_date),
+        settlement_date: date(t.settlement_date),
+        return_date: date(t.return_date),
+        return_code: t.return_code.clone(),
+        status: t.state.feed_status(),
+        reason: if voided { Some(VOID_REASON.to_owned()) } else { t.return_reason.clone() },
+    }
+}
+
+/// The next sequence number of a feed (cached for the rest of the transaction).
+fn next_seq(cx: &mut Cx<'_>, table: Table, scope: &str) -> Result<u64, StorageError> {
+    let mut cache_key = vec![table as u8];
+    cache_key.extend_from_slice(scope.as_bytes());
+    if let Some(n) = cx.seqs.get_mut(&cache_key) {
+        *n += 1;
+        return Ok(*n);
+    }
+    let (from, to) = keys::seq_range_after(scope, 0);
+    let last = cx.w.last_key(table, &from, &to)?.and_then(|k| keys::seq_of(&k)).unwrap_or(0);
+    let next = last + 1;
+    cx.seqs.insert(cache_key, next);
+    Ok(next)
+}
+
+/// Append the transaction's current status to its partner's status-changes feed
+/// and its merchant's events feed.
+pub(crate) fn record_change(
+    cx: &mut Cx<'_>,
+    t: &TransactionRecord,
+    at: DateTime<Utc>,
+) -> Result<(), StorageError> {
+    let change = change_of(t, at);
+    let seq = next_seq(cx, Table::Changes, &t.partner_id)?;
+    cx.w.put(Table::Changes, &keys::seq(&t.partner_id, seq), &change)?;
+    let event_seq = next_seq(cx, Table::Events, &t.merchant_id)?;
+    let event = Event {
+        id: format!("evt_{event_seq}"),
+        kind: EVENT_TYPE.to_owned(),
+        occurred_at: change.change_timestamp.clone(),
+        change,
+    };
+    cx.w.put(Table::Events, &keys::seq(&t.merchant_id, event_seq), &event)
+}
+
+/// Decode a pointer for `scope`: `"0"` is the start; anything else must be a
+/// pointer this feed issued.
+fn position(engine: &Engine, scope: &str, pointer: &str) -> Result<u64, Failure> {
+    if pointer == "0" {
+        return Ok(0);
+    }
+    engine.pointers.decode(scope, pointer).ok_or_else(|| {
+        Failure::problem(
+            AchError::FailedToAccept,
+            "pointer",
+            ProblemCode::InvalidValue,
+            "this pointer was not issued by this feed (use 0 for the first call)",
+        )
+    })
+}
+
+fn page<T: serde::de::DeserializeOwned>(
+    r: &Read,
+    table: Table,
+    scope: &str,
+    after: u64,
+    limit: usize,
+) -> Result<(Vec<T>, u64, bool), StorageError> {
+    let (from, to) = keys::seq_range_after(scope, after);
+    let entries = r.range(table, &from, &to, limit + 1)?;
+    let more = entries.len() > limit;
+    let mut last = after;
+    let mut items = Vec::with_capacity(entries.len().min(limit));
+    for (k, v) in entries.into_iter().take(limit) {
+        last = keys::seq_of(&k).unwrap_or(last);
+        items.push(
+            serde_json::from_slice(&v)
+                .map_err(|e| StorageError(format!("a feed entry is unreadable: {e}")))?,
+        );
+    }
+    Ok((items, last, more))
+}
+
+/// A page of the partner's status changes.
+pub(crate) fn status_page(
+    engine: &Engine,
+    caller: &Caller,
+    partner_id: &str,
+    pointer: &str,
+) -> Result<StatusPage, Failure> {
+    match caller {
+        Caller::Partner { partner_id: p } if p == partner_id => {}
+        _ => return Err(Failure::Authentication),
+    }
+    let after = position(engine, partner_id, pointer)?;
+    let (changes, last, _) = engine.store.read(|r| page(r, Table::Changes, partner_id, after, PAGE_LIMIT))?;
+    Ok(StatusPage { new_pointer: engine.pointers.encode(partner_id, last), changes })
+}
+
+/// A page of the merchant's events.
+pub(crate) fn events_page(
+    engine: &Engine,
+    caller: &Caller,
+    pointer: Option<&str>,
+) -> Result<EventsPage, Failure> {
+    let Caller::Merchant { merchant_id, .. } = caller else {
+        return Err(Failure::Authentication);
+    };
+    let after = match pointer {
+        None => 0,
+        Some(p) => position(engine, merchant_id, p)?,
+    };
+    let (events, last, more) =
+        engine.store.read(|r| page(r, Table::Events, merchant_id, after, PAGE_LIMIT))?;
+    Ok(EventsPage {
+        events,
+        new_pointer: engine.pointers.encode(merchant_id, last),
+        exists_more_events: more,
+    })
+}

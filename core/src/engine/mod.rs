@@ -1,0 +1,345 @@
+//! The stateful engine: tenancy, customers, merchants, the transaction lifecycle and
+//! both status feeds, over redb.
+//!
+//! Every operation runs inside one redb write transaction and follows the same
+//! shape: catch up on cut-offs and settlements due by `now`, read what the operation
+//! needs, decide (pure rules: validation, lifecycle), and only then write. A refused
+//! operation writes nothing; a committed one is durable when it returns.
+//! [`Engine::execute_batch`] applies many operations in one write transaction (one
+//! fsync), each with its own result.
+
+mod customers;
+mod failure;
+mod feeds;
+mod ops;
+mod records;
+mod schedule;
+mod tenants;
+mod transactions;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+use chrono::{DateTime, Utc};
+
+pub use failure::Failure;
+pub use feeds::{EventsPage, StatusPage, PAGE_LIMIT};
+pub use ops::{Caller, Operation, Outcome};
+
+use crate::clock::{Clock, ManualClock};
+use crate::routing::RoutingDirectory;
+use crate::secrets::{Cipher, EncryptionKey, KeyHash, PointerCodec, SecretError};
+use crate::storage::{keys, StorageError, Store, Table, Write};
+
+/// How the engine is set up by its host.
+#[derive(Debug, Clone)]
+pub struct EngineOptions {
+    /// The operator's key (the operator plane: partners, approvals, returns,
+    /// directory, the sandbox clock). `None`: no operator access.
+    pub operator_key: Option<String>,
+    /// Sandbox: the clock is set by the operator (`Operation::SetClock`).
+    pub sandbox: bool,
+    /// The key that seals account numbers. `None`: for a file database, the key file
+    /// `<database>.key` (created with mode 0600 if missing); in memory, a fresh key.
+    pub encryption_key: Option<EncryptionKey>,
+    /// Where time comes from.
+    pub clock: EngineClock,
+}
+
+/// The engine's clock.
+#[derive(Debug, Clone)]
+pub enum EngineClock {
+    /// The operating system's clock (production).
+    #[cfg(not(target_arch = "wasm32"))]
+    System,
+    /// A clock that moves only when set (tests, the sandbox, the browser).
+    Manual(ManualClock),
+}
+
+impl EngineOptions {
+    /// Options with a manual clock at `start` (tests, sandbox, browser).
+    pub fn manual(start: DateTime<Utc>) -> Self {
+        EngineOptions {
+            operator_key: None,
+            sandbox: false,
+            encryption_key: None,
+            clock: EngineClock::Manual(ManualClock::new(start)),
+        }
+    }
+
+    /// Options on the system clock (production).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn system() -> Self {
+        EngineOptions { operator_key: None, sandbox: false, encryption_key: None, clock: EngineClock::System }
+    }
+
+    /// With this operator key.
+    pub fn with_operator_key(mut self, key: impl Into<String>) -> Self {
+        self.operator_key = Some(key.into());
+        self
+    }
+
+    /// In sandbox mode (the operator sets the clock).
+    pub fn sandbox(mut self) -> Self {
+        self.sandbox = true;
+        self
+    }
+
+    /// With this encryption key.
+    pub fn with_encryption_key(mut self, key: EncryptionKey) -> Self {
+        self.encryption_key = Some(key);
+        self
+    }
+}
+
+/// Why the engine could not open.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum OpenError {
+    /// The database could not be opened or has another format version.
+    #[error("{0}")]
+    Storage(#[from] StorageError),
+    /// The encryption key file could not be read or created.
+    #[error("{0}")]
+    Secret(#[from] SecretError),
+    /// The stored routing directory could not be parsed.
+    #[error("the stored routing directory is unreadable: {0}")]
+    Directory(String),
+}
+
+/// The engine. Share it between threads (`Arc<Engine>`): operations serialize on
+/// redb's single writer; feed reads run on snapshots concurrently.
+#[derive(Debug)]
+pub struct Engine {
+    store: Store,
+    clock: Arc<dyn Clock>,
+    manual: Option<ManualClock>,
+    sandbox: bool,
+    operator: Option<KeyHash>,
+    cipher: Cipher,
+    pointers: PointerCodec,
+    directory: RwLock<Arc<RoutingDirectory>>,
+}
+
+impl Engine {
+    /// Open (or create) the database file at `path`.
+    pub fn open(path: &Path, options: EngineOptions) -> Result<Engine, OpenError> {
+        let key = match &options.encryption_key {
+            Some(k) => k.clone(),
+            None => EncryptionKey::load_or_create(&key_file_for(path))?,
+        };
+        let store = Store::open(path)?;
+        Engine::start(store, key, options)
+    }
+
+    /// A database in memory (redb's in-memory backend): nothing survives the engine.
+    pub fn in_memory(options: EngineOptions) -> Result<Engine, OpenError> {
+        let key = options.encryption_key.clone().unwrap_or_else(EncryptionKey::generate);
+        let store = Store::in_memory()?;
+        Engine::start(store, key, options)
+    }
+
+    fn start(store: Store, key: EncryptionKey, options: EngineOptions) -> Result<Engine, OpenError> {
+        let (secret, directory_text) = store.write(|w| -> Result<_, StorageError> {
+            let secret = match w.get_raw(Table::Meta, keys::META_POINTER_SECRET)? {
+                Some(s) if s.len() == 32 => s,
+                _ => {
+                    let mut s = vec![0u8; 32];
+                    crate::ids::random_bytes(&mut s);
+                    w.put_raw(Table::Meta, keys::META_POINTER_SECRET, &s)?;
+                    s
+                }
+            };
+            let text = w.get_raw(Table::Blobs, keys::BLOB_DIRECTORY)?;
+            Ok((secret, text))
+        })?;
+        let directory = match directory_text {
+            None => RoutingDirectory::embedded(),
+            Some(bytes) => {
+                let text = String::from_utf8(bytes).map_err(|e| OpenError::Directory(e.to_string()))?;
+                RoutingDirectory::parse_fedach(&text).map_err(|e| OpenError::Directory(e.to_string()))?
+            }
+        };
+        let mut secret_bytes = [0u8; 32];
+        secret_bytes.copy_from_slice(&secret);
+        let (clock, manual): (Arc<dyn Clock>, Option<ManualClock>) = match options.clock {
+            #[cfg(not(target_arch = "wasm32"))]
+            EngineClock::System => (Arc::new(crate::clock::SystemClock), None),
+            EngineClock::Manual(m) => (Arc::new(m.clone()), Some(m)),
+        };
+        Ok(Engine {
+            store,
+            clock,
+            manual,
+            sandbox: options.sandbox,
+            operator: options.operator_key.as_deref().map(KeyHash::of),
+            cipher: Cipher::new(key.as_bytes()),
+            pointers: PointerCodec::new(&secret_bytes),
+            directory: RwLock::new(Arc::new(directory)),
+        })
+    }
+
+    /// The current instant by the engine's clock.
+    pub fn now(&self) -> DateTime<Utc> {
+        self.clock.now()
+    }
+
+    /// Whether this engine is a sandbox.
+    pub fn is_sandbox(&self) -> bool {
+        self.sandbox
+    }
+
+    /// The routing directory in use.
+    pub fn directory(&self) -> Arc<RoutingDirectory> {
+        self.directory.read().map_or_else(|p| p.into_inner().clone(), |d| d.clone())
+    }
+
+    fn set_directory(&self, directory: RoutingDirectory) {
+        let mut guard = self.directory.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+        *guard = Arc::new(directory);
+    }
+
+    /// Who an API key belongs to, or [`Failure::Authentication`].
+    pub fn authenticate(&self, api_key: &str) -> Result<Caller, Failure> {
+        if api_key.is_empty() || api_key.len() > 256 {
+            return Err(Failure::Authentication);
+        }
+        let hash = KeyHash::of(api_key);
+        if self.operator.as_ref().is_some_and(|op| op.ct_eq(&hash)) {
+            return Ok(Caller::Operator);
+        }
+        let owner: Option<records::KeyOwner> = self.store.read(|r| r.get(Table::Keys, hash.as_bytes()))?;
+        match owner {
+            Some(records::KeyOwner::Partner { partner_id }) => Ok(Caller::Partner { partner_id }),
+            Some(records::KeyOwner::Merchant { partner_id, merchant_id }) => {
+                Ok(Caller::Merchant { partner_id, merchant_id })
+            }
+            None => Err(Failure::Authentication),
+        }
+    }
+
+    /// Run one operation in its own write transaction.
+    pub fn execute(&self, caller: &Caller, op: Operation) -> Result<Outcome, Failure> {
+        self.execute_batch(vec![(caller.clone(), op)])
+            .pop()
+            .unwrap_or(Err(Failure::refused(crate::AchError::SystemUnable)))
+    }
+
+    /// Run many operations in ONE write transaction (one durable commit), each with
+    /// its own result, in order. Work that needs no storage (validation, parsing a
+    /// directory) is done before the transaction begins. If the commit fails, every
+    /// operation answers message 7 and nothing is stored.
+    pub fn execute_batch(&self, ops: Vec<(Caller, Operation)>) -> Vec<Result<Outcome, Failure>> {
+        let count = ops.len();
+        let now = self.clock.now();
+        let directory = self.directory();
+        let prepared: Vec<(Caller, ops::Prepared)> =
+            ops.into_iter().map(|(caller, op)| (caller, ops::prepare(op, now, &directory))).collect();
+        let mut new_directory = None;
+        type Answers = Vec<Result<Outcome, Failure>>;
+        let result = self.store.write(|w| -> Result<(Answers, Option<DateTime<Utc>>), StorageError> {
+            let mut cx = Cx { w, now, engine: self, seqs: HashMap::new(), clock_to: None };
+            schedule::catch_up(&mut cx, now)?;
+            let mut out = Vec::with_capacity(count);
+            for (caller, op) in prepared {
+                let answer = match ops::apply(&mut cx, &caller, op) {
+                    Ok(Applied::Done(o)) => Ok(o),
+                    Ok(Applied::Directory(dir, o)) => {
+                        new_directory = Some(dir);
+                        Ok(o)
+                    }
+                    Err(Fail::Refused(f)) => Err(f),
+                    Err(Fail::Storage(e)) => return Err(e),
+                };
+                out.push(answer);
+            }
+            Ok((out, cx.clock_to))
+        });
+        match result {
+            Ok((out, clock_to)) => {
+                if let Some(dir) = new_directory {
+                    self.set_directory(dir);
+                }
+                if let (Some(t), Some(manual)) = (clock_to, &self.manual) {
+                    manual.set(t);
+                }
+                out
+            }
+            Err(_) => {
+                (0..count).map(|_| Err(Failure::refused(crate::AchError::DatabaseUnavailable))).collect()
+            }
+        }
+    }
+
+    /// Run every cut-off and settlement due up to `now`, in time order, in one
+    /// write transaction. Production calls this from the wall clock; the sandbox
+    /// through [`Operation::SetClock`].
+    pub fn advance_to(&self, now: DateTime<Utc>) -> Result<schedule::Progress, Failure> {
+        let progress = self.store.write(|w| {
+            let mut cx = Cx { w, now, engine: self, seqs: HashMap::new(), clock_to: None };
+            schedule::catch_up(&mut cx, now)
+        })?;
+        Ok(progress)
+    }
+
+    /// The partner's status-changes feed after `pointer` (`"0"` for the first call).
+    pub fn status_changes(
+        &self,
+        caller: &Caller,
+        partner_id: &str,
+        pointer: &str,
+    ) -> Result<StatusPage, Failure> {
+        feeds::status_page(self, caller, partner_id, pointer)
+    }
+
+    /// The merchant's events feed after `pointer` (`None` for the first call).
+    pub fn events(&self, caller: &Caller, pointer: Option<&str>) -> Result<EventsPage, Failure> {
+        feeds::events_page(self, caller, pointer)
+    }
+}
+
+/// The key file used when the host supplies no encryption key: `<database>.key`.
+pub fn key_file_for(database: &Path) -> PathBuf {
+    let mut name = database.as_os_str().to_owned();
+    name.push(".key");
+    PathBuf::from(name)
+}
+
+/// The context of one write transaction.
+pub(crate) struct Cx<'a> {
+    pub w: &'a mut Write,
+    pub now: DateTime<Utc>,
+    pub engine: &'a Engine,
+    /// Next sequence number per feed scope, cached for the transaction.
+    pub seqs: HashMap<Vec<u8>, u64>,
+    /// The sandbox clock's new instant, set on the clock once the commit succeeds.
+    pub clock_to: Option<DateTime<Utc>>,
+}
+
+/// What applying an operation did.
+pub(crate) enum Applied {
+    /// Finished with this outcome.
+    Done(Outcome),
+    /// Finished, and the engine must switch to this directory after the commit.
+    Directory(RoutingDirectory, Outcome),
+}
+
+/// Why applying an operation stopped: a refusal (nothing was written), or a
+/// storage failure (the whole transaction is abandoned).
+pub(crate) enum Fail {
+    Refused(Failure),
+    Storage(StorageError),
+}
+
+impl From<StorageError> for Fail {
+    fn from(e: StorageError) -> Self {
+        Fail::Storage(e)
+    }
+}
+
+impl From<Failure> for Fail {
+    fn from(f: Failure) -> Self {
+        Fail::Refused(f)
+    }
+}

@@ -1,0 +1,362 @@
+//! Operations, who may run them, and what they answer.
+
+use chrono::{DateTime, NaiveDate, Utc};
+use serde::Serialize;
+
+use super::schedule::Progress;
+use super::{customers, tenants, transactions, Applied, Cx, Fail, Failure};
+use crate::calendar;
+use crate::limits::Limits;
+use crate::model::{MerchantApplication, NewCustomer, NewTransaction};
+use crate::routing::RoutingDirectory;
+use crate::validation::{self, Context, ProblemCode, Report};
+use crate::AchError;
+
+/// Who is calling, as established by [`super::Engine::authenticate`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Caller {
+    /// The operator (partners, approvals, returns, directory, sandbox clock).
+    Operator,
+    /// A partner, by its key.
+    Partner {
+        /// The partner.
+        partner_id: String,
+    },
+    /// A merchant, by its key (the events feed).
+    Merchant {
+        /// The merchant's partner.
+        partner_id: String,
+        /// The merchant.
+        merchant_id: String,
+    },
+}
+
+/// One operation of the service.
+#[derive(Debug, Clone)]
+pub enum Operation {
+    /// Operator: create a partner; answers its id and API key.
+    CreatePartner {
+        /// Display name.
+        name: String,
+    },
+    /// Operator: set a partner's overall limits.
+    SetPartnerLimits {
+        /// The partner.
+        partner_id: String,
+        /// Limits to set (unset fields keep their value).
+        limits: Limits,
+    },
+    /// Partner: submit a merchant application (`POST /merchants`).
+    SubmitMerchant {
+        /// The calling partner.
+        partner_id: String,
+        /// The application's JSON.
+        body: Vec<u8>,
+    },
+    /// Operator: approve a merchant; answers its API key.
+    ApproveMerchant {
+        /// The merchant.
+        merchant_id: String,
+        /// Limits overriding the defaults from its velocities.
+        limits: Limits,
+    },
+    /// Operator: change an approved merchant's limits.
+    SetMerchantLimits {
+        /// The merchant.
+        merchant_id: String,
+        /// Limits to set (unset fields keep their value).
+        limits: Limits,
+    },
+    /// Partner: store a customer (`POST /customers`).
+    CreateCustomer {
+        /// The calling partner.
+        partner_id: String,
+        /// The customer's JSON.
+        body: Vec<u8>,
+    },
+    /// Partner: delete a customer (`DELETE /customers/{token}`).
+    DeleteCustomer {
+        /// The calling partner.
+        partner_id: String,
+        /// The token.
+        customer_id: String,
+    },
+    /// Partner: create a transaction (`POST /transactions`).
+    CreateTransaction {
+        /// The calling partner.
+        partner_id: String,
+        /// The transaction's JSON.
+        body: Vec<u8>,
+    },
+    /// Partner: void a Pending transaction.
+    VoidTransaction {
+        /// The calling partner.
+        partner_id: String,
+        /// The transaction.
+        transaction_id: String,
+    },
+    /// Partner: reverse a Settled transaction.
+    ReverseTransaction {
+        /// The calling partner.
+        partner_id: String,
+        /// The transaction.
+        transaction_id: String,
+    },
+    /// Operator: record a return from the receiving bank.
+    RecordReturn {
+        /// The transaction.
+        transaction_id: String,
+        /// `R` + two digits.
+        return_code: String,
+        /// Defaults to today (Eastern).
+        return_date: Option<NaiveDate>,
+    },
+    /// Operator: replace the routing directory with a FedACH file.
+    LoadDirectory {
+        /// The file's text.
+        text: String,
+    },
+    /// Operator, sandbox only: set the clock and run everything due up to it.
+    SetClock {
+        /// The new instant (never earlier than the current one).
+        now: DateTime<Utc>,
+    },
+}
+
+impl Operation {
+    /// A transaction given as a typed value (serialized to the same JSON a client
+    /// would send).
+    pub fn create_transaction(partner_id: &str, transaction: &NewTransaction) -> Operation {
+        Operation::CreateTransaction {
+            partner_id: partner_id.to_owned(),
+            body: serde_json::to_vec(transaction).unwrap_or_default(),
+        }
+    }
+}
+
+/// What a successful operation answers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum Outcome {
+    /// A partner was created.
+    PartnerCreated {
+        /// Its id.
+        partner_id: String,
+        /// Its API key (shown once; only its hash is stored).
+        api_key: String,
+    },
+    /// Limits were set.
+    LimitsSet {
+        /// The partner or merchant.
+        id: String,
+        /// The limits now in force.
+        limits: Limits,
+    },
+    /// A merchant application was stored and waits in underwriting.
+    MerchantSubmitted {
+        /// Its id.
+        merchant_id: String,
+    },
+    /// A merchant was approved.
+    MerchantApproved {
+        /// Its id.
+        merchant_id: String,
+        /// Its API key for the events feed (shown once).
+        api_key: String,
+        /// Its limits.
+        limits: Limits,
+    },
+    /// A customer was stored.
+    CustomerCreated {
+        /// Its token.
+        customer_id: String,
+    },
+    /// A customer was deleted.
+    CustomerDeleted {
+        /// Its token.
+        customer_id: String,
+    },
+    /// A transaction was accepted (Pending).
+    TransactionCreated {
+        /// Its id.
+        transaction_id: String,
+    },
+    /// A transaction was voided.
+    TransactionVoided {
+        /// Its id.
+        transaction_id: String,
+    },
+    /// A reversal was created.
+    TransactionReversed {
+        /// The original transaction.
+        transaction_id: String,
+        /// The new reversal transaction.
+        reversal_id: String,
+    },
+    /// A return was recorded.
+    ReturnRecorded {
+        /// The transaction.
+        transaction_id: String,
+    },
+    /// A routing directory was loaded.
+    DirectoryLoaded {
+        /// Records in it.
+        records: usize,
+    },
+    /// The sandbox clock was set.
+    ClockSet {
+        /// The new instant.
+        now: DateTime<Utc>,
+        /// What ran.
+        progress: Progress,
+    },
+}
+
+/// An operation with its storage-free work (validation, parsing) done.
+pub(crate) enum Prepared {
+    CreatePartner { name: String },
+    SetPartnerLimits { partner_id: String, limits: Limits },
+    SubmitMerchant { partner_id: String, application: Result<Box<MerchantApplication>, Report> },
+    ApproveMerchant { merchant_id: String, limits: Limits },
+    SetMerchantLimits { merchant_id: String, limits: Limits },
+    CreateCustomer { partner_id: String, customer: Result<NewCustomer, Report> },
+    DeleteCustomer { partner_id: String, customer_id: String },
+    CreateTransaction { partner_id: String, transaction: Result<NewTransaction, Report> },
+    VoidTransaction { partner_id: String, transaction_id: String },
+    ReverseTransaction { partner_id: String, transaction_id: String },
+    RecordReturn { transaction_id: String, return_code: String, return_date: Option<NaiveDate> },
+    LoadDirectory { directory: Result<(RoutingDirectory, String), String> },
+    SetClock { now: DateTime<Utc> },
+}
+
+/// Do the work that needs no storage: validate bodies, parse a directory.
+pub(crate) fn prepare(op: Operation, now: DateTime<Utc>, directory: &RoutingDirectory) -> Prepared {
+    let ctx = Context { today: calendar::eastern_date(now), directory };
+    match op {
+        Operation::CreatePartner { name } => Prepared::CreatePartner { name },
+        Operation::SetPartnerLimits { partner_id, limits } => {
+            Prepared::SetPartnerLimits { partner_id, limits }
+        }
+        Operation::SubmitMerchant { partner_id, body } => Prepared::SubmitMerchant {
+            partner_id,
+            application: validation::merchant::validate_bytes(&body, &ctx).map(Box::new),
+        },
+        Operation::ApproveMerchant { merchant_id, limits } => {
+            Prepared::ApproveMerchant { merchant_id, limits }
+        }
+        Operation::SetMerchantLimits { merchant_id, limits } => {
+            Prepared::SetMerchantLimits { merchant_id, limits }
+        }
+        Operation::CreateCustomer { partner_id, body } => Prepared::CreateCustomer {
+            partner_id,
+            customer: validation::customer::validate_bytes(&body, &ctx),
+        },
+        Operation::DeleteCustomer { partner_id, customer_id } => {
+            Prepared::DeleteCustomer { partner_id, customer_id }
+        }
+        Operation::CreateTransaction { partner_id, body } => Prepared::CreateTransaction {
+            partner_id,
+            transaction: validation::transaction::validate_bytes(&body, &ctx),
+        },
+        Operation::VoidTransaction { partner_id, transaction_id } => {
+            Prepared::VoidTransaction { partner_id, transaction_id }
+        }
+        Operation::ReverseTransaction { partner_id, transaction_id } => {
+            Prepared::ReverseTransaction { partner_id, transaction_id }
+        }
+        Operation::RecordReturn { transaction_id, return_code, return_date } => {
+            Prepared::RecordReturn { transaction_id, return_code, return_date }
+        }
+        Operation::LoadDirectory { text } => Prepared::LoadDirectory {
+            directory: RoutingDirectory::parse_fedach(&text).map(|d| (d, text)).map_err(|e| e.to_string()),
+        },
+        Operation::SetClock { now } => Prepared::SetClock { now },
+    }
+}
+
+/// The caller must be the operator.
+fn operator(caller: &Caller) -> Result<(), Fail> {
+    match caller {
+        Caller::Operator => Ok(()),
+        _ => Err(Fail::Refused(Failure::Authentication)),
+    }
+}
+
+/// The caller must be this partner (the request's `partner_id` is the key's).
+fn partner(caller: &Caller, partner_id: &str) -> Result<(), Fail> {
+    match caller {
+        Caller::Partner { partner_id: p } if p == partner_id => Ok(()),
+        _ => Err(Fail::Refused(Failure::Authentication)),
+    }
+}
+
+/// Apply one prepared operation inside the write transaction.
+pub(crate) fn apply(cx: &mut Cx<'_>, caller: &Caller, op: Prepared) -> Result<Applied, Fail> {
+    let done = |o| Ok(Applied::Done(o));
+    match op {
+        Prepared::CreatePartner { name } => {
+            operator(caller)?;
+            done(tenants::create_partner(cx, &name)?)
+        }
+        Prepared::SetPartnerLimits { partner_id, limits } => {
+            operator(caller)?;
+            done(tenants::set_partner_limits(cx, &partner_id, &limits)?)
+        }
+        Prepared::SubmitMerchant { partner_id, application } => {
+            partner(caller, &partner_id)?;
+            let application = application.map_err(Failure::from_report)?;
+            done(tenants::submit_merchant(cx, &partner_id, &application)?)
+        }
+        Prepared::ApproveMerchant { merchant_id, limits } => {
+            operator(caller)?;
+            done(tenants::approve_merchant(cx, &merchant_id, &limits)?)
+        }
+        Prepared::SetMerchantLimits { merchant_id, limits } => {
+            operator(caller)?;
+            done(tenants::set_merchant_limits(cx, &merchant_id, &limits)?)
+        }
+        Prepared::CreateCustomer { partner_id, customer } => {
+            partner(caller, &partner_id)?;
+            let customer = customer.map_err(Failure::from_report)?;
+            done(customers::create(cx, &partner_id, &customer)?)
+        }
+        Prepared::DeleteCustomer { partner_id, customer_id } => {
+            partner(caller, &partner_id)?;
+            done(customers::delete(cx, &partner_id, &customer_id)?)
+        }
+        Prepared::CreateTransaction { partner_id, transaction } => {
+            partner(caller, &partner_id)?;
+            let transaction = transaction.map_err(Failure::from_report)?;
+            done(transactions::create(cx, &partner_id, &transaction)?)
+        }
+        Prepared::VoidTransaction { partner_id, transaction_id } => {
+            partner(caller, &partner_id)?;
+            done(transactions::void(cx, &partner_id, &transaction_id)?)
+        }
+        Prepared::ReverseTransaction { partner_id, transaction_id } => {
+            partner(caller, &partner_id)?;
+            done(transactions::reverse(cx, &partner_id, &transaction_id)?)
+        }
+        Prepared::RecordReturn { transaction_id, return_code, return_date } => {
+            operator(caller)?;
+            done(transactions::record_return(cx, &transaction_id, &return_code, return_date)?)
+        }
+        Prepared::LoadDirectory { directory } => {
+            operator(caller)?;
+            let (directory, text) = directory.map_err(|why| {
+                Failure::problem(AchError::FailedToAccept, "", ProblemCode::InvalidFormat, why)
+            })?;
+            cx.w.put_raw(
+                crate::storage::Table::Blobs,
+                crate::storage::keys::BLOB_DIRECTORY,
+                text.as_bytes(),
+            )?;
+            let records = directory.len();
+            Ok(Applied::Directory(directory, Outcome::DirectoryLoaded { records }))
+        }
+        Prepared::SetClock { now } => {
+            operator(caller)?;
+            done(super::schedule::set_clock(cx, now)?)
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! The records the engine stores (serde_json values in the storage tables).
+//! Account numbers and merchant applications are stored only sealed (AEAD).
+
+use chrono::{DateTime, NaiveDate, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::lifecycle::State;
+use crate::limits::Limits;
+use crate::model::{AccountType, Direction, EntryClass};
+use crate::money::Money;
+
+/// A partner: the tenant every merchant, customer and transaction belongs to.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct PartnerRecord {
+    pub id: String,
+    pub name: String,
+    pub created_at: DateTime<Utc>,
+    /// Overall limits across the partner's merchants.
+    #[serde(default)]
+    pub limits: Limits,
+}
+
+/// Where a merchant is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum MerchantStatus {
+    /// Submitted, waiting for the operator's approval.
+    Underwriting,
+    /// Approved: may transact.
+    Approved,
+}
+
+/// A merchant.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct MerchantRecord {
+    pub id: String,
+    pub partner_id: String,
+    pub status: MerchantStatus,
+    /// The whole application as JSON, sealed (it holds account numbers and SSNs).
+    pub application_sealed: String,
+    pub classes: Vec<EntryClass>,
+    pub decline_duplicates: bool,
+    pub limits: Limits,
+    pub submitted_at: DateTime<Utc>,
+    pub approved_at: Option<DateTime<Utc>>,
+}
+
+/// Who an API key authenticates.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub(crate) enum KeyOwner {
+    /// A partner's key: every operation of the partner.
+    Partner { partner_id: String },
+    /// A merchant's key: the merchant's events feed.
+    Merchant { partner_id: String, merchant_id: String },
+}
+
+/// A receiver's bank account, with the account number sealed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct SealedAccount {
+    pub name: String,
+    pub routing_number: String,
+    /// Base64 of the AEAD output (nonce ‖ ciphertext ‖ tag).
+    pub account_sealed: String,
+    /// The id the seal is bound to (associated data).
+    pub sealed_for: String,
+    pub account_last4: String,
+    pub account_type: AccountType,
+}
+
+/// A stored customer (token). A deleted customer keeps a tombstone without the
+/// account so that its token is refused clearly.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct CustomerRecord {
+    pub id: String,
+    pub partner_id: String,
+    /// `global` or a merchant id.
+    pub scope: String,
+    pub account: Option<SealedAccount>,
+    pub created_at: DateTime<Utc>,
+    pub deleted_at: Option<DateTime<Utc>>,
+}
+
+/// A transaction.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct TransactionRecord {
+    pub id: String,
+    pub partner_id: String,
+    pub merchant_id: String,
+    pub amount: Money,
+    pub direction: Direction,
+    pub class: EntryClass,
+    pub description: String,
+    pub check_number: Option<String>,
+    pub terminal_state: Option<String>,
+    pub customer_id: Option<String>,
+    pub account: SealedAccount,
+    pub has_images: bool,
+    pub state: State,
+    pub created_at: DateTime<Utc>,
+    /// The cut-off this transaction waits for while Pending.
+    pub cutoff_at: DateTime<Utc>,
+    pub origination_date: Option<NaiveDate>,
+    pub effective_date: Option<NaiveDate>,
+    pub settlement_date: Option<NaiveDate>,
+    /// When it settles (08:30 ET on the settlement date), once originated.
+    pub settles_at: Option<DateTime<Utc>>,
+    pub return_date: Option<NaiveDate>,
+    pub return_code: Option<String>,
+    pub return_reason: Option<String>,
+    /// For a reversal: the transaction it reverses.
+    pub reversal_of: Option<String>,
+    /// For a reversed transaction: its reversal.
+    pub reversed_by: Option<String>,
+}

@@ -1,0 +1,138 @@
+//! Partners and merchants: creation, underwriting, approval, limits, API keys.
+
+use base64::Engine as _;
+
+use super::records::{KeyOwner, MerchantRecord, MerchantStatus, PartnerRecord};
+use super::{Cx, Fail, Failure, Outcome};
+use crate::ids::{self, IdKind};
+use crate::limits::Limits;
+use crate::model::MerchantApplication;
+use crate::secrets::{ApiKey, KeyKind};
+use crate::storage::Table;
+use crate::validation::ProblemCode;
+use crate::AchError;
+
+/// Longest partner name.
+pub const MAX_PARTNER_NAME: usize = 100;
+
+fn b64() -> &'static base64::engine::GeneralPurpose {
+    &base64::engine::general_purpose::STANDARD
+}
+
+/// Operator: a new partner and its API key.
+pub(crate) fn create_partner(cx: &mut Cx<'_>, name: &str) -> Result<Outcome, Fail> {
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > MAX_PARTNER_NAME || name.chars().any(char::is_control) {
+        let msg = format!("name must be 1 to {MAX_PARTNER_NAME} characters without control characters");
+        return Err(
+            Failure::problem(AchError::FailedToAccept, "name", ProblemCode::InvalidFormat, msg).into()
+        );
+    }
+    let id = ids::generate(IdKind::Partner);
+    let key = ApiKey::generate(KeyKind::Partner);
+    let record = PartnerRecord {
+        id: id.clone(),
+        name: name.to_owned(),
+        created_at: cx.now,
+        limits: Limits::default(),
+    };
+    cx.w.put(Table::Partners, id.as_bytes(), &record)?;
+    cx.w.put(Table::Keys, key.hash().as_bytes(), &KeyOwner::Partner { partner_id: id.clone() })?;
+    Ok(Outcome::PartnerCreated { partner_id: id, api_key: key.as_str().to_owned() })
+}
+
+fn load_partner(cx: &Cx<'_>, partner_id: &str) -> Result<PartnerRecord, Fail> {
+    cx.w.get(Table::Partners, partner_id.as_bytes())?.ok_or_else(|| {
+        Failure::not_found("partner_id", format!("no partner '{}'", crate::error::echo(partner_id))).into()
+    })
+}
+
+/// Operator: set a partner's overall limits.
+pub(crate) fn set_partner_limits(
+    cx: &mut Cx<'_>,
+    partner_id: &str,
+    limits: &Limits,
+) -> Result<Outcome, Fail> {
+    let mut partner = load_partner(cx, partner_id)?;
+    partner.limits = partner.limits.updated(limits);
+    cx.w.put(Table::Partners, partner_id.as_bytes(), &partner)?;
+    Ok(Outcome::LimitsSet { id: partner.id, limits: partner.limits })
+}
+
+/// Partner: store an application; the merchant waits in underwriting.
+pub(crate) fn submit_merchant(
+    cx: &mut Cx<'_>,
+    partner_id: &str,
+    app: &MerchantApplication,
+) -> Result<Outcome, Fail> {
+    load_partner(cx, partner_id)?;
+    let id = ids::generate(IdKind::Merchant);
+    let json = serde_json::to_vec(app).map_err(|e| crate::storage::StorageError(e.to_string()))?;
+    let sealed = cx.engine.cipher.encrypt(&json, id.as_bytes());
+    let record = MerchantRecord {
+        id: id.clone(),
+        partner_id: partner_id.to_owned(),
+        status: MerchantStatus::Underwriting,
+        application_sealed: b64().encode(sealed),
+        classes: app.standard_entry_classes.clone(),
+        decline_duplicates: app.velocities.decline_duplicates,
+        limits: Limits::from_velocities(&app.velocities),
+        submitted_at: cx.now,
+        approved_at: None,
+    };
+    cx.w.put(Table::Merchants, id.as_bytes(), &record)?;
+    Ok(Outcome::MerchantSubmitted { merchant_id: id })
+}
+
+/// Message 11 for a merchant id the caller may not use (unknown, or another
+/// partner's: the two answers are identical).
+fn unknown_merchant(merchant_id: &str) -> Fail {
+    let e = AchError::InvalidMerchantId { value: crate::error::echo(merchant_id) };
+    Failure::problem(e.clone(), "merchant_id", ProblemCode::NotFound, e.to_string()).into()
+}
+
+fn load_merchant(cx: &Cx<'_>, merchant_id: &str) -> Result<MerchantRecord, Fail> {
+    cx.w.get(Table::Merchants, merchant_id.as_bytes())?.ok_or_else(|| unknown_merchant(merchant_id))
+}
+
+/// Operator: approve a merchant: its classes enabled, its limits set (defaults
+/// from its velocities, overridden by `limits`), its API key issued.
+pub(crate) fn approve_merchant(cx: &mut Cx<'_>, merchant_id: &str, limits: &Limits) -> Result<Outcome, Fail> {
+    let mut m = load_merchant(cx, merchant_id)?;
+    if m.status == MerchantStatus::Approved {
+        let msg = "this merchant is already approved (change its limits instead)";
+        return Err(
+            Failure::problem(AchError::FailedToAccept, "merchant_id", ProblemCode::Conflict, msg).into()
+        );
+    }
+    let key = ApiKey::generate(KeyKind::Merchant);
+    m.status = MerchantStatus::Approved;
+    m.approved_at = Some(cx.now);
+    m.limits = m.limits.updated(limits);
+    cx.w.put(Table::Merchants, m.id.as_bytes(), &m)?;
+    let owner = KeyOwner::Merchant { partner_id: m.partner_id.clone(), merchant_id: m.id.clone() };
+    cx.w.put(Table::Keys, key.hash().as_bytes(), &owner)?;
+    Ok(Outcome::MerchantApproved { merchant_id: m.id, api_key: key.as_str().to_owned(), limits: m.limits })
+}
+
+/// Operator: change a merchant's limits.
+pub(crate) fn set_merchant_limits(
+    cx: &mut Cx<'_>,
+    merchant_id: &str,
+    limits: &Limits,
+) -> Result<Outcome, Fail> {
+    let mut m = load_merchant(cx, merchant_id)?;
+    m.limits = m.limits.updated(limits);
+    cx.w.put(Table::Merchants, m.id.as_bytes(), &m)?;
+    Ok(Outcome::LimitsSet { id: m.id, limits: m.limits })
+}
+
+/// The partner's approved merchant `merchant_id`, as a transaction needs it.
+/// Another partner's merchant answers exactly like an unknown one (message 11).
+pub(crate) fn merchant_of(cx: &Cx<'_>, partner_id: &str, merchant_id: &str) -> Result<MerchantRecord, Fail> {
+    let m = load_merchant(cx, merchant_id)?;
+    if m.partner_id != partner_id {
+        return Err(unknown_merchant(merchant_id));
+    }
+    Ok(m)
+}

@@ -1,0 +1,164 @@
+//! Transactions: create (A Pending), void, reverse, and returns.
+
+use super::records::{MerchantStatus, TransactionRecord};
+use super::{customers, feeds, tenants, Cx, Fail, Failure, Outcome};
+use crate::error::echo;
+use crate::ids::TransactionId;
+use crate::lifecycle::{self, State};
+use crate::model::{CustomerRef, NewTransaction};
+use crate::storage::{keys, Table};
+use crate::validation::ProblemCode;
+use crate::{calendar, AchError};
+
+/// Partner: accept a validated transaction as A Pending, waiting for the next
+/// banking day's 6 PM ET cut-off.
+pub(crate) fn create(cx: &mut Cx<'_>, partner_id: &str, t: &NewTransaction) -> Result<Outcome, Fail> {
+    let class = t.standard_entry_class;
+    let merchant = tenants::merchant_of(cx, partner_id, t.merchant_id.as_str())?;
+    let refuse = |detail: String| -> Fail {
+        let e = AchError::NotAccepted { transaction_type: class.as_str().to_owned() };
+        Failure::problem(e, "standard_entry_class", ProblemCode::InvalidValue, detail).into()
+    };
+    if merchant.status != MerchantStatus::Approved {
+        return Err(refuse("the merchant is still in underwriting".into()));
+    }
+    if !merchant.classes.contains(&class) {
+        return Err(refuse(format!("the merchant is not set up for {} entries", class.as_str())));
+    }
+    let id = TransactionId::generate().0;
+    let (account, customer_id) = match &t.customer {
+        CustomerRef::Token { id: token } => {
+            (customers::resolve(cx, partner_id, merchant.id.as_str(), token.as_str())?, Some(token.0.clone()))
+        }
+        CustomerRef::Inline(account) => (customers::seal(cx, account, &id), None),
+    };
+    let (_, cutoff_at) = calendar::next_cutoff_after(cx.now);
+    let record = TransactionRecord {
+        id: id.clone(),
+        partner_id: partner_id.to_owned(),
+        merchant_id: merchant.id,
+        amount: t.amount,
+        direction: t.direction,
+        class,
+        description: t.description.clone(),
+        check_number: t.check_number.clone(),
+        terminal_state: t.state.clone(),
+        customer_id,
+        account,
+        has_images: t.check_image_front.is_some(),
+        state: State::Pending,
+        created_at: cx.now,
+        cutoff_at,
+        origination_date: None,
+        effective_date: None,
+        settlement_date: None,
+        settles_at: None,
+        return_date: None,
+        return_code: None,
+        return_reason: None,
+        reversal_of: None,
+        reversed_by: None,
+    };
+    // Decided: from here on only writes.
+    insert(cx, &record)?;
+    for (side, image) in [("front", &t.check_image_front), ("back", &t.check_image_back)] {
+        if let Some(image) = image {
+            cx.w.put_raw(Table::Images, &keys::image(&id, side), image.as_bytes())?;
+        }
+    }
+    Ok(Outcome::TransactionCreated { transaction_id: id })
+}
+
+/// Store a new Pending transaction, index it for its cut-off, report it.
+fn insert(cx: &mut Cx<'_>, record: &TransactionRecord) -> Result<(), Fail> {
+    cx.w.put(Table::Transactions, record.id.as_bytes(), record)?;
+    cx.w.put_raw(Table::Pending, &keys::at(record.cutoff_at, &record.id), &[])?;
+    feeds::record_change(cx, record, cx.now)?;
+    Ok(())
+}
+
+/// The partner's transaction (another partner's answers as unknown).
+fn load(cx: &Cx<'_>, partner_id: Option<&str>, id: &str) -> Result<TransactionRecord, Fail> {
+    let record: Option<TransactionRecord> = cx.w.get(Table::Transactions, id.as_bytes())?;
+    match record {
+        Some(t) if partner_id.is_none_or(|p| p == t.partner_id) => Ok(t),
+        _ => Err(Failure::not_found("transaction_id", format!("no transaction '{}'", echo(id))).into()),
+    }
+}
+
+/// Partner: void a Pending transaction; it never originates. The feeds report it
+/// as status R with no return code and the reason `Voided`.
+pub(crate) fn void(cx: &mut Cx<'_>, partner_id: &str, id: &str) -> Result<Outcome, Fail> {
+    let mut t = load(cx, Some(partner_id), id)?;
+    lifecycle::can_void(t.state).map_err(Failure::from)?;
+    t.state = State::Voided;
+    cx.w.remove(Table::Pending, &keys::at(t.cutoff_at, &t.id))?;
+    cx.w.put(Table::Transactions, t.id.as_bytes(), &t)?;
+    feeds::record_change(cx, &t, cx.now)?;
+    Ok(Outcome::TransactionVoided { transaction_id: t.id })
+}
+
+/// Partner: reverse a Settled transaction: a new transaction in the opposite
+/// direction, with its own id, linked to the original.
+pub(crate) fn reverse(cx: &mut Cx<'_>, partner_id: &str, id: &str) -> Result<Outcome, Fail> {
+    let mut original = load(cx, Some(partner_id), id)?;
+    let reversal = match &original.reversed_by {
+        Some(rid) => Some(load(cx, Some(partner_id), rid)?),
+        None => None,
+    };
+    let previous = reversal.as_ref().map(|r| (r.id.as_str(), r.state));
+    lifecycle::can_reverse(original.state, original.reversal_of.is_some(), previous)
+        .map_err(Failure::from)?;
+    let rid = TransactionId::generate().0;
+    let (_, cutoff_at) = calendar::next_cutoff_after(cx.now);
+    let mut description = format!("Reversal of {}", original.id);
+    description.truncate(crate::validation::transaction::MAX_DESCRIPTION);
+    let record = TransactionRecord {
+        id: rid.clone(),
+        direction: original.direction.opposite(),
+        description,
+        check_number: None,
+        has_images: false,
+        state: State::Pending,
+        created_at: cx.now,
+        cutoff_at,
+        origination_date: None,
+        effective_date: None,
+        settlement_date: None,
+        settles_at: None,
+        return_date: None,
+        return_code: None,
+        return_reason: None,
+        reversal_of: Some(original.id.clone()),
+        reversed_by: None,
+        ..original.clone()
+    };
+    original.reversed_by = Some(rid.clone());
+    cx.w.put(Table::Transactions, original.id.as_bytes(), &original)?;
+    insert(cx, &record)?;
+    Ok(Outcome::TransactionReversed { transaction_id: original.id, reversal_id: rid })
+}
+
+/// Operator: the receiving bank returned an Originated or Settled transaction.
+pub(crate) fn record_return(
+    cx: &mut Cx<'_>,
+    id: &str,
+    code: &str,
+    date: Option<chrono::NaiveDate>,
+) -> Result<Outcome, Fail> {
+    let mut t = load(cx, None, id)?;
+    lifecycle::can_return(t.state).map_err(Failure::from)?;
+    let today = calendar::eastern_date(cx.now);
+    let originated = t.origination_date.unwrap_or(today);
+    let (code, date) = lifecycle::validate_return(code, date, today, originated).map_err(Failure::from)?;
+    if let Some(at) = t.settles_at.filter(|_| t.state == State::Originated) {
+        cx.w.remove(Table::Settlements, &keys::at(at, &t.id))?;
+    }
+    t.state = State::Returned;
+    t.return_code = Some(code.code().to_owned());
+    t.return_reason = Some(code.reason().to_owned());
+    t.return_date = Some(date);
+    cx.w.put(Table::Transactions, t.id.as_bytes(), &t)?;
+    feeds::record_change(cx, &t, cx.now)?;
+    Ok(Outcome::ReturnRecorded { transaction_id: t.id })
+}

@@ -1,0 +1,285 @@
+//! Storage: the only module that names redb.
+//!
+//! Every table maps byte keys to byte values; values are serde_json records (small,
+//! inspectable, versioned by the stored format version). Composite keys are built
+//! by [`keys`] with big-endian integers so that byte order is time or sequence order.
+//! Tables, keys and which operation writes what are listed in `docs/design.md`.
+
+pub(crate) mod keys;
+
+use std::fmt;
+use std::path::Path;
+
+use redb::backends::InMemoryBackend;
+use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+/// Version of the stored format; checked on open, never silently upgraded.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Every table of the database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Table {
+    /// Engine metadata: format version, pointer secret, clock position.
+    Meta,
+    /// Partners by id.
+    Partners,
+    /// Merchants by id.
+    Merchants,
+    /// API keys by SHA-256 hash → who they authenticate.
+    Keys,
+    /// Customers (bank account tokens) by id.
+    Customers,
+    /// Transactions by id.
+    Transactions,
+    /// Check images by transaction id + side.
+    Images,
+    /// Pending transactions by (cut-off instant, id).
+    Pending,
+    /// Originated transactions by (settlement instant, id).
+    Settlements,
+    /// Status changes by (partner, sequence).
+    Changes,
+    /// Events by (merchant, sequence).
+    Events,
+    /// Large values: the loaded routing directory file.
+    Blobs,
+}
+
+impl Table {
+    const fn name(self) -> &'static str {
+        match self {
+            Table::Meta => "meta",
+            Table::Partners => "partners",
+            Table::Merchants => "merchants",
+            Table::Keys => "keys",
+            Table::Customers => "customers",
+            Table::Transactions => "transactions",
+            Table::Images => "images",
+            Table::Pending => "pending",
+            Table::Settlements => "settlements",
+            Table::Changes => "changes",
+            Table::Events => "events",
+            Table::Blobs => "blobs",
+        }
+    }
+
+    const fn def(self) -> TableDefinition<'static, &'static [u8], &'static [u8]> {
+        TableDefinition::new(self.name())
+    }
+
+    const ALL: [Table; 12] = [
+        Table::Meta,
+        Table::Partners,
+        Table::Merchants,
+        Table::Keys,
+        Table::Customers,
+        Table::Transactions,
+        Table::Images,
+        Table::Pending,
+        Table::Settlements,
+        Table::Changes,
+        Table::Events,
+        Table::Blobs,
+    ];
+}
+
+/// A storage failure: the database could not be read or written (message 7), or a
+/// stored record could not be decoded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StorageError(pub String);
+
+impl fmt::Display for StorageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "storage: {}", self.0)
+    }
+}
+
+impl std::error::Error for StorageError {}
+
+fn fail(e: impl Into<redb::Error>) -> StorageError {
+    StorageError(e.into().to_string())
+}
+
+/// The database.
+pub(crate) struct Store {
+    db: Database,
+}
+
+impl fmt::Debug for Store {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Store")
+    }
+}
+
+impl Store {
+    /// Open or create a database file.
+    pub(crate) fn open(path: &Path) -> Result<Store, StorageError> {
+        let db = Database::create(path).map_err(fail)?;
+        Store::init(db)
+    }
+
+    /// A database held in memory (redb's in-memory backend; the browser's engine).
+    pub(crate) fn in_memory() -> Result<Store, StorageError> {
+        let db = Database::builder().create_with_backend(InMemoryBackend::new()).map_err(fail)?;
+        Store::init(db)
+    }
+
+    fn init(db: Database) -> Result<Store, StorageError> {
+        let store = Store { db };
+        store.write(|w| {
+            let version: Option<u32> = w.get(Table::Meta, keys::META_FORMAT)?;
+            match version {
+                Some(v) if v == FORMAT_VERSION => Ok(()),
+                Some(v) => Err(StorageError(format!(
+                    "the database has format version {v}; this build reads version {FORMAT_VERSION}"
+                ))),
+                None => {
+                    for table in Table::ALL {
+                        w.tx.open_table(table.def()).map_err(fail)?;
+                    }
+                    w.put(Table::Meta, keys::META_FORMAT, &FORMAT_VERSION)
+                }
+            }
+        })?;
+        Ok(store)
+    }
+
+    /// Run `f` in one write transaction: committed durably when it returns `Ok`,
+    /// rolled back entirely when it returns `Err`.
+    pub(crate) fn write<T, E: From<StorageError>>(
+        &self,
+        f: impl FnOnce(&mut Write) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let tx = self.db.begin_write().map_err(fail)?;
+        let mut w = Write { tx };
+        let out = f(&mut w)?;
+        w.tx.commit().map_err(fail)?;
+        Ok(out)
+    }
+
+    /// Run `f` in one read transaction (a consistent snapshot).
+    pub(crate) fn read<T, E: From<StorageError>>(
+        &self,
+        f: impl FnOnce(&Read) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let tx = self.db.begin_read().map_err(fail)?;
+        f(&Read { tx })
+    }
+}
+
+fn decode<T: DeserializeOwned>(table: Table, bytes: &[u8]) -> Result<T, StorageError> {
+    serde_json::from_slice(bytes)
+        .map_err(|e| StorageError(format!("a {} record is unreadable: {e}", table.name())))
+}
+
+fn encode<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, StorageError> {
+    serde_json::to_vec(value).map_err(|e| StorageError(format!("a record cannot be encoded: {e}")))
+}
+
+/// One entry of a range scan.
+pub(crate) type Entry = (Vec<u8>, Vec<u8>);
+
+/// A write transaction.
+pub(crate) struct Write {
+    tx: redb::WriteTransaction,
+}
+
+/// A read transaction.
+pub(crate) struct Read {
+    tx: redb::ReadTransaction,
+}
+
+macro_rules! readable {
+    ($t:ty) => {
+        // Both transaction kinds get every read; each uses only some of them.
+        #[allow(dead_code)]
+        impl $t {
+            /// The raw value at `key`.
+            pub(crate) fn get_raw(&self, table: Table, key: &[u8]) -> Result<Option<Vec<u8>>, StorageError> {
+                let t = self.tx.open_table(table.def()).map_err(fail)?;
+                let value = t.get(key).map_err(fail)?.map(|v| v.value().to_vec());
+                Ok(value)
+            }
+
+            /// The record at `key`.
+            pub(crate) fn get<T: DeserializeOwned>(
+                &self,
+                table: Table,
+                key: &[u8],
+            ) -> Result<Option<T>, StorageError> {
+                self.get_raw(table, key)?.map(|b| decode(table, &b)).transpose()
+            }
+
+            /// Up to `limit` entries with keys in `[from, to)`, in key order.
+            pub(crate) fn range(
+                &self,
+                table: Table,
+                from: &[u8],
+                to: &[u8],
+                limit: usize,
+            ) -> Result<Vec<Entry>, StorageError> {
+                let t = self.tx.open_table(table.def()).map_err(fail)?;
+                let mut out = Vec::new();
+                for item in t.range::<&[u8]>(from..to).map_err(fail)?.take(limit) {
+                    let (k, v) = item.map_err(fail)?;
+                    out.push((k.value().to_vec(), v.value().to_vec()));
+                }
+                Ok(out)
+            }
+
+            /// The last key in `[from, to)`, if any.
+            pub(crate) fn last_key(
+                &self,
+                table: Table,
+                from: &[u8],
+                to: &[u8],
+            ) -> Result<Option<Vec<u8>>, StorageError> {
+                let t = self.tx.open_table(table.def()).map_err(fail)?;
+                let last = t.range::<&[u8]>(from..to).map_err(fail)?.next_back();
+                Ok(match last {
+                    Some(item) => Some(item.map_err(fail)?.0.value().to_vec()),
+                    None => None,
+                })
+            }
+
+            /// The first key of the table, if any.
+            pub(crate) fn first_key(&self, table: Table) -> Result<Option<Vec<u8>>, StorageError> {
+                let t = self.tx.open_table(table.def()).map_err(fail)?;
+                let first = t.first().map_err(fail)?;
+                Ok(first.map(|(k, _)| k.value().to_vec()))
+            }
+        }
+    };
+}
+
+readable!(Write);
+readable!(Read);
+
+impl Write {
+    /// Store a record at `key` (replacing any).
+    pub(crate) fn put<T: Serialize + ?Sized>(
+        &mut self,
+        table: Table,
+        key: &[u8],
+        value: &T,
+    ) -> Result<(), StorageError> {
+        let bytes = encode(value)?;
+        self.put_raw(table, key, &bytes)
+    }
+
+    /// Store raw bytes at `key`.
+    pub(crate) fn put_raw(&mut self, table: Table, key: &[u8], value: &[u8]) -> Result<(), StorageError> {
+        let mut t = self.tx.open_table(table.def()).map_err(fail)?;
+        t.insert(key, value).map_err(fail)?;
+        Ok(())
+    }
+
+    /// Remove `key`; whether it was present.
+    pub(crate) fn remove(&mut self, table: Table, key: &[u8]) -> Result<bool, StorageError> {
+        let mut t = self.tx.open_table(table.def()).map_err(fail)?;
+        let removed = t.remove(key).map_err(fail)?.is_some();
+        Ok(removed)
+    }
+}
