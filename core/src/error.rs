@@ -54,7 +54,7 @@ impl Category {
 /// One of the spec's 32 error messages, with its placeholders.
 ///
 /// `code()` is the spec's number; `to_string()` is the exact message.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[non_exhaustive]
 pub enum AchError {
     /// 1: The system is unable to process your transaction at this time

@@ -4,7 +4,7 @@
 use ach_core::calendar;
 use ach_core::engine::{Caller, Engine, EngineOptions, Failure, Operation, Outcome};
 use ach_core::limits::Limits;
-use ach_core::model::StatusChange;
+use ach_core::model::{Event, StatusChange};
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 
@@ -88,18 +88,22 @@ impl World {
 
     /// A new approved merchant of `partner` for `classes`: its id and caller.
     pub fn merchant(&self, partner_id: &str, partner: &Caller, classes: &[&str]) -> (String, Caller) {
-        let op =
-            Operation::SubmitMerchant { partner_id: partner_id.into(), body: body(&application(classes)) };
-        let Ok(Outcome::MerchantSubmitted { merchant_id }) = self.run(partner, op) else {
-            panic!("submit failed")
-        };
-        let op = Operation::ApproveMerchant { merchant_id: merchant_id.clone(), limits: Limits::default() };
-        match self.run(&Caller::Operator, op) {
-            Ok(Outcome::MerchantApproved { api_key, .. }) => {
-                (merchant_id, self.engine.authenticate(&api_key).unwrap_or_else(|e| panic!("{e:?}")))
-            }
-            other => panic!("{other:?}"),
-        }
+        let (merchant_id, _, caller) = self.roomy_merchant(partner_id, partner, classes);
+        (merchant_id, caller)
+    }
+
+    /// A new merchant from this application, approved with these limits: its id
+    /// and caller.
+    pub fn merchant_with(
+        &self,
+        partner_id: &str,
+        partner: &Caller,
+        app: &Value,
+        limits: Limits,
+    ) -> (String, Caller) {
+        let merchant_id = self.submit(partner_id, partner, app);
+        let (_, caller) = self.approve(&merchant_id, limits);
+        (merchant_id, caller)
     }
 
     /// Create a transaction; its id or the failure.
@@ -141,5 +145,154 @@ impl World {
     /// Today's date in Eastern time by the engine's clock.
     pub fn today(&self) -> chrono::NaiveDate {
         calendar::eastern_date(self.engine.now())
+    }
+}
+
+/// Limits loose enough that no merchant limit refuses a test's volume (fields not
+/// named here, including any added later, stay unlimited).
+pub fn roomy_limits() -> Limits {
+    let big = ach_core::Money::from_cents(9_999_999_999);
+    Limits {
+        max_transaction_amount: Some(big),
+        min_transaction_amount: Some(ach_core::Money::from_cents(1)),
+        daily_count: Some(1_000_000_000),
+        daily_amount: Some(big),
+        period_count: Some(1_000_000_000),
+        period_amount: Some(big),
+        monthly_count: Some(1_000_000_000),
+        monthly_amount: Some(big),
+        monthly_average_amount: Some(big),
+        ..Limits::default()
+    }
+}
+
+/// [`application`] that does not decline similar transactions.
+pub fn open_application(classes: &[&str]) -> Value {
+    let mut v = application(classes);
+    v["velocities"]["decline_duplicates"] = json!(false);
+    v
+}
+
+/// An amount text (`12.34`) for a number of cents.
+pub fn amount(cents: u64) -> String {
+    format!("{}.{:02}", cents / 100, cents % 100)
+}
+
+/// A customer body (`merchant_id` is a merchant id or `global`).
+pub fn customer_body(scope: &str, account_number: &str) -> Value {
+    json!({"merchant_id": scope, "name": "Grace Hopper", "routing_number": "026009593",
+           "account_number": account_number, "account_type": "savings"})
+}
+
+/// The feed position a pointer stands for: its first 8 bytes (URL-safe base64,
+/// big-endian), per the documented pointer layout. `None` if it is not base64.
+pub fn pointer_position(pointer: &str) -> Option<u64> {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut bits: u128 = 0;
+    for c in pointer.bytes().take(11) {
+        bits = (bits << 6) | ALPHABET.iter().position(|&a| a == c)? as u128;
+    }
+    // 11 characters are 66 bits: the first 64 are the sequence number.
+    Some((bits >> 2) as u64)
+}
+
+impl World {
+    /// A new partner: its id, API key and caller.
+    pub fn partner_with_key(&self) -> (String, String, Caller) {
+        match self.run(&Caller::Operator, Operation::CreatePartner { name: "Test Partner".into() }) {
+            Ok(Outcome::PartnerCreated { partner_id, api_key }) => {
+                let caller = self.engine.authenticate(&api_key).unwrap_or_else(|e| panic!("{e:?}"));
+                (partner_id, api_key, caller)
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// Submit an application; the merchant's id (in underwriting).
+    pub fn submit(&self, partner_id: &str, partner: &Caller, application: &Value) -> String {
+        let op = Operation::SubmitMerchant { partner_id: partner_id.into(), body: body(application) };
+        match self.run(partner, op) {
+            Ok(Outcome::MerchantSubmitted { merchant_id }) => merchant_id,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// Approve a merchant with these limits: its API key and caller.
+    pub fn approve(&self, merchant_id: &str, limits: Limits) -> (String, Caller) {
+        let op = Operation::ApproveMerchant { merchant_id: merchant_id.into(), limits };
+        match self.run(&Caller::Operator, op) {
+            Ok(Outcome::MerchantApproved { api_key, .. }) => {
+                let caller = self.engine.authenticate(&api_key).unwrap_or_else(|e| panic!("{e:?}"));
+                (api_key, caller)
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// A new approved merchant that declines no duplicates and has [`roomy_limits`]:
+    /// its id, API key and caller.
+    pub fn roomy_merchant(
+        &self,
+        partner_id: &str,
+        partner: &Caller,
+        classes: &[&str],
+    ) -> (String, String, Caller) {
+        let merchant_id = self.submit(partner_id, partner, &open_application(classes));
+        let (key, caller) = self.approve(&merchant_id, roomy_limits());
+        (merchant_id, key, caller)
+    }
+
+    /// Store a customer; its token.
+    pub fn customer(&self, partner_id: &str, partner: &Caller, scope: &str, account_number: &str) -> String {
+        let op = Operation::CreateCustomer {
+            partner_id: partner_id.into(),
+            body: body(&customer_body(scope, account_number)),
+        };
+        match self.run(partner, op) {
+            Ok(Outcome::CustomerCreated { customer_id }) => customer_id,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// Void as the partner.
+    pub fn void(&self, partner_id: &str, partner: &Caller, id: &str) -> Result<Outcome, Failure> {
+        self.run(
+            partner,
+            Operation::VoidTransaction { partner_id: partner_id.into(), transaction_id: id.into() },
+        )
+    }
+
+    /// Reverse as the partner.
+    pub fn reverse(&self, partner_id: &str, partner: &Caller, id: &str) -> Result<Outcome, Failure> {
+        let op = Operation::ReverseTransaction { partner_id: partner_id.into(), transaction_id: id.into() };
+        self.run(partner, op)
+    }
+
+    /// Record a return as the operator (return date: today).
+    pub fn return_(&self, id: &str, code: &str) -> Result<Outcome, Failure> {
+        let op = Operation::RecordReturn {
+            transaction_id: id.into(),
+            return_code: code.into(),
+            return_date: None,
+        };
+        self.run(&Caller::Operator, op)
+    }
+
+    /// Move the sandbox clock to `now`, running everything due.
+    pub fn set_clock(&self, now: DateTime<Utc>) {
+        self.run(&Caller::Operator, Operation::SetClock { now }).unwrap_or_else(|e| panic!("{e:?}"));
+    }
+
+    /// Every event of a merchant (by its caller), following pointers to the end.
+    pub fn events(&self, merchant: &Caller) -> Vec<Event> {
+        let mut page = self.engine.events(merchant, None).unwrap_or_else(|e| panic!("{e:?}"));
+        let mut all = Vec::new();
+        loop {
+            all.append(&mut page.events);
+            if !page.exists_more_events {
+                return all;
+            }
+            page = self.engine.events(merchant, Some(&page.new_pointer)).unwrap_or_else(|e| panic!("{e:?}"));
+        }
     }
 }

@@ -22,7 +22,18 @@ pub(crate) fn seal(cx: &Cx<'_>, account: &BankAccount, bound_to: &str) -> Sealed
         sealed_for: bound_to.to_owned(),
         account_last4: account.account_number.chars().skip(n.saturating_sub(4)).collect(),
         account_type: account.account_type,
+        fingerprint: account_fingerprint(cx, account),
     }
+}
+
+/// The keyed fingerprint of an account (routing + number), as hex.
+fn account_fingerprint(cx: &Cx<'_>, account: &BankAccount) -> String {
+    let digest = cx.engine.fingerprints.digest(&[
+        b"account",
+        account.routing_number.as_bytes(),
+        account.account_number.as_bytes(),
+    ]);
+    digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Partner: store a customer.

@@ -8,7 +8,7 @@ use crate::storage::StorageError;
 use crate::validation::{FieldError, ProblemCode, Report};
 
 /// A failed operation.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Failure {
     /// Missing or wrong credentials, or a `partner_id` that is not the key's:
     /// `Authentication failed.` (HTTP 401).

@@ -9,13 +9,16 @@
 //! fsync), each with its own result.
 
 mod customers;
+mod duplicates;
 mod failure;
 mod feeds;
+mod idempotency;
 mod ops;
 mod records;
 mod schedule;
 mod tenants;
 mod transactions;
+mod usage;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -29,7 +32,7 @@ pub use ops::{Caller, Operation, Outcome};
 
 use crate::clock::{Clock, ManualClock};
 use crate::routing::RoutingDirectory;
-use crate::secrets::{Cipher, EncryptionKey, KeyHash, PointerCodec, SecretError};
+use crate::secrets::{Cipher, EncryptionKey, Fingerprinter, KeyHash, PointerCodec, SecretError};
 use crate::storage::{keys, StorageError, Store, Table, Write};
 
 /// How the engine is set up by its host.
@@ -45,6 +48,9 @@ pub struct EngineOptions {
     pub encryption_key: Option<EncryptionKey>,
     /// Where time comes from.
     pub clock: EngineClock,
+    /// How long a similar transaction counts as a duplicate (message 17) for
+    /// merchants that decline duplicates; `None`: 24 hours.
+    pub duplicate_window: Option<chrono::Duration>,
 }
 
 /// The engine's clock.
@@ -65,13 +71,20 @@ impl EngineOptions {
             sandbox: false,
             encryption_key: None,
             clock: EngineClock::Manual(ManualClock::new(start)),
+            duplicate_window: None,
         }
     }
 
     /// Options on the system clock (production).
     #[cfg(not(target_arch = "wasm32"))]
     pub fn system() -> Self {
-        EngineOptions { operator_key: None, sandbox: false, encryption_key: None, clock: EngineClock::System }
+        EngineOptions {
+            operator_key: None,
+            sandbox: false,
+            encryption_key: None,
+            clock: EngineClock::System,
+            duplicate_window: None,
+        }
     }
 
     /// With this operator key.
@@ -118,6 +131,8 @@ pub struct Engine {
     sandbox: bool,
     operator: Option<KeyHash>,
     cipher: Cipher,
+    fingerprints: Fingerprinter,
+    duplicate_window: chrono::Duration,
     pointers: PointerCodec,
     directory: RwLock<Arc<RoutingDirectory>>,
 }
@@ -175,6 +190,8 @@ impl Engine {
             sandbox: options.sandbox,
             operator: options.operator_key.as_deref().map(KeyHash::of),
             cipher: Cipher::new(key.as_bytes()),
+            fingerprints: Fingerprinter::new(key.as_bytes()),
+            duplicate_window: options.duplicate_window.unwrap_or_else(duplicates::default_window),
             pointers: PointerCodec::new(&secret_bytes),
             directory: RwLock::new(Arc::new(directory)),
         })
@@ -291,6 +308,13 @@ impl Engine {
         pointer: &str,
     ) -> Result<StatusPage, Failure> {
         feeds::status_page(self, caller, partner_id, pointer)
+    }
+
+    /// Recompute every usage counter from the stored transactions and compare it
+    /// with the stored counters: `Err` describes the first differences. A full scan,
+    /// for tests, the simulator and operators; never on a request path.
+    pub fn audit_usage(&self) -> Result<Result<(), String>, Failure> {
+        Ok(self.store.read(usage::audit)?)
     }
 
     /// The merchant's events feed after `pointer` (`None` for the first call).

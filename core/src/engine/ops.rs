@@ -1,10 +1,10 @@
 //! Operations, who may run them, and what they answer.
 
 use chrono::{DateTime, NaiveDate, Utc};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::schedule::Progress;
-use super::{customers, tenants, transactions, Applied, Cx, Fail, Failure};
+use super::{customers, idempotency, tenants, transactions, Applied, Cx, Fail, Failure};
 use crate::calendar;
 use crate::limits::Limits;
 use crate::model::{MerchantApplication, NewCustomer, NewTransaction};
@@ -121,6 +121,17 @@ pub enum Operation {
         /// The new instant (never earlier than the current one).
         now: DateTime<Utc>,
     },
+    /// Any operation made idempotent by a client-chosen key (the
+    /// `Idempotency-Key` header): a retry with the same key and the same request
+    /// answers what the first answered, success or refusal, and does nothing
+    /// again; the same key with a different request is refused with message 2.
+    /// A transaction body's own `idempotency_key` member has the same effect.
+    Idempotent {
+        /// The client's key (1 to 255 printable ASCII characters).
+        key: String,
+        /// The operation.
+        operation: Box<Operation>,
+    },
 }
 
 impl Operation {
@@ -134,9 +145,10 @@ impl Operation {
     }
 }
 
-/// What a successful operation answers.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(untagged)]
+/// What a successful operation answers. (Hosts render it in the spec's shapes;
+/// the serde form, tagged by `outcome`, is how idempotent answers are stored.)
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
 pub enum Outcome {
     /// A partner was created.
     PartnerCreated {
@@ -214,23 +226,77 @@ pub enum Outcome {
 
 /// An operation with its storage-free work (validation, parsing) done.
 pub(crate) enum Prepared {
-    CreatePartner { name: String },
-    SetPartnerLimits { partner_id: String, limits: Limits },
-    SubmitMerchant { partner_id: String, application: Result<Box<MerchantApplication>, Report> },
-    ApproveMerchant { merchant_id: String, limits: Limits },
-    SetMerchantLimits { merchant_id: String, limits: Limits },
-    CreateCustomer { partner_id: String, customer: Result<NewCustomer, Report> },
-    DeleteCustomer { partner_id: String, customer_id: String },
-    CreateTransaction { partner_id: String, transaction: Result<NewTransaction, Report> },
-    VoidTransaction { partner_id: String, transaction_id: String },
-    ReverseTransaction { partner_id: String, transaction_id: String },
-    RecordReturn { transaction_id: String, return_code: String, return_date: Option<NaiveDate> },
-    LoadDirectory { directory: Result<(RoutingDirectory, String), String> },
-    SetClock { now: DateTime<Utc> },
+    CreatePartner {
+        name: String,
+    },
+    SetPartnerLimits {
+        partner_id: String,
+        limits: Limits,
+    },
+    SubmitMerchant {
+        partner_id: String,
+        application: Result<Box<MerchantApplication>, Report>,
+    },
+    ApproveMerchant {
+        merchant_id: String,
+        limits: Limits,
+    },
+    SetMerchantLimits {
+        merchant_id: String,
+        limits: Limits,
+    },
+    CreateCustomer {
+        partner_id: String,
+        customer: Result<NewCustomer, Report>,
+    },
+    DeleteCustomer {
+        partner_id: String,
+        customer_id: String,
+    },
+    CreateTransaction {
+        partner_id: String,
+        transaction: Result<NewTransaction, Report>,
+    },
+    VoidTransaction {
+        partner_id: String,
+        transaction_id: String,
+    },
+    ReverseTransaction {
+        partner_id: String,
+        transaction_id: String,
+    },
+    RecordReturn {
+        transaction_id: String,
+        return_code: String,
+        return_date: Option<NaiveDate>,
+    },
+    LoadDirectory {
+        directory: Result<(RoutingDirectory, String), String>,
+    },
+    SetClock {
+        now: DateTime<Utc>,
+    },
+    Idempotent {
+        key: Result<String, Failure>,
+        scope: Option<String>,
+        request: [u8; 32],
+        inner: Box<Prepared>,
+    },
 }
 
 /// Do the work that needs no storage: validate bodies, parse a directory.
 pub(crate) fn prepare(op: Operation, now: DateTime<Utc>, directory: &RoutingDirectory) -> Prepared {
+    if let Some((key, operation)) = idempotency::key_of(&op) {
+        let request = idempotency::request_hash(&operation);
+        let scope = idempotency::scope(&operation);
+        let inner = Box::new(prepare_plain(operation, now, directory));
+        return Prepared::Idempotent { key: idempotency::check_key(&key), scope, request, inner };
+    }
+    prepare_plain(op, now, directory)
+}
+
+/// [`prepare`] without looking for an idempotency key.
+fn prepare_plain(op: Operation, now: DateTime<Utc>, directory: &RoutingDirectory) -> Prepared {
     let ctx = Context { today: calendar::eastern_date(now), directory };
     match op {
         Operation::CreatePartner { name } => Prepared::CreatePartner { name },
@@ -271,6 +337,7 @@ pub(crate) fn prepare(op: Operation, now: DateTime<Utc>, directory: &RoutingDire
             directory: RoutingDirectory::parse_fedach(&text).map(|d| (d, text)).map_err(|e| e.to_string()),
         },
         Operation::SetClock { now } => Prepared::SetClock { now },
+        Operation::Idempotent { operation, .. } => prepare_plain(*operation, now, directory),
     }
 }
 
@@ -357,6 +424,15 @@ pub(crate) fn apply(cx: &mut Cx<'_>, caller: &Caller, op: Prepared) -> Result<Ap
         Prepared::SetClock { now } => {
             operator(caller)?;
             done(super::schedule::set_clock(cx, now)?)
+        }
+        Prepared::Idempotent { key, scope, request, inner } => {
+            let key = key?;
+            match &scope {
+                Some(partner_id) => partner(caller, partner_id)?,
+                None => operator(caller)?,
+            }
+            let owner = scope.unwrap_or_else(|| "operator".to_owned());
+            idempotency::run(cx, &owner, &key, request, |cx| apply(cx, caller, *inner))
         }
     }
 }

@@ -66,6 +66,9 @@ pub(crate) struct SealedAccount {
     pub sealed_for: String,
     pub account_last4: String,
     pub account_type: AccountType,
+    /// Keyed fingerprint (hex) of routing + account number, for duplicate detection.
+    #[serde(default)]
+    pub fingerprint: String,
 }
 
 /// A stored customer (token). A deleted customer keeps a tombstone without the

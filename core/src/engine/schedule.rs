@@ -17,7 +17,7 @@ use crate::validation::ProblemCode;
 use crate::{calendar, AchError};
 
 /// What a catch-up did.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Progress {
     /// Transactions moved to B Originated.
     pub originated: u64,

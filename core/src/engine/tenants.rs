@@ -41,7 +41,7 @@ pub(crate) fn create_partner(cx: &mut Cx<'_>, name: &str) -> Result<Outcome, Fai
     Ok(Outcome::PartnerCreated { partner_id: id, api_key: key.as_str().to_owned() })
 }
 
-fn load_partner(cx: &Cx<'_>, partner_id: &str) -> Result<PartnerRecord, Fail> {
+pub(crate) fn load_partner(cx: &Cx<'_>, partner_id: &str) -> Result<PartnerRecord, Fail> {
     cx.w.get(Table::Partners, partner_id.as_bytes())?.ok_or_else(|| {
         Failure::not_found("partner_id", format!("no partner '{}'", crate::error::echo(partner_id))).into()
     })

@@ -1,10 +1,11 @@
 //! Transactions: create (A Pending), void, reverse, and returns.
 
 use super::records::{MerchantStatus, TransactionRecord};
-use super::{customers, feeds, tenants, Cx, Fail, Failure, Outcome};
+use super::{customers, duplicates, feeds, tenants, usage, Cx, Fail, Failure, Outcome};
 use crate::error::echo;
 use crate::ids::TransactionId;
 use crate::lifecycle::{self, State};
+use crate::limits::{self, Candidate};
 use crate::model::{CustomerRef, NewTransaction};
 use crate::storage::{keys, Table};
 use crate::validation::ProblemCode;
@@ -25,6 +26,9 @@ pub(crate) fn create(cx: &mut Cx<'_>, partner_id: &str, t: &NewTransaction) -> R
     if !merchant.classes.contains(&class) {
         return Err(refuse(format!("the merchant is not set up for {} entries", class.as_str())));
     }
+    let merchant_limits = merchant.limits.clone();
+    let decline_duplicates = merchant.decline_duplicates;
+    let merchant_record = merchant.clone();
     let id = TransactionId::generate().0;
     let (account, customer_id) = match &t.customer {
         CustomerRef::Token { id: token } => {
@@ -59,14 +63,40 @@ pub(crate) fn create(cx: &mut Cx<'_>, partner_id: &str, t: &NewTransaction) -> R
         reversal_of: None,
         reversed_by: None,
     };
+    // The merchant's limits and duplicates, in the documented order: per
+    // transaction, then duplicates, then the history-wide windows.
+    let candidate =
+        Candidate { amount: record.amount, credit: record.direction == crate::model::Direction::Credit };
+    limits::check_transaction(&merchant_limits, candidate).map_err(limit_failure)?;
+    let prints = duplicates::prints(cx, &record);
+    duplicates::check(cx, &record, &prints, decline_duplicates)?;
+    let partner = tenants::load_partner(cx, partner_id)?;
+    let windows = usage::windows(cx, &merchant_record, &partner, cx.now)?;
+    limits::check_windows(&merchant_limits, &partner.limits, &windows, candidate).map_err(limit_failure)?;
     // Decided: from here on only writes.
     insert(cx, &record)?;
+    usage::apply(cx, &record, true)?;
+    duplicates::record(cx, &record, &prints)?;
     for (side, image) in [("front", &t.check_image_front), ("back", &t.check_image_back)] {
         if let Some(image) = image {
             cx.w.put_raw(Table::Images, &keys::image(&id, side), image.as_bytes())?;
         }
     }
     Ok(Outcome::TransactionCreated { transaction_id: id })
+}
+
+/// A limit's refusal with the field it concerns.
+fn limit_failure(e: AchError) -> Fail {
+    let (field, code) = match e {
+        AchError::NotAccepted { .. } => ("type", ProblemCode::DirectionNotAllowed),
+        AchError::InvalidAmount { .. } => ("amount", ProblemCode::InvalidAmount),
+        _ => ("amount", ProblemCode::OverLimit),
+    };
+    let message = match &e {
+        AchError::InvalidAmount { .. } => format!("{e}: below this merchant's minimum amount"),
+        _ => e.to_string(),
+    };
+    Failure::problem(e, field, code, message).into()
 }
 
 /// Store a new Pending transaction, index it for its cut-off, report it.
@@ -93,6 +123,7 @@ pub(crate) fn void(cx: &mut Cx<'_>, partner_id: &str, id: &str) -> Result<Outcom
     lifecycle::can_void(t.state).map_err(Failure::from)?;
     t.state = State::Voided;
     cx.w.remove(Table::Pending, &keys::at(t.cutoff_at, &t.id))?;
+    usage::apply(cx, &t, false)?;
     cx.w.put(Table::Transactions, t.id.as_bytes(), &t)?;
     feeds::record_change(cx, &t, cx.now)?;
     Ok(Outcome::TransactionVoided { transaction_id: t.id })

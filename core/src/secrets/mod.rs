@@ -34,6 +34,7 @@
 
 mod cipher;
 mod files;
+mod fingerprint;
 mod hex;
 mod keys;
 mod pointer;
@@ -42,6 +43,7 @@ use std::path::PathBuf;
 
 pub use cipher::{Cipher, EncryptionKey};
 pub use files::load_or_create_secret_file;
+pub use fingerprint::Fingerprinter;
 pub use keys::{verify, ApiKey, KeyHash, KeyKind, KEY_BODY_LEN};
 pub use pointer::{PointerCodec, POINTER_LEN};
 

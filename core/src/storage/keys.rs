@@ -62,6 +62,35 @@ pub(crate) fn image(id: &str, side: &str) -> Vec<u8> {
     format!("{id}/{side}").into_bytes()
 }
 
+/// A usage counter of `scope` (a merchant or partner id) for one Eastern day.
+pub(crate) fn usage_day(scope: &str, day: chrono::NaiveDate) -> Vec<u8> {
+    use chrono::Datelike;
+    let mut k = Vec::with_capacity(scope.len() + 6);
+    k.extend_from_slice(scope.as_bytes());
+    k.extend_from_slice(&[0, b'd']);
+    k.extend_from_slice(&((day.num_days_from_ce() as u32) ^ (1 << 31)).to_be_bytes());
+    k
+}
+
+/// A usage counter of `scope` for one Eastern calendar month.
+pub(crate) fn usage_month(scope: &str, year: i32, month: u32) -> Vec<u8> {
+    let mut k = Vec::with_capacity(scope.len() + 7);
+    k.extend_from_slice(scope.as_bytes());
+    k.extend_from_slice(&[0, b'm']);
+    k.extend_from_slice(&((year as u32) ^ (1 << 31)).to_be_bytes());
+    k.push(month as u8);
+    k
+}
+
+/// An idempotency key of a partner.
+pub(crate) fn idempotency(partner_id: &str, key: &str) -> Vec<u8> {
+    let mut k = Vec::with_capacity(partner_id.len() + key.len() + 1);
+    k.extend_from_slice(partner_id.as_bytes());
+    k.push(0);
+    k.extend_from_slice(key.as_bytes());
+    k
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

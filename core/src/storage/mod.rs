@@ -45,6 +45,16 @@ pub(crate) enum Table {
     Events,
     /// Large values: the loaded routing directory file.
     Blobs,
+    /// Usage counters: (merchant or partner, day or month) → count and cents.
+    Usage,
+    /// Duplicate detection: keyed fingerprint of (merchant, account, amount,
+    /// direction, class) → the latest such transaction.
+    Fingerprints,
+    /// Spent check numbers: keyed fingerprint of (merchant, account, check
+    /// number) → the transaction that used it.
+    Checks,
+    /// Idempotency keys: (partner, key) → the request's hash and its answer.
+    Idempotency,
 }
 
 impl Table {
@@ -62,6 +72,10 @@ impl Table {
             Table::Changes => "changes",
             Table::Events => "events",
             Table::Blobs => "blobs",
+            Table::Usage => "usage",
+            Table::Fingerprints => "fingerprints",
+            Table::Checks => "checks",
+            Table::Idempotency => "idempotency",
         }
     }
 
@@ -69,7 +83,7 @@ impl Table {
         TableDefinition::new(self.name())
     }
 
-    const ALL: [Table; 12] = [
+    const ALL: [Table; 16] = [
         Table::Meta,
         Table::Partners,
         Table::Merchants,
@@ -82,6 +96,10 @@ impl Table {
         Table::Changes,
         Table::Events,
         Table::Blobs,
+        Table::Usage,
+        Table::Fingerprints,
+        Table::Checks,
+        Table::Idempotency,
     ];
 }
 

@@ -1,0 +1,134 @@
+//! Idempotent retries: a client key makes a retry of the same request answer
+//! exactly what the first answered (success or refusal, so an outcome never flips)
+//! and never run twice; the same key with a different request is refused with
+//! message 2. Keys are permanent and scoped to their partner.
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::ops::{Operation, Outcome};
+use super::{Applied, Cx, Fail, Failure};
+use crate::storage::{keys, Table};
+use crate::validation::ProblemCode;
+use crate::AchError;
+
+/// Longest idempotency key.
+pub const MAX_KEY_LEN: usize = 255;
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Stored {
+    /// SHA-256 of the request (hex).
+    request: String,
+    /// What the first request answered.
+    answer: Result<Outcome, Failure>,
+}
+
+/// The key of an operation that is to be idempotent: an explicit wrapper, or a
+/// transaction body's `idempotency_key` member.
+pub(crate) fn key_of(op: &Operation) -> Option<(String, Operation)> {
+    match op {
+        Operation::Idempotent { key, operation } => Some((key.clone(), (**operation).clone())),
+        Operation::CreateTransaction { body, .. } => {
+            let v: serde_json::Value = serde_json::from_slice(body).ok()?;
+            match v.get("idempotency_key")? {
+                serde_json::Value::String(k) => Some((k.clone(), op.clone())),
+                other => Some((other.to_string(), op.clone())),
+            }
+        }
+        _ => None,
+    }
+}
+
+/// A key must be 1 to 255 printable ASCII characters.
+pub(crate) fn check_key(key: &str) -> Result<String, Failure> {
+    if (1..=MAX_KEY_LEN).contains(&key.len()) && key.bytes().all(|b| b.is_ascii_graphic()) {
+        return Ok(key.to_owned());
+    }
+    let msg = format!("an idempotency key is 1 to {MAX_KEY_LEN} printable ASCII characters");
+    Err(Failure::problem(AchError::FailedToAccept, "idempotency_key", ProblemCode::InvalidFormat, msg))
+}
+
+/// The partner an operation acts for (`None`: the operator).
+pub(crate) fn scope(op: &Operation) -> Option<String> {
+    match op {
+        Operation::SubmitMerchant { partner_id, .. }
+        | Operation::CreateCustomer { partner_id, .. }
+        | Operation::DeleteCustomer { partner_id, .. }
+        | Operation::CreateTransaction { partner_id, .. }
+        | Operation::VoidTransaction { partner_id, .. }
+        | Operation::ReverseTransaction { partner_id, .. } => Some(partner_id.clone()),
+        Operation::Idempotent { operation, .. } => scope(operation),
+        _ => None,
+    }
+}
+
+/// A body as canonical JSON without its `idempotency_key` (so the same request
+/// re-serialized, with members in another order or other spacing, is the same).
+fn canonical(body: &[u8]) -> Vec<u8> {
+    match serde_json::from_slice::<serde_json::Value>(body) {
+        Ok(serde_json::Value::Object(mut m)) => {
+            m.remove("idempotency_key");
+            serde_json::to_vec(&m).unwrap_or_else(|_| body.to_vec())
+        }
+        Ok(other) => serde_json::to_vec(&other).unwrap_or_else(|_| body.to_vec()),
+        Err(_) => body.to_vec(),
+    }
+}
+
+/// SHA-256 of what the request asks for.
+pub(crate) fn request_hash(op: &Operation) -> [u8; 32] {
+    let mut h = Sha256::new();
+    match op {
+        Operation::SubmitMerchant { partner_id, body }
+        | Operation::CreateCustomer { partner_id, body }
+        | Operation::CreateTransaction { partner_id, body } => {
+            h.update(format!("{:?}", std::mem::discriminant(op)).as_bytes());
+            h.update(partner_id.as_bytes());
+            h.update([0]);
+            h.update(canonical(body));
+        }
+        other => h.update(format!("{other:?}").as_bytes()),
+    }
+    h.finalize().into()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Run `apply` once per (owner, key): replay the stored answer for the same
+/// request, refuse a different request with message 2.
+pub(crate) fn run(
+    cx: &mut Cx<'_>,
+    owner: &str,
+    key: &str,
+    request: [u8; 32],
+    apply: impl FnOnce(&mut Cx<'_>) -> Result<Applied, Fail>,
+) -> Result<Applied, Fail> {
+    let k = keys::idempotency(owner, key);
+    let request = hex(&request);
+    if let Some(stored) = cx.w.get::<Stored>(Table::Idempotency, &k)? {
+        if stored.request != request {
+            let msg = "this idempotency key was already used for a different request";
+            return Err(Failure::problem(
+                AchError::AlreadySubmitted,
+                "idempotency_key",
+                ProblemCode::Conflict,
+                msg,
+            )
+            .into());
+        }
+        return match stored.answer {
+            Ok(outcome) => Ok(Applied::Done(outcome)),
+            Err(failure) => Err(failure.into()),
+        };
+    }
+    let result = apply(cx);
+    let answer = match &result {
+        Ok(Applied::Done(o)) | Ok(Applied::Directory(_, o)) => Ok(o.clone()),
+        Err(Fail::Refused(f)) => Err(f.clone()),
+        Err(Fail::Storage(_)) => return result,
+    };
+    cx.w.put(Table::Idempotency, &k, &Stored { request, answer })?;
+    result
+}

@@ -1,0 +1,120 @@
+//! Idempotent retries: same key and request → the first answer, never a second
+//! transaction; same key, other request → message 2; outcomes never flip.
+#![allow(clippy::unwrap_used)]
+
+use std::sync::Arc;
+
+use ach_core::engine::{Caller, Failure, Operation, Outcome};
+use ach_tests::world::{body, open_application, roomy_limits, transaction, World};
+use serde_json::json;
+
+fn idem(key: &str, partner_id: &str, v: &serde_json::Value) -> Operation {
+    Operation::Idempotent {
+        key: key.into(),
+        operation: Box::new(Operation::CreateTransaction { partner_id: partner_id.into(), body: body(v) }),
+    }
+}
+
+fn created(r: Result<Outcome, Failure>) -> String {
+    match r {
+        Ok(Outcome::TransactionCreated { transaction_id }) => transaction_id,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_retry_returns_the_original_answer_and_creates_nothing() {
+    let w = World::new("2026-11-23 10:00");
+    let (p, pc) = w.partner();
+    let (m, _) = w.merchant(&p, &pc, &["PPD"]);
+    let t = transaction(&m, "debit", "12.00");
+    let first = created(w.run(&pc, idem("order-42", &p, &t)));
+    let second = created(w.run(&pc, idem("order-42", &p, &t)));
+    assert_eq!(first, second);
+    // The same request re-serialized (members in another order) is the same request.
+    let reordered: serde_json::Value = serde_json::from_str(&format!(
+        r#"{{"customer": {}, "type": "debit", "amount": "12.00", "standard_entry_class": "PPD", "description": "test", "merchant_id": "{m}"}}"#,
+        t["customer"]
+    ))
+    .unwrap();
+    assert_eq!(created(w.run(&pc, idem("order-42", &p, &reordered))), first);
+    assert_eq!(w.changes(&p, &pc).iter().filter(|c| c.status == ach_core::model::Status::A).count(), 1);
+}
+
+#[test]
+fn the_same_key_with_another_request_is_message_2() {
+    let w = World::new("2026-11-23 10:00");
+    let (p, pc) = w.partner();
+    let (m, _) = w.merchant(&p, &pc, &["PPD"]);
+    created(w.run(&pc, idem("k1", &p, &transaction(&m, "debit", "12.00"))));
+    let other = w.run(&pc, idem("k1", &p, &transaction(&m, "debit", "12.01"))).unwrap_err();
+    assert_eq!(
+        (other.status(), other.message().as_str()),
+        (409, "This transaction has already been submitted for processing")
+    );
+    assert_eq!(other.errors()[0].field, "idempotency_key");
+}
+
+#[test]
+fn a_refusal_is_replayed_even_when_the_state_would_now_allow_it() {
+    let w = World::new("2026-11-23 10:00");
+    let (p, pc) = w.partner();
+    let mut limits = roomy_limits();
+    limits.daily_count = Some(1);
+    let (m, _) = w.merchant_with(&p, &pc, &open_application(&["PPD"]), limits);
+    created(w.run(
+        &pc,
+        Operation::CreateTransaction { partner_id: p.clone(), body: body(&transaction(&m, "debit", "1.00")) },
+    ));
+    let t = transaction(&m, "debit", "2.00");
+    let refused = w.run(&pc, idem("retry-me", &p, &t)).unwrap_err();
+    assert_eq!(refused.message(), "You have exceeded the allowed max daily num checks for this merchant");
+    w.at("2026-11-24 10:00");
+    assert_eq!(w.run(&pc, idem("retry-me", &p, &t)).unwrap_err(), refused, "the outcome never flips");
+    assert!(w.run(&pc, idem("fresh-key", &p, &t)).is_ok(), "a new key is a new request");
+}
+
+#[test]
+fn a_body_member_works_like_the_header_and_keys_are_per_partner() {
+    let w = World::new("2026-11-23 10:00");
+    let (p, pc) = w.partner();
+    let (m, _) = w.merchant(&p, &pc, &["PPD"]);
+    let mut t = transaction(&m, "debit", "5.00");
+    t["idempotency_key"] = json!("body-key-1");
+    let op = || Operation::CreateTransaction { partner_id: p.clone(), body: body(&t) };
+    assert_eq!(created(w.run(&pc, op())), created(w.run(&pc, op())));
+    let (p2, pc2) = w.partner();
+    let (m2, _) = w.merchant(&p2, &pc2, &["PPD"]);
+    let mut t2 = transaction(&m2, "debit", "5.00");
+    t2["idempotency_key"] = json!("body-key-1");
+    assert!(w.run(&pc2, Operation::CreateTransaction { partner_id: p2.clone(), body: body(&t2) }).is_ok());
+    let bad = w.run(&pc, idem("", &p, &t)).unwrap_err();
+    assert_eq!(bad.errors()[0].field, "idempotency_key");
+}
+
+#[test]
+fn two_identical_requests_at_once_create_one_transaction() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = ach_core::engine::Engine::open(
+        &dir.path().join("ach.redb"),
+        ach_tests::world::options("2026-11-23 10:00"),
+    )
+    .unwrap();
+    let w = World::with(engine);
+    let (p, pc) = w.partner();
+    let (m, _) = w.merchant(&p, &pc, &["PPD"]);
+    let w = Arc::new(w);
+    let t = transaction(&m, "debit", "33.00");
+    let handles: Vec<_> = (0..8)
+        .map(|_| {
+            let (w, p, pc, t) = (Arc::clone(&w), p.clone(), pc.clone(), t.clone());
+            std::thread::spawn(move || created(w.run(&pc, idem("same-time", &p, &t))))
+        })
+        .collect();
+    let ids: Vec<String> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    assert!(ids.iter().all(|id| *id == ids[0]), "{ids:?}");
+    let changes = w.changes(&p, &pc);
+    assert_eq!(changes.iter().filter(|c| c.transaction_id == ids[0]).count(), 1);
+    assert_eq!(changes.len(), 1);
+    let _ = Caller::Operator;
+}

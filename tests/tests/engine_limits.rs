@@ -1,0 +1,338 @@
+//! Merchant and overall limits and duplicate detection through the engine: every
+//! message 17 to 32 reached by a real scenario with its exact text, and the day,
+//! period and month boundaries in Eastern Time.
+#![allow(clippy::unwrap_used)]
+
+use ach_core::engine::{Caller, Operation, Outcome};
+use ach_core::limits::Limits;
+use ach_core::Money;
+use ach_tests::world::{open_application, transaction, World};
+use serde_json::json;
+
+fn dollars(d: i64) -> Option<Money> {
+    Some(Money::from_cents(d * 100))
+}
+
+struct Shop {
+    w: World,
+    p: String,
+    pc: Caller,
+    m: String,
+}
+
+impl Shop {
+    fn new(start: &str, limits: Limits) -> Shop {
+        Shop::with_app(start, limits, &open_application(&["PPD", "WEB", "POP"]))
+    }
+
+    fn with_app(start: &str, limits: Limits, app: &serde_json::Value) -> Shop {
+        let w = World::new(start);
+        let (p, pc) = w.partner();
+        let (m, _) = w.merchant_with(&p, &pc, app, limits);
+        Shop { w, p, pc, m }
+    }
+
+    /// A debit of `amount` to a distinct account (`n` picks it), as the message or "ok".
+    fn debit(&self, amount: &str, n: u32) -> String {
+        self.send(&self.m, "debit", amount, n)
+    }
+
+    fn send(&self, merchant: &str, kind: &str, amount: &str, n: u32) -> String {
+        let mut t = transaction(merchant, kind, amount);
+        t["customer"]["account_number"] = json!(format!("55500{n:04}"));
+        match self.w.create(&self.p, &self.pc, &t) {
+            Ok(_) => "ok".into(),
+            Err(f) => f.message(),
+        }
+    }
+}
+
+fn limits(f: impl FnOnce(&mut Limits)) -> Limits {
+    let mut l = ach_tests::world::roomy_limits();
+    f(&mut l);
+    l
+}
+
+#[test]
+fn messages_19_20_21_and_the_minimum() {
+    let s = Shop::new(
+        "2026-11-23 10:00",
+        limits(|l| {
+            l.max_transaction_amount = dollars(5000);
+            l.min_transaction_amount = dollars(1);
+            l.max_credit_amount = dollars(1000);
+        }),
+    );
+    assert_eq!(s.debit("5000.01", 1), "Exceeded maximum dollar amount ($5,000.00) for this merchant.");
+    assert_eq!(s.debit("5000.00", 2), "ok");
+    assert_eq!(s.debit("0.99", 3), "'0.99' is an invalid Amount");
+    assert_eq!(s.send(&s.m, "credit", "1000.01", 4), "Credit amount is over the maximum");
+    assert_eq!(s.send(&s.m, "credit", "1000.00", 5), "ok");
+    // A class the merchant did not apply for.
+    let mut ccd = transaction(&s.m, "debit", "5.00");
+    ccd["standard_entry_class"] = json!("CCD");
+    assert_eq!(
+        s.w.create(&s.p, &s.pc, &ccd).unwrap_err().message(),
+        "Unable to accept CCD transactions for this merchant"
+    );
+    // A debit-only merchant (maximum credit of zero).
+    let debit_only =
+        Shop::new("2026-11-23 10:00", limits(|l| l.max_credit_amount = Some(Money::from_cents(0))));
+    assert_eq!(
+        debit_only.send(&debit_only.m, "credit", "1.00", 1),
+        "Unable to accept credit transactions for this merchant"
+    );
+    assert_eq!(debit_only.debit("1.00", 2), "ok");
+}
+
+#[test]
+fn messages_22_and_23_reset_at_eastern_midnight() {
+    let s = Shop::new(
+        "2026-11-23 09:00",
+        limits(|l| {
+            l.daily_count = Some(2);
+            l.daily_amount = dollars(10_000);
+        }),
+    );
+    assert_eq!(s.debit("6000.00", 1), "ok");
+    assert_eq!(
+        s.debit("4000.01", 2),
+        "You have exceeded your allowed max dollar amount for this merchant of $10,000.00"
+    );
+    assert_eq!(s.debit("4000.00", 3), "ok");
+    assert_eq!(s.debit("1.00", 4), "You have exceeded the allowed max daily num checks for this merchant");
+    // 23:59 Eastern is still the same day (04:59 UTC the next day).
+    s.w.at("2026-11-23 23:59");
+    assert_eq!(s.debit("1.00", 5), "You have exceeded the allowed max daily num checks for this merchant");
+    s.w.at("2026-11-24 00:00");
+    assert_eq!(s.debit("1.00", 6), "ok");
+}
+
+#[test]
+fn messages_24_and_25_count_every_merchant_of_the_partner() {
+    let w = World::new("2026-11-23 09:00");
+    let (p, pc) = w.partner();
+    let overall = Limits { daily_count: Some(3), daily_amount: dollars(500), ..Limits::default() };
+    assert!(matches!(
+        w.run(&Caller::Operator, Operation::SetPartnerLimits { partner_id: p.clone(), limits: overall }),
+        Ok(Outcome::LimitsSet { .. })
+    ));
+    let (a, _) = w.merchant(&p, &pc, &["PPD"]);
+    let (b, _) = w.merchant(&p, &pc, &["PPD"]);
+    let s = Shop { w, p, pc, m: a.clone() };
+    assert_eq!(s.send(&a, "debit", "200.00", 1), "ok");
+    assert_eq!(
+        s.send(&b, "debit", "300.01", 2),
+        "You have exceeded your allowed max dollar amount overall of $500.00"
+    );
+    assert_eq!(s.send(&b, "debit", "100.00", 3), "ok");
+    assert_eq!(s.send(&a, "debit", "100.00", 4), "ok");
+    assert_eq!(s.send(&b, "debit", "1.00", 5), "You have exceeded the allowed max daily num checks overall");
+    // Another partner is not counted.
+    let (p2, pc2) = s.w.partner();
+    let (c, _) = s.w.merchant(&p2, &pc2, &["PPD"]);
+    let t = transaction(&c, "debit", "400.00");
+    assert!(s.w.create(&p2, &pc2, &t).is_ok());
+}
+
+#[test]
+fn messages_26_to_29_over_a_rolling_period() {
+    let s = Shop::new(
+        "2026-11-02 10:00",
+        limits(|l| {
+            l.period_days = Some(3);
+            l.period_count = Some(3);
+            l.period_amount = dollars(1000);
+        }),
+    );
+    assert_eq!(s.debit("600.00", 1), "ok");
+    s.w.at("2026-11-03 10:00");
+    assert_eq!(
+        s.debit("400.01", 2),
+        "You have exceeded the maximum dollar amount for this merchant this period"
+    );
+    assert_eq!(s.debit("100.00", 3), "ok");
+    s.w.at("2026-11-04 10:00");
+    assert_eq!(s.debit("100.00", 4), "ok");
+    assert_eq!(
+        s.debit("1.00", 5),
+        "You have exceeded the maximum number of checks for this merchant this period"
+    );
+    // Day 1 leaves the three-day window on day 4.
+    s.w.at("2026-11-05 00:00");
+    assert_eq!(s.debit("1.00", 6), "ok");
+
+    let w = World::new("2026-11-02 10:00");
+    let (p, pc) = w.partner();
+    let overall = Limits {
+        period_days: Some(2),
+        period_count: Some(2),
+        period_amount: dollars(300),
+        ..Limits::default()
+    };
+    w.run(&Caller::Operator, Operation::SetPartnerLimits { partner_id: p.clone(), limits: overall }).unwrap();
+    let (a, _) = w.merchant(&p, &pc, &["PPD"]);
+    let (b, _) = w.merchant(&p, &pc, &["PPD"]);
+    let s = Shop { w, p, pc, m: a.clone() };
+    assert_eq!(s.send(&a, "debit", "200.00", 1), "ok");
+    s.w.at("2026-11-03 10:00");
+    assert_eq!(
+        s.send(&b, "debit", "100.01", 2),
+        "You have exceeded the maximum dollar amount overall this period"
+    );
+    assert_eq!(s.send(&b, "debit", "100.00", 3), "ok");
+    assert_eq!(
+        s.send(&a, "debit", "1.00", 4),
+        "You have exceeded the maximum number of checks overall this period"
+    );
+}
+
+#[test]
+fn messages_30_to_32_by_eastern_calendar_month() {
+    let s = Shop::new(
+        "2026-11-30 20:00",
+        limits(|l| {
+            l.monthly_count = Some(2);
+            l.monthly_amount = dollars(1000);
+            l.monthly_average_amount = dollars(400);
+        }),
+    );
+    assert_eq!(
+        s.debit("450.00", 1),
+        "This transaction brings your monthly dollar amount over the maximum average amount allowed"
+    );
+    assert_eq!(s.debit("400.00", 2), "ok");
+    assert_eq!(
+        s.debit("500.00", 3),
+        "This transaction brings your monthly dollar amount over the maximum average amount allowed"
+    );
+    assert_eq!(s.debit("350.00", 4), "ok");
+    assert_eq!(s.debit("1.00", 5), "You have exceeded your monthly transaction volume");
+    // 2026-11-30 23:59 ET is still November; December starts at midnight Eastern
+    // (05:00 UTC), not at midnight UTC.
+    s.w.at("2026-11-30 23:59");
+    assert_eq!(s.debit("1.00", 6), "You have exceeded your monthly transaction volume");
+    s.w.at("2026-12-01 00:00");
+    assert_eq!(s.debit("400.00", 7), "ok");
+    assert_eq!(s.debit("400.00", 8), "ok");
+    let s2 = Shop::new("2026-12-01 10:00", limits(|l| l.monthly_amount = dollars(1000)));
+    assert_eq!(s2.debit("999.99", 1), "ok");
+    assert_eq!(s2.debit("1.00", 2), "You have exceeded your monthly dollar amount cap");
+}
+
+#[test]
+fn the_day_boundary_on_daylight_saving_days() {
+    // 2026-03-08: clocks spring forward at 02:00 ET. The Eastern day still runs
+    // midnight to midnight (23 hours long).
+    let s = Shop::new("2026-03-07 23:30", limits(|l| l.daily_count = Some(1)));
+    assert_eq!(s.debit("1.00", 1), "ok");
+    s.w.at("2026-03-08 00:00");
+    assert_eq!(s.debit("1.00", 2), "ok");
+    s.w.at("2026-03-08 23:59");
+    assert_eq!(s.debit("1.00", 3), "You have exceeded the allowed max daily num checks for this merchant");
+    s.w.at("2026-03-09 00:00");
+    assert_eq!(s.debit("1.00", 4), "ok");
+}
+
+#[test]
+fn a_void_gives_its_usage_back_a_return_does_not() {
+    let s = Shop::new("2026-11-23 09:00", limits(|l| l.daily_count = Some(1)));
+    let mut t = transaction(&s.m, "debit", "10.00");
+    let id = s.w.create(&s.p, &s.pc, &t).unwrap();
+    s.w.run(&s.pc, Operation::VoidTransaction { partner_id: s.p.clone(), transaction_id: id }).unwrap();
+    t["customer"]["account_number"] = json!("11112222");
+    let second = s.w.create(&s.p, &s.pc, &t).unwrap();
+    assert_eq!(s.debit("1.00", 9), "You have exceeded the allowed max daily num checks for this merchant");
+    s.w.at("2026-11-23 18:00");
+    s.w.run(
+        &Caller::Operator,
+        Operation::RecordReturn { transaction_id: second, return_code: "R01".into(), return_date: None },
+    )
+    .unwrap();
+    assert_eq!(s.debit("1.00", 10), "You have exceeded the allowed max daily num checks for this merchant");
+    assert_eq!(s.w.engine.audit_usage().unwrap(), Ok(()));
+}
+
+#[test]
+fn message_17_duplicates_within_the_window_when_declined() {
+    let app = ach_tests::world::application(&["PPD", "POP"]);
+    let s = Shop::with_app("2026-11-23 09:00", ach_tests::world::roomy_limits(), &app);
+    assert_eq!(s.debit("25.00", 1), "ok");
+    assert_eq!(s.debit("25.00", 1), "This is a duplicate transaction");
+    assert_eq!(s.debit("25.01", 1), "ok", "another amount");
+    assert_eq!(s.debit("25.00", 2), "ok", "another account");
+    assert_eq!(s.send(&s.m, "credit", "25.00", 1), "ok", "another direction");
+    s.w.at("2026-11-24 08:59");
+    assert_eq!(s.debit("25.00", 1), "This is a duplicate transaction");
+    s.w.at("2026-11-24 09:00");
+    assert_eq!(s.debit("25.00", 1), "ok", "the 24-hour window has passed");
+    // A voided original is not a duplicate.
+    let t = {
+        let mut t = transaction(&s.m, "debit", "77.00");
+        t["customer"]["account_number"] = json!("99990000");
+        t
+    };
+    let id = s.w.create(&s.p, &s.pc, &t).unwrap();
+    s.w.run(&s.pc, Operation::VoidTransaction { partner_id: s.p.clone(), transaction_id: id }).unwrap();
+    assert!(s.w.create(&s.p, &s.pc, &t).is_ok());
+    // A merchant that does not decline duplicates accepts them.
+    let open = Shop::new("2026-11-23 09:00", ach_tests::world::roomy_limits());
+    assert_eq!(open.debit("25.00", 1), "ok");
+    assert_eq!(open.debit("25.00", 1), "ok");
+}
+
+#[test]
+fn message_18_a_check_number_is_spent_forever_even_when_voided() {
+    let s = Shop::new("2026-11-23 09:00", ach_tests::world::roomy_limits());
+    let png = "iVBORw0KGgoAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
+    let pop = |check: &str, amount: &str| {
+        let mut t = transaction(&s.m, "debit", amount);
+        t["standard_entry_class"] = json!("POP");
+        t["check_number"] = json!(check);
+        t["state"] = json!("NY");
+        t["check_image_front"] = json!(png);
+        t["check_image_back"] = json!(png);
+        s.w.create(&s.p, &s.pc, &t)
+    };
+    let first = pop("1001", "10.00").unwrap();
+    assert_eq!(
+        pop("1001", "99.00").unwrap_err().message(),
+        "Duplicate transaction for this check. Check number: 1001"
+    );
+    assert!(pop("1002", "10.00").is_ok());
+    s.w.run(&s.pc, Operation::VoidTransaction { partner_id: s.p.clone(), transaction_id: first }).unwrap();
+    s.w.at("2027-06-01 10:00");
+    assert_eq!(
+        pop("1001", "10.00").unwrap_err().message(),
+        "Duplicate transaction for this check. Check number: 1001"
+    );
+}
+
+#[test]
+fn a_refused_transaction_stores_nothing_and_moves_no_counter() {
+    let s = Shop::new("2026-11-23 09:00", limits(|l| l.daily_amount = dollars(100)));
+    let before = s.w.changes(&s.p, &s.pc).len();
+    assert_eq!(
+        s.debit("100.01", 1),
+        "You have exceeded your allowed max dollar amount for this merchant of $100.00"
+    );
+    assert_eq!(s.w.changes(&s.p, &s.pc).len(), before);
+    assert_eq!(s.debit("100.00", 2), "ok", "the refused amount was not counted");
+    assert_eq!(s.w.engine.audit_usage().unwrap(), Ok(()));
+}
+
+#[test]
+fn defaults_come_from_the_velocities() {
+    // examples/requests/merchant.json: highest 5,000, 1,200 checks a year averaging
+    // 85.50: at most 200 a month (twice the declared 100), averaging at most 171.00.
+    let w = World::new("2026-11-23 09:00");
+    let (p, pc) = w.partner();
+    let (m, _) = w.merchant_with(&p, &pc, &open_application(&["PPD"]), Limits::default());
+    let s = Shop { w, p, pc, m };
+    assert_eq!(s.debit("5000.01", 1), "Exceeded maximum dollar amount ($5,000.00) for this merchant.");
+    assert_eq!(
+        s.debit("171.01", 2),
+        "This transaction brings your monthly dollar amount over the maximum average amount allowed"
+    );
+    assert_eq!(s.debit("171.00", 3), "ok");
+}
