@@ -6,6 +6,7 @@
 //! a C library, a WebAssembly module and an HTTPS server, so every host runs the
 //! very same rules.
 
+pub mod api;
 pub mod calendar;
 pub mod categories;
 pub mod clock;

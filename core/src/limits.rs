@@ -18,6 +18,7 @@ pub const DEFAULT_PERIOD_DAYS: u32 = 7;
 /// Limits of one merchant (or, for the overall limits, of all a partner's
 /// merchants together). `None` is "no limit". Amounts are cents.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Limits {
     /// Largest amount of one transaction (message 21).
     pub max_transaction_amount: Option<Money>,

@@ -1,0 +1,126 @@
+//! The operator plane: partners, approvals, limits, the routing directory,
+//! returns, and the sandbox clock. Basic auth with the operator key.
+
+use chrono::NaiveDate;
+use serde::Deserialize;
+
+use super::request::Request;
+use super::routes::Endpoint;
+use crate::engine::{Failure, Operation};
+use crate::limits::Limits;
+use crate::validation::{FieldError, ProblemCode};
+use crate::{calendar, AchError};
+
+/// Whether an endpoint belongs to the operator plane.
+pub(crate) fn is_admin(e: Endpoint) -> bool {
+    matches!(
+        e,
+        Endpoint::AdminPartners
+            | Endpoint::AdminPartnerLimits
+            | Endpoint::AdminApprove
+            | Endpoint::AdminMerchantLimits
+            | Endpoint::AdminRouting
+            | Endpoint::AdminReturns
+            | Endpoint::AdminClock
+    )
+}
+
+fn invalid(field: &str, message: impl Into<String>) -> Failure {
+    Failure::Refused {
+        error: AchError::FailedToAccept,
+        status: 422,
+        errors: vec![FieldError {
+            field: field.into(),
+            code: ProblemCode::InvalidValue,
+            message: message.into(),
+        }],
+    }
+}
+
+/// The body as `T` (an empty body is `{}`).
+fn body<T: for<'de> Deserialize<'de>>(req: &Request) -> Result<T, Failure> {
+    let text = if req.body.iter().all(u8::is_ascii_whitespace) { &b"{}"[..] } else { &req.body[..] };
+    serde_json::from_slice(text).map_err(|e| {
+        let status = if e.is_syntax() || e.is_eof() { 400 } else { 422 };
+        let code = if status == 400 { ProblemCode::InvalidJson } else { ProblemCode::InvalidValue };
+        Failure::Refused {
+            error: AchError::FailedToAccept,
+            status,
+            errors: vec![FieldError { field: String::new(), code, message: e.to_string() }],
+        }
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NewPartner {
+    name: String,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct Approval {
+    #[serde(default)]
+    limits: Option<Limits>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Return {
+    transaction_id: String,
+    return_code: String,
+    #[serde(default)]
+    return_date: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Clock {
+    now: String,
+}
+
+/// The operation an admin request asks for.
+pub(crate) fn plan(e: Endpoint, params: &[String], req: &Request) -> Result<Operation, Failure> {
+    let param = || params.first().cloned().unwrap_or_default();
+    Ok(match e {
+        Endpoint::AdminPartners => Operation::CreatePartner { name: body::<NewPartner>(req)?.name },
+        Endpoint::AdminPartnerLimits => {
+            Operation::SetPartnerLimits { partner_id: param(), limits: body(req)? }
+        }
+        Endpoint::AdminApprove => Operation::ApproveMerchant {
+            merchant_id: param(),
+            limits: body::<Approval>(req)?.limits.unwrap_or_default(),
+        },
+        Endpoint::AdminMerchantLimits => {
+            Operation::SetMerchantLimits { merchant_id: param(), limits: body(req)? }
+        }
+        Endpoint::AdminRouting => {
+            let text = String::from_utf8(req.body.clone())
+                .map_err(|_| invalid("", "the directory file is not text (UTF-8)"))?;
+            Operation::LoadDirectory { text }
+        }
+        Endpoint::AdminReturns => {
+            let r: Return = body(req)?;
+            let return_date = match r.return_date.as_deref() {
+                None => None,
+                Some(d) => Some(
+                    NaiveDate::parse_from_str(d, "%Y-%m-%d")
+                        .map_err(|_| invalid("return_date", "return_date must be YYYY-MM-DD"))?,
+                ),
+            };
+            Operation::RecordReturn {
+                transaction_id: r.transaction_id,
+                return_code: r.return_code,
+                return_date,
+            }
+        }
+        Endpoint::AdminClock => {
+            let c: Clock = body(req)?;
+            let now = calendar::parse_instant(&c.now).map_err(|_| {
+                invalid("now", "now must be an RFC 3339 instant with an offset (2026-11-23T18:30:00-05:00)")
+            })?;
+            Operation::SetClock { now }
+        }
+        _ => return Err(invalid("path", "not an operator endpoint")),
+    })
+}

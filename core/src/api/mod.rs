@@ -1,0 +1,83 @@
+//! The request router: one function from an HTTP request to an HTTP status and
+//! the JSON body exactly as the spec shows it. The HTTPS server, the C library and
+//! the browser module all call it, so the three answer byte for byte alike.
+//!
+//! Routing is split in two so a server can group commits: [`plan`] does
+//! everything that needs no write (matching, size, authentication, parsing, feed
+//! reads) and either answers or names the engine operation to run; [`finish`]
+//! renders the operation's result. [`route`] is the two together.
+
+mod admin;
+mod render;
+mod request;
+mod routes;
+
+pub use render::Response;
+pub use request::{form_to_json, Request, MAX_BODY_BYTES};
+
+use crate::engine::{Caller, Engine, Failure, Operation, Outcome};
+use crate::validation::ProblemCode;
+use crate::AchError;
+
+/// What the router decided for a request.
+#[derive(Debug)]
+pub enum Plan {
+    /// The answer is known (an error, a feed page, a lookup).
+    Done(Response),
+    /// Run this operation for this caller, then [`finish`].
+    Execute {
+        /// Who asked.
+        caller: Caller,
+        /// What to run.
+        operation: Box<Operation>,
+    },
+}
+
+/// Route a request completely (one engine operation, its own commit).
+pub fn route(engine: &Engine, request: &Request) -> Response {
+    match plan(engine, request) {
+        Plan::Done(response) => response,
+        Plan::Execute { caller, operation } => finish(engine.execute(&caller, *operation)),
+    }
+}
+
+/// Route a request given in its JSON form (`{"method","path","query","api_key",
+/// "body"}`) and answer the JSON form of the response (`{"status","body"}`): what
+/// the C library and the browser module pass.
+pub fn route_json(engine: &Engine, request_json: &str) -> String {
+    let response = match Request::from_json(request_json) {
+        Ok(request) => route(engine, &request),
+        Err(why) => bad_request(&why),
+    };
+    response.to_json()
+}
+
+/// Render an operation's result.
+pub fn finish(result: Result<Outcome, Failure>) -> Response {
+    match result {
+        Ok(outcome) => render::outcome(&outcome),
+        Err(failure) => render::failure(&failure),
+    }
+}
+
+/// Decide what a request needs: an answer now, or an operation to run.
+pub fn plan(engine: &Engine, request: &Request) -> Plan {
+    match routes::plan(engine, request) {
+        Ok(plan) => plan,
+        Err(failure) => Plan::Done(render::failure(&failure)),
+    }
+}
+
+/// A 400 answer: the request itself could not be read.
+pub(crate) fn bad_request(why: &str) -> Response {
+    let f = Failure::Refused {
+        error: AchError::FailedToAccept,
+        status: 400,
+        errors: vec![crate::validation::FieldError {
+            field: String::new(),
+            code: ProblemCode::InvalidJson,
+            message: why.to_owned(),
+        }],
+    };
+    render::failure(&f)
+}

@@ -1,0 +1,164 @@
+//! Responses in the spec's shapes: `{success, payload}`, merchant creation's
+//! top-level `id`, `success` as the string `"true"` for customers and status
+//! changes, the events list's own shape, and failures as `{success: false,
+//! message}` (plus `error_code`, `error_type` and the field problems).
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::engine::{EventsPage, Failure, Outcome, StatusPage};
+use crate::error::ERROR_TYPE;
+use crate::validation::FieldError;
+
+/// An HTTP status and a JSON body: what every host sends back.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Response {
+    /// HTTP status code.
+    pub status: u16,
+    /// The JSON body.
+    pub body: String,
+}
+
+impl Response {
+    /// The JSON form of the response: `{"status": 200, "body": {...}}`.
+    pub fn to_json(&self) -> String {
+        let body: Value = serde_json::from_str(&self.body).unwrap_or(Value::String(self.body.clone()));
+        serde_json::json!({"status": self.status, "body": body}).to_string()
+    }
+}
+
+/// `success` as the spec shows it: a boolean, or the string `"true"` (customers
+/// and status changes).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Success {
+    Bool,
+    Text,
+}
+
+impl Serialize for Success {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Success::Bool => s.serialize_bool(true),
+            Success::Text => s.serialize_str("true"),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct Envelope<'a, P: Serialize> {
+    success: Success,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    payload: Option<P>,
+}
+
+fn json<T: Serialize>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_else(|_| String::from(r#"{"success":false}"#))
+}
+
+/// A success with a payload.
+pub(crate) fn ok<P: Serialize>(status: u16, success: Success, payload: P) -> Response {
+    Response { status, body: json(&Envelope { success, id: None, payload: Some(payload) }) }
+}
+
+/// A success with nothing else (`{"success": "true"}`).
+pub(crate) fn ok_empty(success: Success) -> Response {
+    Response { status: 200, body: json(&Envelope::<()> { success, id: None, payload: None }) }
+}
+
+#[derive(Serialize)]
+struct Id<'a> {
+    id: &'a str,
+}
+
+/// Render an operation's outcome.
+pub(crate) fn outcome(o: &Outcome) -> Response {
+    match o {
+        Outcome::TransactionCreated { transaction_id } => ok(201, Success::Bool, Id { id: transaction_id }),
+        Outcome::CustomerCreated { customer_id } => ok(201, Success::Text, Id { id: customer_id }),
+        Outcome::CustomerDeleted { .. } => ok_empty(Success::Text),
+        Outcome::MerchantSubmitted { merchant_id } => Response {
+            status: 201,
+            body: json(&Envelope::<()> { success: Success::Bool, id: Some(merchant_id), payload: None }),
+        },
+        Outcome::TransactionVoided { transaction_id } => {
+            ok(200, Success::Bool, serde_json::json!({"id": transaction_id, "status": "voided"}))
+        }
+        Outcome::TransactionReversed { transaction_id, reversal_id } => {
+            ok(200, Success::Bool, serde_json::json!({"id": transaction_id, "reversal_id": reversal_id}))
+        }
+        Outcome::PartnerCreated { partner_id, api_key } => {
+            ok(201, Success::Bool, serde_json::json!({"partner_id": partner_id, "api_key": api_key}))
+        }
+        Outcome::MerchantApproved { merchant_id, api_key, limits } => ok(
+            200,
+            Success::Bool,
+            serde_json::json!({"merchant_id": merchant_id, "api_key": api_key, "limits": limits}),
+        ),
+        Outcome::LimitsSet { id, limits } => {
+            ok(200, Success::Bool, serde_json::json!({"id": id, "limits": limits}))
+        }
+        Outcome::ReturnRecorded { transaction_id } => ok(200, Success::Bool, Id { id: transaction_id }),
+        Outcome::DirectoryLoaded { records } => {
+            ok(200, Success::Bool, serde_json::json!({"records": records}))
+        }
+        Outcome::ClockSet { now, progress } => ok(
+            200,
+            Success::Bool,
+            serde_json::json!({"now": now.to_rfc3339(), "originated": progress.originated, "settled": progress.settled}),
+        ),
+    }
+}
+
+/// `GET /status-changes/{pointer}`.
+pub(crate) fn status_page(page: &StatusPage) -> Response {
+    ok(200, Success::Text, page)
+}
+
+/// `GET /events[/{pointer}]`: the spec's own shape, no envelope.
+pub(crate) fn events_page(page: &EventsPage) -> Response {
+    Response { status: 200, body: json(page) }
+}
+
+#[derive(Serialize)]
+struct Refusal<'a> {
+    success: bool,
+    message: String,
+    error_code: u16,
+    error_type: &'static str,
+    errors: &'a [FieldError],
+}
+
+#[derive(Serialize)]
+struct AuthFailure {
+    success: bool,
+    message: &'static str,
+}
+
+/// Render a failure: exactly `{"success":false,"message":"Authentication failed."}`
+/// for authentication; otherwise the message, its code, type `E` and the field
+/// problems.
+pub(crate) fn failure(f: &Failure) -> Response {
+    match f {
+        Failure::Authentication => Response {
+            status: 401,
+            body: json(&AuthFailure { success: false, message: crate::error::AUTHENTICATION_FAILED }),
+        },
+        Failure::Refused { error, status, errors } => Response {
+            status: *status,
+            body: json(&Refusal {
+                success: false,
+                message: error.to_string(),
+                error_code: error.code(),
+                error_type: ERROR_TYPE,
+                errors,
+            }),
+        },
+    }
+}
+
+/// A success payload for a read-only lookup.
+pub(crate) fn data<P: Serialize>(payload: P) -> Response {
+    ok(200, Success::Bool, payload)
+}

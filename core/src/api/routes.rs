@@ -1,0 +1,274 @@
+//! The endpoints: matching a method and path, then authenticating and building the
+//! engine operation (or answering a read directly).
+//!
+//! Request data may come in the body (JSON, or form data) or the query string;
+//! when both carry a member, **the body wins**.
+
+use serde_json::{Map, Value};
+
+use super::request::{form_to_json, Request, MAX_BODY_BYTES};
+use super::{admin, render, Plan};
+use crate::engine::{Caller, Engine, Failure, Operation};
+use crate::error::echo;
+use crate::routing::is_valid_routing_number;
+use crate::validation::{FieldError, ProblemCode};
+use crate::{categories, AchError};
+
+/// Every endpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Endpoint {
+    CreateTransaction,
+    Void,
+    Reverse,
+    CreateCustomer,
+    DeleteCustomer,
+    SubmitMerchant,
+    StatusChanges,
+    Events,
+    Institution,
+    Categories,
+    OpenApi,
+    AdminPartners,
+    AdminPartnerLimits,
+    AdminApprove,
+    AdminMerchantLimits,
+    AdminRouting,
+    AdminReturns,
+    AdminClock,
+}
+
+/// `(method, path pattern, endpoint)`; `{}` matches one segment, `{?}` an
+/// optional last segment.
+const ROUTES: &[(&str, &str, Endpoint)] = &[
+    ("POST", "/transactions", Endpoint::CreateTransaction),
+    ("PUT", "/transactions/{}/void", Endpoint::Void),
+    ("PUT", "/transactions/{}/reverse", Endpoint::Reverse),
+    ("POST", "/customers", Endpoint::CreateCustomer),
+    ("DELETE", "/customers/{}", Endpoint::DeleteCustomer),
+    ("POST", "/merchants", Endpoint::SubmitMerchant),
+    ("GET", "/status-changes/{?}", Endpoint::StatusChanges),
+    ("GET", "/events/{?}", Endpoint::Events),
+    ("GET", "/institutions/{}", Endpoint::Institution),
+    ("GET", "/categories", Endpoint::Categories),
+    ("GET", "/openapi.json", Endpoint::OpenApi),
+    ("POST", "/admin/partners", Endpoint::AdminPartners),
+    ("POST", "/admin/partners/{}/limits", Endpoint::AdminPartnerLimits),
+    ("POST", "/admin/merchants/{}/approve", Endpoint::AdminApprove),
+    ("POST", "/admin/merchants/{}/limits", Endpoint::AdminMerchantLimits),
+    ("POST", "/admin/routing", Endpoint::AdminRouting),
+    ("POST", "/admin/returns", Endpoint::AdminReturns),
+    ("POST", "/admin/clock", Endpoint::AdminClock),
+];
+
+/// The path's parameters if it matches `pattern`.
+fn matches(pattern: &str, path: &str) -> Option<Vec<String>> {
+    let pat: Vec<&str> = pattern.trim_start_matches('/').split('/').collect();
+    let segs: Vec<&str> = path.trim_start_matches('/').trim_end_matches('/').split('/').collect();
+    let optional = pat.last() == Some(&"{?}");
+    let required = if optional { pat.len() - 1 } else { pat.len() };
+    if segs.len() < required || segs.len() > pat.len() {
+        return None;
+    }
+    let mut params = Vec::new();
+    for (i, p) in pat.iter().enumerate() {
+        match (*p, segs.get(i)) {
+            ("{}" | "{?}", Some(s)) if !s.is_empty() => params.push(percent_decode(s)?),
+            ("{?}", None) => {}
+            (lit, Some(s)) if lit == *s => {}
+            _ => return None,
+        }
+    }
+    Some(params)
+}
+
+fn percent_decode(segment: &str) -> Option<String> {
+    let decoded: Vec<u8> = form_urlencoded::parse(format!("x={}", segment.replace('+', "%2B")).as_bytes())
+        .next()
+        .map(|(_, v)| v.into_owned().into_bytes())?;
+    String::from_utf8(decoded).ok()
+}
+
+fn failure(
+    error: AchError,
+    status: u16,
+    field: &str,
+    code: ProblemCode,
+    message: impl Into<String>,
+) -> Failure {
+    Failure::Refused {
+        error,
+        status,
+        errors: vec![FieldError { field: field.into(), code, message: message.into() }],
+    }
+}
+
+/// The endpoint and path parameters, or 404 / 405.
+fn resolve(req: &Request) -> Result<(Endpoint, Vec<String>), Failure> {
+    let method = req.method.to_ascii_uppercase();
+    let mut allowed = Vec::new();
+    for (m, pattern, endpoint) in ROUTES {
+        if let Some(params) = matches(pattern, &req.path) {
+            if *m == method {
+                return Ok((*endpoint, params));
+            }
+            allowed.push(*m);
+        }
+    }
+    if allowed.is_empty() {
+        let msg = format!("there is no endpoint {} {}", echo(&method), echo(&req.path));
+        return Err(failure(AchError::FailedToAccept, 404, "path", ProblemCode::NotFound, msg));
+    }
+    let msg = format!("{} is not allowed here; use {}", echo(&method), allowed.join(", "));
+    Err(failure(AchError::FailedToAccept, 405, "method", ProblemCode::InvalidValue, msg))
+}
+
+/// The request's data as one JSON value: the query string's members, overlaid
+/// by the body's (JSON or form data). `Err` for a body that is not JSON.
+fn data(req: &Request) -> Result<(Value, Vec<u8>), Failure> {
+    let mut merged = match form_to_json(req.query.as_bytes()) {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    };
+    if req.body.iter().all(u8::is_ascii_whitespace) {
+        let value = Value::Object(merged);
+        let bytes = value.to_string().into_bytes();
+        return Ok((value, bytes));
+    }
+    if req.is_form() {
+        if let Value::Object(body) = form_to_json(&req.body) {
+            merged.extend(body);
+        }
+        let value = Value::Object(merged);
+        let bytes = value.to_string().into_bytes();
+        return Ok((value, bytes));
+    }
+    let parsed: Value = std::str::from_utf8(&req.body)
+        .map_err(|e| format!("the body is not valid UTF-8 (byte {})", e.valid_up_to()))
+        .and_then(|t| serde_json::from_str(t).map_err(|e| format!("the body is not valid JSON: {e}")))
+        .map_err(|why| failure(AchError::FailedToAccept, 400, "", ProblemCode::InvalidJson, why))?;
+    match parsed {
+        // The body's own bytes go to the validators, so numbers keep their exact
+        // text; query members are added only when the body lacks them.
+        Value::Object(body) if merged.keys().all(|k| body.contains_key(k)) => {
+            Ok((Value::Object(body), req.body.clone()))
+        }
+        Value::Object(body) => {
+            merged.extend(body);
+            let value = Value::Object(merged);
+            let bytes = value.to_string().into_bytes();
+            Ok((value, bytes))
+        }
+        other => Ok((other, req.body.clone())),
+    }
+}
+
+fn partner_id(data: &Value) -> Result<String, Failure> {
+    match data.get("partner_id") {
+        Some(Value::String(p)) if !p.is_empty() => Ok(p.clone()),
+        _ => Err(Failure::Authentication),
+    }
+}
+
+fn authenticate(engine: &Engine, req: &Request) -> Result<Caller, Failure> {
+    engine.authenticate(req.api_key.as_deref().unwrap_or(""))
+}
+
+/// A partner operation, made idempotent by the `Idempotency-Key` header if given.
+fn partner_op(req: &Request, operation: Operation) -> Operation {
+    match &req.idempotency_key {
+        Some(key) => Operation::Idempotent { key: key.clone(), operation: Box::new(operation) },
+        None => operation,
+    }
+}
+
+/// Plan a request (see [`super::plan`]).
+pub(crate) fn plan(engine: &Engine, req: &Request) -> Result<Plan, Failure> {
+    let split;
+    let req = match req.path.split_once('?') {
+        // A path that still carries its query string (`/x?a=1`): split it off.
+        Some((path, query)) => {
+            let joined = [req.query.as_str(), query]
+                .iter()
+                .filter(|q| !q.is_empty())
+                .copied()
+                .collect::<Vec<_>>()
+                .join("&");
+            split = Request { path: path.to_owned(), query: joined, ..req.clone() };
+            &split
+        }
+        None => req,
+    };
+    let (endpoint, params) = resolve(req)?;
+    if req.body.len() > MAX_BODY_BYTES {
+        let msg = format!("the body is larger than {} MiB", MAX_BODY_BYTES / (1024 * 1024));
+        return Err(failure(AchError::FailedToAccept, 413, "", ProblemCode::OverLimit, msg));
+    }
+    if endpoint == Endpoint::OpenApi {
+        return Ok(Plan::Done(super::Response { status: 200, body: OPENAPI.to_owned() }));
+    }
+    let caller = authenticate(engine, req)?;
+    let param = |i: usize| params.get(i).cloned().unwrap_or_default();
+    let execute = |operation| Ok(Plan::Execute { caller: caller.clone(), operation: Box::new(operation) });
+    if admin::is_admin(endpoint) {
+        if caller != Caller::Operator {
+            return Err(Failure::Authentication);
+        }
+        return admin::plan(endpoint, &params, req).and_then(execute);
+    }
+    match endpoint {
+        Endpoint::Institution => institution(engine, &param(0)),
+        Endpoint::Categories => Ok(Plan::Done(render::data(serde_json::json!({
+            "groups": categories::groups(),
+            "categories": categories::all(),
+        })))),
+        Endpoint::Events => {
+            let pointer = params.first().map(String::as_str);
+            let page = engine.events(&caller, pointer)?;
+            Ok(Plan::Done(render::events_page(&page)))
+        }
+        Endpoint::StatusChanges => {
+            let (data, _) = data(req)?;
+            let partner = partner_id(&data)?;
+            let pointer = params.first().map_or("0", String::as_str);
+            let page = engine.status_changes(&caller, &partner, pointer)?;
+            Ok(Plan::Done(render::status_page(&page)))
+        }
+        _ => {
+            let (data, body) = data(req)?;
+            let partner_id = partner_id(&data)?;
+            let operation = match endpoint {
+                Endpoint::CreateTransaction => Operation::CreateTransaction { partner_id, body },
+                Endpoint::Void => Operation::VoidTransaction { partner_id, transaction_id: param(0) },
+                Endpoint::Reverse => Operation::ReverseTransaction { partner_id, transaction_id: param(0) },
+                Endpoint::CreateCustomer => Operation::CreateCustomer { partner_id, body },
+                Endpoint::DeleteCustomer => Operation::DeleteCustomer { partner_id, customer_id: param(0) },
+                _ => Operation::SubmitMerchant { partner_id, body },
+            };
+            execute(partner_op(req, operation))
+        }
+    }
+}
+
+/// `GET /institutions/{routing_number}`: the bank behind a routing number.
+fn institution(engine: &Engine, routing_number: &str) -> Result<Plan, Failure> {
+    if !is_valid_routing_number(routing_number) {
+        let e = AchError::InvalidRoutingNumber { value: echo(routing_number) };
+        return Err(failure(e.clone(), 422, "routing_number", ProblemCode::InvalidCheckDigit, e.to_string()));
+    }
+    let directory = engine.directory();
+    let Some(found) = directory.lookup(routing_number) else {
+        let e = AchError::RoutingNotFound { value: routing_number.to_owned() };
+        return Err(failure(e.clone(), 404, "routing_number", ProblemCode::NotFound, e.to_string()));
+    };
+    let d = found.destination;
+    Ok(Plan::Done(render::data(serde_json::json!({
+        "routing_number": routing_number,
+        "name": d.name,
+        "city": d.city,
+        "state": d.state,
+        "new_routing_number": found.requested.new_routing_number,
+    }))))
+}
+
+/// The OpenAPI document of the whole API.
+pub(crate) const OPENAPI: &str = include_str!("../../../docs/openapi.json");
