@@ -4,7 +4,6 @@
 //! message 2. Keys are permanent and scoped to their partner.
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use super::ops::{Operation, Outcome};
 use super::{Applied, Cx, Fail, Failure};
@@ -17,7 +16,8 @@ pub const MAX_KEY_LEN: usize = 255;
 
 #[derive(Debug, Serialize, Deserialize)]
 struct Stored {
-    /// SHA-256 of the request (hex).
+    /// Keyed fingerprint of the request (hex): never a plain hash, since a request
+    /// holds an account number that a plain hash would let anyone brute-force.
     request: String,
     /// What the first request answered.
     answer: Result<Outcome, Failure>,
@@ -75,38 +75,38 @@ fn canonical(body: &[u8]) -> Vec<u8> {
     }
 }
 
-/// SHA-256 of what the request asks for.
-pub(crate) fn request_hash(op: &Operation) -> [u8; 32] {
-    let mut h = Sha256::new();
+/// What the request asks for, as bytes to fingerprint (a body in canonical form).
+pub(crate) fn request_bytes(op: &Operation) -> Vec<u8> {
+    let mut out = format!("{:?}", std::mem::discriminant(op)).into_bytes();
     match op {
         Operation::SubmitMerchant { partner_id, body }
         | Operation::CreateCustomer { partner_id, body }
         | Operation::CreateTransaction { partner_id, body } => {
-            h.update(format!("{:?}", std::mem::discriminant(op)).as_bytes());
-            h.update(partner_id.as_bytes());
-            h.update([0]);
-            h.update(canonical(body));
+            out.extend_from_slice(partner_id.as_bytes());
+            out.push(0);
+            out.extend_from_slice(&canonical(body));
         }
-        other => h.update(format!("{other:?}").as_bytes()),
+        other => out.extend_from_slice(format!("{other:?}").as_bytes()),
     }
-    h.finalize().into()
+    out
 }
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Run `apply` once per (owner, key): replay the stored answer for the same
-/// request, refuse a different request with message 2.
+/// Run `apply` once per (partner, key): replay the stored answer for the same
+/// request, refuse a different request with message 2. Only partner operations
+/// are idempotent: operator answers carry new API keys, which are never stored.
 pub(crate) fn run(
     cx: &mut Cx<'_>,
     owner: &str,
     key: &str,
-    request: [u8; 32],
+    request: &[u8],
     apply: impl FnOnce(&mut Cx<'_>) -> Result<Applied, Fail>,
 ) -> Result<Applied, Fail> {
     let k = keys::idempotency(owner, key);
-    let request = hex(&request);
+    let request = hex(&cx.engine.fingerprints.digest(&[b"idempotent-request", request]));
     if let Some(stored) = cx.w.get::<Stored>(Table::Idempotency, &k)? {
         if stored.request != request {
             let msg = "this idempotency key was already used for a different request";

@@ -119,6 +119,10 @@ pub enum OpenError {
     /// The stored routing directory could not be parsed.
     #[error("the stored routing directory is unreadable: {0}")]
     Directory(String),
+    /// The encryption key is not the one this database was created with: account
+    /// numbers would not decrypt and duplicate detection would silently reset.
+    #[error("the encryption key is not this database's key")]
+    WrongKey,
 }
 
 /// The engine. Share it between threads (`Arc<Engine>`): operations serialize on
@@ -140,11 +144,11 @@ pub struct Engine {
 impl Engine {
     /// Open (or create) the database file at `path`.
     pub fn open(path: &Path, options: EngineOptions) -> Result<Engine, OpenError> {
+        let store = Store::open(path)?;
         let key = match &options.encryption_key {
             Some(k) => k.clone(),
             None => EncryptionKey::load_or_create(&key_file_for(path))?,
         };
-        let store = Store::open(path)?;
         Engine::start(store, key, options)
     }
 
@@ -156,7 +160,17 @@ impl Engine {
     }
 
     fn start(store: Store, key: EncryptionKey, options: EngineOptions) -> Result<Engine, OpenError> {
-        let (secret, directory_text) = store.write(|w| -> Result<_, StorageError> {
+        let fingerprints = Fingerprinter::new(key.as_bytes());
+        let key_check = fingerprints.digest(&[b"encryption-key-check"]);
+        let (secret, directory_text, clock_at, key_ok) = store.write(|w| -> Result<_, StorageError> {
+            let key_ok = match w.get_raw(Table::Meta, keys::META_KEY_CHECK)? {
+                Some(stored) => stored == key_check,
+                None => {
+                    w.put_raw(Table::Meta, keys::META_KEY_CHECK, &key_check)?;
+                    true
+                }
+            };
+            let clock_at = w.get_raw(Table::Meta, keys::META_CLOCK)?.and_then(|b| keys::decode_instant(&b));
             let secret = match w.get_raw(Table::Meta, keys::META_POINTER_SECRET)? {
                 Some(s) if s.len() == 32 => s,
                 _ => {
@@ -167,8 +181,11 @@ impl Engine {
                 }
             };
             let text = w.get_raw(Table::Blobs, keys::BLOB_DIRECTORY)?;
-            Ok((secret, text))
+            Ok((secret, text, clock_at, key_ok))
         })?;
+        if !key_ok {
+            return Err(OpenError::WrongKey);
+        }
         let directory = match directory_text {
             None => RoutingDirectory::embedded(),
             Some(bytes) => {
@@ -181,7 +198,13 @@ impl Engine {
         let (clock, manual): (Arc<dyn Clock>, Option<ManualClock>) = match options.clock {
             #[cfg(not(target_arch = "wasm32"))]
             EngineClock::System => (Arc::new(crate::clock::SystemClock), None),
-            EngineClock::Manual(m) => (Arc::new(m.clone()), Some(m)),
+            EngineClock::Manual(m) => {
+                // A reopened sandbox resumes where its clock stood; it never goes back.
+                if let Some(at) = clock_at.filter(|at| *at > m.now()) {
+                    m.set(at);
+                }
+                (Arc::new(m.clone()), Some(m))
+            }
         };
         Ok(Engine {
             store,
@@ -190,7 +213,7 @@ impl Engine {
             sandbox: options.sandbox,
             operator: options.operator_key.as_deref().map(KeyHash::of),
             cipher: Cipher::new(key.as_bytes()),
-            fingerprints: Fingerprinter::new(key.as_bytes()),
+            fingerprints,
             duplicate_window: options.duplicate_window.unwrap_or_else(duplicates::default_window),
             pointers: PointerCodec::new(&secret_bytes),
             directory: RwLock::new(Arc::new(directory)),

@@ -226,68 +226,26 @@ pub enum Outcome {
 
 /// An operation with its storage-free work (validation, parsing) done.
 pub(crate) enum Prepared {
-    CreatePartner {
-        name: String,
-    },
-    SetPartnerLimits {
-        partner_id: String,
-        limits: Limits,
-    },
-    SubmitMerchant {
-        partner_id: String,
-        application: Result<Box<MerchantApplication>, Report>,
-    },
-    ApproveMerchant {
-        merchant_id: String,
-        limits: Limits,
-    },
-    SetMerchantLimits {
-        merchant_id: String,
-        limits: Limits,
-    },
-    CreateCustomer {
-        partner_id: String,
-        customer: Result<NewCustomer, Report>,
-    },
-    DeleteCustomer {
-        partner_id: String,
-        customer_id: String,
-    },
-    CreateTransaction {
-        partner_id: String,
-        transaction: Result<NewTransaction, Report>,
-    },
-    VoidTransaction {
-        partner_id: String,
-        transaction_id: String,
-    },
-    ReverseTransaction {
-        partner_id: String,
-        transaction_id: String,
-    },
-    RecordReturn {
-        transaction_id: String,
-        return_code: String,
-        return_date: Option<NaiveDate>,
-    },
-    LoadDirectory {
-        directory: Result<(RoutingDirectory, String), String>,
-    },
-    SetClock {
-        now: DateTime<Utc>,
-    },
-    Idempotent {
-        key: Result<String, Failure>,
-        scope: Option<String>,
-        request: [u8; 32],
-        inner: Box<Prepared>,
-    },
+    CreatePartner { name: String },
+    SetPartnerLimits { partner_id: String, limits: Limits },
+    SubmitMerchant { partner_id: String, application: Result<Box<MerchantApplication>, Report> },
+    ApproveMerchant { merchant_id: String, limits: Limits },
+    SetMerchantLimits { merchant_id: String, limits: Limits },
+    CreateCustomer { partner_id: String, customer: Result<NewCustomer, Report> },
+    DeleteCustomer { partner_id: String, customer_id: String },
+    CreateTransaction { partner_id: String, transaction: Result<NewTransaction, Report> },
+    VoidTransaction { partner_id: String, transaction_id: String },
+    ReverseTransaction { partner_id: String, transaction_id: String },
+    RecordReturn { transaction_id: String, return_code: String, return_date: Option<NaiveDate> },
+    LoadDirectory { directory: Result<(RoutingDirectory, String), String> },
+    SetClock { now: DateTime<Utc> },
+    Idempotent { key: Result<String, Failure>, scope: Option<String>, request: Vec<u8>, inner: Box<Prepared> },
 }
 
 /// Do the work that needs no storage: validate bodies, parse a directory.
 pub(crate) fn prepare(op: Operation, now: DateTime<Utc>, directory: &RoutingDirectory) -> Prepared {
     if let Some((key, operation)) = idempotency::key_of(&op) {
-        let request = idempotency::request_hash(&operation);
+        let request = idempotency::request_bytes(&operation);
         let scope = idempotency::scope(&operation);
         let inner = Box::new(prepare_plain(operation, now, directory));
         return Prepared::Idempotent { key: idempotency::check_key(&key), scope, request, inner };
@@ -427,12 +385,18 @@ pub(crate) fn apply(cx: &mut Cx<'_>, caller: &Caller, op: Prepared) -> Result<Ap
         }
         Prepared::Idempotent { key, scope, request, inner } => {
             let key = key?;
-            match &scope {
-                Some(partner_id) => partner(caller, partner_id)?,
-                None => operator(caller)?,
-            }
-            let owner = scope.unwrap_or_else(|| "operator".to_owned());
-            idempotency::run(cx, &owner, &key, request, |cx| apply(cx, caller, *inner))
+            let Some(partner_id) = scope else {
+                let msg = "idempotency keys apply to partner operations only";
+                return Err(Failure::problem(
+                    AchError::FailedToAccept,
+                    "idempotency_key",
+                    ProblemCode::InvalidValue,
+                    msg,
+                )
+                .into());
+            };
+            partner(caller, &partner_id)?;
+            idempotency::run(cx, &partner_id, &key, &request, |cx| apply(cx, caller, *inner))
         }
     }
 }

@@ -114,6 +114,7 @@ pub(crate) fn set_clock(cx: &mut Cx<'_>, now: DateTime<Utc>) -> Result<Outcome, 
         return Err(Failure::problem(AchError::FailedToAccept, "now", ProblemCode::InvalidValue, msg).into());
     }
     let progress = catch_up(cx, now)?;
+    cx.w.put_raw(Table::Meta, keys::META_CLOCK, &keys::instant(now))?;
     cx.now = now;
     cx.clock_to = Some(now);
     Ok(Outcome::ClockSet { now, progress })

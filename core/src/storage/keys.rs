@@ -6,6 +6,10 @@ use chrono::{DateTime, Utc};
 pub(crate) const META_FORMAT: &[u8] = b"format_version";
 /// Meta key: the secret that MACs feed pointers.
 pub(crate) const META_POINTER_SECRET: &[u8] = b"pointer_secret";
+/// Meta key: a check value of the encryption key (an HMAC under it, never the key).
+pub(crate) const META_KEY_CHECK: &[u8] = b"key_check";
+/// Meta key: the sandbox clock's position, so a reopened sandbox never goes back.
+pub(crate) const META_CLOCK: &[u8] = b"sandbox_clock";
 /// Blob key: the loaded FedACH directory file.
 pub(crate) const BLOB_DIRECTORY: &[u8] = b"fedach_directory";
 
