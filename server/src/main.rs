@@ -1,9 +1,19 @@
-//! `achd`: the ACH service's command line.
+//! `achd`: the ACH service's command line and HTTPS server.
 //!
 //! `achd validate transaction|customer|merchant [FILE|-] [--routing-directory FILE]`
 //! checks a request against the service's rules without a server or a database.
+//!
+//! `achd serve [--data DIR] [--listen ADDR] [--tls-cert PEM --tls-key PEM] [--sandbox]
+//! [--web DIR]` runs the service over HTTPS.
 
+mod http;
+mod logging;
+mod serve;
+mod shutdown;
+mod tls;
 mod validate;
+mod web;
+mod writer;
 
 use std::process::ExitCode;
 
@@ -22,6 +32,8 @@ enum Command {
     /// Validate a request body against the service's rules; prints
     /// {"valid","message","errors"}. Exit 0 valid, 1 invalid, 2 unreadable input.
     Validate(validate::Args),
+    /// Run the service over HTTPS until SIGINT or SIGTERM (then exit 0).
+    Serve(serve::Args),
 }
 
 fn main() -> ExitCode {
@@ -34,5 +46,6 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Command::Validate(args) => validate::run(&args),
+        Command::Serve(args) => serve::run(args),
     }
 }

@@ -1,0 +1,239 @@
+//! HTTP ↔ router translation. Every API answer comes from `ach_core::api`: this
+//! module only turns an HTTP request into an [`api::Request`] (method, path, raw
+//! query, the Basic-auth user name as the API key, `Idempotency-Key`,
+//! `Content-Type`, body) and an [`api::Response`] into HTTP (status, JSON body,
+//! `Content-Type: application/json`).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use ach_core::api::{self, Plan, MAX_BODY_BYTES};
+use ach_core::engine::{Engine, Failure};
+use ach_core::validation::{FieldError, ProblemCode};
+use ach_core::AchError;
+use base64::Engine as _;
+use http_body_util::{BodyExt, Full};
+use hyper::body::{Bytes, Incoming};
+use hyper::header::{HeaderMap, HeaderName, HeaderValue, AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE};
+use hyper::{Method, StatusCode};
+use tracing::info;
+
+use crate::logging;
+use crate::serve::REQUEST_TIMEOUT;
+use crate::web::Site;
+use crate::writer::Writer;
+
+/// The response body type.
+pub type Body = Full<Bytes>;
+
+/// A body this much larger than the limit is still read (and discarded) so the
+/// client, still sending, gets its 413; beyond it the connection is closed.
+const DRAIN_LIMIT: usize = 2 * MAX_BODY_BYTES;
+
+/// What every request handler shares.
+pub struct App {
+    /// The engine (the router's reads run on it directly).
+    pub engine: Arc<Engine>,
+    /// The group-commit writer (every operation that writes).
+    pub writer: Writer,
+    /// Static files served at `/` (`--web DIR`), if any.
+    pub site: Option<Site>,
+}
+
+/// Answer one request and log it (method, path with identifiers only, status,
+/// latency; never the query, headers or body).
+pub async fn handle(app: Arc<App>, request: hyper::Request<Incoming>) -> hyper::Response<Body> {
+    let started = Instant::now();
+    let method = logging::method(request.method());
+    let path = logging::path(request.uri().path());
+    let response = respond(&app, request).await;
+    info!(
+        method,
+        path = %path,
+        status = response.status().as_u16(),
+        latency_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
+        "request"
+    );
+    response
+}
+
+async fn respond(app: &Arc<App>, request: hyper::Request<Incoming>) -> hyper::Response<Body> {
+    let (parts, body) = request.into_parts();
+    let declared = declared_length(&parts.headers);
+    let body = match tokio::time::timeout(REQUEST_TIMEOUT, read_body(body, declared)).await {
+        Ok(Ok(body)) => body,
+        Ok(Err(_)) => return json(refusal(400, ProblemCode::InvalidJson, "the body could not be read")),
+        Err(_) => {
+            let why = format!("the request was not received within {} s", REQUEST_TIMEOUT.as_secs());
+            return json(refusal(408, ProblemCode::OverLimit, &why));
+        }
+    };
+    let request = to_api_request(&parts, body);
+    let engine = Arc::clone(&app.engine);
+    // The router authenticates (a database read) and may read a feed page: not on
+    // the async threads.
+    let plan = match tokio::task::spawn_blocking(move || api::plan(&engine, &request)).await {
+        Ok(plan) => plan,
+        Err(_) => return json(api::finish(Err(Failure::refused(AchError::SystemUnable)))),
+    };
+    match plan {
+        Plan::Done(response) => {
+            if (parts.method == Method::GET || parts.method == Method::HEAD) && is_no_endpoint(&response) {
+                if let Some(page) = crate::web::page(app.site.as_ref(), parts.uri.path()).await {
+                    return page;
+                }
+            }
+            json(response)
+        }
+        Plan::Execute { caller, operation } => {
+            json(api::finish(app.writer.execute(caller, *operation).await))
+        }
+    }
+}
+
+/// The router's "there is no endpoint" answer (404 on field `path`), as opposed to
+/// a 404 about a resource.
+fn is_no_endpoint(response: &api::Response) -> bool {
+    response.status == 404
+        && serde_json::from_str::<serde_json::Value>(&response.body)
+            .is_ok_and(|v| v["errors"][0]["field"] == "path")
+}
+
+/// A refusal rendered by the router's own renderer (message 10, one problem).
+fn refusal(status: u16, code: ProblemCode, why: &str) -> api::Response {
+    api::finish(Err(Failure::Refused {
+        error: AchError::FailedToAccept,
+        status,
+        errors: vec![FieldError { field: String::new(), code, message: why.to_owned() }],
+    }))
+}
+
+/// The router's request for these HTTP parts and body.
+pub fn to_api_request(parts: &hyper::http::request::Parts, body: Vec<u8>) -> api::Request {
+    api::Request {
+        method: parts.method.as_str().to_owned(),
+        path: parts.uri.path().to_owned(),
+        query: parts.uri.query().unwrap_or_default().to_owned(),
+        api_key: basic_user(&parts.headers),
+        idempotency_key: text(&parts.headers, &HeaderName::from_static("idempotency-key")),
+        content_type: text(&parts.headers, &CONTENT_TYPE),
+        body,
+    }
+}
+
+/// A header's value as text (bytes that are not UTF-8 become U+FFFD).
+fn text(headers: &HeaderMap, name: &HeaderName) -> Option<String> {
+    headers.get(name).map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+}
+
+/// The user name of `Authorization: Basic base64(user:password)`: the API key (the
+/// password is ignored). `None` for no header, another scheme, or bad base64.
+pub fn basic_user(headers: &HeaderMap) -> Option<String> {
+    let value = headers.get(AUTHORIZATION)?.to_str().ok()?.trim();
+    let (scheme, credentials) = value.split_once(' ')?;
+    if !scheme.eq_ignore_ascii_case("basic") {
+        return None;
+    }
+    let decoded = base64::engine::general_purpose::GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        base64::engine::GeneralPurposeConfig::new()
+            .with_decode_padding_mode(base64::engine::DecodePaddingMode::Indifferent),
+    )
+    .decode(credentials.trim())
+    .ok()?;
+    let text = String::from_utf8(decoded).ok()?;
+    let user = text.split_once(':').map_or(text.as_str(), |(user, _)| user);
+    Some(user.to_owned())
+}
+
+fn declared_length(headers: &HeaderMap) -> Option<u64> {
+    headers.get(CONTENT_LENGTH)?.to_str().ok()?.trim().parse().ok()
+}
+
+/// The body, or more than [`MAX_BODY_BYTES`] bytes when it is larger (the router
+/// then answers 413 itself). Holds at most `MAX_BODY_BYTES + 1` bytes.
+async fn read_body(mut body: Incoming, declared: Option<u64>) -> Result<Vec<u8>, hyper::Error> {
+    if declared.is_some_and(|n| n > DRAIN_LIMIT as u64) {
+        return Ok(vec![0; MAX_BODY_BYTES + 1]);
+    }
+    let mut kept = Vec::with_capacity(declared.map_or(0, |n| n.min(64 * 1024) as usize));
+    let mut total = 0usize;
+    while let Some(frame) = body.frame().await {
+        let Ok(data) = frame?.into_data() else { continue };
+        total = total.saturating_add(data.len());
+        let room = (MAX_BODY_BYTES + 1).saturating_sub(kept.len());
+        kept.extend_from_slice(&data[..data.len().min(room)]);
+        if total > DRAIN_LIMIT {
+            break;
+        }
+    }
+    Ok(kept)
+}
+
+/// The router's response as HTTP.
+pub fn json(response: api::Response) -> hyper::Response<Body> {
+    let status = StatusCode::from_u16(response.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut out = hyper::Response::new(Full::new(Bytes::from(response.body)));
+    *out.status_mut() = status;
+    let headers = out.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    headers.insert(hyper::header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(hyper::header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (k, v) in pairs {
+            map.append(HeaderName::from_bytes(k.as_bytes()).unwrap(), HeaderValue::from_str(v).unwrap());
+        }
+        map
+    }
+
+    #[test]
+    fn basic_auth_user_name_is_the_key() {
+        let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
+        let h = |v: String| headers(&[("authorization", &v)]);
+        assert_eq!(basic_user(&h(format!("Basic {}", b64("pk_abc:")))), Some("pk_abc".into()));
+        assert_eq!(basic_user(&h(format!("basic {}", b64("pk_abc:ignored")))), Some("pk_abc".into()));
+        assert_eq!(basic_user(&h(format!("Basic {}", b64("pk_abc")))), Some("pk_abc".into()));
+        let unpadded = b64("pk_ab:").trim_end_matches('=').to_owned();
+        assert_eq!(basic_user(&h(format!("Basic {unpadded}"))), Some("pk_ab".into()));
+        assert_eq!(basic_user(&h(format!("Bearer {}", b64("pk_abc:")))), None);
+        assert_eq!(basic_user(&h("Basic !!!".into())), None);
+        assert_eq!(basic_user(&HeaderMap::new()), None);
+    }
+
+    #[test]
+    fn requests_translate_verbatim() {
+        let (mut parts, ()) = hyper::Request::builder()
+            .method("PUT")
+            .uri("/transactions/txn_1/void?partner_id=par_x&a=%20b")
+            .header("idempotency-key", "k-1")
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(())
+            .unwrap()
+            .into_parts();
+        parts.headers.extend(headers(&[("authorization", "Basic cGtfMTo=")]));
+        let r = to_api_request(&parts, b"x=1".to_vec());
+        assert_eq!(r.method, "PUT");
+        assert_eq!(r.path, "/transactions/txn_1/void");
+        assert_eq!(r.query, "partner_id=par_x&a=%20b");
+        assert_eq!(r.api_key.as_deref(), Some("pk_1"));
+        assert_eq!(r.idempotency_key.as_deref(), Some("k-1"));
+        assert_eq!(r.content_type.as_deref(), Some("application/x-www-form-urlencoded"));
+        assert_eq!(r.body, b"x=1");
+    }
+
+    #[test]
+    fn responses_are_json() {
+        let r = json(api::Response { status: 422, body: "{}".into() });
+        assert_eq!(r.status(), 422);
+        assert_eq!(r.headers()[CONTENT_TYPE], "application/json");
+    }
+}

@@ -1,0 +1,101 @@
+//! Structured logs (`tracing`) on standard error. Request lines carry the method,
+//! the path with anything that is not a route word or a resource id replaced by
+//! `*`, the status and the latency: never the query string, a header, the body, an
+//! API key, an account number or an SSN. `ACHD_LOG` sets the level (`info` by
+//! default; `debug` adds batch sizes and failed handshakes).
+
+use std::io::IsTerminal;
+
+use hyper::Method;
+use tracing_subscriber::filter::LevelFilter;
+
+/// Install the subscriber (once; later calls do nothing).
+pub fn init() {
+    let level = std::env::var("ACHD_LOG")
+        .ok()
+        .and_then(|v| v.trim().parse::<LevelFilter>().ok())
+        .unwrap_or(LevelFilter::INFO);
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_max_level(level)
+        .with_target(false)
+        .try_init();
+}
+
+/// The method as logged: a standard method's name, `OTHER` for anything else
+/// (a method is client text).
+pub fn method(method: &Method) -> &'static str {
+    const KNOWN: [Method; 9] = [
+        Method::GET,
+        Method::POST,
+        Method::PUT,
+        Method::DELETE,
+        Method::HEAD,
+        Method::OPTIONS,
+        Method::PATCH,
+        Method::TRACE,
+        Method::CONNECT,
+    ];
+    KNOWN.iter().find(|m| *m == method).map_or("OTHER", Method::as_str)
+}
+
+/// Segments of a path worth logging at most.
+const MAX_SEGMENTS: usize = 8;
+
+/// The path as logged: route words (`transactions`, `status-changes`,
+/// `openapi.json`) and resource ids (`txn_…`, `cus_…`, `mer_…`, `par_…`) are kept;
+/// every other segment (pointers, routing numbers, whatever a client typed) is `*`.
+pub fn path(path: &str) -> String {
+    let mut out = String::new();
+    for (i, segment) in path.split('/').skip(1).enumerate() {
+        if i == MAX_SEGMENTS {
+            out.push_str("/…");
+            break;
+        }
+        out.push('/');
+        out.push_str(if loggable(segment) { segment } else { "*" });
+    }
+    if out.is_empty() {
+        out.push('/');
+    }
+    out
+}
+
+fn loggable(segment: &str) -> bool {
+    let word = segment.len() <= 32
+        && segment.bytes().all(|b| b.is_ascii_lowercase() || b == b'-' || b == b'.' || b == b'_');
+    let id = ["txn_", "cus_", "mer_", "par_"].iter().any(|prefix| {
+        segment
+            .strip_prefix(prefix)
+            .is_some_and(|rest| rest.len() == 22 && rest.bytes().all(|b| b.is_ascii_alphanumeric()))
+    });
+    word || id
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_keep_route_words_and_ids_only() {
+        assert_eq!(path("/"), "/");
+        assert_eq!(path(""), "/");
+        assert_eq!(path("/transactions"), "/transactions");
+        let txn = "txn_0123456789abcdefghijKL";
+        assert_eq!(path(&format!("/transactions/{txn}/void")), format!("/transactions/{txn}/void"));
+        assert_eq!(path("/status-changes/0a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P"), "/status-changes/*");
+        assert_eq!(path("/institutions/021000021"), "/institutions/*");
+        assert_eq!(path("/123-45-6789"), "/*");
+        assert_eq!(path("/pk_0123456789abcdefghijKLMNOPQRSTUV"), "/*");
+        assert_eq!(path("/customers/000123456789"), "/customers/*");
+        assert_eq!(path("/a/b/c/d/e/f/g/h/i/j"), "/a/b/c/d/e/f/g/h/…");
+        assert_eq!(path("/openapi.json"), "/openapi.json");
+    }
+
+    #[test]
+    fn unusual_methods_are_not_echoed() {
+        assert_eq!(method(&Method::POST), "POST");
+        assert_eq!(method(&Method::from_bytes(b"X123456789").unwrap_or_default()), "OTHER");
+    }
+}

@@ -1,0 +1,659 @@
+//! `achd serve` over real HTTPS: the built binary, a client that trusts the
+//! server's generated certificate (verification on), every endpoint, every router
+//! error, plain HTTP refused, file modes, concurrent clients, SIGKILL and SIGTERM.
+#![allow(clippy::unwrap_used)]
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
+use hyper::client::conn::http1::SendRequest;
+use hyper_util::rt::TokioIo;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, ServerName};
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio_rustls::TlsConnector;
+
+const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
+
+/// A temporary data directory, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new() -> TempDir {
+        let name = format!("achd-https-{}-{}", std::process::id(), ach_core::ids::random_alphanumeric(10));
+        let path = std::env::temp_dir().join(name);
+        std::fs::create_dir(&path).unwrap();
+        TempDir(path)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A running `achd serve --sandbox`; killed on drop.
+struct Server {
+    child: Child,
+    addr: SocketAddr,
+    data: PathBuf,
+    tls: TlsConnector,
+}
+
+impl Server {
+    fn start(data: &Path, extra: &[&str]) -> Server {
+        Server::launch(data, &[&["--sandbox"], extra].concat())
+    }
+
+    fn launch(data: &Path, args: &[&str]) -> Server {
+        let log =
+            std::fs::OpenOptions::new().create(true).append(true).open(data.join("server.log")).unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_achd"))
+            .args(["serve", "--data"])
+            .arg(data)
+            .args(["--listen", "127.0.0.1:0"])
+            .args(args)
+            .env("ACHD_LOG", "debug")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(log)
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (lines, found) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if let Some(addr) = line.strip_prefix("listening on https://") {
+                    let _ = lines.send(addr.to_owned());
+                }
+            }
+        });
+        let addr = found
+            .recv_timeout(Duration::from_secs(30))
+            .unwrap_or_else(|_| panic!("no listening line; log: {}", read_log(data)));
+        let pem = std::fs::read(data.join("tls-cert.pem")).unwrap();
+        Server { child, addr: addr.parse().unwrap(), data: data.to_owned(), tls: connector(&pem) }
+    }
+
+    async fn conn(&self) -> Conn {
+        self.try_conn().await.unwrap()
+    }
+
+    async fn try_conn(&self) -> Result<Conn, String> {
+        let tcp = TcpStream::connect(self.addr).await.map_err(|e| e.to_string())?;
+        let name = ServerName::IpAddress(self.addr.ip().into());
+        let stream = self.tls.connect(name, tcp).await.map_err(|e| e.to_string())?;
+        let (sender, connection) =
+            hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(|e| e.to_string())?;
+        tokio::spawn(connection);
+        Ok(Conn { sender, host: self.addr.to_string() })
+    }
+
+    fn operator_key(&self) -> String {
+        std::fs::read_to_string(self.data.join("operator.key")).unwrap().trim().to_owned()
+    }
+
+    /// Wait for the process to end by itself (up to `limit`).
+    fn wait_exit(&mut self, limit: Duration) -> std::process::ExitStatus {
+        let deadline = Instant::now() + limit;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "the server did not exit; log: {}", read_log(&self.data));
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn read_log(data: &Path) -> String {
+    std::fs::read_to_string(data.join("server.log")).unwrap_or_default()
+}
+
+/// A client that trusts exactly this certificate (full verification).
+fn connector(pem: &[u8]) -> TlsConnector {
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in CertificateDer::pem_slice_iter(pem) {
+        roots.add(cert.unwrap()).unwrap();
+    }
+    let config =
+        rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+    TlsConnector::from(Arc::new(config))
+}
+
+/// One HTTP/1.1 keep-alive connection.
+struct Conn {
+    sender: SendRequest<Full<Bytes>>,
+    host: String,
+}
+
+struct Answer {
+    status: u16,
+    content_type: String,
+    body: Vec<u8>,
+}
+
+impl Answer {
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&self.body)))
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+}
+
+impl Conn {
+    async fn send(
+        &mut self,
+        method: &str,
+        path: &str,
+        key: Option<&str>,
+        headers: &[(&str, &str)],
+        body: Vec<u8>,
+    ) -> Result<Answer, String> {
+        let mut request = hyper::Request::builder().method(method).uri(path).header("host", &self.host);
+        if let Some(key) = key {
+            let basic = base64::engine::general_purpose::STANDARD.encode(format!("{key}:"));
+            request = request.header("authorization", format!("Basic {basic}"));
+        }
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let request = request.body(Full::new(Bytes::from(body))).unwrap();
+        self.sender.ready().await.map_err(|e| e.to_string())?;
+        let response = self.sender.send_request(request).await.map_err(|e| e.to_string())?;
+        let status = response.status().as_u16();
+        let content_type = response
+            .headers()
+            .get("content-type")
+            .map(|v| v.to_str().unwrap().to_owned())
+            .unwrap_or_default();
+        let body = response.into_body().collect().await.map_err(|e| e.to_string())?.to_bytes().to_vec();
+        Ok(Answer { status, content_type, body })
+    }
+
+    /// A JSON request; asserts the answer is JSON with `Content-Type: application/json`.
+    async fn call(
+        &mut self,
+        method: &str,
+        path: &str,
+        key: Option<&str>,
+        body: Option<Value>,
+    ) -> (u16, Value) {
+        let body = body.map(|b| b.to_string().into_bytes()).unwrap_or_default();
+        let answer = self.send(method, path, key, &[], body).await.unwrap();
+        assert_eq!(answer.content_type, "application/json", "{method} {path}");
+        (answer.status, answer.json())
+    }
+}
+
+fn example(name: &str) -> Value {
+    let path = format!("{}/../examples/requests/{name}", env!("CARGO_MANIFEST_DIR"));
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn fedach_path() -> PathBuf {
+    std::env::var_os("ACH_SHARED_DATA").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/fedach/FedACHdir.txt"),
+        |d| PathBuf::from(d).join("fedach/FedACHdir.txt"),
+    )
+}
+
+/// What the set-up made: a partner with an approved merchant.
+struct Tenant {
+    operator: String,
+    partner_id: String,
+    partner_key: String,
+    merchant_id: String,
+    merchant_key: String,
+}
+
+impl Tenant {
+    async fn create(server: &Server, conn: &mut Conn) -> Tenant {
+        let operator = server.operator_key();
+        let (status, p) =
+            conn.call("POST", "/admin/partners", Some(&operator), Some(json!({"name": "Acme"}))).await;
+        assert_eq!(status, 201, "{p}");
+        let partner_id = p["payload"]["partner_id"].as_str().unwrap().to_owned();
+        let partner_key = p["payload"]["api_key"].as_str().unwrap().to_owned();
+        let mut app = example("merchant.json");
+        app["partner_id"] = json!(partner_id);
+        app["velocities"]["decline_duplicates"] = json!(false);
+        let (status, m) = conn.call("POST", "/merchants", Some(&partner_key), Some(app)).await;
+        assert_eq!(status, 201, "{m}");
+        let merchant_id = m["id"].as_str().unwrap().to_owned();
+        let limits = json!({"limits": {"monthly_count": 1_000_000, "monthly_amount": "90000000.00"}});
+        let (status, a) = conn
+            .call("POST", &format!("/admin/merchants/{merchant_id}/approve"), Some(&operator), Some(limits))
+            .await;
+        assert_eq!(status, 200, "{a}");
+        let merchant_key = a["payload"]["api_key"].as_str().unwrap().to_owned();
+        Tenant { operator, partner_id, partner_key, merchant_id, merchant_key }
+    }
+
+    fn transaction(&self, amount: &str) -> Value {
+        let mut t = example("transaction.json");
+        t["partner_id"] = json!(self.partner_id);
+        t["merchant_id"] = json!(self.merchant_id);
+        t["amount"] = json!(amount);
+        t
+    }
+
+    /// Every change of the partner's status-changes feed, from the start.
+    async fn all_changes(&self, conn: &mut Conn) -> Vec<Value> {
+        let (mut pointer, mut out) = ("0".to_owned(), Vec::new());
+        loop {
+            let path = format!("/status-changes/{pointer}?partner_id={}", self.partner_id);
+            let (status, page) = conn.call("GET", &path, Some(&self.partner_key), None).await;
+            assert_eq!(status, 200, "{page}");
+            let changes = page["payload"]["changes"].as_array().unwrap().clone();
+            if changes.is_empty() {
+                return out;
+            }
+            out.extend(changes);
+            pointer = page["payload"]["new_pointer"].as_str().unwrap().to_owned();
+        }
+    }
+}
+
+/// Every transaction acknowledged (201) appears exactly once as status A.
+fn assert_each_once(acknowledged: &[String], changes: &[Value]) {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for change in changes.iter().filter(|c| c["status"] == "A") {
+        *seen.entry(change["transaction_id"].as_str().unwrap()).or_default() += 1;
+    }
+    for id in acknowledged {
+        assert_eq!(seen.get(id.as_str()).copied(), Some(1), "{id} is not in the feed exactly once");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn every_endpoint_and_every_router_error_over_https() {
+    let dir = TempDir::new();
+    let server = Server::start(&dir.0, &[]);
+    let mut c = server.conn().await;
+    let t = Tenant::create(&server, &mut c).await;
+    let (op, pkey, pid) = (t.operator.as_str(), t.partner_key.as_str(), t.partner_id.as_str());
+
+    let (status, v) = c
+        .call("POST", &format!("/admin/partners/{pid}/limits"), Some(op), Some(json!({"daily_count": 1000})))
+        .await;
+    assert_eq!(status, 200, "{v}");
+    let (status, v) = c
+        .call(
+            "POST",
+            &format!("/admin/merchants/{}/limits", t.merchant_id),
+            Some(op),
+            Some(json!({"daily_count": 1000})),
+        )
+        .await;
+    assert_eq!(status, 200, "{v}");
+
+    let mut customer = example("customer.json");
+    customer["partner_id"] = json!(pid);
+    let (status, v) = c.call("POST", "/customers", Some(pkey), Some(customer)).await;
+    assert_eq!((status, v["success"].clone()), (201, json!("true")), "{v}");
+    let customer_id = v["payload"]["id"].as_str().unwrap().to_owned();
+
+    // A transaction by customer token, made idempotent by the header.
+    let mut by_token = t.transaction("10.00");
+    by_token["customer"] = json!({"id": customer_id});
+    let body = by_token.to_string().into_bytes();
+    let headers = [("idempotency-key", "order-1"), ("content-type", "application/json")];
+    let first = c.send("POST", "/transactions", Some(pkey), &headers, body.clone()).await.unwrap();
+    assert_eq!(first.status, 201, "{}", first.text());
+    let again = c.send("POST", "/transactions", Some(pkey), &headers, body).await.unwrap();
+    assert_eq!((again.status, again.json()), (201, first.json()));
+    let settled = first.json()["payload"]["id"].as_str().unwrap().to_owned();
+    let other = t.transaction("11.00").to_string().into_bytes();
+    let conflict = c.send("POST", "/transactions", Some(pkey), &headers, other).await.unwrap();
+    assert_eq!(
+        (conflict.status, conflict.json()["message"].clone()),
+        (409, json!("This transaction has already been submitted for processing"))
+    );
+
+    // Form data, partner_id in the query string; then void it.
+    let form = format!(
+        "merchant_id={}&amount=12.34&description=form&type=debit&standard_entry_class=PPD&customer[name]=Ada&customer[routing_number]=021000021&customer[account_number]=5551234&customer[account_type]=checking",
+        t.merchant_id
+    );
+    let formed = c
+        .send(
+            "POST",
+            &format!("/transactions?partner_id={pid}"),
+            Some(pkey),
+            &[("content-type", "application/x-www-form-urlencoded")],
+            form.into_bytes(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(formed.status, 201, "{}", formed.text());
+    let voided = formed.json()["payload"]["id"].as_str().unwrap().to_owned();
+    let (status, v) =
+        c.call("PUT", &format!("/transactions/{voided}/void?partner_id={pid}"), Some(pkey), None).await;
+    assert_eq!((status, v), (200, json!({"success": true, "payload": {"id": voided, "status": "voided"}})));
+
+    let (status, v) = c.call("POST", "/transactions", Some(pkey), Some(t.transaction("13.00"))).await;
+    assert_eq!(status, 201, "{v}");
+    let returned = v["payload"]["id"].as_str().unwrap().to_owned();
+
+    let (status, v) =
+        c.call("DELETE", &format!("/customers/{customer_id}?partner_id={pid}"), Some(pkey), None).await;
+    assert_eq!((status, v), (200, json!({"success": "true"})));
+
+    // The sandbox clock: two weeks on, everything has originated and settled.
+    let later = (chrono::Utc::now() + chrono::Duration::days(14)).to_rfc3339();
+    let (status, v) = c.call("POST", "/admin/clock", Some(op), Some(json!({"now": later}))).await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!((v["payload"]["originated"].clone(), v["payload"]["settled"].clone()), (json!(2), json!(2)));
+
+    let (status, v) =
+        c.call("PUT", &format!("/transactions/{settled}/reverse?partner_id={pid}"), Some(pkey), None).await;
+    assert_eq!(status, 200, "{v}");
+    assert!(v["payload"]["reversal_id"].as_str().unwrap().starts_with("txn_"));
+    let (status, v) = c
+        .call(
+            "POST",
+            "/admin/returns",
+            Some(op),
+            Some(json!({"transaction_id": returned, "return_code": "R01"})),
+        )
+        .await;
+    assert_eq!(status, 200, "{v}");
+    // Void is only for Pending: a settled transaction is a 409.
+    let (status, v) =
+        c.call("PUT", &format!("/transactions/{settled}/void?partner_id={pid}"), Some(pkey), None).await;
+    assert_eq!(status, 409, "{v}");
+
+    let changes = t.all_changes(&mut c).await;
+    let statuses = |id: &str| -> Vec<String> {
+        changes
+            .iter()
+            .filter(|ch| ch["transaction_id"] == id)
+            .map(|ch| ch["status"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(statuses(&settled), ["A", "B", "S"]);
+    assert_eq!(statuses(&voided), ["A", "R"]);
+    assert_eq!(statuses(&returned), ["A", "B", "S", "R"]);
+
+    let (status, events) = c.call("GET", "/events", Some(&t.merchant_key), None).await;
+    assert_eq!(status, 200, "{events}");
+    assert!(!events["events"].as_array().unwrap().is_empty());
+    assert_eq!(events["exists_more_events"], json!(false));
+    let next = events["new_pointer"].as_str().unwrap();
+    let (status, more) = c.call("GET", &format!("/events/{next}"), Some(&t.merchant_key), None).await;
+    assert_eq!((status, more["events"].clone()), (200, json!([])));
+
+    let (status, v) = c.call("GET", "/institutions/021000021", Some(pkey), None).await;
+    assert_eq!((status, v["payload"]["name"].clone()), (200, json!("JPMORGAN CHASE")));
+    let (status, v) = c.call("GET", "/categories", Some(pkey), None).await;
+    assert_eq!(status, 200, "{v}");
+    let (status, v) = c.call("GET", "/openapi.json", None, None).await;
+    assert_eq!(status, 200);
+    assert!(v["openapi"].is_string(), "{v}");
+    let home = c.send("GET", "/", None, &[], Vec::new()).await.unwrap();
+    assert_eq!(home.status, 200);
+    assert!(home.content_type.starts_with("text/html"), "{}", home.content_type);
+    assert!(home.text().contains("/openapi.json"));
+
+    // The whole FedACH directory: a body near the limit.
+    let fedach = std::fs::read(fedach_path()).unwrap();
+    assert!(fedach.len() < MAX_BODY_BYTES);
+    let loaded = c.send("POST", "/admin/routing", Some(op), &[], fedach).await.unwrap();
+    assert_eq!((loaded.status, loaded.json()["payload"]["records"].clone()), (200, json!(18_198)));
+    let (status, _) = c.call("GET", "/institutions/231380104", Some(pkey), None).await;
+    assert_eq!(status, 200);
+
+    // Errors, each exactly as the router renders it.
+    let exact_401 = json!({"success": false, "message": "Authentication failed."});
+    let tx = Some(t.transaction("1.00"));
+    assert_eq!(c.call("POST", "/transactions", None, tx.clone()).await, (401, exact_401.clone()));
+    assert_eq!(c.call("POST", "/transactions", Some("pk_wrong"), tx.clone()).await, (401, exact_401.clone()));
+    assert_eq!(
+        c.call("POST", "/admin/partners", Some(pkey), Some(json!({"name": "x"}))).await,
+        (401, exact_401)
+    );
+    let exact = c.send("GET", "/events", Some(pkey), &[], Vec::new()).await.unwrap();
+    assert_eq!(
+        (exact.status, exact.text()),
+        (401, r#"{"success":false,"message":"Authentication failed."}"#.into())
+    );
+
+    let (status, v) = c.call("GET", "/nope", Some(pkey), None).await;
+    assert_eq!(
+        (status, v["message"].clone(), v["errors"][0]["field"].clone()),
+        (404, json!("Failed to accept this transaction"), json!("path"))
+    );
+    let (status, v) = c.call("DELETE", "/transactions", Some(pkey), None).await;
+    assert_eq!(status, 405);
+    assert!(v["errors"][0]["message"].as_str().unwrap().contains("POST"), "{v}");
+    let bad = c.send("POST", "/transactions", Some(pkey), &[], b"{\"partner_id\": ".to_vec()).await.unwrap();
+    assert_eq!((bad.status, bad.json()["errors"][0]["code"].clone()), (400, json!("invalid_json")));
+    let (status, v) = c.call("POST", "/transactions", Some(pkey), Some(t.transaction("abc"))).await;
+    assert_eq!(
+        (status, v["message"].clone(), v["error_code"].clone()),
+        (422, json!("'abc' is an invalid Amount"), json!(14))
+    );
+
+    let mut big = server.conn().await;
+    let huge =
+        big.send("POST", "/transactions", Some(pkey), &[], vec![b' '; MAX_BODY_BYTES + 1]).await.unwrap();
+    assert_eq!(huge.status, 413, "{}", huge.text());
+    assert_eq!(huge.content_type, "application/json");
+    let v = huge.json();
+    assert_eq!(
+        (v["success"].clone(), v["message"].clone()),
+        (json!(false), json!("Failed to accept this transaction"))
+    );
+    assert_eq!(v["errors"][0]["code"], json!("over_limit"));
+
+    // The log has no key, account number, SSN or body.
+    let log = read_log(&server.data);
+    assert!(log.contains("path=/transactions status=201"), "{log}");
+    let ssn = example("merchant.json")["principal"][0]["ssn"].to_string();
+    for secret in
+        [op, pkey, t.merchant_key.as_str(), "000123456789", "5551234", "Grace Hopper", ssn.trim_matches('"')]
+    {
+        assert!(!log.contains(secret), "the log contains {secret}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plain_http_is_not_served_and_secret_files_are_private() {
+    let dir = TempDir::new();
+    let server = Server::start(&dir.0, &[]);
+    let mut tcp = TcpStream::connect(server.addr).await.unwrap();
+    tcp.write_all(format!("GET /openapi.json HTTP/1.1\r\nHost: {}\r\n\r\n", server.addr).as_bytes())
+        .await
+        .unwrap();
+    let mut answer = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(10), tcp.read_to_end(&mut answer)).await;
+    assert!(read.is_ok(), "the server kept a plain HTTP connection open");
+    assert!(!String::from_utf8_lossy(&answer).contains("HTTP/1.1 200"), "{answer:?}");
+    assert!(!answer.starts_with(b"HTTP/"), "{answer:?}");
+    // Still serving HTTPS.
+    let (status, _) = server.conn().await.call("GET", "/openapi.json", None, None).await;
+    assert_eq!(status, 200);
+
+    use std::os::unix::fs::PermissionsExt;
+    for file in ["operator.key", "tls-key.pem", "ach.redb.key"] {
+        let mode = std::fs::metadata(dir.0.join(file)).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "{file}");
+    }
+    assert!(server.operator_key().starts_with("ok_"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn thirty_two_concurrent_clients_lose_nothing() {
+    let dir = TempDir::new();
+    let server = Arc::new(Server::start(&dir.0, &[]));
+    let t = Arc::new(Tenant::create(&server, &mut server.conn().await).await);
+    let clients: Vec<_> = (0..32)
+        .map(|i| {
+            let (server, t) = (Arc::clone(&server), Arc::clone(&t));
+            tokio::spawn(async move {
+                let mut conn = server.conn().await;
+                let mut ids = Vec::new();
+                for j in 0..8 {
+                    let body = t.transaction(&format!("{}.{:02}", i + 1, j));
+                    let (status, v) =
+                        conn.call("POST", "/transactions", Some(&t.partner_key), Some(body)).await;
+                    assert_eq!(status, 201, "{v}");
+                    ids.push(v["payload"]["id"].as_str().unwrap().to_owned());
+                }
+                ids
+            })
+        })
+        .collect();
+    let mut acknowledged = Vec::new();
+    for client in clients {
+        acknowledged.extend(client.await.unwrap());
+    }
+    assert_eq!(acknowledged.len(), 256);
+    let changes = t.all_changes(&mut server.conn().await).await;
+    assert_eq!(changes.len(), 256);
+    assert_each_once(&acknowledged, &changes);
+}
+
+/// Clients creating transactions until the server goes away: the ids acknowledged.
+async fn load(server: &Server, t: &Arc<Tenant>, clients: usize) -> tokio::task::JoinSet<Vec<String>> {
+    let mut set = tokio::task::JoinSet::new();
+    for i in 0..clients {
+        let mut conn = server.conn().await;
+        let t = Arc::clone(t);
+        set.spawn(async move {
+            let mut ids = Vec::new();
+            for j in 0.. {
+                let body = t.transaction(&format!("{}.{:02}", i + 1, j % 100)).to_string().into_bytes();
+                match conn.send("POST", "/transactions", Some(&t.partner_key), &[], body).await {
+                    Ok(a) if a.status == 201 => {
+                        ids.push(a.json()["payload"]["id"].as_str().unwrap().to_owned())
+                    }
+                    Ok(a) => panic!("{} {}", a.status, a.text()),
+                    Err(_) => break,
+                }
+            }
+            ids
+        });
+    }
+    set
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sigkill_mid_load_loses_no_acknowledged_transaction() {
+    let dir = TempDir::new();
+    let mut server = Server::start(&dir.0, &[]);
+    let t = Arc::new(Tenant::create(&server, &mut server.conn().await).await);
+    let key_before = server.operator_key();
+    let cert_before = std::fs::read(dir.0.join("tls-cert.pem")).unwrap();
+    let mut running = load(&server, &t, 16).await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    server.child.kill().unwrap(); // SIGKILL
+    server.child.wait().unwrap();
+    let mut acknowledged = Vec::new();
+    while let Some(ids) = running.join_next().await {
+        acknowledged.extend(ids.unwrap());
+    }
+    assert!(acknowledged.len() > 16, "too little load: {}", acknowledged.len());
+    drop(server);
+
+    let server = Server::start(&dir.0, &[]);
+    assert_eq!(server.operator_key(), key_before, "the operator key is reused");
+    assert_eq!(std::fs::read(dir.0.join("tls-cert.pem")).unwrap(), cert_before, "the certificate is reused");
+    let changes = t.all_changes(&mut server.conn().await).await;
+    assert_each_once(&acknowledged, &changes);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sigterm_finishes_requests_in_flight_and_exits_0() {
+    let dir = TempDir::new();
+    let mut server = Server::start(&dir.0, &[]);
+    let t = Arc::new(Tenant::create(&server, &mut server.conn().await).await);
+    let mut running = load(&server, &t, 8).await;
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    let pid = server.child.id().to_string();
+    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let status = tokio::task::block_in_place(|| server.wait_exit(Duration::from_secs(30)));
+    assert_eq!(status.code(), Some(0), "log: {}", read_log(&dir.0));
+    let mut acknowledged = Vec::new();
+    while let Some(ids) = running.join_next().await {
+        acknowledged.extend(ids.unwrap());
+    }
+    assert!(read_log(&dir.0).contains("database closed"));
+    drop(server);
+
+    let server = Server::start(&dir.0, &[]);
+    let changes = t.all_changes(&mut server.conn().await).await;
+    assert_each_once(&acknowledged, &changes);
+    assert_eq!(changes.len(), acknowledged.len(), "nothing committed without an answer");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_web_directory_is_served_at_root_without_leaving_it() {
+    let dir = TempDir::new();
+    let site = dir.0.join("site");
+    std::fs::create_dir_all(site.join("js")).unwrap();
+    std::fs::write(site.join("index.html"), "<p>console</p>").unwrap();
+    std::fs::write(site.join("js/app.js"), "let x = 1;").unwrap();
+    std::fs::write(dir.0.join("outside.txt"), "secret").unwrap();
+    let server = Server::start(&dir.0, &["--web", site.to_str().unwrap()]);
+    let mut c = server.conn().await;
+    let home = c.send("GET", "/", None, &[], Vec::new()).await.unwrap();
+    assert_eq!((home.status, home.text()), (200, "<p>console</p>".to_owned()));
+    let js = c.send("GET", "/js/app.js", None, &[], Vec::new()).await.unwrap();
+    assert_eq!((js.status, js.content_type.as_str()), (200, "text/javascript; charset=utf-8"));
+    for path in ["/../outside.txt", "/%2e%2e/outside.txt", "/js/..%2f..%2foutside.txt", "/nope.html"] {
+        let a = c.send("GET", path, None, &[], Vec::new()).await.unwrap();
+        assert_eq!((a.status, a.content_type.as_str()), (404, "application/json"), "{path}");
+        assert!(!a.text().contains("secret"));
+    }
+    // API paths win over files.
+    assert_eq!(c.call("GET", "/categories", None, None).await.0, 401);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn production_mode_runs_on_the_wall_clock_and_stops_cleanly() {
+    let dir = TempDir::new();
+    let mut server = Server::launch(&dir.0, &[]);
+    let mut c = server.conn().await;
+    let t = Tenant::create(&server, &mut c).await;
+    let (status, v) =
+        c.call("POST", "/transactions", Some(&t.partner_key), Some(t.transaction("5.00"))).await;
+    assert_eq!(status, 201, "{v}");
+    // The clock is the operator's only in a sandbox.
+    let later = (chrono::Utc::now() + chrono::Duration::days(14)).to_rfc3339();
+    let (status, v) = c.call("POST", "/admin/clock", Some(&t.operator), Some(json!({"now": later}))).await;
+    assert_ne!(status, 200, "{v}");
+    drop(c);
+    let pid = server.child.id().to_string();
+    assert!(Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
+    let status = tokio::task::block_in_place(|| server.wait_exit(Duration::from_secs(30)));
+    assert_eq!(status.code(), Some(0), "log: {}", read_log(&dir.0));
+}

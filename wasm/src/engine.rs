@@ -1,0 +1,177 @@
+//! `class Engine`: the whole service as a sandbox in a browser tab.
+
+use ach_core::api;
+use ach_core::calendar;
+use ach_core::clock::{Clock, ManualClock};
+use ach_core::engine::{EngineClock, EngineOptions};
+use ach_core::secrets::EncryptionKey;
+use chrono::{DateTime, Utc};
+use serde_json::{Map, Value};
+use wasm_bindgen::prelude::*;
+
+use crate::convert::{json_text, now, to_js};
+
+/// The engine in the browser: redb's in-memory backend and a clock the page
+/// drives (the sandbox's moves only through `POST /admin/clock`; otherwise it
+/// follows `Date.now()`).
+#[wasm_bindgen]
+pub struct Engine {
+    inner: ach_core::engine::Engine,
+    clock: ManualClock,
+    sandbox: bool,
+}
+
+/// Options as the page gives them: `{operatorKey?, sandbox?, start?, encryptionKey?}`.
+pub(crate) fn options_from_json(
+    text: &str,
+    wall: DateTime<Utc>,
+) -> Result<(EngineOptions, ManualClock), String> {
+    let value: Value = serde_json::from_str(text).map_err(|e| format!("options are not valid JSON: {e}"))?;
+    let Value::Object(map) = value else { return Err("options must be an object".into()) };
+    for key in map.keys() {
+        if !["operatorKey", "sandbox", "start", "encryptionKey"].contains(&key.as_str()) {
+            return Err(format!("unknown option '{key}' (operatorKey, sandbox, start, encryptionKey)"));
+        }
+    }
+    let start = match map.get("start") {
+        None | Some(Value::Null) => wall,
+        Some(Value::String(s)) => calendar::parse_instant(s).map_err(|e| format!("start: {e}"))?,
+        Some(Value::Number(n)) => n
+            .as_f64()
+            .and_then(|ms| DateTime::from_timestamp_millis(ms as i64))
+            .ok_or("start: not a time in milliseconds")?,
+        Some(_) => return Err("start must be an RFC 3339 string or milliseconds".into()),
+    };
+    let clock = ManualClock::new(start);
+    let mut options = EngineOptions::manual(start);
+    options.clock = EngineClock::Manual(clock.clone());
+    match map.get("operatorKey") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(k)) => options.operator_key = Some(k.clone()),
+        Some(_) => return Err("operatorKey must be a string".into()),
+    }
+    match map.get("sandbox") {
+        None | Some(Value::Null) => {}
+        Some(Value::Bool(b)) => options.sandbox = *b,
+        Some(_) => return Err("sandbox must be true or false".into()),
+    }
+    match map.get("encryptionKey") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(hex)) => {
+            options.encryption_key =
+                Some(EncryptionKey::from_hex(hex).ok_or("encryptionKey must be 64 hex digits")?);
+        }
+        Some(_) => return Err("encryptionKey must be a string".into()),
+    }
+    Ok((options, clock))
+}
+
+/// The router's JSON form from the page's request object
+/// `{method, path, query?, apiKey?, idempotencyKey?, body?}`.
+pub(crate) fn request_from_json(text: &str) -> Result<String, String> {
+    let value: Value =
+        serde_json::from_str(text).map_err(|e| format!("the request is not valid JSON: {e}"))?;
+    let Value::Object(map) = value else { return Err("the request must be an object".into()) };
+    let mut out = Map::new();
+    for (key, v) in map {
+        let renamed = match key.as_str() {
+            "method" | "path" | "query" | "body" => key,
+            "apiKey" => "api_key".into(),
+            "idempotencyKey" => "idempotency_key".into(),
+            other => {
+                return Err(format!(
+                    "unknown request member '{other}' (method, path, query, apiKey, idempotencyKey, body)"
+                ))
+            }
+        };
+        out.insert(renamed, v);
+    }
+    Ok(Value::Object(out).to_string())
+}
+
+impl Engine {
+    /// An engine from options JSON at wall time `wall` (pure Rust: testable natively).
+    pub fn from_options(text: &str, wall: DateTime<Utc>) -> Result<Engine, String> {
+        let (options, clock) = options_from_json(text, wall)?;
+        let sandbox = options.sandbox;
+        let inner = ach_core::engine::Engine::in_memory(options).map_err(|e| e.to_string())?;
+        Ok(Engine { inner, clock, sandbox })
+    }
+
+    /// Answer a request given as the page's JSON at wall time `wall`: the router's
+    /// `{"status","body"}` JSON.
+    pub fn request_json(&self, text: &str, wall: DateTime<Utc>) -> Result<String, String> {
+        if !self.sandbox && wall > self.clock.now() {
+            self.clock.set(wall);
+        }
+        Ok(api::route_json(&self.inner, &request_from_json(text)?))
+    }
+}
+
+#[wasm_bindgen]
+impl Engine {
+    /// `new Engine({operatorKey, sandbox, start, encryptionKey})`; every member is
+    /// optional. Throws on unknown members or wrong types.
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: &JsValue) -> Result<Engine, JsError> {
+        let text = if options.is_undefined() { "{}".to_owned() } else { json_text(options, "new Engine")? };
+        Engine::from_options(&text, now()).map_err(|e| JsError::new(&e))
+    }
+
+    /// `engine.request({method, path, query, apiKey, body})` → `{status, body}`,
+    /// exactly as the HTTPS API answers.
+    pub fn request(&self, request: &JsValue) -> Result<JsValue, JsError> {
+        let text = json_text(request, "Engine.request")?;
+        let answer = self.request_json(&text, now()).map_err(|e| JsError::new(&e))?;
+        to_js(&answer)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn at(s: &str) -> DateTime<Utc> {
+        calendar::parse_instant(s).unwrap()
+    }
+
+    #[test]
+    fn a_sandbox_runs_a_lifecycle_natively() {
+        let e = Engine::from_options(
+            r#"{"operatorKey":"ok_x","sandbox":true,"start":"2026-11-23T10:00:00-05:00"}"#,
+            at("2030-01-01T00:00:00Z"),
+        )
+        .unwrap();
+        let partner: Value = serde_json::from_str(
+            &e.request_json(
+                r#"{"method":"POST","path":"/admin/partners","apiKey":"ok_x","body":{"name":"Web"}}"#,
+                at("2030-01-01T00:00:00Z"),
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(partner["status"], 201);
+        let key = partner["body"]["payload"]["api_key"].as_str().unwrap();
+        let pid = partner["body"]["payload"]["partner_id"].as_str().unwrap();
+        let feed = e.request_json(&format!(r#"{{"method":"GET","path":"/status-changes/0","query":{{"partner_id":"{pid}"}},"apiKey":"{key}"}}"#), at("2030-01-01T00:00:00Z")).unwrap();
+        assert!(feed.contains(r#""success":"true""#), "{feed}");
+        // The sandbox clock did not follow the wall clock.
+        assert_eq!(e.clock.now(), at("2026-11-23T10:00:00-05:00"));
+    }
+
+    #[test]
+    fn misuse_is_an_error() {
+        assert!(Engine::from_options(r#"{"bogus":1}"#, at("2026-11-23T12:00:00Z")).is_err());
+        assert!(Engine::from_options(r#"{"sandbox":"yes"}"#, at("2026-11-23T12:00:00Z")).is_err());
+        assert!(request_from_json(r#"{"method":"GET","path":"/","apikey":"x"}"#).is_err());
+    }
+
+    #[test]
+    fn a_live_engine_follows_the_wall_clock() {
+        let e = Engine::from_options(r#"{"start":"2026-11-23T10:00:00-05:00"}"#, at("2026-11-23T12:00:00Z"))
+            .unwrap();
+        e.request_json(r#"{"method":"GET","path":"/categories"}"#, at("2026-11-24T10:00:00-05:00")).unwrap();
+        assert_eq!(e.clock.now(), at("2026-11-24T10:00:00-05:00"));
+    }
+}

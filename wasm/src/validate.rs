@@ -1,0 +1,115 @@
+//! Form validation in the browser: the same validators as `achd validate`.
+
+use std::sync::{Arc, RwLock};
+
+use ach_core::calendar;
+use ach_core::routing::{is_valid_routing_number, RoutingDirectory};
+use ach_core::validation::{check_bytes, Context, FieldError, Kind, ProblemCode, Verdict};
+use ach_core::AchError;
+use chrono::NaiveDate;
+use wasm_bindgen::prelude::*;
+
+use crate::convert::{json_text, now, to_js};
+
+static DIRECTORY: RwLock<Option<Arc<RoutingDirectory>>> = RwLock::new(None);
+
+/// The routing directory in use: the loaded one, or the embedded default.
+pub(crate) fn directory() -> Arc<RoutingDirectory> {
+    let loaded = DIRECTORY.read().ok().and_then(|d| d.clone());
+    loaded.unwrap_or_else(|| Arc::new(RoutingDirectory::embedded()))
+}
+
+/// The verdict JSON for a request body (pure: testable natively).
+pub fn verdict_json(kind: Kind, body: &str, today: NaiveDate, directory: &RoutingDirectory) -> String {
+    check_bytes(kind, body.as_bytes(), &Context { today, directory }).to_json()
+}
+
+/// The verdict JSON of `checkRoutingNumber` (pure).
+pub fn routing_verdict_json(routing_number: &str, directory: &RoutingDirectory) -> String {
+    let problem = |error: AchError, code| Verdict {
+        valid: false,
+        message: Some(error.to_string()),
+        errors: vec![FieldError { field: "routing_number".into(), code, message: error.to_string() }],
+    };
+    let verdict = if !is_valid_routing_number(routing_number) {
+        let value = ach_core::error::echo(routing_number);
+        problem(AchError::InvalidRoutingNumber { value }, ProblemCode::InvalidFormat)
+    } else if directory.lookup(routing_number).is_none() {
+        problem(AchError::RoutingNotFound { value: routing_number.to_owned() }, ProblemCode::NotFound)
+    } else {
+        Verdict { valid: true, message: None, errors: Vec::new() }
+    };
+    verdict.to_json()
+}
+
+fn validate(kind: Kind, value: &JsValue, function: &str) -> Result<JsValue, JsError> {
+    let body = json_text(value, function)?;
+    to_js(&verdict_json(kind, &body, calendar::eastern_date(now()), &directory()))
+}
+
+/// Validate a transaction request: `{valid, message, errors}`.
+#[wasm_bindgen(js_name = validateTransaction)]
+pub fn validate_transaction(request: &JsValue) -> Result<JsValue, JsError> {
+    validate(Kind::Transaction, request, "validateTransaction")
+}
+
+/// Validate a customer request: `{valid, message, errors}`.
+#[wasm_bindgen(js_name = validateCustomer)]
+pub fn validate_customer(request: &JsValue) -> Result<JsValue, JsError> {
+    validate(Kind::Customer, request, "validateCustomer")
+}
+
+/// Validate a merchant application: `{valid, message, errors}`.
+#[wasm_bindgen(js_name = validateMerchant)]
+pub fn validate_merchant(request: &JsValue) -> Result<JsValue, JsError> {
+    validate(Kind::Merchant, request, "validateMerchant")
+}
+
+/// Check one routing number (format, check digit, directory): `{valid, message,
+/// errors}`.
+#[wasm_bindgen(js_name = checkRoutingNumber)]
+pub fn check_routing_number(routing_number: &JsValue) -> Result<JsValue, JsError> {
+    let text =
+        routing_number.as_string().ok_or_else(|| JsError::new("checkRoutingNumber expects a string"))?;
+    to_js(&routing_verdict_json(&text, &directory()))
+}
+
+/// Load a FedACH directory file's text for "not found" checks; returns the
+/// number of records. Throws when the file is not a FedACH directory.
+#[wasm_bindgen(js_name = loadRoutingDirectory)]
+pub fn load_routing_directory(text: &JsValue) -> Result<u32, JsError> {
+    let text =
+        text.as_string().ok_or_else(|| JsError::new("loadRoutingDirectory expects the file's text"))?;
+    let parsed = RoutingDirectory::parse_fedach(&text)
+        .map_err(|e| JsError::new(&format!("not a FedACH directory: {e}")))?;
+    let count = u32::try_from(parsed.len()).unwrap_or(u32::MAX);
+    if let Ok(mut slot) = DIRECTORY.write() {
+        *slot = Some(Arc::new(parsed));
+    }
+    Ok(count)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routing_numbers_are_checked_like_the_server() {
+        let dir = RoutingDirectory::embedded();
+        assert_eq!(routing_verdict_json("021000021", &dir), r#"{"valid":true,"message":null,"errors":[]}"#);
+        assert!(routing_verdict_json("021000022", &dir).contains("'021000022' is an invalid Routing Number"));
+        assert!(routing_verdict_json("231380104", &dir).contains("Routing Number '231380104' was not found"));
+    }
+
+    #[test]
+    fn verdicts_are_the_same_text_as_achd_validate() {
+        let dir = RoutingDirectory::embedded();
+        let today = NaiveDate::from_ymd_opt(2026, 11, 22).unwrap();
+        let v = verdict_json(Kind::Transaction, r#"{"amount":"abc"}"#, today, &dir);
+        let direct =
+            check_bytes(Kind::Transaction, br#"{"amount":"abc"}"#, &Context { today, directory: &dir })
+                .to_json();
+        assert_eq!(v, direct);
+    }
+}
