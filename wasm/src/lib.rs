@@ -15,9 +15,11 @@
 //! Misuse (wrong argument types) throws a JS `Error`; an invalid form is data.
 
 mod convert;
+#[cfg(feature = "engine")]
 mod engine;
 mod validate;
 
+#[cfg(feature = "engine")]
 pub use engine::Engine;
 pub use validate::{
     check_routing_number, load_routing_directory, validate_customer, validate_merchant, validate_transaction,

@@ -204,7 +204,7 @@ pub(crate) fn plan(engine: &Engine, req: &Request) -> Result<Plan, Failure> {
         return Err(failure(AchError::FailedToAccept, 413, "", ProblemCode::OverLimit, msg));
     }
     if endpoint == Endpoint::OpenApi {
-        return Ok(Plan::Done(super::Response { status: 200, body: OPENAPI.to_owned() }));
+        return openapi();
     }
     let caller = authenticate(engine, req)?;
     let param = |i: usize| params.get(i).cloned().unwrap_or_default();
@@ -270,5 +270,15 @@ fn institution(engine: &Engine, routing_number: &str) -> Result<Plan, Failure> {
     }))))
 }
 
-/// The OpenAPI document of the whole API.
-pub(crate) const OPENAPI: &str = include_str!("../../../docs/openapi.json");
+/// `GET /openapi.json`: the OpenAPI document of the whole API.
+#[cfg(feature = "openapi")]
+fn openapi() -> Result<Plan, Failure> {
+    Ok(Plan::Done(super::Response { status: 200, body: include_str!("../../../docs/openapi.json").to_owned() }))
+}
+
+/// `GET /openapi.json` in a build without the document (the browser module).
+#[cfg(not(feature = "openapi"))]
+fn openapi() -> Result<Plan, Failure> {
+    let msg = "this build does not carry the OpenAPI document; achd serves it";
+    Err(failure(AchError::FailedToAccept, 404, "path", ProblemCode::NotFound, msg))
+}
