@@ -78,7 +78,10 @@ async fn respond(app: &Arc<App>, request: hyper::Request<Incoming>) -> hyper::Re
     };
     match plan {
         Plan::Done(response) => {
-            if (parts.method == Method::GET || parts.method == Method::HEAD) && is_no_endpoint(&response) {
+            if (parts.method == Method::GET || parts.method == Method::HEAD)
+                && response.status == 404
+                && !api::is_api_path(parts.uri.path())
+            {
                 if let Some(page) = crate::web::page(app.site.as_ref(), parts.uri.path()).await {
                     return page;
                 }
@@ -89,14 +92,6 @@ async fn respond(app: &Arc<App>, request: hyper::Request<Incoming>) -> hyper::Re
             json(api::finish(app.writer.execute(caller, *operation).await))
         }
     }
-}
-
-/// The router's "there is no endpoint" answer (404 on field `path`), as opposed to
-/// a 404 about a resource.
-fn is_no_endpoint(response: &api::Response) -> bool {
-    response.status == 404
-        && serde_json::from_str::<serde_json::Value>(&response.body)
-            .is_ok_and(|v| v["errors"][0]["field"] == "path")
 }
 
 /// A refusal rendered by the router's own renderer (message 10, one problem).

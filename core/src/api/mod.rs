@@ -52,6 +52,12 @@ pub fn route_json(engine: &Engine, request_json: &str) -> String {
     response.to_json()
 }
 
+/// Whether some endpoint of the API has this path (for any method): a host that
+/// also serves files serves them only where the API has nothing.
+pub fn is_api_path(path: &str) -> bool {
+    routes::is_api_path(path)
+}
+
 /// Render an operation's result.
 pub fn finish(result: Result<Outcome, Failure>) -> Response {
     match result {

@@ -102,6 +102,12 @@ fn failure(
     }
 }
 
+/// Whether any route matches this path.
+pub(crate) fn is_api_path(path: &str) -> bool {
+    let path = path.split_once('?').map_or(path, |(p, _)| p);
+    ROUTES.iter().any(|(_, pattern, _)| matches(pattern, path).is_some())
+}
+
 /// The endpoint and path parameters, or 404 / 405.
 fn resolve(req: &Request) -> Result<(Endpoint, Vec<String>), Failure> {
     let method = req.method.to_ascii_uppercase();
@@ -273,7 +279,10 @@ fn institution(engine: &Engine, routing_number: &str) -> Result<Plan, Failure> {
 /// `GET /openapi.json`: the OpenAPI document of the whole API.
 #[cfg(feature = "openapi")]
 fn openapi() -> Result<Plan, Failure> {
-    Ok(Plan::Done(super::Response { status: 200, body: include_str!("../../../docs/openapi.json").to_owned() }))
+    Ok(Plan::Done(super::Response {
+        status: 200,
+        body: include_str!("../../../docs/openapi.json").to_owned(),
+    }))
 }
 
 /// `GET /openapi.json` in a build without the document (the browser module).

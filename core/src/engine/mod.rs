@@ -29,6 +29,7 @@ use chrono::{DateTime, Utc};
 pub use failure::Failure;
 pub use feeds::{EventsPage, StatusPage, PAGE_LIMIT};
 pub use ops::{Caller, Operation, Outcome};
+pub use schedule::Progress;
 
 use crate::clock::{Clock, ManualClock};
 use crate::routing::RoutingDirectory;
@@ -144,7 +145,16 @@ pub struct Engine {
 impl Engine {
     /// Open (or create) the database file at `path`.
     pub fn open(path: &Path, options: EngineOptions) -> Result<Engine, OpenError> {
+        let created = !path.exists();
         let store = Store::open(path)?;
+        #[cfg(unix)]
+        if created {
+            use std::os::unix::fs::PermissionsExt;
+            // The database holds sealed account numbers and key hashes: owner only.
+            let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
+        }
+        #[cfg(not(unix))]
+        let _ = created;
         let key = match &options.encryption_key {
             Some(k) => k.clone(),
             None => EncryptionKey::load_or_create(&key_file_for(path))?,
@@ -315,7 +325,11 @@ impl Engine {
     /// Run every cut-off and settlement due up to `now`, in time order, in one
     /// write transaction. Production calls this from the wall clock; the sandbox
     /// through [`Operation::SetClock`].
-    pub fn advance_to(&self, now: DateTime<Utc>) -> Result<schedule::Progress, Failure> {
+    pub fn advance_to(&self, now: DateTime<Utc>) -> Result<Progress, Failure> {
+        // Nothing due: no write transaction (an idle server does not fsync).
+        if !self.store.read(|r| schedule::anything_due(r, now))? {
+            return Ok(Progress::default());
+        }
         let progress = self.store.write(|w| {
             let mut cx = Cx { w, now, engine: self, seqs: HashMap::new(), clock_to: None };
             schedule::catch_up(&mut cx, now)

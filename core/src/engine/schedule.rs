@@ -52,6 +52,18 @@ pub(crate) fn catch_up(cx: &mut Cx<'_>, now: DateTime<Utc>) -> Result<Progress, 
 /// An index entry that is due: its instant and key.
 type Due = (DateTime<Utc>, Vec<u8>);
 
+/// Whether any cut-off or settlement is due by `now` (a read-only check).
+pub(crate) fn anything_due(r: &crate::storage::Read, now: DateTime<Utc>) -> Result<bool, StorageError> {
+    for table in [Table::Pending, Table::Settlements] {
+        if let Some(key) = r.first_key(table)? {
+            if keys::decode_instant(&key).is_some_and(|at| at <= now) {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(false)
+}
+
 /// The first entry of an index if it is due by `now`.
 fn due(cx: &Cx<'_>, table: Table, now: DateTime<Utc>) -> Result<Option<Due>, StorageError> {
     let Some(key) = cx.w.first_key(table)? else {
