@@ -106,7 +106,7 @@ impl Money {
         let whole = (self.0 / 100).to_string();
         let mut out = String::with_capacity(whole.len() + whole.len() / 3 + 3);
         for (i, c) in whole.chars().enumerate() {
-            if i > 0 && (whole.len() - i) % 3 == 0 {
+            if i > 0 && (whole.len() - i).is_multiple_of(3) {
                 out.push(',');
             }
             out.push(c);

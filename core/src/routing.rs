@@ -27,7 +27,7 @@ pub fn is_valid_routing_number(text: &str) -> bool {
     let prefix = d[0] * 10 + d[1];
     let prefix_ok = matches!(prefix, 0..=12 | 21..=32 | 61..=72 | 80);
     let sum = 3 * (d[0] + d[3] + d[6]) + 7 * (d[1] + d[4] + d[7]) + (d[2] + d[5] + d[8]);
-    prefix_ok && sum % 10 == 0 && d.iter().any(|&x| x != 0)
+    prefix_ok && sum.is_multiple_of(10) && d.iter().any(|&x| x != 0)
 }
 
 /// One institution of the directory.
