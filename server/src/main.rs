@@ -5,7 +5,10 @@
 //!
 //! `achd serve [--data DIR] [--listen ADDR] [--tls-cert PEM --tls-key PEM] [--sandbox]
 //! [--web DIR]` runs the service over HTTPS.
+//!
+//! `achd demo` is a newcomer's tour of the whole service against a sandbox server.
 
+mod demo;
 mod http;
 mod logging;
 mod serve;
@@ -34,6 +37,9 @@ enum Command {
     Validate(validate::Args),
     /// Run the service over HTTPS until SIGINT or SIGTERM (then exit 0).
     Serve(serve::Args),
+    /// A tour: start a sandbox server on a temporary directory and run a whole
+    /// lifecycle against it over HTTPS, printing each step and the feed.
+    Demo,
 }
 
 fn main() -> ExitCode {
@@ -47,5 +53,6 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Validate(args) => validate::run(&args),
         Command::Serve(args) => serve::run(args),
+        Command::Demo => demo::run(),
     }
 }
