@@ -86,7 +86,16 @@ async fn respond(app: &Arc<App>, request: hyper::Request<Incoming>) -> hyper::Re
                     return page;
                 }
             }
-            json(response)
+            let method_not_allowed = response.status == 405;
+            let mut out = json(response);
+            if method_not_allowed {
+                // RFC 9110: a 405 names the methods the resource does accept.
+                let allow = api::allowed_methods(parts.uri.path()).join(", ");
+                if let Ok(value) = HeaderValue::from_str(&allow) {
+                    out.headers_mut().insert(hyper::header::ALLOW, value);
+                }
+            }
+            out
         }
         Plan::Execute { caller, operation } => {
             json(api::finish(app.writer.execute(caller, *operation).await))

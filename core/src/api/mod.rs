@@ -58,6 +58,12 @@ pub fn is_api_path(path: &str) -> bool {
     routes::is_api_path(path)
 }
 
+/// The methods the API accepts at this path: what an HTTP host puts in the
+/// `Allow` header of a 405.
+pub fn allowed_methods(path: &str) -> Vec<&'static str> {
+    routes::allowed_methods(path)
+}
+
 /// Render an operation's result.
 pub fn finish(result: Result<Outcome, Failure>) -> Response {
     match result {

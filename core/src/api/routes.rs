@@ -102,6 +102,12 @@ fn failure(
     }
 }
 
+/// The methods some route accepts at this path (for a 405's `Allow` header).
+pub(crate) fn allowed_methods(path: &str) -> Vec<&'static str> {
+    let path = path.split_once('?').map_or(path, |(p, _)| p);
+    ROUTES.iter().filter(|(_, pattern, _)| matches(pattern, path).is_some()).map(|(m, _, _)| *m).collect()
+}
+
 /// Whether any route matches this path.
 pub(crate) fn is_api_path(path: &str) -> bool {
     let path = path.split_once('?').map_or(path, |(p, _)| p);

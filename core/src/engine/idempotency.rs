@@ -25,14 +25,16 @@ struct Stored {
 
 /// The key of an operation that is to be idempotent: an explicit wrapper, or a
 /// transaction body's `idempotency_key` member.
-pub(crate) fn key_of(op: &Operation) -> Option<(String, Operation)> {
+/// A body key that is `null` counts as absent; any other non-string is refused.
+pub(crate) fn key_of(op: &Operation) -> Option<(Result<String, Failure>, Operation)> {
     match op {
-        Operation::Idempotent { key, operation } => Some((key.clone(), (**operation).clone())),
+        Operation::Idempotent { key, operation } => Some((check_key(key), (**operation).clone())),
         Operation::CreateTransaction { body, .. } => {
             let v: serde_json::Value = serde_json::from_slice(body).ok()?;
             match v.get("idempotency_key")? {
-                serde_json::Value::String(k) => Some((k.clone(), op.clone())),
-                other => Some((other.to_string(), op.clone())),
+                serde_json::Value::Null => None,
+                serde_json::Value::String(k) => Some((check_key(k), op.clone())),
+                _ => Some((check_key(""), op.clone())),
             }
         }
         _ => None,

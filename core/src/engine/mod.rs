@@ -16,6 +16,8 @@ mod idempotency;
 mod ops;
 mod records;
 mod schedule;
+#[cfg(feature = "simulation")]
+mod simulation;
 mod tenants;
 mod transactions;
 mod usage;
@@ -30,6 +32,11 @@ pub use failure::Failure;
 pub use feeds::{EventsPage, StatusPage, PAGE_LIMIT};
 pub use ops::{Caller, Operation, Outcome};
 pub use schedule::Progress;
+
+/// The simulated disk and the backend trait for [`Engine::open_with_backend`]
+/// (feature `simulation`: the crash tests only).
+#[cfg(feature = "simulation")]
+pub use crate::storage::{crash, StorageBackend};
 
 use crate::clock::{Clock, ManualClock};
 use crate::routing::RoutingDirectory;

@@ -248,7 +248,7 @@ pub(crate) fn prepare(op: Operation, now: DateTime<Utc>, directory: &RoutingDire
         let request = idempotency::request_bytes(&operation);
         let scope = idempotency::scope(&operation);
         let inner = Box::new(prepare_plain(operation, now, directory));
-        return Prepared::Idempotent { key: idempotency::check_key(&key), scope, request, inner };
+        return Prepared::Idempotent { key, scope, request, inner };
     }
     prepare_plain(op, now, directory)
 }

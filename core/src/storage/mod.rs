@@ -5,7 +5,13 @@
 //! by [`keys`] with big-endian integers so that byte order is time or sequence order.
 //! Tables, keys and which operation writes what are listed in `docs/design.md`.
 
+#[cfg(feature = "simulation")]
+pub mod crash;
 pub(crate) mod keys;
+
+/// redb's storage backend trait, for the simulation hooks (feature `simulation`).
+#[cfg(feature = "simulation")]
+pub use redb::StorageBackend;
 
 use std::fmt;
 use std::path::Path;
@@ -141,6 +147,14 @@ impl Store {
     /// A database held in memory (redb's in-memory backend; the browser's engine).
     pub(crate) fn in_memory() -> Result<Store, StorageError> {
         let db = Database::builder().create_with_backend(InMemoryBackend::new()).map_err(fail)?;
+        Store::init(db)
+    }
+
+    /// A database over any storage backend (feature `simulation`: the crash tests'
+    /// simulated disk). redb repairs an image left by a crash while opening it.
+    #[cfg(feature = "simulation")]
+    pub(crate) fn with_backend(backend: impl redb::StorageBackend) -> Result<Store, StorageError> {
+        let db = Database::builder().create_with_backend(backend).map_err(fail)?;
         Store::init(db)
     }
 

@@ -1,0 +1,155 @@
+//! Test-only entry points (feature `simulation`, used by the simulator in `sim/`):
+//! an engine over any storage backend (the crash tests' simulated disk), and an
+//! audit of the stored records against both feeds and the schedule indexes.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::records::TransactionRecord;
+use super::{Engine, EngineOptions, Failure, OpenError};
+use crate::lifecycle::State;
+use crate::model::{Event, StatusChange};
+use crate::secrets::EncryptionKey;
+use crate::storage::{keys, Read, StorageBackend, StorageError, Store, Table};
+
+impl Engine {
+    /// Open (or create) a database over `backend`. A backend that lost power holds
+    /// what a crash left; redb rolls back a commit that did not fully land. Pass
+    /// the encryption key in `options` to reopen the same database (without one a
+    /// fresh key is made, which a reopened database refuses).
+    pub fn open_with_backend(backend: impl StorageBackend, options: EngineOptions) -> Result<Engine, OpenError> {
+        let key = options.encryption_key.clone().unwrap_or_else(EncryptionKey::generate);
+        let store = Store::with_backend(backend)?;
+        Engine::start(store, key, options)
+    }
+
+    /// Check that the stored records agree with each other: every feed numbered
+    /// 1, 2, 3… without gaps; every status change and event naming a transaction of
+    /// its partner or merchant; every transaction's latest change and event
+    /// reporting its current state and dates; the schedule indexes holding
+    /// exactly the Pending (by cut-off) and Originated (by settlement) transactions.
+    /// `Err` lists the first differences. A full scan, for tests.
+    pub fn audit_records(&self) -> Result<Result<(), String>, Failure> {
+        Ok(self.store.read(audit)?)
+    }
+}
+
+const ALL: &[u8] = &[0xff; 16];
+
+fn decode<T: serde::de::DeserializeOwned>(what: &str, bytes: &[u8]) -> Result<T, StorageError> {
+    serde_json::from_slice(bytes).map_err(|e| StorageError(format!("a {what} is unreadable: {e}")))
+}
+
+/// A feed key's scope and sequence number.
+fn split(key: &[u8]) -> (String, u64) {
+    let scope = key.get(..key.len().saturating_sub(9)).unwrap_or_default();
+    (String::from_utf8_lossy(scope).into_owned(), keys::seq_of(key).unwrap_or(0))
+}
+
+fn date(d: Option<chrono::NaiveDate>) -> Option<String> {
+    d.map(|d| d.format("%Y-%m-%d").to_string())
+}
+
+/// Whether a change reports the transaction as it is stored (all but the time).
+fn reports(c: &StatusChange, t: &TransactionRecord) -> bool {
+    let reason = if t.state == State::Voided { Some(super::feeds::VOID_REASON.to_owned()) } else { t.return_reason.clone() };
+    c.status == t.state.feed_status()
+        && c.origination_date == date(t.origination_date)
+        && c.effective_date == date(t.effective_date)
+        && c.settlement_date == date(t.settlement_date)
+        && c.return_date == date(t.return_date)
+        && c.return_code == t.return_code
+        && c.reason == reason
+}
+
+/// Walk one feed table: sequence numbers per scope, owners, the latest entry of
+/// each transaction.
+fn walk<T: serde::de::DeserializeOwned>(
+    r: &Read,
+    table: Table,
+    txns: &BTreeMap<String, TransactionRecord>,
+    change: impl Fn(&T, u64) -> Result<StatusChange, String>,
+    owner: impl Fn(&TransactionRecord) -> &str,
+    problems: &mut Vec<String>,
+) -> Result<BTreeMap<String, StatusChange>, StorageError> {
+    let mut latest = BTreeMap::new();
+    let mut expected: BTreeMap<String, u64> = BTreeMap::new();
+    for (k, v) in r.range(table, &[], ALL, usize::MAX)? {
+        let (scope, seq) = split(&k);
+        let next = expected.entry(scope.clone()).or_insert(1);
+        if seq != *next {
+            problems.push(format!("{scope}: entry {seq} where {next} was due"));
+        }
+        *next = seq + 1;
+        let entry: T = decode("feed entry", &v)?;
+        let c = match change(&entry, seq) {
+            Ok(c) => c,
+            Err(why) => {
+                problems.push(format!("{scope} #{seq}: {why}"));
+                continue;
+            }
+        };
+        match txns.get(&c.transaction_id) {
+            Some(t) if owner(t) == scope => {}
+            _ => problems.push(format!("{scope} #{seq}: names {}, not one of its transactions", c.transaction_id)),
+        }
+        latest.insert(c.transaction_id.clone(), c);
+    }
+    Ok(latest)
+}
+
+fn audit(r: &Read) -> Result<Result<(), String>, StorageError> {
+    let mut problems = Vec::new();
+    let mut txns = BTreeMap::new();
+    for (_, v) in r.range(Table::Transactions, &[], ALL, usize::MAX)? {
+        let t: TransactionRecord = decode("transaction", &v)?;
+        txns.insert(t.id.clone(), t);
+    }
+    let changes =
+        walk(r, Table::Changes, &txns, |c: &StatusChange, _| Ok(c.clone()), |t| &t.partner_id, &mut problems)?;
+    let events = walk(
+        r,
+        Table::Events,
+        &txns,
+        |e: &Event, seq| {
+            if e.id != format!("evt_{seq}") || e.occurred_at != e.change.change_timestamp {
+                return Err(format!("event {} at position {seq}", e.id));
+            }
+            Ok(e.change.clone())
+        },
+        |t| &t.merchant_id,
+        &mut problems,
+    )?;
+    for t in txns.values() {
+        match (changes.get(&t.id), events.get(&t.id)) {
+            (Some(c), Some(e)) if reports(c, t) && c == e => {}
+            (c, e) => problems.push(format!(
+                "{} is {} but its latest change is {:?} and latest event {:?}",
+                t.id,
+                t.state,
+                c.map(|c| c.status),
+                e.map(|e| e.status)
+            )),
+        }
+    }
+    let index = |table| -> Result<BTreeSet<Vec<u8>>, StorageError> {
+        Ok(r.range(table, &[], ALL, usize::MAX)?.into_iter().map(|(k, _)| k).collect())
+    };
+    let pending: BTreeSet<Vec<u8>> =
+        txns.values().filter(|t| t.state == State::Pending).map(|t| keys::at(t.cutoff_at, &t.id)).collect();
+    let settling: BTreeSet<Vec<u8>> = txns
+        .values()
+        .filter(|t| t.state == State::Originated)
+        .filter_map(|t| Some(keys::at(t.settles_at?, &t.id)))
+        .collect();
+    if index(Table::Pending)? != pending {
+        problems.push("the pending index is not the set of Pending transactions".into());
+    }
+    if index(Table::Settlements)? != settling {
+        problems.push("the settlements index is not the set of Originated transactions".into());
+    }
+    if problems.is_empty() {
+        return Ok(Ok(()));
+    }
+    problems.truncate(5);
+    Ok(Err(problems.join("; ")))
+}

@@ -1,0 +1,348 @@
+//! A simulated disk that loses power (feature `simulation`; tests only).
+//!
+//! [`SimDisk`] keeps what a real disk holds: the *durable* image (everything a
+//! completed `sync_data` covered) and, in order, every write and length change
+//! issued since. Reads see all of them, as they would through the page cache.
+//!
+//! The disk can be armed to lose power just before its n-th I/O operation (a
+//! write, a length change or a sync, counted from 1): that operation and every
+//! later one fails, as for a process that died there. A sync that is cut off does
+//! not complete. [`SimDisk::crash_image`] is what a restart then finds: the durable
+//! image plus a random subset of the unsynced operations, applied in a random
+//! order, each write possibly torn (only some byte ranges of its buffer landed).
+//! That is everything redb's model of the media allows (`docs/design.md` of redb,
+//! "Assumptions about underlying media": single bytes are atomic, a completed
+//! sync is durable, bytes outside a write never change), and nothing more: a
+//! completed sync is never undone.
+//!
+//! A restart reopens the image with [`SimDisk::from_image`]; redb detects and
+//! rolls back a commit that did not fully land.
+
+use std::io;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+/// One unsynced operation.
+#[derive(Debug, Clone)]
+enum Unsynced {
+    Write { offset: usize, data: Vec<u8> },
+    SetLen(usize),
+}
+
+/// Counts of the operations a disk was asked to do.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DiskStats {
+    /// Writes.
+    pub writes: u64,
+    /// Length changes.
+    pub set_lens: u64,
+    /// Completed syncs.
+    pub syncs: u64,
+    /// Bytes written.
+    pub bytes_written: u64,
+}
+
+/// How a crash image was made.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CrashImage {
+    /// Unsynced operations at the crash.
+    pub unsynced: usize,
+    /// Of those, how many landed (wholly or in part).
+    pub kept: usize,
+    /// Of those, how many writes were torn (only part of the buffer landed).
+    pub torn: usize,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    /// What reads see: the durable image with every unsynced operation applied.
+    live: Vec<u8>,
+    /// What survives any crash.
+    durable: Vec<u8>,
+    /// Operations since the last completed sync, in issue order.
+    unsynced: Vec<Unsynced>,
+    /// Operations issued so far (writes, length changes, syncs).
+    ops: u64,
+    /// Lose power just before this operation.
+    fail_at: Option<u64>,
+    /// Power was lost: every operation fails.
+    crashed: bool,
+    stats: DiskStats,
+}
+
+impl State {
+    /// Count an operation; `Err` once power is lost (this operation included).
+    fn begin(&mut self) -> io::Result<()> {
+        if self.crashed {
+            return Err(power_lost());
+        }
+        self.ops += 1;
+        if self.fail_at.is_some_and(|at| self.ops >= at) {
+            self.crashed = true;
+            return Err(power_lost());
+        }
+        Ok(())
+    }
+}
+
+fn power_lost() -> io::Error {
+    io::Error::other("simulated power loss")
+}
+
+fn apply(image: &mut Vec<u8>, op: &Unsynced) {
+    match op {
+        Unsynced::SetLen(len) => image.resize(*len, 0),
+        Unsynced::Write { offset, data } => write_at(image, *offset, data),
+    }
+}
+
+fn write_at(image: &mut Vec<u8>, offset: usize, data: &[u8]) {
+    let end = offset + data.len();
+    if image.len() < end {
+        image.resize(end, 0);
+    }
+    image[offset..end].copy_from_slice(data);
+}
+
+/// A small deterministic generator (SplitMix64) for crash images.
+struct Mix(u64);
+
+impl Mix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..n` (`n > 0`).
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// A simulated disk. Clones share the same disk.
+#[derive(Debug, Clone, Default)]
+pub struct SimDisk {
+    state: Arc<Mutex<State>>,
+}
+
+impl SimDisk {
+    /// An empty disk.
+    pub fn new() -> SimDisk {
+        SimDisk::default()
+    }
+
+    /// A disk holding `image`, all of it durable (a restart after a crash).
+    pub fn from_image(image: Vec<u8>) -> SimDisk {
+        let state = State { live: image.clone(), durable: image, ..State::default() };
+        SimDisk { state: Arc::new(Mutex::new(state)) }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The storage backend over this disk, for `Engine::open_with_backend`.
+    pub fn backend(&self) -> SimBackend {
+        SimBackend { state: self.state.clone() }
+    }
+
+    /// Lose power just before operation number `op` (counted from 1 since the disk
+    /// was made): it and every later operation fail.
+    pub fn lose_power_before(&self, op: u64) {
+        self.lock().fail_at = Some(op);
+    }
+
+    /// Lose power now.
+    pub fn lose_power(&self) {
+        self.lock().crashed = true;
+    }
+
+    /// Operations issued so far (writes, length changes, syncs).
+    pub fn operations(&self) -> u64 {
+        self.lock().ops
+    }
+
+    /// Whether power was lost.
+    pub fn crashed(&self) -> bool {
+        self.lock().crashed
+    }
+
+    /// What the disk was asked to do.
+    pub fn stats(&self) -> DiskStats {
+        self.lock().stats
+    }
+
+    /// Operations written since the last completed sync.
+    pub fn unsynced(&self) -> usize {
+        self.lock().unsynced.len()
+    }
+
+    /// The image a restart finds after a crash now: the durable image plus a
+    /// random subset (chosen by `seed`) of the unsynced operations, in a random
+    /// order, writes possibly torn. One time in four nothing unsynced landed, one
+    /// time in four everything did, in order.
+    pub fn crash_image(&self, seed: u64) -> (Vec<u8>, CrashImage) {
+        let state = self.lock();
+        let mut rng = Mix(seed ^ 0x5EED_0F_C4A5);
+        let mut image = state.durable.clone();
+        let mut report = CrashImage { unsynced: state.unsynced.len(), ..CrashImage::default() };
+        match rng.below(4) {
+            0 => {}
+            1 => {
+                for op in &state.unsynced {
+                    apply(&mut image, op);
+                }
+                report.kept = state.unsynced.len();
+            }
+            _ => {
+                let mut order: Vec<usize> = (0..state.unsynced.len()).filter(|_| rng.below(2) == 0).collect();
+                for i in (1..order.len()).rev() {
+                    order.swap(i, rng.below(i + 1));
+                }
+                report.kept = order.len();
+                for i in order {
+                    match &state.unsynced[i] {
+                        Unsynced::Write { offset, data } if data.len() > 1 && rng.below(3) == 0 => {
+                            report.torn += 1;
+                            tear(&mut image, *offset, data, &mut rng);
+                        }
+                        op => apply(&mut image, op),
+                    }
+                }
+            }
+        }
+        (image, report)
+    }
+}
+
+/// Land some byte ranges of a write: its buffer cut at 1 to 4 random points, each
+/// piece kept or lost.
+fn tear(image: &mut Vec<u8>, offset: usize, data: &[u8], rng: &mut Mix) {
+    let mut cuts: Vec<usize> = (0..1 + rng.below(4)).map(|_| 1 + rng.below(data.len() - 1)).collect();
+    cuts.push(0);
+    cuts.push(data.len());
+    cuts.sort_unstable();
+    cuts.dedup();
+    for piece in cuts.windows(2) {
+        if rng.below(2) == 0 {
+            write_at(image, offset + piece[0], &data[piece[0]..piece[1]]);
+        }
+    }
+}
+
+/// The storage backend of a [`SimDisk`].
+#[derive(Debug)]
+pub struct SimBackend {
+    state: Arc<Mutex<State>>,
+}
+
+impl SimBackend {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+fn index(n: u64) -> io::Result<usize> {
+    usize::try_from(n).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "offset out of range"))
+}
+
+impl redb::StorageBackend for SimBackend {
+    fn len(&self) -> io::Result<u64> {
+        let state = self.lock();
+        if state.crashed {
+            return Err(power_lost());
+        }
+        Ok(state.live.len() as u64)
+    }
+
+    fn read(&self, offset: u64, out: &mut [u8]) -> io::Result<()> {
+        let state = self.lock();
+        if state.crashed {
+            return Err(power_lost());
+        }
+        let start = index(offset)?;
+        let bytes = state
+            .live
+            .get(start..start + out.len())
+            .ok_or_else(|| io::Error::new(io::ErrorKind::UnexpectedEof, "read past the end"))?;
+        out.copy_from_slice(bytes);
+        Ok(())
+    }
+
+    fn set_len(&self, len: u64) -> io::Result<()> {
+        let mut state = self.lock();
+        state.begin()?;
+        let op = Unsynced::SetLen(index(len)?);
+        apply(&mut state.live, &op);
+        state.unsynced.push(op);
+        state.stats.set_lens += 1;
+        Ok(())
+    }
+
+    fn sync_data(&self) -> io::Result<()> {
+        let mut state = self.lock();
+        state.begin()?;
+        state.durable = state.live.clone();
+        state.unsynced.clear();
+        state.stats.syncs += 1;
+        Ok(())
+    }
+
+    fn write(&self, offset: u64, data: &[u8]) -> io::Result<()> {
+        let mut state = self.lock();
+        state.begin()?;
+        let op = Unsynced::Write { offset: index(offset)?, data: data.to_vec() };
+        apply(&mut state.live, &op);
+        state.unsynced.push(op);
+        state.stats.writes += 1;
+        state.stats.bytes_written += data.len() as u64;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use redb::StorageBackend;
+
+    use super::*;
+
+    #[test]
+    fn synced_writes_survive_every_crash_and_unsynced_ones_may_not() {
+        let disk = SimDisk::new();
+        let b = disk.backend();
+        b.set_len(8).unwrap();
+        b.write(0, b"durable!").unwrap();
+        b.sync_data().unwrap();
+        b.write(0, b"LOSTLOST").unwrap();
+        let mut seen = std::collections::BTreeSet::new();
+        for seed in 0..64 {
+            let (image, report) = disk.crash_image(seed);
+            assert_eq!(report.unsynced, 1);
+            assert_eq!(image.len(), 8);
+            for (i, byte) in image.iter().enumerate() {
+                assert!(*byte == b"durable!"[i] || *byte == b"LOSTLOST"[i]);
+            }
+            seen.insert(image);
+        }
+        assert!(seen.contains(&b"durable!".to_vec()) && seen.contains(&b"LOSTLOST".to_vec()));
+        assert!(seen.len() > 2, "some images are torn");
+    }
+
+    #[test]
+    fn power_loss_fails_the_operation_and_every_later_one() {
+        let disk = SimDisk::new();
+        let b = disk.backend();
+        disk.lose_power_before(3);
+        b.set_len(4).unwrap();
+        b.write(0, b"abcd").unwrap();
+        assert!(b.sync_data().is_err(), "the third operation is cut off");
+        assert!(disk.crashed());
+        assert!(b.write(0, b"x").is_err() && b.read(0, &mut [0u8; 1]).is_err());
+        assert_eq!(disk.stats().syncs, 0);
+        let restarted = SimDisk::from_image(disk.crash_image(1).0);
+        assert!(restarted.backend().len().unwrap() <= 4);
+    }
+}
