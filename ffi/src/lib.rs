@@ -1,24 +1,39 @@
 //! # libach: the C ABI over the ACH engine
 //!
-//! Built out in its own issue; today it exposes the library version.
+//! `libach.so` / `libach.a` expose the engine of `ach-core` to C (and to anything that
+//! can call C: COBOL, Python's ctypes, Go's cgo...). The header `include/ach.h` is
+//! generated from this crate by cbindgen (`ffi/cbindgen.toml`) and checked in; the
+//! test `tests/header.rs` fails when it is stale.
+//!
+//! The model is rustls-ffi: one file per C resource, `ach_<resource>_<verb>` names,
+//! one `#[repr(u32)]` result enum with fixed numbers, outputs through out-parameters
+//! written only on success, library-owned buffers released by one free function, and
+//! a panic boundary on every export ([`boundary`]).
+//!
+//! | file | C resource |
+//! |---|---|
+//! | [`result`] | `AchResult`, `ach_result_name` |
+//! | [`buffer`] | `AchBuffer`, `ach_buffer_free`, `ach_buffer_release` |
+//! | [`error`] | `ach_last_error` (the calling thread's last failure) |
+//! | [`version`] | `ach_version`, `ACH_VERSION_MAJOR/MINOR/PATCH` |
+//! | [`validate`] | `ach_validate`, `ach_validate_bytes` |
+//! | [`engine`] | `AchEngine`, `ach_engine_open`, `ach_engine_request`, `ach_engine_close` |
+//! | [`boundary`] | (internal) the panic boundary and the argument checks |
+//!
+//! The Rust functions are callable from Rust too (this crate is also an rlib), which
+//! is how the benches measure the cost of the C boundary.
 
-use std::ffi::c_char;
+pub mod boundary;
+pub mod buffer;
+pub mod engine;
+pub mod error;
+pub mod result;
+pub mod validate;
+pub mod version;
 
-/// The library version as a static NUL-terminated string (never freed).
-#[no_mangle]
-pub extern "C" fn ach_version() -> *const c_char {
-    concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::ffi::CStr;
-
-    #[test]
-    fn version_is_the_crate_version() {
-        // SAFETY: ach_version returns a static NUL-terminated string.
-        let v = unsafe { CStr::from_ptr(ach_version()) };
-        assert_eq!(v.to_str().ok(), Some(env!("CARGO_PKG_VERSION")));
-    }
-}
+pub use buffer::{ach_buffer_free, ach_buffer_release, AchBuffer};
+pub use engine::{ach_engine_close, ach_engine_open, ach_engine_request, AchEngine};
+pub use error::ach_last_error;
+pub use result::{ach_result_name, ach_test_panic, AchResult};
+pub use validate::{ach_validate, ach_validate_bytes};
+pub use version::{ach_version, ACH_VERSION_MAJOR, ACH_VERSION_MINOR, ACH_VERSION_PATCH};

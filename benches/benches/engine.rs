@@ -1,0 +1,264 @@
+//! The engine (issue 3), against redb alone:
+//!
+//! 1. `durable_create`: one durable `execute` of CreateTransaction (a file, redb's
+//!    default `Durability::Immediate`) vs a bare redb write transaction inserting
+//!    one stored transaction record under a fresh key and committing, in a second
+//!    database file in the same directory.
+//! 2. `batch_create`: `execute_batch` of 1,000 creates (one durable commit).
+//! 3. `feed_page`: a full status-changes page (10,000 changes) after a pointer in
+//!    the middle of a short history vs of a 1,000,000-change history.
+//!
+//! In test mode (`cargo bench -- --test`) the long history is 20,000 changes.
+#![allow(missing_docs, clippy::unwrap_used)]
+
+use std::hint::black_box;
+use std::path::Path;
+use std::time::Instant;
+
+use ach_benches::Sandbox;
+use ach_core::engine::{Outcome, PAGE_LIMIT};
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, SamplingMode, Throughput};
+use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
+
+/// Creates per `execute_batch` in `batch_create`.
+const BATCH: usize = 1_000;
+
+/// Creates per `execute_batch` while building a feed history.
+const HISTORY_BATCH: usize = 10_000;
+
+/// The table the engine keeps transactions in, and the baseline's table.
+const TRANSACTIONS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("transactions");
+
+fn test_mode() -> bool {
+    std::env::args().any(|a| a == "--test")
+}
+
+/// A transaction id-like key (`txn_` + 22 alphanumerics) for `n`: distinct for
+/// every `n` (the first 11 characters encode a bijection of `n`) and scattered over
+/// the key space, as random transaction ids are.
+fn fresh_key(n: u64) -> [u8; 26] {
+    const ALPHABET: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    let mut key = *b"txn_0000000000000000000000";
+    for (half, mut x) in key[4..].chunks_mut(11).zip([splitmix(n), splitmix(!n)]) {
+        for slot in half {
+            *slot = ALPHABET[(x % 62) as usize];
+            x /= 62;
+        }
+    }
+    key
+}
+
+fn splitmix(n: u64) -> u64 {
+    let mut z = n.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// The bytes the engine stores for one typical created transaction: create one in a
+/// scratch engine at `path`, close it and read its record back with redb.
+fn stored_transaction_record(path: &Path) -> Vec<u8> {
+    {
+        let sandbox = Sandbox::file(path);
+        let created = sandbox.engine.execute(&sandbox.partner, sandbox.create_op(0));
+        assert!(matches!(created, Ok(Outcome::TransactionCreated { .. })), "{created:?}");
+    }
+    let db = Database::create(path).unwrap();
+    let tx = db.begin_read().unwrap();
+    let table = tx.open_table(TRANSACTIONS).unwrap();
+    let (_, value) = table.first().unwrap().unwrap();
+    value.value().to_vec()
+}
+
+fn durable_create(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    let record = stored_transaction_record(&dir.path().join("sample.redb"));
+    eprintln!("durable_create: the baseline inserts the engine's stored record, {} bytes", record.len());
+
+    let bare = Database::create(dir.path().join("bare.redb")).unwrap();
+    let sandbox = Sandbox::file(&dir.path().join("engine.redb"));
+
+    let mut group = c.benchmark_group("durable_create");
+    group.throughput(Throughput::Elements(1));
+    group.sampling_mode(SamplingMode::Flat);
+    group.sample_size(30);
+    let mut n = 0u64;
+    group.bench_function("redb_insert_commit", |b| {
+        b.iter(|| {
+            n += 1;
+            let tx = bare.begin_write().unwrap();
+            {
+                let mut table = tx.open_table(TRANSACTIONS).unwrap();
+                table.insert(fresh_key(n).as_slice(), record.as_slice()).unwrap();
+            }
+            tx.commit().unwrap();
+        });
+    });
+    let (mut n, mut ran) = (0u64, false);
+    group.bench_function("engine_execute_create", |b| {
+        ran = true;
+        b.iter(|| {
+            n += 1;
+            let created = sandbox.engine.execute(&sandbox.partner, sandbox.create_op(n));
+            assert!(matches!(created, Ok(Outcome::TransactionCreated { .. })), "{created:?}");
+        });
+    });
+    group.finish();
+    if !ran {
+        return;
+    }
+
+    let pairs = if test_mode() { 2 } else { 1_000 };
+    let (mut n, mut m) = (1u64 << 40, 1u64 << 40);
+    paired(
+        "durable_create",
+        "redb_insert_commit",
+        "engine_execute_create",
+        pairs,
+        || {
+            n += 1;
+            let tx = bare.begin_write().unwrap();
+            tx.open_table(TRANSACTIONS).unwrap().insert(fresh_key(n).as_slice(), record.as_slice()).unwrap();
+            tx.commit().unwrap();
+        },
+        || {
+            m += 1;
+            sandbox.engine.execute(&sandbox.partner, sandbox.create_op(m)).unwrap()
+        },
+    );
+}
+
+fn batch_create(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    let sandbox = Sandbox::file(&dir.path().join("engine.redb"));
+
+    let mut group = c.benchmark_group("batch_create");
+    group.throughput(Throughput::Elements(BATCH as u64));
+    group.sampling_mode(SamplingMode::Flat);
+    group.sample_size(30);
+    let mut n = 0u64;
+    group.bench_function("execute_batch_1000", |b| {
+        b.iter_batched(
+            || {
+                n += BATCH as u64;
+                sandbox.create_batch(n, BATCH)
+            },
+            |ops| {
+                let answers = sandbox.engine.execute_batch(ops);
+                assert!(answers.iter().all(Result::is_ok), "a create was refused");
+                answers
+            },
+            BatchSize::PerIteration,
+        );
+    });
+    group.finish();
+}
+
+/// An engine whose partner has `total` status changes, and the pointer after the
+/// `middle`-th.
+struct History {
+    sandbox: Sandbox,
+    pointer: String,
+    _dir: tempfile::TempDir,
+}
+
+impl History {
+    fn build(middle: usize, total: usize) -> History {
+        let began = Instant::now();
+        let dir = tempfile::tempdir().unwrap();
+        let sandbox = Sandbox::file(&dir.path().join("engine.redb"));
+        sandbox.create_many(0, middle, HISTORY_BATCH);
+        let walk_began = Instant::now();
+        let (pointer, walked) = sandbox.pointer_at_end();
+        assert_eq!(walked, middle);
+        let walk = walk_began.elapsed();
+        sandbox.create_many(middle as u64, total - middle, HISTORY_BATCH);
+        let page = sandbox.engine.status_changes(&sandbox.partner, &sandbox.partner_id, &pointer).unwrap();
+        assert_eq!(page.changes.len(), PAGE_LIMIT);
+        let all = began.elapsed();
+        eprintln!(
+            "feed_page: built {total} changes (pointer after {middle}) in {:.1} s: creates {:.1} s \
+             ({:.0}/s), walking the feed to the pointer {:.1} s",
+            all.as_secs_f64(),
+            (all - walk).as_secs_f64(),
+            total as f64 / (all - walk).as_secs_f64(),
+            walk.as_secs_f64(),
+        );
+        History { sandbox, pointer, _dir: dir }
+    }
+
+    fn page(&self) -> usize {
+        let s = &self.sandbox;
+        let page = s.engine.status_changes(&s.partner, &s.partner_id, black_box(&self.pointer)).unwrap();
+        black_box(page).changes.len()
+    }
+}
+
+fn feed_page(c: &mut Criterion) {
+    let (long_middle, long_total) = if test_mode() { (10_000, 20_000) } else { (500_000, 1_000_000) };
+    // Both histories are built before either is measured, so that both pages are
+    // read in the same process state (allocator, page cache): measured right after
+    // its own build, the short history read ~1.6x faster than the long one only
+    // because the long build had not happened yet (interleaved reads: 1.01).
+    let mut built: Option<[History; 2]> = None;
+    let mut build = || {
+        let long = History::build(long_middle, long_total);
+        let short = History::build(5_000, 15_000);
+        [short, long]
+    };
+
+    let mut group = c.benchmark_group("feed_page");
+    group.throughput(Throughput::Elements(PAGE_LIMIT as u64));
+    group.sample_size(30);
+    for (i, name) in ["history_15k_after_5k", "history_1m_after_500k"].into_iter().enumerate() {
+        group.bench_function(name, |b| {
+            let h = &built.get_or_insert_with(&mut build)[i];
+            b.iter(|| h.page());
+        });
+    }
+    group.finish();
+    if let Some([short, long]) = &built {
+        let pairs = if test_mode() { 2 } else { 30 };
+        paired(
+            "feed_page",
+            "history_15k_after_5k",
+            "history_1m_after_500k",
+            pairs,
+            || short.page(),
+            || long.page(),
+        );
+    }
+}
+
+/// Time `a` and `b` alternately `pairs` times and print both medians and their
+/// ratio: machine noise (other processes on this shared 2-core machine) then hits
+/// both alike, where criterion measures one after the other.
+fn paired<A, B>(
+    group: &str,
+    a_name: &str,
+    b_name: &str,
+    pairs: usize,
+    mut a: impl FnMut() -> A,
+    mut b: impl FnMut() -> B,
+) {
+    let (mut ta, mut tb) = (Vec::with_capacity(pairs), Vec::with_capacity(pairs));
+    for _ in 0..pairs {
+        let t = Instant::now();
+        black_box(a());
+        ta.push(t.elapsed());
+        let t = Instant::now();
+        black_box(b());
+        tb.push(t.elapsed());
+    }
+    ta.sort();
+    tb.sort();
+    let (ma, mb) = (ta[pairs / 2], tb[pairs / 2]);
+    eprintln!(
+        "{group}: paired ({pairs} alternations): {a_name} median {ma:.2?}, {b_name} median {mb:.2?}, \
+         ratio {:.3}",
+        mb.as_secs_f64() / ma.as_secs_f64()
+    );
+}
+
+criterion_group!(benches, durable_create, batch_create, feed_page);
+criterion_main!(benches);

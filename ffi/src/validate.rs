@@ -1,0 +1,176 @@
+//! Validation without an engine: exactly what `achd validate` prints.
+
+use std::cell::Cell;
+use std::ffi::c_char;
+use std::sync::LazyLock;
+
+use ach_core::calendar;
+use ach_core::clock::{Clock, SystemClock};
+use ach_core::routing::RoutingDirectory;
+use ach_core::validation::{check_bytes, Context, Kind};
+use chrono::NaiveDate;
+
+use crate::boundary::{self, c_bytes, c_str, out_param, Refusal};
+use crate::buffer::AchBuffer;
+use crate::result::AchResult;
+
+/// The embedded routing directory, built once per process.
+static DIRECTORY: LazyLock<RoutingDirectory> = LazyLock::new(RoutingDirectory::embedded);
+
+thread_local! {
+    /// The last (UTC hour, Eastern date) this thread computed.
+    static TODAY: Cell<Option<(i64, NaiveDate)>> = const { Cell::new(None) };
+}
+
+/// Today's date in US Eastern time by the system clock, as `achd validate` takes
+/// it. Eastern time is always a whole number of hours from UTC, so the Eastern date
+/// only changes at the top of a UTC hour: it is computed once per hour per thread,
+/// and the time zone conversion stays off the hot path.
+fn today() -> NaiveDate {
+    let now = SystemClock.now();
+    let hour = now.timestamp().div_euclid(3600);
+    match TODAY.try_with(Cell::get) {
+        Ok(Some((h, date))) if h == hour => date,
+        _ => {
+            let date = calendar::eastern_date(now);
+            let _ = TODAY.try_with(|t| t.set(Some((hour, date))));
+            date
+        }
+    }
+}
+
+/// The verdict line `achd validate` prints for these bytes: the verdict JSON and
+/// `"\n"`. Today is the Eastern date by the system clock; the directory is the
+/// embedded one.
+pub fn verdict_line(kind: Kind, body: &[u8]) -> String {
+    let ctx = Context { today: today(), directory: &DIRECTORY };
+    let mut line = check_bytes(kind, body, &ctx).to_json();
+    line.push('\n');
+    line
+}
+
+fn kind_of(kind: *const c_char) -> Result<Kind, Refusal> {
+    // SAFETY: forwarded contract: `kind` is NULL or a NUL-terminated string.
+    let text = unsafe { c_str(kind, "kind") }?;
+    Kind::parse(text).ok_or_else(|| {
+        Refusal::new(
+            AchResult::ACH_INVALID_ARGUMENT,
+            format!("kind must be transaction, customer or merchant, not {text:?}"),
+        )
+    })
+}
+
+/// Validate a request body against every rule of the service, without an engine
+/// or a database: `kind` is `"transaction"`, `"customer"` or `"merchant"`, `json`
+/// the body (a NUL-terminated UTF-8 string).
+///
+/// On `ACH_OK`, `*out` receives exactly the line `achd validate` prints: the
+/// verdict `{"valid": bool, "message": string|null, "errors": [{"field", "code",
+/// "message"}]}` followed by `"\n"`. A body that breaks the rules, or is not JSON
+/// at all, is still `ACH_OK` with `"valid":false`: the verdict is the answer. Dates
+/// are checked against today's date in US Eastern time by the system clock; routing
+/// numbers against the embedded routing directory.
+///
+/// Fails with `ACH_NULL_POINTER` (an argument is NULL), `ACH_INVALID_UTF8` (`kind`
+/// or `json` is not UTF-8; use `ach_validate_bytes` to have such bytes judged like
+/// `achd validate` does) or `ACH_INVALID_ARGUMENT` (unknown `kind`); then `*out` is
+/// left untouched. Safe to call from any number of threads at once.
+///
+/// # Safety
+/// `kind` and `json` are NULL or NUL-terminated strings; `out` is NULL or points to
+/// writable memory for one `AchBuffer`.
+#[no_mangle]
+pub unsafe extern "C" fn ach_validate(
+    kind: *const c_char,
+    json: *const c_char,
+    out: *mut AchBuffer,
+) -> AchResult {
+    boundary::run(|| {
+        let kind = kind_of(kind)?;
+        // SAFETY: forwarded contract: `json` is NULL or a NUL-terminated string.
+        let body = unsafe { c_str(json, "json") }?;
+        let out = out_param(out, "out")?;
+        let line = verdict_line(kind, body.as_bytes());
+        // SAFETY: `out` is not NULL (checked) and writable by the caller's contract.
+        unsafe { out.as_ptr().write(AchBuffer::from_text(line)) };
+        Ok(())
+    })
+}
+
+/// Like `ach_validate`, for a body given as `len` bytes at `data` (no NUL needed;
+/// NUL bytes and invalid UTF-8 inside are allowed and judged exactly as `achd
+/// validate` judges a file holding those bytes: a verdict with code
+/// `invalid_json`). `data` may be NULL when `len` is 0.
+///
+/// # Safety
+/// `kind` is NULL or a NUL-terminated string; `data` is NULL or points to `len`
+/// readable bytes; `out` is NULL or points to writable memory for one `AchBuffer`.
+#[no_mangle]
+pub unsafe extern "C" fn ach_validate_bytes(
+    kind: *const c_char,
+    data: *const u8,
+    len: usize,
+    out: *mut AchBuffer,
+) -> AchResult {
+    boundary::run(|| {
+        let kind = kind_of(kind)?;
+        // SAFETY: forwarded contract: `data` is NULL or `len` readable bytes.
+        let body = unsafe { c_bytes(data, len, "data") }?;
+        let out = out_param(out, "out")?;
+        let line = verdict_line(kind, body);
+        // SAFETY: `out` is not NULL (checked) and writable by the caller's contract.
+        unsafe { out.as_ptr().write(AchBuffer::from_text(line)) };
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::buffer::ach_buffer_free;
+
+    fn validate(kind: &std::ffi::CStr, json: &std::ffi::CStr) -> (AchResult, String) {
+        let mut out = AchBuffer::default();
+        // SAFETY: valid C strings and a valid out-buffer.
+        let r = unsafe { ach_validate(kind.as_ptr(), json.as_ptr(), &mut out) };
+        let text = out.to_text();
+        ach_buffer_free(out);
+        (r, text)
+    }
+
+    #[test]
+    fn today_is_the_eastern_date_and_its_cache_agrees() {
+        let direct = calendar::eastern_date(SystemClock.now());
+        for cached in [today(), today()] {
+            // At midnight Eastern the date may change between the two readings.
+            assert!(cached == direct || Some(cached) == direct.succ_opt(), "{cached} vs {direct}");
+        }
+    }
+
+    #[test]
+    fn verdicts_end_with_a_newline_and_misuse_is_a_code() {
+        let (r, line) = validate(c"customer", c"{");
+        assert_eq!(r, AchResult::ACH_OK);
+        assert!(line.starts_with(r#"{"valid":false"#) && line.ends_with("}\n"), "{line}");
+        assert_eq!(validate(c"payment", c"{}").0, AchResult::ACH_INVALID_ARGUMENT);
+        assert!(crate::error::last_error().contains("\"payment\""));
+        assert_eq!(validate(c"merchant", c"\"\xff\"").0, AchResult::ACH_INVALID_UTF8);
+        let mut out = AchBuffer::default();
+        // SAFETY: NULL arguments are allowed (they answer a code).
+        unsafe {
+            assert_eq!(ach_validate(std::ptr::null(), c"{}".as_ptr(), &mut out), AchResult::ACH_NULL_POINTER);
+            assert_eq!(
+                ach_validate(c"merchant".as_ptr(), c"{}".as_ptr(), std::ptr::null_mut()),
+                AchResult::ACH_NULL_POINTER
+            );
+            assert!(out.data.is_null(), "nothing written on failure");
+            let bytes = b"{\"a\":\0}";
+            assert_eq!(
+                ach_validate_bytes(c"customer".as_ptr(), bytes.as_ptr(), bytes.len(), &mut out),
+                AchResult::ACH_OK
+            );
+        }
+        assert!(out.to_text().contains("invalid_json"));
+        ach_buffer_free(out);
+    }
+}

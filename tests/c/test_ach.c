@@ -1,0 +1,664 @@
+/*
+ * The C test of libach: every function, every result code, a file database,
+ * handles (closed, forged), threads (concurrent requests, closing while others
+ * call), and a whole lifecycle through the operator and partner planes.
+ *
+ * Built twice by tests/c/run.sh (against libach.a and libach.so) and run under
+ * valgrind. Usage: test_ach [TMPDIR]   (default /tmp). Exit 0 when every check
+ * passes; prints "N passed, N failed".
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "testlib.h"
+
+#define OPERATOR_KEY "ok_c_test_operator_key_0123456789abcdef"
+#define ENCRYPTION_KEY_A "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+#define ENCRYPTION_KEY_B "ff0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+
+/* A complete merchant application (examples/requests/merchant.json) for partner %s,
+ * accepting duplicates so the tests may repeat amounts. */
+static const char *APPLICATION =
+    "{\"partner_id\":\"%s\","
+    "\"company_info\":{\"check_guarantee\":false,\"name\":\"Acme Groceries LLC\",\"dba\":\"Acme Market\","
+    "\"website\":\"https://www.acme-market.example.com\",\"address\":{\"address1\":\"100 Main St\","
+    "\"address2\":\"Suite 4\",\"city\":\"Springfield\",\"state\":\"IL\",\"zip\":\"62701\"}},"
+    "\"velocities\":{\"expected_checks_per_year\":1200,\"expected_average_check_amount\":85.5,"
+    "\"expected_sales_per_year\":\"2500000\",\"lowest_amount_allowed\":1.0,\"highest_amount_allowed\":5000,"
+    "\"decline_duplicates\":false},"
+    "\"business_data\":{\"authorization_method\":\"Signed paper authorization at the counter\","
+    "\"business_start_date\":\"2015-06-01\",\"merchant_category_code\":5411,\"goods_or_service\":\"Groceries\","
+    "\"federal_tax_id\":\"12-3456789\",\"corporate_structure\":\"LLC\"},"
+    "\"custodial_bank_account\":{\"name\":\"JPMorgan Chase\",\"contact_name\":\"Pat Banker\","
+    "\"contact_title\":\"Branch Manager\",\"routing\":\"021000021\",\"account\":\"123456789\",\"type\":\"checking\","
+    "\"check_image_front\":\"iVBORw0KGgoAAAANSUhEUg==\",\"check_image_back\":\"iVBORw0KGgoAAAANSUhEUg==\","
+    "\"address\":{\"address1\":\"270 Park Ave\",\"city\":\"New York\",\"state\":\"NY\",\"zip\":\"10017\"}},"
+    "\"billing_bank_account\":null,"
+    "\"support_contact\":{\"name\":\"Acme Support\",\"email\":\"support@acme-market.example.com\","
+    "\"phone\":\"(217) 555-0100\"},"
+    "\"principal\":[{\"name\":\"Jane Owner\",\"title\":\"Managing Member\",\"ssn\":\"123-45-6789\","
+    "\"driver_license\":\"D123-4567-8901\",\"driver_license_state\":\"IL\",\"phone\":\"217.555.0102\","
+    "\"email\":\"jane@acme-market.example.com\",\"address\":{\"address1\":\"9 Elm St\",\"city\":\"Springfield\","
+    "\"state\":\"IL\",\"zip\":\"62702-1234\"}}],"
+    "\"standard_entry_classes\":[\"PPD\",\"WEB\"],\"references\":null}";
+
+static const char *VALID_TRANSACTION =
+    "{\"partner_id\":\"par_0123456789abcdefghijKL\",\"merchant_id\":\"mer_0123456789abcdefghijKL\","
+    "\"amount\":\"125.50\",\"description\":\"Invoice 42\",\"type\":\"debit\",\"standard_entry_class\":\"PPD\","
+    "\"customer\":{\"name\":\"Ada Lovelace\",\"routing_number\":\"021000021\",\"account_number\":\"123456789\","
+    "\"account_type\":\"checking\"}}";
+
+/* ------------------------------------------------------------------------ */
+/* Requests                                                                  */
+
+/* Send one request (NULL parts are left out of the envelope); answer the HTTP
+ * status and leave the response in *out (free it), or -1 if the call failed. */
+static long request(AchEngine *engine, AchBuffer *out, const char *method, const char *path,
+                    const char *query, const char *api_key, const char *body) {
+    size_t cap = 256 + strlen(method) + strlen(path) + (query ? strlen(query) : 0) +
+                 (api_key ? strlen(api_key) : 0) + (body ? strlen(body) : 0);
+    char *envelope = malloc(cap);
+    size_t n;
+    AchResult r;
+    if (envelope == NULL) {
+        return -1;
+    }
+    n = (size_t)snprintf(envelope, cap, "{\"method\":\"%s\",\"path\":\"%s\"", method, path);
+    if (query) n += (size_t)snprintf(envelope + n, cap - n, ",\"query\":\"%s\"", query);
+    if (api_key) n += (size_t)snprintf(envelope + n, cap - n, ",\"api_key\":\"%s\"", api_key);
+    if (body) n += (size_t)snprintf(envelope + n, cap - n, ",\"body\":%s", body);
+    snprintf(envelope + n, cap - n, "}");
+    r = ach_engine_request(engine, envelope, out);
+    free(envelope);
+    if (r != ACH_OK) {
+        fprintf(stderr, "request %s %s: %s (%s)\n", method, path, ach_result_name(r), last_error_text());
+        return -1;
+    }
+    return json_last_int((const char *)out->data, "status");
+}
+
+/* The same, expecting `status`; copies the string member `field` of the answer
+ * into `value` when both are given. */
+static void expect(AchEngine *engine, long status, const char *method, const char *path, const char *query,
+                   const char *api_key, const char *body, const char *field, char *value, size_t cap) {
+    AchBuffer out = {0};
+    long got = request(engine, &out, method, path, query, api_key, body);
+    checks_run++;
+    if (got != status) {
+        checks_failed++;
+        fprintf(stderr, "%s %s answered %ld, expected %ld: %s\n", method, path, got, status,
+                out.data ? (const char *)out.data : "(nothing)");
+    }
+    if (field != NULL) {
+        CHECK(out.data != NULL && json_string((const char *)out.data, field, value, cap));
+    }
+    ach_buffer_free(out);
+}
+
+/* A partner and an approved merchant. */
+struct tenant {
+    char partner_id[64];
+    char partner_key[128];
+    char merchant_id[64];
+    char merchant_key[128];
+};
+
+static void make_tenant(AchEngine *engine, struct tenant *t) {
+    char *application = malloc(strlen(APPLICATION) + 64);
+    char path[128];
+    AchBuffer out = {0};
+    /* Another partner first, so ids and keys are not the first ones issued. */
+    expect(engine, 201, "POST", "/admin/partners", NULL, OPERATOR_KEY, "{\"name\":\"Other Payments\"}", NULL,
+           NULL, 0);
+    CHECK(request(engine, &out, "POST", "/admin/partners", NULL, OPERATOR_KEY, "{\"name\":\"Acme Payments\"}") ==
+          201);
+    CHECK(out.data != NULL && json_string((const char *)out.data, "partner_id", t->partner_id, sizeof t->partner_id));
+    CHECK(out.data != NULL && json_string((const char *)out.data, "api_key", t->partner_key, sizeof t->partner_key));
+    ach_buffer_free(out);
+    if (application == NULL) {
+        CHECK(0);
+        return;
+    }
+    sprintf(application, APPLICATION, t->partner_id);
+    expect(engine, 201, "POST", "/merchants", NULL, t->partner_key, application, "id", t->merchant_id,
+           sizeof t->merchant_id);
+    free(application);
+    snprintf(path, sizeof path, "/admin/merchants/%s/approve", t->merchant_id);
+    expect(engine, 200, "POST", path, NULL, OPERATOR_KEY, "{\"limits\":{\"max_transaction_amount\":\"10000.00\"}}",
+           "api_key", t->merchant_key, sizeof t->merchant_key);
+}
+
+static AchEngine *open_engine(const char *options) {
+    AchEngine *engine = NULL;
+    CHECK_RESULT(ach_engine_open(options, &engine), ACH_OK);
+    return engine;
+}
+
+static AchEngine *open_sandbox(void) {
+    return open_engine("{\"operator_key\":\"" OPERATOR_KEY "\",\"sandbox\":true,"
+                       "\"start\":\"2026-11-23T09:00:00-05:00\"}");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Version, result names, buffers, the last error, the panic boundary         */
+
+static void test_version_and_names(void) {
+    char expected[64];
+    static const char *names[] = {"ACH_OK", "ACH_INVALID_ARGUMENT", "ACH_NULL_POINTER", "ACH_INVALID_UTF8",
+                                  "ACH_INVALID_JSON", "ACH_STORAGE", "ACH_CLOSED", "ACH_PANIC",
+                                  "ACH_WRONG_KEY", "ACH_UNKNOWN_HANDLE", "ACH_KEY_FILE"};
+    unsigned i;
+    snprintf(expected, sizeof expected, "%d.%d.%d", ACH_VERSION_MAJOR, ACH_VERSION_MINOR, ACH_VERSION_PATCH);
+    CHECK(strcmp(ach_version(), expected) == 0);
+    CHECK(ach_version() == ach_version());
+    for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+        CHECK(strcmp(ach_result_name((AchResult)i), names[i]) == 0);
+    }
+    CHECK(ACH_OK == 0 && ACH_PANIC == 7 && ACH_UNKNOWN_HANDLE == 9 && ACH_KEY_FILE == 10);
+    CHECK(strcmp(ach_result_name((AchResult)11), "ACH_UNKNOWN_RESULT") == 0);
+    CHECK(strcmp(ach_result_name((AchResult)UINT32_MAX), "ACH_UNKNOWN_RESULT") == 0);
+}
+
+static void test_buffers_errors_and_panics(void) {
+    AchBuffer zero = {0};
+    AchBuffer out = {0};
+    ach_buffer_free(zero); /* harmless */
+
+    CHECK_RESULT(ach_test_panic(), ACH_PANIC);
+    CHECK(strcmp(last_error_text(), "panic: ach_test_panic was called") == 0);
+    CHECK(strcmp(last_error_text(), "panic: ach_test_panic was called") == 0); /* reading keeps it */
+    CHECK_RESULT(ach_last_error(NULL), ACH_NULL_POINTER);
+    CHECK(strstr(last_error_text(), "ach_test_panic") != NULL);
+
+    CHECK_RESULT(ach_validate("customer", "{}", &out), ACH_OK);
+    CHECK(out.data != NULL && out.data[out.len] == '\0' && strlen((const char *)out.data) == out.len);
+    ach_buffer_free(out);
+    CHECK(strcmp(last_error_text(), "") == 0); /* success cleared it */
+
+    out.data = NULL;
+    CHECK_RESULT(ach_last_error(&out), ACH_OK);
+    CHECK(out.data != NULL && out.len == 0 && out.data[0] == '\0');
+    ach_buffer_free(out);
+
+    /* ach_buffer_release: through a pointer, and the struct is zeroed after. */
+    out.data = NULL;
+    CHECK_RESULT(ach_validate("merchant", "{}", &out), ACH_OK);
+    CHECK(out.data != NULL && out.len > 0);
+    ach_buffer_release(&out);
+    CHECK(out.data == NULL && out.len == 0);
+    ach_buffer_release(&out); /* a second release: harmless */
+    ach_buffer_release(NULL); /* harmless */
+}
+
+/* ------------------------------------------------------------------------ */
+/* Validation                                                                 */
+
+static void test_validate(void) {
+    AchBuffer out = {0};
+    AchBuffer untouched = {(uint8_t *)"sentinel", 8};
+    const char *bad_utf8 = "{\"name\":\"\xff\"}";
+    static const uint8_t with_nul[] = {'{', '"', 'a', '"', ':', 0, '}'};
+
+    CHECK_RESULT(ach_validate("transaction", VALID_TRANSACTION, &out), ACH_OK);
+    CHECK(strcmp((const char *)out.data, "{\"valid\":true,\"message\":null,\"errors\":[]}\n") == 0);
+    ach_buffer_free(out);
+
+    CHECK_RESULT(ach_validate("transaction", "{\"merchant_id\":\"mer_1\",\"amount\":\"1.234\"}", &out), ACH_OK);
+    CHECK(strncmp((const char *)out.data, "{\"valid\":false,\"message\":", 25) == 0);
+    CHECK(strstr((const char *)out.data, "\"field\":\"amount\"") != NULL);
+    CHECK(out.data[out.len - 1] == '\n');
+    ach_buffer_free(out);
+
+    CHECK_RESULT(ach_validate("merchant", "{not json", &out), ACH_OK);
+    CHECK(strstr((const char *)out.data, "invalid_json") != NULL);
+    ach_buffer_free(out);
+
+    out = untouched;
+    CHECK_RESULT(ach_validate("payment", "{}", &out), ACH_INVALID_ARGUMENT);
+    CHECK(strstr(last_error_text(), "payment") != NULL);
+    CHECK_RESULT(ach_validate(NULL, "{}", &out), ACH_NULL_POINTER);
+    CHECK(strcmp(last_error_text(), "kind is NULL") == 0);
+    CHECK_RESULT(ach_validate("customer", NULL, &out), ACH_NULL_POINTER);
+    CHECK_RESULT(ach_validate("customer", "{}", NULL), ACH_NULL_POINTER);
+    CHECK_RESULT(ach_validate("customer", bad_utf8, &out), ACH_INVALID_UTF8);
+    CHECK(strstr(last_error_text(), "offset 9") != NULL);
+    CHECK_RESULT(ach_validate("\xfe", "{}", &out), ACH_INVALID_UTF8);
+    CHECK(out.data == untouched.data && out.len == untouched.len); /* never written on failure */
+
+    out.data = NULL;
+    CHECK_RESULT(ach_validate_bytes("customer", with_nul, sizeof with_nul, &out), ACH_OK);
+    CHECK(strstr((const char *)out.data, "invalid_json") != NULL);
+    ach_buffer_free(out);
+    CHECK_RESULT(ach_validate_bytes("customer", (const uint8_t *)bad_utf8, strlen(bad_utf8), &out), ACH_OK);
+    CHECK(strstr((const char *)out.data, "UTF-8") != NULL);
+    ach_buffer_free(out);
+    CHECK_RESULT(ach_validate_bytes("transaction", (const uint8_t *)VALID_TRANSACTION, strlen(VALID_TRANSACTION),
+                                    &out),
+                 ACH_OK);
+    CHECK(strncmp((const char *)out.data, "{\"valid\":true", 13) == 0);
+    ach_buffer_free(out);
+    CHECK_RESULT(ach_validate_bytes("customer", NULL, 0, &out), ACH_OK);
+    ach_buffer_free(out);
+    out = untouched;
+    CHECK_RESULT(ach_validate_bytes("customer", NULL, 3, &out), ACH_NULL_POINTER);
+    CHECK_RESULT(ach_validate_bytes("nope", with_nul, sizeof with_nul, &out), ACH_INVALID_ARGUMENT);
+    CHECK(out.data == untouched.data);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Opening: options, files, keys                                              */
+
+static void test_open_errors(const char *dir) {
+    AchEngine *sentinel = (AchEngine *)&checks_run;
+    AchEngine *engine = sentinel;
+    char options[512];
+
+    CHECK_RESULT(ach_engine_open(NULL, &engine), ACH_NULL_POINTER);
+    CHECK_RESULT(ach_engine_open("{}", NULL), ACH_NULL_POINTER);
+    CHECK_RESULT(ach_engine_open("{", &engine), ACH_INVALID_JSON);
+    CHECK_RESULT(ach_engine_open("{\"sandbox\":true,\"bogus_member\":1}", &engine), ACH_INVALID_ARGUMENT);
+    CHECK(strstr(last_error_text(), "bogus_member") != NULL);
+    CHECK_RESULT(ach_engine_open("[]", &engine), ACH_INVALID_ARGUMENT);
+    CHECK_RESULT(ach_engine_open("{\"sandbox\":\"yes\"}", &engine), ACH_INVALID_ARGUMENT);
+    CHECK_RESULT(ach_engine_open("{\"encryption_key\":\"not hex\"}", &engine), ACH_INVALID_ARGUMENT);
+    CHECK(strstr(last_error_text(), "encryption_key") != NULL);
+    CHECK_RESULT(ach_engine_open("{\"sandbox\":true,\"start\":\"tomorrow\"}", &engine), ACH_INVALID_ARGUMENT);
+    CHECK_RESULT(ach_engine_open("{\"start\":\"2026-11-23T09:00:00Z\"}", &engine), ACH_INVALID_ARGUMENT);
+    CHECK_RESULT(ach_engine_open("{\"path\":\"\xff\"}", &engine), ACH_INVALID_UTF8);
+    snprintf(options, sizeof options, "{\"path\":\"%s/no/such/dir/x.redb\",\"encryption_key\":\"%s\"}", dir,
+             ENCRYPTION_KEY_A);
+    CHECK_RESULT(ach_engine_open(options, &engine), ACH_STORAGE);
+    CHECK(engine == sentinel); /* never written on failure */
+
+    engine = open_engine("{}"); /* every default: in memory, system clock, no operator */
+    {
+        AchBuffer out = {0};
+        CHECK(request(engine, &out, "POST", "/admin/partners", NULL, OPERATOR_KEY, "{\"name\":\"x\"}") == 401);
+        ach_buffer_free(out);
+    }
+    ach_engine_close(engine);
+}
+
+static void test_file_database(const char *dir) {
+    char path[400], options[800], key_path[420], partner_key[128], partner_id[64];
+    AchEngine *engine, *second = NULL;
+    FILE *f;
+
+    snprintf(path, sizeof path, "%s/ach-c-test.redb", dir);
+    snprintf(key_path, sizeof key_path, "%s.key", path);
+    unlink(path);
+    unlink(key_path);
+
+    /* First open: creates the database and its key file <path>.key. */
+    snprintf(options, sizeof options, "{\"path\":\"%s\",\"operator_key\":\"%s\"}", path, OPERATOR_KEY);
+    engine = open_engine(options);
+    CHECK(access(key_path, R_OK) == 0);
+    {
+        AchBuffer out = {0};
+        CHECK(request(engine, &out, "POST", "/admin/partners", NULL, OPERATOR_KEY, "{\"name\":\"Kept\"}") == 201);
+        CHECK(json_string((const char *)out.data, "api_key", partner_key, sizeof partner_key));
+        CHECK(json_string((const char *)out.data, "partner_id", partner_id, sizeof partner_id));
+        ach_buffer_free(out);
+    }
+    /* The same file twice at once: refused, the first engine unharmed. */
+    CHECK_RESULT(ach_engine_open(options, &second), ACH_STORAGE);
+    CHECK(second == NULL);
+    ach_engine_close(engine);
+
+    /* Reopened: the partner's key still works (committed data is durable). */
+    engine = open_engine(options);
+    {
+        AchBuffer out = {0};
+        char query[128];
+        snprintf(query, sizeof query, "partner_id=%s", partner_id);
+        CHECK(request(engine, &out, "GET", "/status-changes/0", query, partner_key, NULL) == 200);
+        ach_buffer_free(out);
+    }
+    ach_engine_close(engine);
+
+    /* Another key than the database's: refused. */
+    snprintf(options, sizeof options, "{\"path\":\"%s\",\"encryption_key\":\"%s\"}", path, ENCRYPTION_KEY_B);
+    CHECK_RESULT(ach_engine_open(options, &engine), ACH_WRONG_KEY);
+
+    /* A key file that holds no key: refused. */
+    f = fopen(key_path, "w");
+    CHECK(f != NULL);
+    if (f != NULL) {
+        fputs("this is not a key\n", f);
+        fclose(f);
+    }
+    snprintf(options, sizeof options, "{\"path\":\"%s\"}", path);
+    CHECK_RESULT(ach_engine_open(options, &engine), ACH_KEY_FILE);
+    CHECK(strstr(last_error_text(), ".key") != NULL);
+
+    unlink(path);
+    unlink(key_path);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Handles and envelopes                                                      */
+
+static void test_handles_and_envelopes(void) {
+    AchEngine *engine = open_sandbox();
+    AchEngine *forged = (AchEngine *)&checks_failed;
+    AchEngine *never_issued = (AchEngine *)(uintptr_t)0x7fffffACu;
+    AchBuffer untouched = {(uint8_t *)"sentinel", 8};
+    AchBuffer out = untouched;
+    const char *get = "{\"method\":\"GET\",\"path\":\"/categories\"}";
+
+    CHECK_RESULT(ach_engine_request(NULL, get, &out), ACH_NULL_POINTER);
+    CHECK_RESULT(ach_engine_request(forged, get, &out), ACH_UNKNOWN_HANDLE);
+    CHECK_RESULT(ach_engine_request(never_issued, get, &out), ACH_UNKNOWN_HANDLE);
+    CHECK_RESULT(ach_engine_request(engine, NULL, &out), ACH_NULL_POINTER);
+    CHECK_RESULT(ach_engine_request(engine, get, NULL), ACH_NULL_POINTER);
+    CHECK_RESULT(ach_engine_request(engine, "{not json", &out), ACH_INVALID_JSON);
+    CHECK_RESULT(ach_engine_request(engine, "{\"method\":\"GET\"}", &out), ACH_INVALID_ARGUMENT);
+    CHECK(strstr(last_error_text(), "path") != NULL);
+    CHECK_RESULT(ach_engine_request(engine, "{\"method\":\"GET\",\"path\":\"/\",\"header\":1}", &out),
+                 ACH_INVALID_ARGUMENT);
+    CHECK_RESULT(ach_engine_request(engine, "{\"method\":\"GET\",\"path\":\"/\xc3\"}", &out), ACH_INVALID_UTF8);
+    CHECK(out.data == untouched.data && out.len == untouched.len);
+
+    /* Answers are data: no key is a 401, an unknown path a 404, both ACH_OK. */
+    out.data = NULL;
+    CHECK_RESULT(ach_engine_request(engine, get, &out), ACH_OK);
+    CHECK(strcmp((const char *)out.data, "{\"body\":{\"message\":\"Authentication failed.\",\"success\":false},"
+                                         "\"status\":401}") == 0);
+    ach_buffer_free(out);
+    CHECK(request(engine, &out, "GET", "/nowhere", NULL, OPERATOR_KEY, NULL) == 404);
+    ach_buffer_free(out);
+    CHECK(request(engine, &out, "GET", "/openapi.json", NULL, NULL, NULL) == 200);
+    ach_buffer_free(out);
+
+    ach_engine_close(engine);
+    out = untouched;
+    CHECK_RESULT(ach_engine_request(engine, get, &out), ACH_CLOSED);
+    CHECK(strstr(last_error_text(), "closed") != NULL);
+    CHECK(out.data == untouched.data);
+    ach_engine_close(engine); /* twice: harmless */
+    ach_engine_close(NULL);   /* harmless */
+    ach_engine_close(forged); /* harmless: never a handle */
+    CHECK_RESULT(ach_engine_request(engine, get, &out), ACH_CLOSED);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The whole lifecycle                                                        */
+
+static void transaction_body(char *out, size_t cap, const struct tenant *t, const char *type,
+                             const char *amount, const char *customer) {
+    snprintf(out, cap,
+             "{\"partner_id\":\"%s\",\"merchant_id\":\"%s\",\"amount\":\"%s\",\"description\":\"C test\","
+             "\"type\":\"%s\",\"standard_entry_class\":\"PPD\",\"customer\":%s}",
+             t->partner_id, t->merchant_id, amount, type, customer);
+}
+
+static void test_lifecycle(void) {
+    AchEngine *engine = open_sandbox();
+    struct tenant t;
+    char body[1024], query[128], path[160], customer[64], token[96];
+    char voided[64], returned[64], settled[64], reversal[64], pointer[64];
+    AchBuffer out = {0};
+    const char *inline_customer = "{\"name\":\"Ada Lovelace\",\"routing_number\":\"021000021\","
+                                  "\"account_number\":\"987654321\",\"account_type\":\"checking\"}";
+
+    make_tenant(engine, &t);
+    snprintf(query, sizeof query, "partner_id=%s", t.partner_id);
+
+    /* Customers: a stored account, then a transaction through its token. */
+    snprintf(body, sizeof body,
+             "{\"partner_id\":\"%s\",\"merchant_id\":\"%s\",\"name\":\"Grace Hopper\","
+             "\"routing_number\":\"026009593\",\"account_number\":\"12345678\",\"account_type\":\"savings\"}",
+             t.partner_id, t.merchant_id);
+    expect(engine, 201, "POST", "/customers", NULL, t.partner_key, body, "id", customer, sizeof customer);
+    CHECK(strncmp(customer, "cus_", 4) == 0);
+    snprintf(token, sizeof token, "{\"id\":\"%s\"}", customer);
+
+    /* Debits: one to void, one to be returned, one to settle and reverse. */
+    transaction_body(body, sizeof body, &t, "debit", "10.00", inline_customer);
+    expect(engine, 201, "POST", "/transactions", NULL, t.partner_key, body, "id", voided, sizeof voided);
+    transaction_body(body, sizeof body, &t, "debit", "20.00", token);
+    expect(engine, 201, "POST", "/transactions", NULL, t.partner_key, body, "id", returned, sizeof returned);
+    transaction_body(body, sizeof body, &t, "debit", "30.00", inline_customer);
+    expect(engine, 201, "POST", "/transactions", NULL, t.partner_key, body, "id", settled, sizeof settled);
+    CHECK(strncmp(settled, "txn_", 4) == 0);
+
+    /* A refusal is an answer: over the merchant's limit (message 21, HTTP 403). */
+    transaction_body(body, sizeof body, &t, "debit", "20000.00", inline_customer);
+    CHECK(request(engine, &out, "POST", "/transactions", NULL, t.partner_key, body) == 403);
+    CHECK(strstr((const char *)out.data, "\"error_code\":21") != NULL);
+    ach_buffer_free(out);
+    /* Another partner's key, or none: 401. */
+    CHECK(request(engine, &out, "POST", "/transactions", NULL, "pk_not_a_key", body) == 401);
+    ach_buffer_free(out);
+
+    /* Void while Pending. */
+    snprintf(path, sizeof path, "/transactions/%s/void", voided);
+    CHECK(request(engine, &out, "PUT", path, query, t.partner_key, NULL) == 200);
+    CHECK(strstr((const char *)out.data, "\"status\":\"voided\"") != NULL);
+    ach_buffer_free(out);
+
+    /* The customer can go; its transactions keep their own copy of the account. */
+    snprintf(path, sizeof path, "/customers/%s", customer);
+    CHECK(request(engine, &out, "DELETE", path, query, t.partner_key, NULL) == 200);
+    ach_buffer_free(out);
+
+    /* Past the 6 PM ET cut-off: the two live debits originate. */
+    CHECK(request(engine, &out, "POST", "/admin/clock", NULL, OPERATOR_KEY,
+                  "{\"now\":\"2026-11-23T18:30:00-05:00\"}") == 200);
+    CHECK(json_last_int((const char *)out.data, "originated") == 2);
+    ach_buffer_free(out);
+    /* Void after origination: refused (409). */
+    snprintf(path, sizeof path, "/transactions/%s/void", settled);
+    CHECK(request(engine, &out, "PUT", path, query, t.partner_key, NULL) == 409);
+    ach_buffer_free(out);
+
+    /* The bank returns one (R01). */
+    snprintf(body, sizeof body, "{\"transaction_id\":\"%s\",\"return_code\":\"R01\"}", returned);
+    CHECK(request(engine, &out, "POST", "/admin/returns", NULL, OPERATOR_KEY, body) == 200);
+    ach_buffer_free(out);
+
+    /* Settlement: debits settle two banking days after their effective date. */
+    CHECK(request(engine, &out, "POST", "/admin/clock", NULL, OPERATOR_KEY,
+                  "{\"now\":\"2026-12-01T09:00:00-05:00\"}") == 200);
+    CHECK(json_last_int((const char *)out.data, "settled") == 1);
+    ach_buffer_free(out);
+    /* The sandbox clock never goes back. */
+    CHECK(request(engine, &out, "POST", "/admin/clock", NULL, OPERATOR_KEY,
+                  "{\"now\":\"2026-11-01T00:00:00Z\"}") == 422);
+    ach_buffer_free(out);
+
+    /* Reverse the settled debit: a new credit. */
+    snprintf(path, sizeof path, "/transactions/%s/reverse", settled);
+    CHECK(request(engine, &out, "PUT", path, query, t.partner_key, NULL) == 200);
+    CHECK(json_string((const char *)out.data, "reversal_id", reversal, sizeof reversal));
+    CHECK(strncmp(reversal, "txn_", 4) == 0 && strcmp(reversal, settled) != 0);
+    ach_buffer_free(out);
+
+    /* The partner's status-changes feed: every change, in order. */
+    CHECK(request(engine, &out, "GET", "/status-changes/0", query, t.partner_key, NULL) == 200);
+    {
+        const char *feed = (const char *)out.data;
+        CHECK(strstr(feed, "\"success\":\"true\"") != NULL);
+        CHECK(count_of(feed, "\"status\":\"A\"") == 4);
+        CHECK(count_of(feed, "\"status\":\"B\"") == 2);
+        CHECK(count_of(feed, "\"status\":\"S\"") == 1);
+        CHECK(count_of(feed, "\"status\":\"R\"") == 2);
+        CHECK(count_of(feed, "\"return_code\":\"R01\"") == 1);
+        CHECK(count_of(feed, "\"reason\":\"Voided\"") == 1);
+        CHECK(strstr(feed, reversal) != NULL);
+        CHECK(json_string(feed, "new_pointer", pointer, sizeof pointer));
+    }
+    ach_buffer_free(out);
+    snprintf(path, sizeof path, "/status-changes/%s", pointer);
+    CHECK(request(engine, &out, "GET", path, query, t.partner_key, NULL) == 200);
+    CHECK(strstr((const char *)out.data, "\"changes\":[]") != NULL);
+    ach_buffer_free(out);
+
+    /* The merchant's events feed: the same nine changes, then nothing more. */
+    CHECK(request(engine, &out, "GET", "/events", NULL, t.merchant_key, NULL) == 200);
+    CHECK(count_of((const char *)out.data, "\"type\":\"transaction.status_changed\"") == 9);
+    CHECK(strstr((const char *)out.data, "\"exists_more_events\":false") != NULL);
+    CHECK(json_string((const char *)out.data, "new_pointer", pointer, sizeof pointer));
+    ach_buffer_free(out);
+    snprintf(path, sizeof path, "/events/%s", pointer);
+    CHECK(request(engine, &out, "GET", path, NULL, t.merchant_key, NULL) == 200);
+    CHECK(strstr((const char *)out.data, "\"events\":[]") != NULL);
+    ach_buffer_free(out);
+
+    ach_engine_close(engine);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Threads                                                                    */
+
+#define THREADS 4
+#define WRITES_PER_THREAD 5
+
+struct worker {
+    AchEngine *engine;
+    const struct tenant *tenant;
+    int index;
+    int ok;          /* calls answered ACH_OK */
+    int closed;      /* calls answered ACH_CLOSED */
+    int other;       /* any other answer, or OK after CLOSED */
+    int created;     /* 201s */
+};
+
+static pthread_mutex_t progress_lock = PTHREAD_MUTEX_INITIALIZER;
+static int progress = 0;
+
+static void *writer(void *arg) {
+    struct worker *w = arg;
+    char body[1024], amount[16];
+    int i;
+    const char *inline_customer = "{\"name\":\"Ada Lovelace\",\"routing_number\":\"021000021\","
+                                  "\"account_number\":\"987654321\",\"account_type\":\"checking\"}";
+    for (i = 0; i < WRITES_PER_THREAD; i++) {
+        AchBuffer out = {0};
+        snprintf(amount, sizeof amount, "%d.%02d", w->index + 1, i + 1);
+        transaction_body(body, sizeof body, w->tenant, "debit", amount, inline_customer);
+        if (request(w->engine, &out, "POST", "/transactions", NULL, w->tenant->partner_key, body) == 201) {
+            w->created++;
+        }
+        ach_buffer_free(out);
+    }
+    return NULL;
+}
+
+/* Read until the engine is closed under us; count the answers. */
+static void *reader(void *arg) {
+    struct worker *w = arg;
+    char envelope[512];
+    int i;
+    snprintf(envelope, sizeof envelope,
+             "{\"method\":\"GET\",\"path\":\"/status-changes/0\",\"query\":\"partner_id=%s\",\"api_key\":\"%s\"}",
+             w->tenant->partner_id, w->tenant->partner_key);
+    for (i = 0; i < 100000; i++) {
+        AchBuffer out = {0};
+        AchResult r = ach_engine_request(w->engine, envelope, &out);
+        if (r == ACH_OK && w->closed == 0 && json_last_int((const char *)out.data, "status") == 200) {
+            w->ok++;
+            pthread_mutex_lock(&progress_lock);
+            progress++;
+            pthread_mutex_unlock(&progress_lock);
+        } else if (r == ACH_CLOSED) {
+            w->closed++;
+        } else {
+            w->other++;
+        }
+        ach_buffer_free(out);
+        if (w->closed >= 3) {
+            break;
+        }
+    }
+    return NULL;
+}
+
+static void test_threads(void) {
+    AchEngine *engine = open_sandbox();
+    struct tenant t;
+    struct worker workers[THREADS];
+    pthread_t threads[THREADS];
+    AchBuffer out = {0};
+    char query[128];
+    int i, started;
+
+    make_tenant(engine, &t);
+    /* Concurrent writes on one engine: every one lands, none is lost. */
+    for (i = 0; i < THREADS; i++) {
+        memset(&workers[i], 0, sizeof workers[i]);
+        workers[i].engine = engine;
+        workers[i].tenant = &t;
+        workers[i].index = i;
+        CHECK(pthread_create(&threads[i], NULL, writer, &workers[i]) == 0);
+    }
+    for (i = 0; i < THREADS; i++) {
+        pthread_join(threads[i], NULL);
+        CHECK(workers[i].created == WRITES_PER_THREAD);
+    }
+    snprintf(query, sizeof query, "partner_id=%s", t.partner_id);
+    CHECK(request(engine, &out, "GET", "/status-changes/0", query, t.partner_key, NULL) == 200);
+    CHECK(count_of((const char *)out.data, "\"status\":\"A\"") == THREADS * WRITES_PER_THREAD);
+    ach_buffer_free(out);
+
+    /* Concurrent reads, and a close while they run: each call either completes
+     * normally or answers ACH_CLOSED, and once closed the handle stays closed. */
+    progress = 0;
+    for (i = 0; i < THREADS; i++) {
+        memset(&workers[i], 0, sizeof workers[i]);
+        workers[i].engine = engine;
+        workers[i].tenant = &t;
+        CHECK(pthread_create(&threads[i], NULL, reader, &workers[i]) == 0);
+    }
+    do {
+        pthread_mutex_lock(&progress_lock);
+        started = progress;
+        pthread_mutex_unlock(&progress_lock);
+        if (started < THREADS * 3) {
+            struct timespec ms = {0, 1000000};
+            nanosleep(&ms, NULL);
+        }
+    } while (started < THREADS * 3);
+    ach_engine_close(engine);
+    for (i = 0; i < THREADS; i++) {
+        pthread_join(threads[i], NULL);
+        CHECK(workers[i].ok >= 1);
+        CHECK(workers[i].closed == 3);
+        CHECK(workers[i].other == 0);
+    }
+    CHECK_RESULT(ach_engine_request(engine, "{\"method\":\"GET\",\"path\":\"/\"}", &out), ACH_CLOSED);
+}
+
+int main(int argc, char **argv) {
+    const char *tmp = argc > 1 ? argv[1] : "/tmp";
+    char dir[512];
+
+    snprintf(dir, sizeof dir, "%s/ach-c-test-XXXXXX", tmp);
+    if (mkdtemp(dir) == NULL) {
+        perror("mkdtemp");
+        return 2;
+    }
+    setvbuf(stdout, NULL, _IONBF, 0);
+    printf("libach %s (header %d.%d.%d)\n", ach_version(), ACH_VERSION_MAJOR, ACH_VERSION_MINOR,
+           ACH_VERSION_PATCH);
+
+    test_version_and_names();
+    test_buffers_errors_and_panics();
+    test_validate();
+    test_open_errors(dir);
+    test_file_database(dir);
+    test_handles_and_envelopes();
+    test_lifecycle();
+    test_threads();
+
+    rmdir(dir);
+    printf("%d passed, %d failed\n", checks_run - checks_failed, checks_failed);
+    return checks_failed == 0 ? 0 : 1;
+}
