@@ -46,7 +46,7 @@ fn body<T: for<'de> Deserialize<'de>>(req: &Request) -> Result<T, Failure> {
         Failure::Refused {
             error: AchError::FailedToAccept,
             status,
-            errors: vec![FieldError { field: String::new(), code, message: e.to_string() }],
+            errors: vec![FieldError { field: String::new(), code, message: super::detail(e.to_string()) }],
         }
     })
 }

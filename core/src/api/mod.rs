@@ -13,7 +13,7 @@ mod request;
 mod routes;
 
 pub use render::Response;
-pub use request::{form_to_json, Request, MAX_BODY_BYTES};
+pub use request::{form_to_json, Request, MAX_BODY_BYTES, MAX_FORM_DEPTH};
 
 use crate::engine::{Caller, Engine, Failure, Operation, Outcome};
 use crate::validation::ProblemCode;
@@ -77,6 +77,19 @@ pub fn plan(engine: &Engine, request: &Request) -> Plan {
     match routes::plan(engine, request) {
         Ok(plan) => plan,
         Err(failure) => Plan::Done(render::failure(&failure)),
+    }
+}
+
+/// The longest parser error shown back to a client, in characters.
+const MAX_DETAIL: usize = 512;
+
+/// A parser's error as a field problem's message. Serde's errors quote the
+/// client's text (an unknown member's name, a refused value), so the message is
+/// cut to [`MAX_DETAIL`] characters: a 1 MB name is never reflected whole.
+pub(crate) fn detail(text: String) -> String {
+    match text.char_indices().nth(MAX_DETAIL) {
+        None => text,
+        Some((cut, _)) => format!("{}...", &text[..cut]),
     }
 }
 

@@ -47,8 +47,8 @@ struct JsonRequest {
 impl Request {
     /// Parse the JSON form of a request.
     pub fn from_json(text: &str) -> Result<Request, String> {
-        let j: JsonRequest =
-            serde_json::from_str(text).map_err(|e| format!("the request is not valid: {e}"))?;
+        let j: JsonRequest = serde_json::from_str(text)
+            .map_err(|e| super::detail(format!("the request is not valid: {e}")))?;
         let query = match j.query {
             None | Some(Value::Null) => String::new(),
             Some(Value::String(s)) => s,
@@ -93,17 +93,27 @@ impl Request {
     }
 }
 
+/// Deepest nesting of a form name (`a[b][c]` nests 2 levels below `a`). Deeper is
+/// malformed, as JSON nested deeper than 128 levels is: building (and dropping) a
+/// value nested 100,000 levels deep would overflow the stack.
+pub const MAX_FORM_DEPTH: usize = 32;
+
 /// Form data (`a=1&customer[name]=Ada`) as a JSON object: bracketed names nest
 /// (`customer[name]` → `{"customer": {"name": …}}`); every value is a string.
-pub fn form_to_json(text: &[u8]) -> Value {
+/// `Err` says why the text is malformed: a name nested deeper than
+/// [`MAX_FORM_DEPTH`].
+pub fn form_to_json(text: &[u8]) -> Result<Value, String> {
     let mut root = Map::new();
     for (name, value) in form_urlencoded::parse(text) {
         let mut parts = name.split('[').map(|p| p.trim_end_matches(']').to_owned());
         let Some(first) = parts.next() else { continue };
-        let rest: Vec<String> = parts.collect();
+        let rest: Vec<String> = parts.by_ref().take(MAX_FORM_DEPTH).collect();
+        if parts.next().is_some() {
+            return Err(format!("a form name nests deeper than {MAX_FORM_DEPTH} levels"));
+        }
         insert(&mut root, &first, &rest, Value::String(value.into_owned()));
     }
-    Value::Object(root)
+    Ok(Value::Object(root))
 }
 
 fn insert(map: &mut Map<String, Value>, key: &str, rest: &[String], value: Value) {
@@ -140,15 +150,30 @@ mod tests {
         assert_eq!(raw.body, b"{not json");
         assert!(Request::from_json(r#"{"method":"GET"}"#).is_err());
         assert!(Request::from_json(r#"{"method":"GET","path":"/","bogus":1}"#).is_err());
+        // An unknown member's name is quoted in the error, but never a whole 1 MB.
+        let huge = format!(r#"{{"method":"GET","path":"/","{}":1}}"#, "x".repeat(1 << 20));
+        assert!(Request::from_json(&huge).unwrap_err().len() < 1024);
     }
 
     #[test]
     fn forms_nest_bracketed_names() {
         let v = form_to_json(
             b"merchant_id=mer_1&amount=1.50&customer%5Bname%5D=Ada+L&customer[routing_number]=021000021",
-        );
+        )
+        .unwrap();
         assert_eq!(v["amount"], "1.50");
         assert_eq!(v["customer"]["name"], "Ada L");
         assert_eq!(v["customer"]["routing_number"], "021000021");
+    }
+
+    #[test]
+    fn forms_nested_too_deep_are_malformed_not_a_stack_overflow() {
+        let nested = |depth: usize| format!("a{}=1", "[a]".repeat(depth));
+        let deepest = form_to_json(nested(MAX_FORM_DEPTH).as_bytes()).unwrap();
+        assert_eq!(deepest.pointer(&format!("/a{}", "/a".repeat(MAX_FORM_DEPTH))), Some(&Value::from("1")));
+        for depth in [MAX_FORM_DEPTH + 1, 100_000] {
+            let refused = form_to_json(nested(depth).as_bytes()).unwrap_err();
+            assert_eq!(refused, "a form name nests deeper than 32 levels");
+        }
     }
 }

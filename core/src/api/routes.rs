@@ -81,8 +81,12 @@ fn matches(pattern: &str, path: &str) -> Option<Vec<String>> {
     Some(params)
 }
 
+/// A path segment percent-decoded (`%20` is a space; `+` and `&` are themselves).
 fn percent_decode(segment: &str) -> Option<String> {
-    let decoded: Vec<u8> = form_urlencoded::parse(format!("x={}", segment.replace('+', "%2B")).as_bytes())
+    // Decoded as a query value, where `+` would be a space and `&` would end the
+    // value (`txn_…&x` would name `txn_…`): both are escaped first.
+    let escaped = segment.replace('+', "%2B").replace('&', "%26");
+    let decoded: Vec<u8> = form_urlencoded::parse(format!("x={escaped}").as_bytes())
         .next()
         .map(|(_, v)| v.into_owned().into_bytes())?;
     String::from_utf8(decoded).ok()
@@ -135,9 +139,15 @@ fn resolve(req: &Request) -> Result<(Endpoint, Vec<String>), Failure> {
 }
 
 /// The request's data as one JSON value: the query string's members, overlaid
-/// by the body's (JSON or form data). `Err` for a body that is not JSON.
+/// by the body's (JSON or form data). `Err` for a body that is not JSON, or form
+/// data nested deeper than [`super::MAX_FORM_DEPTH`].
 fn data(req: &Request) -> Result<(Value, Vec<u8>), Failure> {
-    let mut merged = match form_to_json(req.query.as_bytes()) {
+    let form = |text: &[u8], what: &str| {
+        form_to_json(text).map_err(|why| {
+            failure(AchError::FailedToAccept, 400, "", ProblemCode::InvalidJson, format!("{what}: {why}"))
+        })
+    };
+    let mut merged = match form(req.query.as_bytes(), "the query string")? {
         Value::Object(m) => m,
         _ => Map::new(),
     };
@@ -147,7 +157,7 @@ fn data(req: &Request) -> Result<(Value, Vec<u8>), Failure> {
         return Ok((value, bytes));
     }
     if req.is_form() {
-        if let Value::Object(body) = form_to_json(&req.body) {
+        if let Value::Object(body) = form(&req.body, "the form data")? {
             merged.extend(body);
         }
         let value = Value::Object(merged);

@@ -1,0 +1,980 @@
+//! Hostile input and security checks over real HTTPS, against the built `achd
+//! serve --sandbox`, with a raw HTTP/1.1 client over TLS (so a request may carry
+//! bytes no HTTP library would send: NUL and invalid UTF-8 in the request line
+//! and headers, malformed Basic auth, huge headers, a 10 MB body streamed).
+//!
+//! Each hostile request gets a clear error — its status and the router's JSON
+//! envelope with a catalogue message, or, where hyper refuses the request before
+//! the router sees it, hyper's own status with an empty body — the server stays
+//! up (a normal request on a new connection is answered after every row), and
+//! nothing is stored (both partners' feeds unchanged after every row; the usage
+//! counters, probed through daily limits, unchanged at the end).
+//!
+//! The security section: a partner's key reaches no other partner's data through
+//! any endpoint or pointer (answers byte-identical to those for never-issued ids);
+//! every issued key is absent from the database file and the log; account numbers,
+//! SSNs and tax ids are absent from the database file, the log and every answer;
+//! the secret files are created 0600 (the data directory 0700) even under umask
+//! 000. The router-level table is `tests/tests/hostile.rs`.
+#![allow(clippy::unwrap_used)]
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{mpsc, Arc};
+use std::time::Duration;
+
+use base64::Engine as _;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, ServerName};
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio_rustls::TlsConnector;
+
+const MB: usize = 1 << 20;
+const AUTH_FAILED: &str = r#"{"success":false,"message":"Authentication failed."}"#;
+
+/// A temporary data directory, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new() -> TempDir {
+        let name = format!("achd-hostile-{}-{}", std::process::id(), ach_core::ids::random_alphanumeric(10));
+        TempDir(std::env::temp_dir().join(name))
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A running `achd serve --sandbox`, started under umask 000 (so the secret
+/// files' modes are the server's doing, not the umask's); killed on drop.
+struct Server {
+    child: Child,
+    addr: SocketAddr,
+    data: PathBuf,
+    log: PathBuf,
+    tls: TlsConnector,
+    /// Every answer's body, for the scan for secrets.
+    answers: std::sync::Mutex<Vec<u8>>,
+}
+
+impl Server {
+    fn start(data: &Path) -> Server {
+        let log = data.with_extension("log");
+        let script = r#"umask 000 && exec "$0" serve --sandbox --data "$1" --listen 127.0.0.1:0"#;
+        let mut child = Command::new("sh")
+            .args(["-c", script, env!("CARGO_BIN_EXE_achd")])
+            .arg(data)
+            .env("ACHD_LOG", "debug")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .unwrap();
+        let (lines, found) = mpsc::channel();
+        let stdout = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if let Some(addr) = line.strip_prefix("listening on https://") {
+                    let _ = lines.send(addr.to_owned());
+                }
+            }
+        });
+        let addr = found.recv_timeout(Duration::from_secs(30)).unwrap_or_else(|_| {
+            panic!("no listening line; log: {}", std::fs::read_to_string(&log).unwrap_or_default())
+        });
+        let mut roots = rustls::RootCertStore::empty();
+        for cert in CertificateDer::pem_slice_iter(&std::fs::read(data.join("tls-cert.pem")).unwrap()) {
+            roots.add(cert.unwrap()).unwrap();
+        }
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let config = rustls::ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        let tls = TlsConnector::from(Arc::new(config));
+        let answers = std::sync::Mutex::default();
+        Server { child, addr: addr.parse().unwrap(), data: data.to_owned(), log, tls, answers }
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    fn alive(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
+    }
+
+    /// Send these bytes on a new TLS connection (writing while reading, so a
+    /// server that answers before the body is in is heard) and read the answer.
+    async fn raw(&self, request: Vec<Vec<u8>>) -> Raw {
+        let tcp = TcpStream::connect(self.addr).await.unwrap();
+        let stream = self.tls.connect(ServerName::IpAddress(self.addr.ip().into()), tcp).await.unwrap();
+        let (mut reader, mut writer) = tokio::io::split(stream);
+        let sending = tokio::spawn(async move {
+            for chunk in request {
+                if writer.write_all(&chunk).await.is_err() {
+                    return;
+                }
+            }
+            let _ = writer.flush().await;
+            // Keep the write half open: closing it would end the TLS session.
+            tokio::time::sleep(Duration::from_secs(60)).await;
+        });
+        let mut bytes = Vec::new();
+        let mut buf = vec![0; 64 * 1024];
+        let read = async {
+            loop {
+                match reader.read(&mut buf).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => bytes.extend_from_slice(&buf[..n]),
+                }
+                if complete(&bytes) {
+                    break;
+                }
+            }
+        };
+        let _ = tokio::time::timeout(Duration::from_secs(40), read).await;
+        sending.abort();
+        let raw = Raw::parse(&bytes);
+        self.answers.lock().unwrap().extend_from_slice(&raw.body);
+        raw
+    }
+
+    /// A request with a `Content-Length` body (and `Connection: close`).
+    async fn send(&self, method: &str, target: &[u8], headers: &[(&str, &[u8])], body: &[u8]) -> Raw {
+        let mut head = format!("{method} ").into_bytes();
+        head.extend_from_slice(target);
+        head.extend_from_slice(
+            format!(" HTTP/1.1\r\nhost: {}\r\nconnection: close\r\n", self.addr).as_bytes(),
+        );
+        for (name, value) in headers {
+            head.extend_from_slice(name.as_bytes());
+            head.extend_from_slice(b": ");
+            head.extend_from_slice(value);
+            head.extend_from_slice(b"\r\n");
+        }
+        head.extend_from_slice(format!("content-length: {}\r\n\r\n", body.len()).as_bytes());
+        self.raw(vec![head, body.to_vec()]).await
+    }
+
+    /// A JSON call with the key as the Basic-auth user name.
+    async fn call(&self, method: &str, path: &str, key: Option<&str>, body: Option<&Value>) -> (u16, Value) {
+        let auth = key.map(basic);
+        let headers: Vec<(&str, &[u8])> = auth.iter().map(|a| ("authorization", a.as_bytes())).collect();
+        let body = body.map(Value::to_string).unwrap_or_default();
+        let answer = self.send(method, path.as_bytes(), &headers, body.as_bytes()).await;
+        (answer.status, answer.json())
+    }
+
+    fn operator_key(&self) -> String {
+        std::fs::read_to_string(self.data.join("operator.key")).unwrap().trim().to_owned()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn basic(key: &str) -> String {
+    format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(format!("{key}:")))
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Whether the bytes hold a whole response (its head and `Content-Length` body).
+fn complete(bytes: &[u8]) -> bool {
+    let Some(end) = find(bytes, b"\r\n\r\n") else { return false };
+    let head = String::from_utf8_lossy(&bytes[..end]).to_ascii_lowercase();
+    let length =
+        head.lines().find_map(|l| l.strip_prefix("content-length:")).and_then(|v| v.trim().parse().ok());
+    length.is_some_and(|n: usize| bytes.len() >= end + 4 + n)
+}
+
+/// An HTTP answer (status 0: the connection closed without one).
+#[derive(Debug)]
+struct Raw {
+    status: u16,
+    head: String,
+    body: Vec<u8>,
+}
+
+impl Raw {
+    fn parse(bytes: &[u8]) -> Raw {
+        let end = find(bytes, b"\r\n\r\n").unwrap_or(bytes.len());
+        let head = String::from_utf8_lossy(&bytes[..end]).into_owned();
+        let status = head.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+        Raw { status, head, body: bytes.get(end + 4..).unwrap_or_default().to_vec() }
+    }
+
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("{e}: {} {}", self.head, String::from_utf8_lossy(&self.body)))
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+}
+
+/// What a partner owns on the server.
+struct Tenant {
+    id: String,
+    key: String,
+    merchant: String,
+    merchant_key: String,
+    /// Every key issued for this tenant (partner, both merchants).
+    keys: Vec<String>,
+    second: String,
+    customer: String,
+    pending: String,
+    pointer: String,
+    events: String,
+}
+
+fn example(name: &str) -> Value {
+    let path = format!("{}/../examples/requests/{name}", env!("CARGO_MANIFEST_DIR"));
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// The account numbers, SSNs and tax ids every tenant's requests carry (unique
+/// per tenant, so a scan finds exactly what was sent).
+fn secrets(n: usize) -> [String; 6] {
+    [
+        format!("90817263{n}45"), // inline transaction account
+        format!("71625384{n}90"), // customer account
+        format!("5550192{n}883"), // merchant custodial account
+        format!("47{n}-83-1956"), // principal SSN
+        format!("98-76{n}0123"),  // federal tax id
+        format!("6161{n}2727"),   // form-data transaction account
+    ]
+}
+
+async fn tenant(s: &Server, op: &str, n: usize) -> Tenant {
+    let [inline, stored, custodial, ssn, tax_id, form_account] = secrets(n);
+    let (status, p) =
+        s.call("POST", "/admin/partners", Some(op), Some(&json!({"name": format!("P{n}")}))).await;
+    assert_eq!(status, 201, "{p}");
+    let id = p["payload"]["partner_id"].as_str().unwrap().to_owned();
+    let key = p["payload"]["api_key"].as_str().unwrap().to_owned();
+    let mut merchants = Vec::new();
+    for _ in 0..2 {
+        let mut app = example("merchant.json");
+        app["partner_id"] = json!(id);
+        app["velocities"]["decline_duplicates"] = json!(false);
+        app["custodial_bank_account"]["account"] = json!(custodial);
+        app["principal"][0]["ssn"] = json!(ssn);
+        app["business_data"]["federal_tax_id"] = json!(tax_id);
+        let (status, m) = s.call("POST", "/merchants", Some(&key), Some(&app)).await;
+        assert_eq!(status, 201, "{m}");
+        let merchant = m["id"].as_str().unwrap().to_owned();
+        let limits = json!({"limits": {"monthly_count": 1_000_000, "monthly_amount": "90000000.00"}});
+        let path = format!("/admin/merchants/{merchant}/approve");
+        let (status, a) = s.call("POST", &path, Some(op), Some(&limits)).await;
+        assert_eq!(status, 200, "{a}");
+        merchants.push((merchant, a["payload"]["api_key"].as_str().unwrap().to_owned()));
+    }
+    let keys = [vec![key.clone()], merchants.iter().map(|(_, k)| k.clone()).collect()].concat();
+    let [(merchant, merchant_key), (second, _)] = <[_; 2]>::try_from(merchants).ok().unwrap();
+    let mut customer = example("customer.json");
+    customer["partner_id"] = json!(id);
+    customer["account_number"] = json!(stored);
+    let (status, c) = s.call("POST", "/customers", Some(&key), Some(&customer)).await;
+    assert_eq!(status, 201, "{c}");
+    let mut t = example("transaction.json");
+    t["partner_id"] = json!(id);
+    t["merchant_id"] = json!(merchant);
+    t["amount"] = json!("10.00");
+    t["customer"]["account_number"] = json!(inline);
+    let (status, created) = s.call("POST", "/transactions", Some(&key), Some(&t)).await;
+    assert_eq!(status, 201, "{created}");
+    let pending = created["payload"]["id"].as_str().unwrap().to_owned();
+    let form = format!(
+        "merchant_id={merchant}&amount=20.00&description=form&type=debit&standard_entry_class=PPD&customer[name]=Ada&customer[routing_number]=021000021&customer[account_number]={form_account}&customer[account_type]=checking"
+    );
+    let target = format!("/transactions?partner_id={id}");
+    let headers = [
+        ("authorization", basic(&key).into_bytes()),
+        ("content-type", b"application/x-www-form-urlencoded".to_vec()),
+    ];
+    let headers: Vec<(&str, &[u8])> = headers.iter().map(|(k, v)| (*k, v.as_slice())).collect();
+    let formed = s.send("POST", target.as_bytes(), &headers, form.as_bytes()).await;
+    assert_eq!(formed.status, 201, "{}", formed.text());
+    // Room for exactly one more 1.00 debit today, for the merchant and overall.
+    let path = format!("/admin/merchants/{merchant}/limits");
+    let (status, v) =
+        s.call("POST", &path, Some(op), Some(&json!({"daily_count": 3, "daily_amount": "31.00"}))).await;
+    assert_eq!(status, 200, "{v}");
+    let path = format!("/admin/partners/{id}/limits");
+    let (status, v) = s.call("POST", &path, Some(op), Some(&json!({"daily_count": 3}))).await;
+    assert_eq!(status, 200, "{v}");
+    let mut tenant = Tenant {
+        id,
+        key,
+        merchant,
+        merchant_key,
+        keys,
+        second,
+        customer: c["payload"]["id"].as_str().unwrap().to_owned(),
+        pending,
+        pointer: String::new(),
+        events: String::new(),
+    };
+    tenant.mark(s).await;
+    tenant
+}
+
+impl Tenant {
+    /// Remember where both feeds stand now.
+    async fn mark(&mut self, s: &Server) {
+        let (pointer, changes) = self.feed(s, "0").await;
+        assert!(!changes.is_empty());
+        self.pointer = pointer;
+        let (status, events) = s.call("GET", "/events", Some(&self.merchant_key), None).await;
+        assert_eq!(status, 200, "{events}");
+        assert_eq!(events["exists_more_events"], json!(false));
+        self.events = events["new_pointer"].as_str().unwrap().to_owned();
+    }
+
+    async fn feed(&self, s: &Server, pointer: &str) -> (String, Vec<Value>) {
+        let path = format!("/status-changes/{pointer}?partner_id={}", self.id);
+        let (status, page) = s.call("GET", &path, Some(&self.key), None).await;
+        assert_eq!(status, 200, "{page}");
+        let changes = page["payload"]["changes"].as_array().unwrap().clone();
+        (page["payload"]["new_pointer"].as_str().unwrap().to_owned(), changes)
+    }
+
+    /// Nothing new in either feed: also the normal request the server must answer.
+    async fn assert_unchanged(&self, s: &Server, row: &str) {
+        let (_, changes) = self.feed(s, &self.pointer).await;
+        assert!(changes.is_empty(), "{row}: the status-changes feed moved: {changes:?}");
+        let (status, events) =
+            s.call("GET", &format!("/events/{}", self.events), Some(&self.merchant_key), None).await;
+        assert_eq!((status, events["events"].clone()), (200, json!([])), "{row}: the events feed moved");
+    }
+
+    /// The daily counters did not move: one more 1.00 debit fits, then the
+    /// merchant's daily count (22) and the overall daily count (24) refuse.
+    async fn assert_counters_unchanged(&self, s: &Server) {
+        let debit = |merchant: &str| {
+            let mut t = example("transaction.json");
+            t["partner_id"] = json!(self.id);
+            t["merchant_id"] = json!(merchant);
+            t["amount"] = json!("1.00");
+            t
+        };
+        let (status, v) =
+            s.call("POST", "/transactions", Some(&self.key), Some(&debit(&self.merchant))).await;
+        assert_eq!(status, 201, "{v}");
+        let (_, v) = s.call("POST", "/transactions", Some(&self.key), Some(&debit(&self.merchant))).await;
+        assert_eq!(v["error_code"], json!(22), "{v}");
+        let (_, v) = s.call("POST", "/transactions", Some(&self.key), Some(&debit(&self.second))).await;
+        assert_eq!(v["error_code"], json!(24), "{v}");
+    }
+}
+
+/// What a row must be answered with.
+#[derive(Clone, Copy, Debug)]
+enum Expect {
+    /// Exactly the spec's authentication envelope, 401.
+    Auth,
+    /// The router's refusal: status and catalogue code.
+    Refused(u16, u16),
+    /// hyper's own refusal before the router: this status, no body.
+    Hyper(u16),
+}
+
+use Expect::{Auth, Hyper, Refused};
+
+fn check(row: &str, answer: &Raw, expect: Expect) {
+    match expect {
+        Hyper(status) => {
+            assert_eq!((answer.status, answer.body.len()), (status, 0), "{row}: {}", answer.head)
+        }
+        Auth => assert_eq!((answer.status, answer.text()), (401, AUTH_FAILED.to_owned()), "{row}"),
+        Refused(status, code) => {
+            let json = answer.head.to_ascii_lowercase().contains("content-type: application/json");
+            assert!(json, "{row}: {}", answer.head);
+            let v = answer.json();
+            assert_eq!((answer.status, v["error_code"].clone()), (status, json!(code)), "{row}: {v}");
+            assert_eq!((v["success"].clone(), v["error_type"].clone()), (json!(false), json!("E")), "{row}");
+            assert!(v["message"].is_string() && v["errors"].is_array(), "{row}: {v}");
+            assert!(answer.body.len() < 16 * 1024, "{row}: a {}-byte refusal", answer.body.len());
+        }
+    }
+}
+
+/// One hostile request: its name, its bytes (sent in these chunks), what it gets.
+struct Row {
+    name: String,
+    chunks: Vec<Vec<u8>>,
+    expect: Expect,
+}
+
+/// A request's bytes: request line, headers (host and `connection: close`
+/// added), body with its `Content-Length`.
+fn http(method: &str, target: &[u8], headers: &[(&str, Vec<u8>)], body: &[u8]) -> Vec<Vec<u8>> {
+    let mut head = format!("{method} ").into_bytes();
+    head.extend_from_slice(target);
+    head.extend_from_slice(b" HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n");
+    for (name, value) in headers {
+        head.extend_from_slice(name.as_bytes());
+        head.extend_from_slice(b": ");
+        head.extend_from_slice(value);
+        head.extend_from_slice(b"\r\n");
+    }
+    head.extend_from_slice(format!("content-length: {}\r\n\r\n", body.len()).as_bytes());
+    vec![head, body.to_vec()]
+}
+
+fn rows(a: &Tenant, op: &str) -> Vec<Row> {
+    let auth = |key: &str| ("authorization", basic(key).into_bytes());
+    let json_type = ("content-type", b"application/json".to_vec());
+    let row = |name: &str, chunks, expect| Row { name: name.to_owned(), chunks, expect };
+    let with = |field: &str, value: Value| {
+        let mut t = example("transaction.json");
+        t["partner_id"] = json!(a.id);
+        t["merchant_id"] = json!(a.merchant);
+        t[field] = value;
+        t.to_string().into_bytes()
+    };
+    let post = |body: &[u8]| http("POST", b"/transactions", &[auth(&a.key), json_type.clone()], body);
+    let raw_amount = |literal: &str| {
+        let text = String::from_utf8(with("amount", json!("@@"))).unwrap();
+        text.replace("\"@@\"", literal).into_bytes()
+    };
+    let mut rows = vec![
+        // Deep nesting.
+        row(
+            "100,000 nested arrays",
+            post(format!("{}{}", "[".repeat(100_000), "]".repeat(100_000)).as_bytes()),
+            Refused(400, 10),
+        ),
+        row(
+            "100,000 nested objects",
+            post(format!("{}1{}", r#"{"a":"#.repeat(100_000), "}".repeat(100_000)).as_bytes()),
+            Refused(400, 10),
+        ),
+        row(
+            "form data nested 100,000 levels",
+            http(
+                "POST",
+                format!("/transactions?partner_id={}", a.id).as_bytes(),
+                &[auth(&a.key), ("content-type", b"application/x-www-form-urlencoded".to_vec())],
+                format!("customer{}=1", "[a]".repeat(100_000)).as_bytes(),
+            ),
+            Refused(400, 10),
+        ),
+        row(
+            "query string nested 20,000 levels",
+            http(
+                "POST",
+                format!("/transactions?partner_id={}&a{}=1", a.id, "[a]".repeat(20_000)).as_bytes(),
+                &[auth(&a.key)],
+                b"",
+            ),
+            Refused(400, 10),
+        ),
+        // Bodies over the limit: declared, and streamed without a length.
+        row(
+            "10 MB declared",
+            http("POST", b"/transactions", &[auth(&a.key)], &vec![b' '; 10 * MB]),
+            Refused(413, 10),
+        ),
+        // NUL bytes.
+        row("NUL in a string", post(&with("description", json!("a\u{0}b"))), Refused(422, 10)),
+        row(
+            "NUL escaped in the path",
+            http(
+                "PUT",
+                format!("/transactions/{}%00/void?partner_id={}", a.pending, a.id).as_bytes(),
+                &[auth(&a.key)],
+                b"",
+            ),
+            Refused(404, 10),
+        ),
+        row(
+            "NUL raw in the path",
+            http("PUT", format!("/transactions/{}\0/void", a.pending).as_bytes(), &[auth(&a.key)], b""),
+            Hyper(400),
+        ),
+        row(
+            "NUL in the Basic user name",
+            http(
+                "GET",
+                b"/categories",
+                &[(
+                    "authorization",
+                    format!(
+                        "Basic {}",
+                        base64::engine::general_purpose::STANDARD.encode(format!("{}\0:", a.key))
+                    )
+                    .into_bytes(),
+                )],
+                b"",
+            ),
+            Auth,
+        ),
+        row(
+            "NUL raw in a header",
+            http("GET", b"/categories", &[("authorization", b"Basic \0".to_vec())], b""),
+            Hyper(400),
+        ),
+        // Invalid UTF-8.
+        row(
+            "invalid UTF-8 in the body",
+            post(&[b"{\"description\":\"".as_slice(), &[0xff, 0xfe], b"\"}"].concat()),
+            Refused(400, 10),
+        ),
+        row(
+            "invalid UTF-8 escaped in the path",
+            http(
+                "PUT",
+                format!("/transactions/%FF%FE/void?partner_id={}", a.id).as_bytes(),
+                &[auth(&a.key)],
+                b"",
+            ),
+            Refused(404, 10),
+        ),
+        row(
+            "invalid UTF-8 raw in the path",
+            http("GET", b"/institutions/\xff\xfe", &[auth(&a.key)], b""),
+            Hyper(400),
+        ),
+        row(
+            "invalid UTF-8 raw in the query",
+            http("GET", b"/status-changes/0?partner_id=\xff\xfe", &[auth(&a.key)], b""),
+            Hyper(400),
+        ),
+        row(
+            "invalid UTF-8 in the Basic user name",
+            http(
+                "GET",
+                b"/categories",
+                &[(
+                    "authorization",
+                    format!("Basic {}", base64::engine::general_purpose::STANDARD.encode([0xff, 0xfe, b':']))
+                        .into_bytes(),
+                )],
+                b"",
+            ),
+            Auth,
+        ),
+        row(
+            "invalid UTF-8 raw in the Authorization header",
+            http("GET", b"/categories", &[("authorization", b"Basic \xff\xfe".to_vec())], b""),
+            Auth,
+        ),
+        row(
+            "invalid UTF-8 raw in the Idempotency-Key",
+            http(
+                "POST",
+                b"/transactions",
+                &[auth(&a.key), ("idempotency-key", b"k\xff".to_vec())],
+                &with("amount", json!("1.00")),
+            ),
+            Refused(422, 10),
+        ),
+        // Numbers.
+        row("a 400-digit amount", post(&raw_amount(&"9".repeat(400))), Refused(422, 14)),
+        row("negative zero", post(&raw_amount("-0")), Refused(422, 14)),
+        row("negative zero as text", post(&with("amount", json!("-0.00"))), Refused(422, 14)),
+        row(
+            "a 400-digit limit",
+            http(
+                "POST",
+                format!("/admin/partners/{}/limits", a.id).as_bytes(),
+                &[auth(op)],
+                format!("{{\"daily_count\":{}}}", "9".repeat(400)).as_bytes(),
+            ),
+            Refused(400, 10),
+        ),
+        // Look-alikes.
+        row(
+            "Cyrillic in the merchant id",
+            post(&with("merchant_id", json!(a.merchant.replacen('e', "\u{0435}", 1)))),
+            Refused(422, 11),
+        ),
+        row(
+            "fullwidth digits in the routing number",
+            post(&with(
+                "customer",
+                json!({"name": "Ada", "routing_number": "０２１００００２１", "account_number": "123456789", "account_type": "checking"}),
+            )),
+            Refused(422, 12),
+        ),
+        row(
+            "Cyrillic in the partner id",
+            post(&with("partner_id", json!(a.id.replacen('a', "\u{0430}", 1)))),
+            Auth,
+        ),
+        // 1 MB strings.
+        row("1 MB description", post(&with("description", json!("d".repeat(MB)))), Refused(422, 10)),
+        row("1 MB merchant id", post(&with("merchant_id", json!("m".repeat(MB)))), Refused(422, 11)),
+        row("1 MB amount", post(&with("amount", json!("9".repeat(MB)))), Refused(422, 14)),
+        row("1 MB class", post(&with("standard_entry_class", json!("P".repeat(MB)))), Refused(422, 10)),
+        row(
+            "a 60 KB pointer",
+            http(
+                "GET",
+                format!("/status-changes/{}?partner_id={}", "p".repeat(60 * 1024), a.id).as_bytes(),
+                &[auth(&a.key)],
+                b"",
+            ),
+            Refused(422, 10),
+        ),
+        row(
+            "1 MB pointer",
+            http(
+                "GET",
+                format!("/status-changes/{}?partner_id={}", "p".repeat(MB), a.id).as_bytes(),
+                &[auth(&a.key)],
+                b"",
+            ),
+            Hyper(431),
+        ),
+        // Pointers.
+        row(
+            "forged pointer",
+            http(
+                "GET",
+                format!("/status-changes/{}?partner_id={}", "A".repeat(32), a.id).as_bytes(),
+                &[auth(&a.key)],
+                b"",
+            ),
+            Refused(422, 10),
+        ),
+        row(
+            "events pointer as a status pointer",
+            http(
+                "GET",
+                format!("/status-changes/{}?partner_id={}", a.events, a.id).as_bytes(),
+                &[auth(&a.key)],
+                b"",
+            ),
+            Refused(422, 10),
+        ),
+        row(
+            "forged events pointer",
+            http("GET", format!("/events/{}", "A".repeat(32)).as_bytes(), &[auth(&a.merchant_key)], b""),
+            Refused(422, 10),
+        ),
+        // Malformed Basic auth.
+        row(
+            "Basic without credentials",
+            http("GET", b"/categories", &[("authorization", b"Basic".to_vec())], b""),
+            Auth,
+        ),
+        row(
+            "Basic with a space only",
+            http("GET", b"/categories", &[("authorization", b"Basic ".to_vec())], b""),
+            Auth,
+        ),
+        row(
+            "Basic with bad base64",
+            http("GET", b"/categories", &[("authorization", b"Basic !!!".to_vec())], b""),
+            Auth,
+        ),
+        row(
+            "Bearer with the key",
+            http("GET", b"/categories", &[("authorization", format!("Bearer {}", a.key).into_bytes())], b""),
+            Auth,
+        ),
+        row(
+            "the key unencoded",
+            http("GET", b"/categories", &[("authorization", format!("Basic {}", a.key).into_bytes())], b""),
+            Auth,
+        ),
+        row(
+            "an empty user name",
+            http("GET", b"/categories", &[("authorization", basic("").into_bytes())], b""),
+            Auth,
+        ),
+        row(
+            "the key as the password",
+            http(
+                "GET",
+                b"/categories",
+                &[(
+                    "authorization",
+                    format!(
+                        "Basic {}",
+                        base64::engine::general_purpose::STANDARD.encode(format!(":{}", a.key))
+                    )
+                    .into_bytes(),
+                )],
+                b"",
+            ),
+            Auth,
+        ),
+        row(
+            "a 100 KB Basic header",
+            http(
+                "GET",
+                b"/categories",
+                &[("authorization", basic(&"k".repeat(100 * 1024)).into_bytes())],
+                b"",
+            ),
+            Auth,
+        ),
+        // Huge headers and paths.
+        // The http crate refuses URIs over 65,534 bytes: hyper answers 414 itself.
+        row(
+            "a 100 KB path",
+            http("GET", format!("/{}", "a".repeat(100 * 1024)).as_bytes(), &[auth(&a.key)], b""),
+            Hyper(414),
+        ),
+        row(
+            "a 60 KB path",
+            http("GET", format!("/{}", "a".repeat(60 * 1024)).as_bytes(), &[auth(&a.key)], b""),
+            Refused(404, 10),
+        ),
+        row("a 100 KB header", http("GET", b"/categories", &[("x-junk", vec![b'j'; 100 * 1024])], b""), Auth),
+        row("a 1 MB header", http("GET", b"/categories", &[("x-junk", vec![b'j'; MB])], b""), Hyper(431)),
+        row(
+            "200 headers",
+            http(
+                "GET",
+                b"/categories",
+                &(0..200).map(|i| ("x-junk", format!("{i}").into_bytes())).collect::<Vec<_>>(),
+                b"",
+            ),
+            Hyper(431),
+        ),
+    ];
+    // 10 MB streamed in chunks without a length: the server reads up to twice the
+    // limit, answers 413, and closes.
+    let mut streamed = vec![format!(
+        "POST /transactions HTTP/1.1\r\nhost: localhost\r\nauthorization: {}\r\ntransfer-encoding: chunked\r\n\r\n",
+        basic(&a.key)
+    )
+    .into_bytes()];
+    for _ in 0..160 {
+        let mut chunk = format!("{:x}\r\n", 64 * 1024).into_bytes();
+        chunk.extend_from_slice(&[b' '; 64 * 1024]);
+        chunk.extend_from_slice(b"\r\n");
+        streamed.push(chunk);
+    }
+    streamed.push(b"0\r\n\r\n".to_vec());
+    rows.push(Row { name: "10 MB streamed".into(), chunks: streamed, expect: Refused(413, 10) });
+    rows
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn hostile_requests_get_clear_errors_and_store_nothing() {
+    let dir = TempDir::new();
+    let mut s = Server::start(&dir.0);
+    let op = s.operator_key();
+    let a = tenant(&s, &op, 1).await;
+    let b = tenant(&s, &op, 2).await;
+    let mut failed = Vec::new();
+    for row in rows(&a, &op) {
+        let answer = s.raw(row.chunks).await;
+        let checked = std::panic::catch_unwind(|| check(&row.name, &answer, row.expect));
+        if checked.is_err() {
+            failed.push(row.name.clone());
+        }
+        assert!(s.alive(), "{}: the server died; log: {}", row.name, s.log());
+        for t in [&a, &b] {
+            t.assert_unchanged(&s, &row.name).await;
+        }
+    }
+    assert!(failed.is_empty(), "rows failed: {failed:#?}");
+    for t in [&a, &b] {
+        t.assert_counters_unchanged(&s).await;
+    }
+}
+
+/// `(status, body)` of a request, and of the same request with `real` replaced by
+/// a never-issued id of the same shape (the answer's id put back).
+async fn real_and_unknown(
+    s: &Server,
+    method: &str,
+    path: &str,
+    key: &str,
+    body: Option<&Value>,
+    real: &str,
+) -> (Raw, Raw) {
+    let prefix = &real[..4];
+    let never = format!("{prefix}{}", ach_core::ids::random_alphanumeric(real.len() - 4));
+    let send = |path: String, body: Option<String>| async move {
+        let auth = basic(key);
+        s.send(
+            method,
+            path.as_bytes(),
+            &[("authorization", auth.as_bytes())],
+            body.unwrap_or_default().as_bytes(),
+        )
+        .await
+    };
+    let for_real = send(path.to_owned(), body.map(Value::to_string)).await;
+    let mut unknown =
+        send(path.replace(real, &never), body.map(|b| b.to_string().replace(real, &never))).await;
+    unknown.body = String::from_utf8(unknown.body).unwrap().replace(&never, real).into_bytes();
+    (for_real, unknown)
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_partner_reaches_no_other_partners_data_and_no_secret_is_kept_in_clear() {
+    let dir = TempDir::new();
+    let s = Server::start(&dir.0);
+    let op = s.operator_key();
+    let mut a = tenant(&s, &op, 1).await;
+    let mut b = tenant(&s, &op, 2).await;
+
+    // Created under umask 000, yet private: the secret files 0600, the directory 0700.
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    for file in ["operator.key", "ach.redb.key", "tls-key.pem", "ach.redb"] {
+        assert_eq!(mode(&dir.0.join(file)), 0o600, "{file}");
+    }
+    assert_eq!(mode(&dir.0), 0o700, "the data directory");
+
+    // B's key and partner id naming A's resources: answered exactly as for ids
+    // that were never issued, at every endpoint that takes an id.
+    let bq = format!("?partner_id={}", b.id);
+    let mut t = example("transaction.json");
+    t["partner_id"] = json!(b.id);
+    t["merchant_id"] = json!(a.merchant);
+    let mut by_token = example("transaction.json");
+    by_token["partner_id"] = json!(b.id);
+    by_token["merchant_id"] = json!(b.merchant);
+    by_token["customer"] = json!({"id": a.customer});
+    let mut customer = example("customer.json");
+    customer["partner_id"] = json!(b.id);
+    customer["merchant_id"] = json!(a.merchant);
+    let cases = [
+        ("PUT", format!("/transactions/{}/void{bq}", a.pending), None, &a.pending, 404),
+        ("PUT", format!("/transactions/{}/reverse{bq}", a.pending), None, &a.pending, 404),
+        ("DELETE", format!("/customers/{}{bq}", a.customer), None, &a.customer, 404),
+        ("POST", "/transactions".to_owned(), Some(&t), &a.merchant, 422),
+        ("POST", "/transactions".to_owned(), Some(&by_token), &a.customer, 404),
+        ("POST", "/customers".to_owned(), Some(&customer), &a.merchant, 422),
+    ];
+    for (method, path, body, real, status) in cases {
+        let (for_real, unknown) = real_and_unknown(&s, method, &path, &b.key, body, real).await;
+        assert_eq!(for_real.status, status, "{method} {path}: {}", for_real.text());
+        assert_eq!((for_real.status, for_real.text()), (unknown.status, unknown.text()), "{method} {path}");
+    }
+    // B's key (and every merchant key) naming A's partner id: authentication fails.
+    let aq = format!("?partner_id={}", a.id);
+    let mut own = example("transaction.json");
+    own["partner_id"] = json!(a.id);
+    own["merchant_id"] = json!(a.merchant);
+    let mut app = example("merchant.json");
+    app["partner_id"] = json!(a.id);
+    let mut a_customer = example("customer.json");
+    a_customer["partner_id"] = json!(a.id);
+    let endpoints = [
+        ("POST", "/transactions".to_owned(), Some(&own)),
+        ("POST", "/customers".to_owned(), Some(&a_customer)),
+        ("POST", "/merchants".to_owned(), Some(&app)),
+        ("PUT", format!("/transactions/{}/void{aq}", a.pending), None),
+        ("PUT", format!("/transactions/{}/reverse{aq}", a.pending), None),
+        ("DELETE", format!("/customers/{}{aq}", a.customer), None),
+        ("GET", format!("/status-changes/0{aq}"), None),
+        ("GET", format!("/status-changes/{}{aq}", a.pointer), None),
+    ];
+    for key in [&b.key, &b.merchant_key, &a.merchant_key] {
+        for (method, path, body) in &endpoints {
+            let answer = s.call(method, path, Some(key), *body).await;
+            assert_eq!(answer, (401, serde_json::from_str(AUTH_FAILED).unwrap()), "{method} {path}");
+        }
+    }
+    // Pointers: A's feed pointer under B's partner id, A's merchant's events
+    // pointer under B's merchant key: refused exactly like forged ones.
+    let forged = "A".repeat(32);
+    let pointer = |p: &str| format!("/status-changes/{p}{bq}");
+    let refused = s.call("GET", &pointer(&a.pointer), Some(&b.key), None).await;
+    assert_eq!(refused, s.call("GET", &pointer(&forged), Some(&b.key), None).await);
+    assert_eq!(refused.1["errors"][0]["field"], json!("pointer"));
+    let refused = s.call("GET", &format!("/events/{}", a.events), Some(&b.merchant_key), None).await;
+    assert_eq!(refused, s.call("GET", &format!("/events/{forged}"), Some(&b.merchant_key), None).await);
+    // Partner keys on the events feed and the operator plane.
+    for key in [&a.key, &b.key] {
+        assert_eq!(s.call("GET", "/events", Some(key), None).await.0, 401);
+        let limits = json!({"daily_count": 1_000_000});
+        for (path, body) in [
+            ("/admin/partners".to_owned(), json!({"name": "Mallory"})),
+            (format!("/admin/partners/{}/limits", a.id), limits.clone()),
+            (format!("/admin/merchants/{}/limits", a.merchant), limits.clone()),
+            (format!("/admin/merchants/{}/approve", a.second), json!({})),
+            ("/admin/returns".to_owned(), json!({"transaction_id": a.pending, "return_code": "R01"})),
+            ("/admin/clock".to_owned(), json!({"now": "2099-01-01T00:00:00Z"})),
+            ("/admin/routing".to_owned(), json!("")),
+        ] {
+            assert_eq!(s.call("POST", &path, Some(key), Some(&body)).await.0, 401, "{path}");
+        }
+    }
+    for t in [&a, &b] {
+        t.assert_unchanged(&s, "cross-partner requests").await;
+        t.assert_counters_unchanged(&s).await;
+    }
+    // One idempotency key, two partners: each gets its own transaction.
+    let mut ids = Vec::new();
+    for t in [&a, &b] {
+        let mut body = example("transaction.json");
+        body["partner_id"] = json!(t.id);
+        body["merchant_id"] = json!(t.second);
+        body["amount"] = json!("1.00");
+        let auth = basic(&t.key);
+        let headers: [(&str, &[u8]); 2] =
+            [("authorization", auth.as_bytes()), ("idempotency-key", b"order-1")];
+        let answer = s.send("POST", b"/transactions", &headers, body.to_string().as_bytes()).await;
+        // The overall daily limit is spent: both are refused (message 24), each its own refusal.
+        ids.push((answer.status, answer.json()["error_code"].clone()));
+    }
+    assert_eq!(ids, [(403, json!(24)), (403, json!(24))]);
+    a.mark(&s).await;
+    b.mark(&s).await;
+    // A refused request carrying an account number stores nothing of it.
+    let mut refused = example("transaction.json");
+    refused["partner_id"] = json!(b.id);
+    refused["merchant_id"] = json!("mer_0123456789abcdefghijKL");
+    refused["customer"]["account_number"] = json!(secrets(3)[0]);
+    assert_eq!(s.call("POST", "/transactions", Some(&b.key), Some(&refused)).await.0, 422);
+
+    // No key, account number, SSN or tax id in clear: not in the database file,
+    // not in the log, not in any answer (keys: but the one that issued each).
+    let database = std::fs::read(dir.0.join("ach.redb")).unwrap();
+    let log = s.log();
+    assert!(log.contains("status=201"), "the log has request lines");
+    assert!(
+        contains(&database, a.id.as_bytes()) && contains(&database, b.pending.as_bytes()),
+        "a readable scan"
+    );
+    let keys: Vec<&String> = a.keys.iter().chain(&b.keys).chain([&op]).collect();
+    for key in &keys {
+        assert!(!contains(&database, key.as_bytes()), "an API key is in the database file");
+        assert!(!log.contains(key.as_str()), "an API key is in the log");
+    }
+    for key in a.keys.iter().chain(&b.keys) {
+        let hash = ach_core::secrets::KeyHash::of(key);
+        assert!(contains(&database, hash.as_bytes()), "a key's hash is what is stored");
+    }
+    let answers = s.answers.lock().unwrap().clone();
+    for secret in secrets(1).iter().chain(&secrets(2)).chain(&secrets(3)) {
+        for form in [secret.clone(), secret.replace('-', "")] {
+            assert!(!contains(&database, form.as_bytes()), "{form} is in the database file");
+            assert!(!log.contains(&form), "{form} is in the log");
+            assert!(!contains(&answers, form.as_bytes()), "{form} is in an answer");
+        }
+    }
+}
