@@ -86,13 +86,21 @@ impl Client {
             .connect(name, tcp)
             .await
             .map_err(|e| format!("TLS: {e}"))?;
-        let (send, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tls)).await.map_err(|e| e.to_string())?;
+        let (send, conn) =
+            hyper::client::conn::http1::handshake(TokioIo::new(tls)).await.map_err(|e| e.to_string())?;
         tokio::spawn(conn);
-        let operator = std::fs::read_to_string(sandbox.dir.join("operator.key")).map_err(|e| e.to_string())?;
+        let operator =
+            std::fs::read_to_string(sandbox.dir.join("operator.key")).map_err(|e| e.to_string())?;
         Ok(Client { send, operator: operator.trim().to_owned() })
     }
 
-    async fn call(&mut self, method: &str, path: &str, key: &str, body: Option<Value>) -> Result<(u16, Value), String> {
+    async fn call(
+        &mut self,
+        method: &str,
+        path: &str,
+        key: &str,
+        body: Option<Value>,
+    ) -> Result<(u16, Value), String> {
         let auth = base64::engine::general_purpose::STANDARD.encode(format!("{key}:"));
         let bytes = body.map(|b| b.to_string()).unwrap_or_default();
         let request = hyper::Request::builder()
@@ -131,7 +139,10 @@ fn next_banking_day_at(after: chrono::NaiveDate, hour: u32, minute: u32) -> chro
         day = calendar::next_banking_day(day);
     }
     let local = day.and_time(NaiveTime::from_hms_opt(hour, minute, 0).unwrap_or_default());
-    local.and_local_timezone(chrono_tz::America::New_York).earliest().map_or_else(Utc::now, |t| t.with_timezone(&Utc))
+    local
+        .and_local_timezone(chrono_tz::America::New_York)
+        .earliest()
+        .map_or_else(Utc::now, |t| t.with_timezone(&Utc))
 }
 
 async fn tour(sandbox: &Sandbox) -> Result<(), String> {
@@ -143,7 +154,8 @@ async fn tour(sandbox: &Sandbox) -> Result<(), String> {
 
     println!("\n2. The operator creates a partner (its API key is shown once; only its hash is stored)");
     let (_, p) = c.call("POST", "/admin/partners", &op, Some(json!({"name": "Demo Partner"}))).await?;
-    let (pid, key) = (field(&p, &["payload", "partner_id"])?.to_owned(), field(&p, &["payload", "api_key"])?.to_owned());
+    let (pid, key) =
+        (field(&p, &["payload", "partner_id"])?.to_owned(), field(&p, &["payload", "api_key"])?.to_owned());
     println!("  partner {pid}, key {}", masked(&key));
 
     println!("\n3. The partner submits a merchant; the operator approves it");
@@ -157,7 +169,12 @@ async fn tour(sandbox: &Sandbox) -> Result<(), String> {
 
     println!("\n4. Three debits and a credit");
     let mut ids = Vec::new();
-    for (kind, amount, account) in [("debit", "125.00", "1111222"), ("debit", "60.00", "3333444"), ("debit", "42.50", "5555666"), ("credit", "20.00", "7777888")] {
+    for (kind, amount, account) in [
+        ("debit", "125.00", "1111222"),
+        ("debit", "60.00", "3333444"),
+        ("debit", "42.50", "5555666"),
+        ("credit", "20.00", "7777888"),
+    ] {
         let body = json!({"partner_id": pid, "merchant_id": mid, "amount": amount, "description": format!("demo {kind}"),
             "type": kind, "standard_entry_class": "PPD",
             "customer": {"name": "Ada Lovelace", "routing_number": "021000021", "account_number": account, "account_type": "checking"}});
@@ -176,25 +193,39 @@ async fn tour(sandbox: &Sandbox) -> Result<(), String> {
     println!("  originated: {}", moved["payload"]["originated"]);
 
     println!("\n7. The receiving bank returns the second debit (R01, insufficient funds)");
-    c.call("POST", "/admin/returns", &op, Some(json!({"transaction_id": ids[1], "return_code": "R01"}))).await?;
+    c.call("POST", "/admin/returns", &op, Some(json!({"transaction_id": ids[1], "return_code": "R01"})))
+        .await?;
 
     let later = next_banking_day_at(calendar::eastern_date(cutoff) + Duration::days(4), 9, 0);
-    println!("\n8. The clock passes settlement (credits on the effective date, debits two banking days later)");
+    println!(
+        "\n8. The clock passes settlement (credits on the effective date, debits two banking days later)"
+    );
     let (_, moved) = c.call("POST", "/admin/clock", &op, Some(json!({"now": later.to_rfc3339()}))).await?;
     println!("  settled: {}", moved["payload"]["settled"]);
 
     println!("\n9. Reverse the settled third debit: a new credit transaction");
-    let (_, r) = c.call("PUT", &format!("/transactions/{}/reverse?partner_id={pid}", ids[2]), &key, None).await?;
+    let (_, r) =
+        c.call("PUT", &format!("/transactions/{}/reverse?partner_id={pid}", ids[2]), &key, None).await?;
     println!("  reversal {}", field(&r, &["payload", "reversal_id"])?);
 
     println!("\n10. The status-changes feed (from pointer 0)");
     let (_, feed) = c.call("GET", &format!("/status-changes/0?partner_id={pid}"), &key, None).await?;
-    println!("  {:<27} {:<6} {:<19} {:<10} {:<10} {:<10} {:<5} reason", "transaction", "status", "changed (ET)", "originated", "effective", "settled", "code");
+    println!(
+        "  {:<27} {:<6} {:<19} {:<10} {:<10} {:<10} {:<5} reason",
+        "transaction", "status", "changed (ET)", "originated", "effective", "settled", "code"
+    );
     for ch in feed["payload"]["changes"].as_array().into_iter().flatten() {
         let s = |k: &str| ch[k].as_str().unwrap_or("-").to_owned();
         println!(
             "  {:<27} {:<6} {:<19} {:<10} {:<10} {:<10} {:<5} {}",
-            s("transaction_id"), s("status"), s("change_timestamp"), s("origination_date"), s("effective_date"), s("settlement_date"), s("return_code"), s("reason")
+            s("transaction_id"),
+            s("status"),
+            s("change_timestamp"),
+            s("origination_date"),
+            s("effective_date"),
+            s("settlement_date"),
+            s("return_code"),
+            s("reason")
         );
     }
     println!("  new_pointer: {}", feed["payload"]["new_pointer"].as_str().unwrap_or(""));
@@ -210,7 +241,11 @@ pub fn run() -> std::process::ExitCode {
             return std::process::ExitCode::from(1);
         }
     };
-    println!("A sandbox server is running at https://{} (data in {})", sandbox.address, display(&sandbox.dir));
+    println!(
+        "A sandbox server is running at https://{} (data in {})",
+        sandbox.address,
+        display(&sandbox.dir)
+    );
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(r) => r,
         Err(e) => {

@@ -8,7 +8,14 @@ fn the_demo_tour_runs_every_step_and_prints_the_feed() {
     let out = Command::new(env!("CARGO_BIN_EXE_achd")).arg("demo").output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
-    for step in ["POST /admin/partners → 201", "POST /merchants → 201", "→ 200", "originated: 3", "settled: 2", "reversal txn_"] {
+    for step in [
+        "POST /admin/partners → 201",
+        "POST /merchants → 201",
+        "→ 200",
+        "originated: 3",
+        "settled: 2",
+        "reversal txn_",
+    ] {
         assert!(text.contains(step), "missing {step:?} in\n{text}");
     }
     // The feed shows the void, the return and the settlements.

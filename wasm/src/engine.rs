@@ -21,6 +21,36 @@ pub struct Engine {
     sandbox: bool,
 }
 
+#[wasm_bindgen(typescript_custom_section)]
+const ENGINE_TYPES: &str = r#"
+/** `new Engine(options)`: every member is optional. `start` is the clock's
+ * first instant (RFC 3339 with an offset, or milliseconds; default now). A
+ * sandbox's clock moves only by `POST /admin/clock`. */
+export interface EngineOptions {
+    operatorKey?: string;
+    sandbox?: boolean;
+    start?: string | number;
+    encryptionKey?: string;
+}
+
+/** One API request, as the HTTPS API would get it; `apiKey` is the Basic-auth
+ * user name. */
+export interface EngineRequest {
+    method: string;
+    path: string;
+    query?: string | Record<string, string>;
+    apiKey?: string;
+    idempotencyKey?: string;
+    body?: unknown;
+}
+
+/** The HTTP status and the JSON body, exactly as the HTTPS API answers. */
+export interface EngineResponse {
+    status: number;
+    body: any;
+}
+"#;
+
 /// Options as the page gives them: `{operatorKey?, sandbox?, start?, encryptionKey?}`.
 pub(crate) fn options_from_json(
     text: &str,
@@ -113,14 +143,20 @@ impl Engine {
     /// `new Engine({operatorKey, sandbox, start, encryptionKey})`; every member is
     /// optional. Throws on unknown members or wrong types.
     #[wasm_bindgen(constructor)]
-    pub fn new(options: &JsValue) -> Result<Engine, JsError> {
+    pub fn new(
+        #[wasm_bindgen(unchecked_optional_param_type = "EngineOptions | string")] options: &JsValue,
+    ) -> Result<Engine, JsError> {
         let text = if options.is_undefined() { "{}".to_owned() } else { json_text(options, "new Engine")? };
         Engine::from_options(&text, now()).map_err(|e| JsError::new(&e))
     }
 
     /// `engine.request({method, path, query, apiKey, body})` → `{status, body}`,
     /// exactly as the HTTPS API answers.
-    pub fn request(&self, request: &JsValue) -> Result<JsValue, JsError> {
+    #[wasm_bindgen(unchecked_return_type = "EngineResponse")]
+    pub fn request(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "EngineRequest | string")] request: &JsValue,
+    ) -> Result<JsValue, JsError> {
         let text = json_text(request, "Engine.request")?;
         let answer = self.request_json(&text, now()).map_err(|e| JsError::new(&e))?;
         to_js(&answer)

@@ -1,6 +1,6 @@
 //! Form validation in the browser: the same validators as `achd validate`.
 
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, OnceLock, RwLock};
 
 use ach_core::calendar;
 use ach_core::routing::{is_valid_routing_number, RoutingDirectory};
@@ -12,11 +12,13 @@ use wasm_bindgen::prelude::*;
 use crate::convert::{json_text, now, to_js};
 
 static DIRECTORY: RwLock<Option<Arc<RoutingDirectory>>> = RwLock::new(None);
+static EMBEDDED: OnceLock<Arc<RoutingDirectory>> = OnceLock::new();
 
-/// The routing directory in use: the loaded one, or the embedded default.
+/// The routing directory in use: the loaded one, or the embedded default (built
+/// once, not on every call).
 pub(crate) fn directory() -> Arc<RoutingDirectory> {
     let loaded = DIRECTORY.read().ok().and_then(|d| d.clone());
-    loaded.unwrap_or_else(|| Arc::new(RoutingDirectory::embedded()))
+    loaded.unwrap_or_else(|| Arc::clone(EMBEDDED.get_or_init(|| Arc::new(RoutingDirectory::embedded()))))
 }
 
 /// The verdict JSON for a request body (pure: testable natively).
@@ -42,33 +44,60 @@ pub fn routing_verdict_json(routing_number: &str, directory: &RoutingDirectory) 
     verdict.to_json()
 }
 
+#[wasm_bindgen(typescript_custom_section)]
+const VERDICT_TYPES: &str = r#"
+/** One problem of a form: the field's JSON path (`principal[0].address.zip`), a
+ * stable code (`required`, `invalid_format`, …) and the message to show. */
+export interface FieldProblem {
+    field: string;
+    code: string;
+    message: string;
+}
+
+/** A verdict: an invalid form is data, never an exception. `message` is the
+ * service's envelope message for the first problem (null when valid). */
+export interface Verdict {
+    valid: boolean;
+    message: string | null;
+    errors: FieldProblem[];
+}
+"#;
+
 fn validate(kind: Kind, value: &JsValue, function: &str) -> Result<JsValue, JsError> {
     let body = json_text(value, function)?;
     to_js(&verdict_json(kind, &body, calendar::eastern_date(now()), &directory()))
 }
 
 /// Validate a transaction request: `{valid, message, errors}`.
-#[wasm_bindgen(js_name = validateTransaction)]
-pub fn validate_transaction(request: &JsValue) -> Result<JsValue, JsError> {
+#[wasm_bindgen(js_name = validateTransaction, unchecked_return_type = "Verdict")]
+pub fn validate_transaction(
+    #[wasm_bindgen(unchecked_param_type = "object | string")] request: &JsValue,
+) -> Result<JsValue, JsError> {
     validate(Kind::Transaction, request, "validateTransaction")
 }
 
 /// Validate a customer request: `{valid, message, errors}`.
-#[wasm_bindgen(js_name = validateCustomer)]
-pub fn validate_customer(request: &JsValue) -> Result<JsValue, JsError> {
+#[wasm_bindgen(js_name = validateCustomer, unchecked_return_type = "Verdict")]
+pub fn validate_customer(
+    #[wasm_bindgen(unchecked_param_type = "object | string")] request: &JsValue,
+) -> Result<JsValue, JsError> {
     validate(Kind::Customer, request, "validateCustomer")
 }
 
 /// Validate a merchant application: `{valid, message, errors}`.
-#[wasm_bindgen(js_name = validateMerchant)]
-pub fn validate_merchant(request: &JsValue) -> Result<JsValue, JsError> {
+#[wasm_bindgen(js_name = validateMerchant, unchecked_return_type = "Verdict")]
+pub fn validate_merchant(
+    #[wasm_bindgen(unchecked_param_type = "object | string")] request: &JsValue,
+) -> Result<JsValue, JsError> {
     validate(Kind::Merchant, request, "validateMerchant")
 }
 
 /// Check one routing number (format, check digit, directory): `{valid, message,
 /// errors}`.
-#[wasm_bindgen(js_name = checkRoutingNumber)]
-pub fn check_routing_number(routing_number: &JsValue) -> Result<JsValue, JsError> {
+#[wasm_bindgen(js_name = checkRoutingNumber, unchecked_return_type = "Verdict")]
+pub fn check_routing_number(
+    #[wasm_bindgen(unchecked_param_type = "string")] routing_number: &JsValue,
+) -> Result<JsValue, JsError> {
     let text =
         routing_number.as_string().ok_or_else(|| JsError::new("checkRoutingNumber expects a string"))?;
     to_js(&routing_verdict_json(&text, &directory()))
@@ -77,7 +106,9 @@ pub fn check_routing_number(routing_number: &JsValue) -> Result<JsValue, JsError
 /// Load a FedACH directory file's text for "not found" checks; returns the
 /// number of records. Throws when the file is not a FedACH directory.
 #[wasm_bindgen(js_name = loadRoutingDirectory)]
-pub fn load_routing_directory(text: &JsValue) -> Result<u32, JsError> {
+pub fn load_routing_directory(
+    #[wasm_bindgen(unchecked_param_type = "string")] text: &JsValue,
+) -> Result<u32, JsError> {
     let text =
         text.as_string().ok_or_else(|| JsError::new("loadRoutingDirectory expects the file's text"))?;
     let parsed = RoutingDirectory::parse_fedach(&text)

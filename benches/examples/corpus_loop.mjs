@@ -1,0 +1,62 @@
+// validateTransaction over the shared corpus's transaction cases, in WebAssembly
+// (wasm/pkg-node, after wasm-opt) and natively (benches/examples/corpus_loop.rs),
+// round for round in the same run: the WebAssembly section of BENCHMARKS.md.
+//
+//   cargo build --release -p ach-benches --example corpus_loop
+//   node benches/examples/corpus_loop.mjs [ITERATIONS] [ROUNDS]
+//
+// Each round validates the 56 cases ITERATIONS times: natively (a child process
+// that times itself), then in the module with the request as JSON text (what the
+// native loop gets), then as a JS object (what a page passes; the module calls
+// JSON.stringify on it). Prints the medians and the ratios.
+import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const iterations = Number(process.argv[2] ?? 200);
+const rounds = Number(process.argv[3] ?? 15);
+const ach = createRequire(import.meta.url)(join(root, 'wasm/pkg-node/ach_wasm.js'));
+const native = join(process.env.CARGO_TARGET_DIR ?? join(root, 'target'), 'release/examples/corpus_loop');
+
+const cases = JSON.parse(readFileSync(join(root, 'tests/corpus/transaction.json'), 'utf8'));
+// The same bodies as the native loop: raw text, or the request as JSON text.
+const texts = cases.map((c) => c.raw ?? JSON.stringify(c.request));
+const objects = cases.map((c) => c.raw ?? (typeof c.request === 'object' && c.request !== null ? c.request : JSON.stringify(c.request)));
+
+function wasmRound(inputs) {
+  const started = process.hrtime.bigint();
+  let errors = 0;
+  for (let i = 0; i < iterations; i += 1) {
+    for (const input of inputs) errors += ach.validateTransaction(input).errors.length;
+  }
+  const ns = Number(process.hrtime.bigint() - started) / (iterations * inputs.length);
+  if (errors === 0) throw new Error('no verdict had errors: the corpus did not load');
+  return ns;
+}
+
+function nativeRound() {
+  const out = execFileSync(native, [String(iterations), '1'], { encoding: 'utf8' });
+  return Number(/ns_per_validation ([0-9.]+)/.exec(out)[1]);
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+wasmRound(texts); // warm up (compile tiers, caches)
+nativeRound();
+const results = { native: [], text: [], object: [] };
+for (let r = 0; r < rounds; r += 1) {
+  results.native.push(nativeRound());
+  results.text.push(wasmRound(texts));
+  results.object.push(wasmRound(objects));
+}
+const m = Object.fromEntries(Object.entries(results).map(([k, v]) => [k, median(v)]));
+console.log(`transaction cases: ${cases.length}, ${iterations} iterations a round, ${rounds} rounds (medians)`);
+console.log(`native (check_bytes + verdict JSON): ${(m.native / 1000).toFixed(2)} µs per validation`);
+console.log(`wasm, JSON text in:                  ${(m.text / 1000).toFixed(2)} µs per validation  ratio ${(m.text / m.native).toFixed(2)}`);
+console.log(`wasm, JS object in:                  ${(m.object / 1000).toFixed(2)} µs per validation  ratio ${(m.object / m.native).toFixed(2)}`);

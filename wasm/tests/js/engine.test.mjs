@@ -1,0 +1,130 @@
+// `class Engine` in node: the whole service in memory, answering exactly as the
+// HTTPS API does. A sandbox engine on its own clock: partner (operator key),
+// merchant submitted and approved, two debits, one voided, the clock past the
+// 6 PM ET cut-off, then both feeds.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ach, repoRoot } from './module.mjs';
+
+const OPERATOR = 'ok_node_test_operator_key_0123456789';
+const id = (prefix) => new RegExp(`^${prefix}_[0-9A-Za-z]{22}$`);
+const key = (prefix) => new RegExp(`^${prefix}_[0-9A-Za-z]{32}$`);
+
+/** A status change as the feeds show it. */
+function change(transactionId, status, at, extra = {}) {
+  return {
+    change_timestamp: at, effective_date: null, origination_date: null, reason: null,
+    return_code: null, return_date: null, settlement_date: null, status,
+    transaction_id: transactionId, ...extra,
+  };
+}
+
+test('a sandbox lifecycle with exact envelopes', () => {
+  const engine = new ach.Engine({ operatorKey: OPERATOR, sandbox: true, start: '2026-11-23T10:00:00-05:00' });
+  const call = (request) => {
+    const answer = engine.request(request);
+    assert.deepEqual(Object.keys(answer).sort(), ['body', 'status']);
+    return answer;
+  };
+
+  const partner = call({ method: 'POST', path: '/admin/partners', apiKey: OPERATOR, body: { name: 'Node Partner' } });
+  assert.equal(partner.status, 201);
+  const { partner_id: pid, api_key: partnerKey } = partner.body.payload;
+  assert.match(pid, id('par'));
+  assert.match(partnerKey, key('pk'));
+  assert.deepEqual(partner.body, { success: true, payload: { partner_id: pid, api_key: partnerKey } });
+
+  const application = JSON.parse(readFileSync(join(repoRoot, 'examples/requests/merchant.json'), 'utf8'));
+  application.partner_id = pid;
+  const submitted = call({ method: 'POST', path: '/merchants', apiKey: partnerKey, body: application });
+  assert.equal(submitted.status, 201);
+  const mid = submitted.body.id;
+  assert.match(mid, id('mer'));
+  assert.deepEqual(submitted.body, { success: true, id: mid });
+
+  const approved = call({
+    method: 'POST', path: `/admin/merchants/${mid}/approve`, apiKey: OPERATOR,
+    body: { limits: { max_transaction_amount: '10000.00' } },
+  });
+  assert.equal(approved.status, 200);
+  const merchantKey = approved.body.payload.api_key;
+  assert.match(merchantKey, key('mk'));
+  assert.deepEqual(Object.keys(approved.body.payload).sort(), ['api_key', 'limits', 'merchant_id']);
+  assert.equal(approved.body.payload.merchant_id, mid);
+  assert.equal(approved.body.payload.limits.max_transaction_amount, 10000);
+
+  const debit = (amount) => ({
+    partner_id: pid, merchant_id: mid, amount, description: 'node', type: 'debit', standard_entry_class: 'PPD',
+    customer: { name: 'Ada Lovelace', routing_number: '021000021', account_number: '987654321', account_type: 'checking' },
+  });
+  const created = [];
+  for (const amount of ['10.00', '20.00']) {
+    const answer = call({ method: 'POST', path: '/transactions', apiKey: partnerKey, body: debit(amount) });
+    assert.equal(answer.status, 201);
+    assert.match(answer.body.payload.id, id('txn'));
+    assert.deepEqual(answer.body, { success: true, payload: { id: answer.body.payload.id } });
+    created.push(answer.body.payload.id);
+  }
+  const [voided, kept] = created;
+
+  const voidAnswer = call({ method: 'PUT', path: `/transactions/${voided}/void`, query: { partner_id: pid }, apiKey: partnerKey });
+  assert.deepEqual(voidAnswer, { status: 200, body: { success: true, payload: { id: voided, status: 'voided' } } });
+
+  const clock = call({ method: 'POST', path: '/admin/clock', apiKey: OPERATOR, body: { now: '2026-11-23T18:30:00-05:00' } });
+  assert.deepEqual(clock, {
+    status: 200,
+    body: { success: true, payload: { now: '2026-11-23T23:30:00+00:00', originated: 1, settled: 0 } },
+  });
+
+  const originated = { origination_date: '2026-11-23', effective_date: '2026-11-24', settlement_date: '2026-11-27' };
+  const expected = [
+    change(voided, 'A', '2026-11-23 10:00:00'),
+    change(kept, 'A', '2026-11-23 10:00:00'),
+    change(voided, 'R', '2026-11-23 10:00:00', { reason: 'Voided' }),
+    change(kept, 'B', '2026-11-23 18:00:00', originated),
+  ];
+  const feed = call({ method: 'GET', path: '/status-changes/0', query: { partner_id: pid }, apiKey: partnerKey });
+  assert.equal(feed.status, 200);
+  assert.equal(feed.body.success, 'true');
+  assert.deepEqual(feed.body.payload.changes, expected);
+  assert.deepEqual(feed.body.payload.changes.filter((c) => c.transaction_id === kept).map((c) => c.status), ['A', 'B']);
+  const next = call({
+    method: 'GET', path: `/status-changes/${feed.body.payload.new_pointer}`, query: { partner_id: pid }, apiKey: partnerKey,
+  });
+  assert.deepEqual(next.body.payload.changes, []);
+
+  const events = call({ method: 'GET', path: '/events', apiKey: merchantKey });
+  assert.equal(events.status, 200);
+  assert.deepEqual(Object.keys(events.body).sort(), ['events', 'exists_more_events', 'new_pointer']);
+  assert.equal(events.body.exists_more_events, false);
+  assert.deepEqual(
+    events.body.events,
+    expected.map((c, i) => ({ id: `evt_${i + 1}`, type: 'transaction.status_changed', occurred_at: c.change_timestamp, ...c })),
+  );
+});
+
+test('failures are data with the API envelope', () => {
+  const engine = new ach.Engine({ operatorKey: OPERATOR, sandbox: true, start: '2026-11-23T10:00:00-05:00' });
+  assert.deepEqual(engine.request({ method: 'GET', path: '/categories' }), {
+    status: 401, body: { success: false, message: 'Authentication failed.' },
+  });
+  const wrongPath = engine.request({ method: 'GET', path: '/nope', apiKey: OPERATOR });
+  assert.equal(wrongPath.status, 404);
+  assert.equal(wrongPath.body.message, 'Failed to accept this transaction');
+  const backwards = engine.request({ method: 'POST', path: '/admin/clock', apiKey: OPERATOR, body: { now: '2026-11-01T00:00:00Z' } });
+  assert.equal(backwards.status, 422, 'the clock never moves backwards');
+});
+
+test('misuse of Engine throws Error', () => {
+  const isError = (pattern) => (e) => e instanceof Error && pattern.test(e.message);
+  assert.throws(() => new ach.Engine({ bogus: 1 }), isError(/^unknown option 'bogus'/));
+  assert.throws(() => new ach.Engine({ sandbox: 'yes' }), isError(/^sandbox must be true or false$/));
+  assert.throws(() => new ach.Engine(7), isError(/^new Engine expects an object or a JSON string$/));
+  const engine = new ach.Engine({ sandbox: true });
+  assert.throws(() => engine.request(42), isError(/^Engine.request expects an object or a JSON string$/));
+  assert.throws(() => engine.request({ method: 'GET', path: '/', apikey: 'x' }), isError(/^unknown request member 'apikey'/));
+  engine.free();
+  assert.throws(() => engine.request({ method: 'GET', path: '/categories' }), Error, 'a freed engine');
+});
