@@ -16,7 +16,10 @@ impl Engine {
     /// what a crash left; redb rolls back a commit that did not fully land. Pass
     /// the encryption key in `options` to reopen the same database (without one a
     /// fresh key is made, which a reopened database refuses).
-    pub fn open_with_backend(backend: impl StorageBackend, options: EngineOptions) -> Result<Engine, OpenError> {
+    pub fn open_with_backend(
+        backend: impl StorageBackend,
+        options: EngineOptions,
+    ) -> Result<Engine, OpenError> {
         let key = options.encryption_key.clone().unwrap_or_else(EncryptionKey::generate);
         let store = Store::with_backend(backend)?;
         Engine::start(store, key, options)
@@ -51,7 +54,11 @@ fn date(d: Option<chrono::NaiveDate>) -> Option<String> {
 
 /// Whether a change reports the transaction as it is stored (all but the time).
 fn reports(c: &StatusChange, t: &TransactionRecord) -> bool {
-    let reason = if t.state == State::Voided { Some(super::feeds::VOID_REASON.to_owned()) } else { t.return_reason.clone() };
+    let reason = if t.state == State::Voided {
+        Some(super::feeds::VOID_REASON.to_owned())
+    } else {
+        t.return_reason.clone()
+    };
     c.status == t.state.feed_status()
         && c.origination_date == date(t.origination_date)
         && c.effective_date == date(t.effective_date)
@@ -90,7 +97,8 @@ fn walk<T: serde::de::DeserializeOwned>(
         };
         match txns.get(&c.transaction_id) {
             Some(t) if owner(t) == scope => {}
-            _ => problems.push(format!("{scope} #{seq}: names {}, not one of its transactions", c.transaction_id)),
+            _ => problems
+                .push(format!("{scope} #{seq}: names {}, not one of its transactions", c.transaction_id)),
         }
         latest.insert(c.transaction_id.clone(), c);
     }
@@ -104,8 +112,14 @@ fn audit(r: &Read) -> Result<Result<(), String>, StorageError> {
         let t: TransactionRecord = decode("transaction", &v)?;
         txns.insert(t.id.clone(), t);
     }
-    let changes =
-        walk(r, Table::Changes, &txns, |c: &StatusChange, _| Ok(c.clone()), |t| &t.partner_id, &mut problems)?;
+    let changes = walk(
+        r,
+        Table::Changes,
+        &txns,
+        |c: &StatusChange, _| Ok(c.clone()),
+        |t| &t.partner_id,
+        &mut problems,
+    )?;
     let events = walk(
         r,
         Table::Events,

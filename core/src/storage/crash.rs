@@ -185,7 +185,7 @@ impl SimDisk {
     /// time in four everything did, in order.
     pub fn crash_image(&self, seed: u64) -> (Vec<u8>, CrashImage) {
         let state = self.lock();
-        let mut rng = Mix(seed ^ 0x5EED_0F_C4A5);
+        let mut rng = Mix(seed ^ 0x005E_ED0F_C4A5);
         let mut image = state.durable.clone();
         let mut report = CrashImage { unsynced: state.unsynced.len(), ..CrashImage::default() };
         match rng.below(4) {
@@ -327,7 +327,7 @@ mod tests {
             }
             seen.insert(image);
         }
-        assert!(seen.contains(&b"durable!".to_vec()) && seen.contains(&b"LOSTLOST".to_vec()));
+        assert!(seen.contains(b"durable!".as_slice()) && seen.contains(b"LOSTLOST".as_slice()));
         assert!(seen.len() > 2, "some images are torn");
     }
 

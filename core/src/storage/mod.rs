@@ -139,7 +139,29 @@ impl fmt::Debug for Store {
 
 impl Store {
     /// Open or create a database file.
+    ///
+    /// A new database is created under `<path>.creating` and renamed into place
+    /// only once its first commit is durable: a crash while redb creates the file
+    /// (before its header is complete) never leaves an unopenable file at `path`.
     pub(crate) fn open(path: &Path) -> Result<Store, StorageError> {
+        if !path.exists() {
+            let mut name = path.as_os_str().to_owned();
+            name.push(".creating");
+            let creating = std::path::PathBuf::from(name);
+            let io = |e: std::io::Error| StorageError(format!("cannot create {}: {e}", path.display()));
+            // A leftover from a crash during an earlier creation holds nothing.
+            if creating.exists() {
+                std::fs::remove_file(&creating).map_err(io)?;
+            }
+            drop(Store::init(Database::create(&creating).map_err(fail)?)?);
+            std::fs::rename(&creating, path).map_err(io)?;
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                // Make the rename itself durable.
+                if let Ok(d) = std::fs::File::open(dir) {
+                    let _ = d.sync_all();
+                }
+            }
+        }
         let db = Database::create(path).map_err(fail)?;
         Store::init(db)
     }

@@ -1,0 +1,381 @@
+//! The answer each request should get, in the engine's documented order of
+//! checks (`docs/decisions.md`): validation by rank, then tenancy, state, limits,
+//! duplicates and the history-wide windows.
+
+use ach_core::Money;
+use chrono::{Datelike, Duration, NaiveDate};
+
+use super::{
+    decimal, dollars, Account, AmountSpec, App, CustomerRef, Expect, Ix, MerchantRef, Model, State, Target,
+    Txn, TxnSpec, CLASSES, DUPLICATE_WINDOW_HOURS, FAILED, KNOWN_ROUTING, RETURN_CODES,
+};
+use crate::calendar;
+
+fn no(message: impl Into<String>, status: u16) -> Expect {
+    Expect::No(message.into(), status)
+}
+
+/// Whether a routing number is well formed (prefix and ABA check digit).
+pub fn routing_ok(rn: &str) -> bool {
+    let b = rn.as_bytes();
+    if b.len() != 9 || !b.iter().all(u8::is_ascii_digit) {
+        return false;
+    }
+    let d: Vec<u32> = b.iter().map(|c| u32::from(c - b'0')).collect();
+    let prefix = d[0] * 10 + d[1];
+    let sum = 3 * (d[0] + d[3] + d[6]) + 7 * (d[1] + d[4] + d[7]) + d[2] + d[5] + d[8];
+    matches!(prefix, 0..=12 | 21..=32 | 61..=72 | 80) && sum.is_multiple_of(10) && d.iter().any(|&x| x != 0)
+}
+
+/// Whether an account number is acceptable.
+pub fn account_ok(n: &str) -> bool {
+    (4..=17).contains(&n.len())
+        && n.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        && n.bytes().any(|b| b.is_ascii_digit())
+        && n.bytes().any(|b| b.is_ascii_alphanumeric() && b != b'0')
+}
+
+/// An account number as message 13 shows it: all but the last four masked.
+pub fn mask(n: &str) -> String {
+    let keep = n.len().saturating_sub(4);
+    n.chars().enumerate().map(|(i, c)| if i < keep { '*' } else { c }).collect()
+}
+
+fn debit_only(class: &str) -> bool {
+    matches!(class, "TEL" | "BOC" | "POP" | "ICL")
+}
+
+/// The problems of an account as validation finds them: (rank, message, status).
+fn account_problems(a: &Account, out: &mut Vec<(u8, String, u16)>) {
+    if !routing_ok(&a.routing) {
+        out.push((1, format!("'{}' is an invalid Routing Number", a.routing), 422));
+    }
+    if !account_ok(&a.number) {
+        out.push((1, format!("'{}' is an invalid Account Number", mask(&a.number)), 422));
+    }
+    if routing_ok(&a.routing) && !KNOWN_ROUTING.contains(&a.routing.as_str()) {
+        out.push((4, format!("Routing Number '{}' was not found", a.routing), 422));
+    }
+}
+
+fn first(mut problems: Vec<(u8, String, u16)>) -> Option<Expect> {
+    problems.sort_by_key(|p| p.0);
+    problems.into_iter().next().map(|(_, m, s)| no(m, s))
+}
+
+/// Usage: a count and cents.
+#[derive(Debug, Clone, Copy, Default)]
+struct Usage {
+    count: u64,
+    amount: i64,
+}
+
+impl Model {
+    /// The answer to submitting `app`.
+    pub fn expect_submit(&self, app: &App) -> Expect {
+        // The velocities' amounts rank before the website rule.
+        if let Some(low) = app.lowest.filter(|l| *l > app.highest) {
+            return no(format!("'{}' is an invalid Amount", decimal(low)), 422);
+        }
+        if app.no_website && app.classes.iter().any(|c| c == "WEB") {
+            return no(FAILED, 422);
+        }
+        Expect::Ok
+    }
+
+    /// The answer to a customer request of `partner`.
+    pub fn expect_customer(&self, partner: Ix, scope: &Option<Target>, account: &Account) -> Expect {
+        let mut problems = Vec::new();
+        account_problems(account, &mut problems);
+        if let Some(e) = first(problems) {
+            return e;
+        }
+        match scope {
+            None => Expect::Ok,
+            Some(Target::Known(m)) if self.merchants[*m].partner == partner => Expect::Ok,
+            Some(Target::Known(m)) => {
+                no(format!("'{}' is an invalid Merchant ID", self.merchants[*m].id), 422)
+            }
+            Some(Target::Unknown(id)) => no(format!("'{id}' is an invalid Merchant ID"), 422),
+        }
+    }
+
+    /// The answer to deleting a customer as `partner`.
+    pub fn expect_delete(&self, partner: Ix, customer: &Target) -> Expect {
+        match customer {
+            Target::Known(c) if self.customers[*c].partner == partner => {
+                if self.customers[*c].deleted_at.is_some() {
+                    no(FAILED, 422)
+                } else {
+                    Expect::Ok
+                }
+            }
+            _ => no(FAILED, 404),
+        }
+    }
+
+    fn txn_of(&self, partner: Option<Ix>, target: &Target) -> Option<Ix> {
+        match target {
+            Target::Known(t) if partner.is_none_or(|p| self.txns[*t].partner == p) => Some(*t),
+            _ => None,
+        }
+    }
+
+    /// The answer to voiding as `partner`.
+    pub fn expect_void(&self, partner: Ix, target: &Target) -> Expect {
+        match self.txn_of(Some(partner), target) {
+            None => no(FAILED, 404),
+            Some(t) if self.txns[t].state == State::Pending => Expect::Ok,
+            Some(_) => no(FAILED, 409),
+        }
+    }
+
+    /// The answer to reversing as `partner`.
+    pub fn expect_reverse(&self, partner: Ix, target: &Target) -> Expect {
+        let Some(t) = self.txn_of(Some(partner), target) else { return no(FAILED, 404) };
+        let t = &self.txns[t];
+        if t.reversal_of.is_some() {
+            return no(FAILED, 409);
+        }
+        if let Some(r) = t.reversed_by {
+            match self.txns[r].state {
+                State::Pending | State::Originated => {
+                    return no("The reversal for transaction has been submitted", 409)
+                }
+                State::Settled => {
+                    return no(
+                        format!(
+                            "The original transaction has already been reversed with transaction ID {}",
+                            self.txns[r].id
+                        ),
+                        409,
+                    )
+                }
+                State::Returned | State::Voided => {}
+            }
+        }
+        if t.state == State::Settled {
+            Expect::Ok
+        } else {
+            no(FAILED, 409)
+        }
+    }
+
+    /// The answer to recording a return.
+    pub fn expect_return(&self, target: &Target, code: &str, date: Option<NaiveDate>) -> Expect {
+        let Some(t) = self.txn_of(None, target) else { return no(FAILED, 404) };
+        let t = &self.txns[t];
+        if !matches!(t.state, State::Originated | State::Settled) {
+            return no(FAILED, 409);
+        }
+        if !RETURN_CODES.iter().any(|(c, _)| *c == code) {
+            return no(FAILED, 422);
+        }
+        let today = calendar::eastern_date(self.now);
+        let date = date.unwrap_or(today);
+        if date > today || t.origination.is_some_and(|o| date < o) {
+            return no(FAILED, 422);
+        }
+        Expect::Ok
+    }
+
+    /// The answer to a transaction request of `partner`.
+    pub fn expect_create(&self, partner: Ix, spec: &TxnSpec) -> Expect {
+        // Validation, by rank: structure, identifiers, amounts, class rules, directory.
+        let mut p: Vec<(u8, String, u16)> = Vec::new();
+        if let MerchantRef::Malformed(m) = &spec.merchant {
+            p.push((1, format!("'{m}' is an invalid Merchant ID"), 422));
+        }
+        let cents = match &spec.amount {
+            AmountSpec::Cents { cents, .. } => Some(*cents),
+            AmountSpec::Bad(text) => {
+                p.push((2, format!("'{text}' is an invalid Amount"), 422));
+                None
+            }
+        };
+        let class = spec.class.as_str();
+        let known_class = CLASSES.contains(&class);
+        if !known_class {
+            p.push((3, format!("Unable to accept {class} transactions for this merchant"), 403));
+        }
+        if matches!(class, "BOC" | "POP") && spec.check.is_none() {
+            p.push((3, format!("Check Number Required For {class} Transactions"), 422));
+        }
+        if class == "POP" && spec.state.is_none() {
+            p.push((3, "State Required For POP Transactions".into(), 422));
+        }
+        if matches!(class, "BOC" | "POP" | "ICL") && !spec.images {
+            p.push((3, FAILED.into(), 422));
+            p.push((3, FAILED.into(), 422));
+        }
+        if let CustomerRef::Inline(a) = &spec.customer {
+            account_problems(a, &mut p);
+        }
+        // After the walk: the credit cap, a credit in a debit-only class, the class cap.
+        if cents.is_some_and(|c| spec.credit && c > 5_000_000_000) {
+            p.push((2, "Credits are limited to 50,000,000 USD".into(), 422));
+        }
+        if debit_only(class) && spec.credit {
+            p.push((3, format!("Unable to accept {class} credit transactions for this merchant"), 403));
+        }
+        if cents.is_some_and(|c| matches!(class, "BOC" | "POP") && c > 2_500_000) {
+            p.push((3, "Exceeded maximum dollar amount ($25,000.00) for this merchant.".into(), 403));
+        }
+        if let Some(e) = first(p) {
+            return e;
+        }
+        let cents = cents.unwrap_or_default();
+        // The merchant.
+        let m = match &spec.merchant {
+            MerchantRef::Known(m) if self.merchants[*m].partner == partner => *m,
+            MerchantRef::Known(m) => {
+                return no(format!("'{}' is an invalid Merchant ID", self.merchants[*m].id), 422)
+            }
+            MerchantRef::Unknown(id) | MerchantRef::Malformed(id) => {
+                return no(format!("'{id}' is an invalid Merchant ID"), 422)
+            }
+        };
+        let merchant = &self.merchants[m];
+        if !merchant.approved || !merchant.classes.iter().any(|c| c == class) {
+            return no(format!("Unable to accept {class} transactions for this merchant"), 403);
+        }
+        // The customer.
+        let (routing, number) = match &spec.customer {
+            CustomerRef::Inline(a) => (a.routing.clone(), a.number.clone()),
+            CustomerRef::Token(Target::Unknown(_)) => return no(FAILED, 404),
+            CustomerRef::Token(Target::Known(c)) => {
+                let c = &self.customers[*c];
+                if c.partner != partner || c.scope.is_some_and(|s| s != m) {
+                    return no(FAILED, 404);
+                }
+                if c.deleted_at.is_some() {
+                    return no(FAILED, 422);
+                }
+                (c.account.routing.clone(), c.account.number.clone())
+            }
+        };
+        // Per-transaction limits.
+        let l = &merchant.limits;
+        let cents_of = |x: Option<Money>| x.map(Money::cents);
+        if spec.credit && cents_of(l.max_credit_amount) == Some(0) {
+            return no("Unable to accept credit transactions for this merchant", 403);
+        }
+        if cents_of(l.min_transaction_amount).is_some_and(|min| cents < min) {
+            return no(format!("'{}' is an invalid Amount", decimal(cents)), 422);
+        }
+        if let Some(max) = cents_of(l.max_transaction_amount).filter(|max| cents > *max) {
+            return no(format!("Exceeded maximum dollar amount ({}) for this merchant.", dollars(max)), 403);
+        }
+        if spec.credit && cents_of(l.max_credit_amount).is_some_and(|max| cents > max) {
+            return no("Credit amount is over the maximum", 403);
+        }
+        // Spent check numbers, then similar transactions.
+        let counted = |t: &&Txn| {
+            t.reversal_of.is_none() && t.merchant == m && t.routing == routing && t.number == number
+        };
+        if let Some(check) = &spec.check {
+            let trimmed = check.trim_start_matches('0');
+            if self
+                .txns
+                .iter()
+                .filter(counted)
+                .any(|t| t.check.as_deref().map(|c| c.trim_start_matches('0')) == Some(trimmed))
+            {
+                return no(format!("Duplicate transaction for this check. Check number: {check}"), 409);
+            }
+        }
+        if merchant.decline_duplicates
+            && self.txns.iter().filter(counted).any(|t| {
+                t.amount == cents
+                    && t.credit == spec.credit
+                    && t.class == class
+                    && t.state != State::Voided
+                    && self.now - t.created_at < Duration::hours(DUPLICATE_WINDOW_HOURS)
+            })
+        {
+            return no("This is a duplicate transaction", 409);
+        }
+        self.expect_windows(partner, m, cents)
+    }
+
+    /// Usage of the transactions that count, created on Eastern days in `days`.
+    fn usage(&self, keep: impl Fn(&Txn) -> bool, from: NaiveDate, to: NaiveDate) -> Usage {
+        let mut u = Usage::default();
+        for t in self.txns.iter().filter(|t| t.reversal_of.is_none() && t.state != State::Voided && keep(t)) {
+            let d = calendar::eastern_date(t.created_at);
+            if d >= from && d <= to {
+                u.count += 1;
+                u.amount += t.amount;
+            }
+        }
+        u
+    }
+
+    fn expect_windows(&self, partner: Ix, m: Ix, cents: i64) -> Expect {
+        let today = calendar::eastern_date(self.now);
+        let ml = &self.merchants[m].limits;
+        let pl = &self.partners[partner].limits;
+        let of_m = |t: &Txn| t.merchant == m;
+        let of_p = |t: &Txn| t.partner == partner;
+        let period =
+            |days: Option<u32>| today - Duration::days(i64::from(days.unwrap_or(7).clamp(1, 366)) - 1);
+        let month_start = today.with_day(1).unwrap_or(today);
+        let m_day = self.usage(of_m, today, today);
+        let p_day = self.usage(of_p, today, today);
+        let m_period = self.usage(of_m, period(ml.period_days), today);
+        let p_period = self.usage(of_p, period(pl.period_days), today);
+        let m_month = self.usage(of_m, month_start, today);
+        let over_count = |u: Usage, l: Option<u64>| l.is_some_and(|l| u.count + 1 > l);
+        let over_amount = |u: Usage, l: Option<Money>| l.is_some_and(|l| u.amount + cents > l.cents());
+        if over_count(m_day, ml.daily_count) {
+            return no("You have exceeded the allowed max daily num checks for this merchant", 403);
+        }
+        if over_amount(m_day, ml.daily_amount) {
+            let l = ml.daily_amount.map(Money::cents).unwrap_or_default();
+            return no(
+                format!(
+                    "You have exceeded your allowed max dollar amount for this merchant of {}",
+                    dollars(l)
+                ),
+                403,
+            );
+        }
+        if over_count(p_day, pl.daily_count) {
+            return no("You have exceeded the allowed max daily num checks overall", 403);
+        }
+        if over_amount(p_day, pl.daily_amount) {
+            let l = pl.daily_amount.map(Money::cents).unwrap_or_default();
+            return no(
+                format!("You have exceeded your allowed max dollar amount overall of {}", dollars(l)),
+                403,
+            );
+        }
+        if over_count(m_period, ml.period_count) {
+            return no("You have exceeded the maximum number of checks for this merchant this period", 403);
+        }
+        if over_amount(m_period, ml.period_amount) {
+            return no("You have exceeded the maximum dollar amount for this merchant this period", 403);
+        }
+        if over_count(p_period, pl.period_count) {
+            return no("You have exceeded the maximum number of checks overall this period", 403);
+        }
+        if over_amount(p_period, pl.period_amount) {
+            return no("You have exceeded the maximum dollar amount overall this period", 403);
+        }
+        if over_count(m_month, ml.monthly_count) {
+            return no("You have exceeded your monthly transaction volume", 403);
+        }
+        if over_amount(m_month, ml.monthly_amount) {
+            return no("You have exceeded your monthly dollar amount cap", 403);
+        }
+        if let Some(avg) = ml.monthly_average_amount {
+            if i128::from(m_month.amount + cents) > i128::from(avg.cents()) * i128::from(m_month.count + 1) {
+                return no(
+                    "This transaction brings your monthly dollar amount over the maximum average amount allowed",
+                    403,
+                );
+            }
+        }
+        Expect::Ok
+    }
+}
