@@ -150,8 +150,11 @@ impl<'de> Deserialize<'de> for Money {
             serde_json::Value::String(s) => s.clone(),
             _ => return Err(serde::de::Error::custom("amount must be a number or a string")),
         };
-        Money::parse_non_negative(&text)
-            .map_err(|_| serde::de::Error::custom(format!("'{text}' is an invalid Amount")))
+        // Up to 16 integer digits: every amount this type serializes (limits set by
+        // the operator included) reads back; entry amounts are checked separately.
+        Money::parse_digits(&text, 16).map_err(|_| {
+            serde::de::Error::custom(format!("'{}' is an invalid Amount", crate::error::echo(&text)))
+        })
     }
 }
 
@@ -205,6 +208,10 @@ mod tests {
         let s: Money = serde_json::from_str("\"0.10\"").unwrap_or_default();
         assert_eq!(s, Money(10));
         assert!(serde_json::from_str::<Money>("1.001").is_err());
+        // Whatever is serialized reads back (an operator's large limit included).
+        let big = Money(10_000_000_000_000_000);
+        let text = serde_json::to_string(&big).unwrap_or_default();
+        assert_eq!(serde_json::from_str::<Money>(&text).ok(), Some(big));
         assert!(serde_json::from_str::<Money>("true").is_err());
     }
 
