@@ -67,6 +67,22 @@ impl Limits {
         }
     }
 
+    /// The first amount above what an ACH entry can carry (99,999,999.99), as
+    /// `(field, value)`: limits are dollars of entries, so a larger one is a mistake.
+    pub fn amount_out_of_range(&self) -> Option<(&'static str, Money)> {
+        [
+            ("max_transaction_amount", self.max_transaction_amount),
+            ("min_transaction_amount", self.min_transaction_amount),
+            ("max_credit_amount", self.max_credit_amount),
+            ("daily_amount", self.daily_amount),
+            ("period_amount", self.period_amount),
+            ("monthly_amount", self.monthly_amount),
+            ("monthly_average_amount", self.monthly_average_amount),
+        ]
+        .into_iter()
+        .find_map(|(field, m)| m.filter(|m| *m > crate::money::NACHA_MAX).map(|m| (field, m)))
+    }
+
     /// These limits with every field `update` sets replacing ours.
     pub fn updated(&self, update: &Limits) -> Limits {
         Limits {

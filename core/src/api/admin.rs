@@ -79,20 +79,30 @@ struct Clock {
     now: String,
 }
 
+/// Limits from the body, every amount within what an entry can carry.
+fn limits(l: Limits) -> Result<Limits, Failure> {
+    match l.amount_out_of_range() {
+        None => Ok(l),
+        Some((field, m)) => {
+            Err(invalid(field, format!("{field} is {}; limits are at most $99,999,999.99", m.dollars())))
+        }
+    }
+}
+
 /// The operation an admin request asks for.
 pub(crate) fn plan(e: Endpoint, params: &[String], req: &Request) -> Result<Operation, Failure> {
     let param = || params.first().cloned().unwrap_or_default();
     Ok(match e {
         Endpoint::AdminPartners => Operation::CreatePartner { name: body::<NewPartner>(req)?.name },
         Endpoint::AdminPartnerLimits => {
-            Operation::SetPartnerLimits { partner_id: param(), limits: body(req)? }
+            Operation::SetPartnerLimits { partner_id: param(), limits: limits(body(req)?)? }
         }
         Endpoint::AdminApprove => Operation::ApproveMerchant {
             merchant_id: param(),
-            limits: body::<Approval>(req)?.limits.unwrap_or_default(),
+            limits: limits(body::<Approval>(req)?.limits.unwrap_or_default())?,
         },
         Endpoint::AdminMerchantLimits => {
-            Operation::SetMerchantLimits { merchant_id: param(), limits: body(req)? }
+            Operation::SetMerchantLimits { merchant_id: param(), limits: limits(body(req)?)? }
         }
         Endpoint::AdminRouting => {
             let text = String::from_utf8(req.body.clone())
