@@ -116,3 +116,21 @@ pub(crate) struct TransactionRecord {
     /// For a reversed transaction: its reversal.
     pub reversed_by: Option<String>,
 }
+
+impl TransactionRecord {
+    /// Start this record's lifecycle afresh: Pending since `now`, waiting for the
+    /// cut-off `cutoff_at`, with no dates, return or reversal yet.
+    pub(crate) fn begin_pending(&mut self, now: DateTime<Utc>, cutoff_at: DateTime<Utc>) {
+        self.state = State::Pending;
+        self.created_at = now;
+        self.cutoff_at = cutoff_at;
+        self.origination_date = None;
+        self.effective_date = None;
+        self.settlement_date = None;
+        self.settles_at = None;
+        self.return_date = None;
+        self.return_code = None;
+        self.return_reason = None;
+        self.reversed_by = None;
+    }
+}

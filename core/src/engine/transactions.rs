@@ -144,26 +144,14 @@ pub(crate) fn reverse(cx: &mut Cx<'_>, partner_id: &str, id: &str) -> Result<Out
     let (_, cutoff_at) = calendar::next_cutoff_after(cx.now);
     let mut description = format!("Reversal of {}", original.id);
     description.truncate(crate::validation::transaction::MAX_DESCRIPTION);
-    let record = TransactionRecord {
-        id: rid.clone(),
-        direction: original.direction.opposite(),
-        description,
-        check_number: None,
-        has_images: false,
-        state: State::Pending,
-        created_at: cx.now,
-        cutoff_at,
-        origination_date: None,
-        effective_date: None,
-        settlement_date: None,
-        settles_at: None,
-        return_date: None,
-        return_code: None,
-        return_reason: None,
-        reversal_of: Some(original.id.clone()),
-        reversed_by: None,
-        ..original.clone()
-    };
+    let mut record = original.clone();
+    record.id = rid.clone();
+    record.direction = original.direction.opposite();
+    record.description = description;
+    record.check_number = None;
+    record.has_images = false;
+    record.reversal_of = Some(original.id.clone());
+    record.begin_pending(cx.now, cutoff_at);
     original.reversed_by = Some(rid.clone());
     cx.w.put(Table::Transactions, original.id.as_bytes(), &original)?;
     insert(cx, &record)?;
