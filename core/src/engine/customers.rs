@@ -12,7 +12,7 @@ use crate::validation::ProblemCode;
 use crate::AchError;
 
 /// Seal an account for storage, bound (associated data) to the record `bound_to`.
-pub(crate) fn seal(cx: &Cx<'_>, account: &BankAccount, bound_to: &str) -> SealedAccount {
+pub(crate) fn seal(cx: &Cx<'_, '_>, account: &BankAccount, bound_to: &str) -> SealedAccount {
     let sealed = cx.engine.cipher.encrypt(account.account_number.as_bytes(), bound_to.as_bytes());
     let n = account.account_number.chars().count();
     SealedAccount {
@@ -27,7 +27,7 @@ pub(crate) fn seal(cx: &Cx<'_>, account: &BankAccount, bound_to: &str) -> Sealed
 }
 
 /// The keyed fingerprint of an account (routing + number), as hex.
-fn account_fingerprint(cx: &Cx<'_>, account: &BankAccount) -> String {
+fn account_fingerprint(cx: &Cx<'_, '_>, account: &BankAccount) -> String {
     let digest = cx.engine.fingerprints.digest(&[
         b"account",
         account.routing_number.as_bytes(),
@@ -37,7 +37,7 @@ fn account_fingerprint(cx: &Cx<'_>, account: &BankAccount) -> String {
 }
 
 /// Partner: store a customer.
-pub(crate) fn create(cx: &mut Cx<'_>, partner_id: &str, c: &NewCustomer) -> Result<Outcome, Fail> {
+pub(crate) fn create(cx: &mut Cx<'_, '_>, partner_id: &str, c: &NewCustomer) -> Result<Outcome, Fail> {
     if let CustomerScope::Merchant(m) = &c.merchant_id {
         tenants::merchant_of(cx, partner_id, m.as_str())?;
     }
@@ -59,7 +59,7 @@ fn unknown(field: &str, customer_id: &str) -> Fail {
 }
 
 /// The partner's customer `customer_id` (another partner's answers as unknown).
-fn load(cx: &Cx<'_>, partner_id: &str, customer_id: &str, field: &str) -> Result<CustomerRecord, Fail> {
+fn load(cx: &Cx<'_, '_>, partner_id: &str, customer_id: &str, field: &str) -> Result<CustomerRecord, Fail> {
     let record: Option<CustomerRecord> = cx.w.get(Table::Customers, customer_id.as_bytes())?;
     match record {
         Some(c) if c.partner_id == partner_id => Ok(c),
@@ -75,7 +75,7 @@ fn deleted(field: &str, c: &CustomerRecord) -> Fail {
 
 /// Partner: delete a customer. Its token is refused from then on; transactions
 /// made with it keep their own copy of the account.
-pub(crate) fn delete(cx: &mut Cx<'_>, partner_id: &str, customer_id: &str) -> Result<Outcome, Fail> {
+pub(crate) fn delete(cx: &mut Cx<'_, '_>, partner_id: &str, customer_id: &str) -> Result<Outcome, Fail> {
     let mut c = load(cx, partner_id, customer_id, "customer_id")?;
     if c.deleted_at.is_some() {
         return Err(deleted("customer_id", &c));
@@ -89,7 +89,7 @@ pub(crate) fn delete(cx: &mut Cx<'_>, partner_id: &str, customer_id: &str) -> Re
 /// The account behind a token, for a transaction of `merchant_id`: the customer
 /// must be the partner's, not deleted, and `global` or that merchant's.
 pub(crate) fn resolve(
-    cx: &Cx<'_>,
+    cx: &Cx<'_, '_>,
     partner_id: &str,
     merchant_id: &str,
     customer_id: &str,

@@ -31,7 +31,7 @@ pub(crate) struct Prints {
 }
 
 /// The fingerprints of `t` (its account fingerprint comes from its sealed account).
-pub(crate) fn prints(cx: &Cx<'_>, t: &TransactionRecord) -> Prints {
+pub(crate) fn prints(cx: &Cx<'_, '_>, t: &TransactionRecord) -> Prints {
     let f = &cx.engine.fingerprints;
     let account = t.account.fingerprint.as_bytes();
     let amount = t.amount.cents().to_be_bytes();
@@ -52,7 +52,7 @@ pub(crate) fn prints(cx: &Cx<'_>, t: &TransactionRecord) -> Prints {
 /// Refuse `t` if it repeats a check (always) or, when the merchant declines
 /// duplicates, a similar transaction within the window.
 pub(crate) fn check(
-    cx: &Cx<'_>,
+    cx: &Cx<'_, '_>,
     t: &TransactionRecord,
     p: &Prints,
     decline_duplicates: bool,
@@ -88,7 +88,7 @@ pub(crate) fn check(
 }
 
 /// Remember an accepted transaction's fingerprints.
-pub(crate) fn record(cx: &mut Cx<'_>, t: &TransactionRecord, p: &Prints) -> Result<(), StorageError> {
+pub(crate) fn record(cx: &mut Cx<'_, '_>, t: &TransactionRecord, p: &Prints) -> Result<(), StorageError> {
     cx.w.put(Table::Fingerprints, &p.similar, &Seen { transaction_id: t.id.clone(), at: t.created_at })?;
     if let Some(key) = &p.check {
         cx.w.put_raw(Table::Checks, key, t.id.as_bytes())?;

@@ -69,7 +69,7 @@ fn change_of(t: &TransactionRecord, at: DateTime<Utc>) -> StatusChange {
 }
 
 /// The next sequence number of a feed (cached for the rest of the transaction).
-fn next_seq(cx: &mut Cx<'_>, table: Table, scope: &str) -> Result<u64, StorageError> {
+fn next_seq(cx: &mut Cx<'_, '_>, table: Table, scope: &str) -> Result<u64, StorageError> {
     let mut cache_key = vec![table as u8];
     cache_key.extend_from_slice(scope.as_bytes());
     if let Some(n) = cx.seqs.get_mut(&cache_key) {
@@ -86,7 +86,7 @@ fn next_seq(cx: &mut Cx<'_>, table: Table, scope: &str) -> Result<u64, StorageEr
 /// Append the transaction's current status to its partner's status-changes feed
 /// and its merchant's events feed.
 pub(crate) fn record_change(
-    cx: &mut Cx<'_>,
+    cx: &mut Cx<'_, '_>,
     t: &TransactionRecord,
     at: DateTime<Utc>,
 ) -> Result<(), StorageError> {

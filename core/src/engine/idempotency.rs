@@ -101,11 +101,11 @@ fn hex(bytes: &[u8]) -> String {
 /// request, refuse a different request with message 2. Only partner operations
 /// are idempotent: operator answers carry new API keys, which are never stored.
 pub(crate) fn run(
-    cx: &mut Cx<'_>,
+    cx: &mut Cx<'_, '_>,
     owner: &str,
     key: &str,
     request: &[u8],
-    apply: impl FnOnce(&mut Cx<'_>) -> Result<Applied, Fail>,
+    apply: impl FnOnce(&mut Cx<'_, '_>) -> Result<Applied, Fail>,
 ) -> Result<Applied, Fail> {
     let k = keys::idempotency(owner, key);
     let request = hex(&cx.engine.fingerprints.digest(&[b"idempotent-request", request]));

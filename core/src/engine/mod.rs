@@ -296,7 +296,7 @@ impl Engine {
         let mut new_directory = None;
         type Answers = Vec<Result<Outcome, Failure>>;
         let result = self.store.write(|w| -> Result<(Answers, Option<DateTime<Utc>>), StorageError> {
-            let mut cx = Cx { w, now, engine: self, seqs: HashMap::new(), clock_to: None };
+            let mut cx = Cx::new(w, now, self);
             schedule::catch_up(&mut cx, now)?;
             let mut out = Vec::with_capacity(count);
             for (caller, op) in prepared {
@@ -311,7 +311,7 @@ impl Engine {
                 };
                 out.push(answer);
             }
-            Ok((out, cx.clock_to))
+            Ok((out, cx.finish()?))
         });
         match result {
             Ok((out, clock_to)) => {
@@ -338,8 +338,10 @@ impl Engine {
             return Ok(Progress::default());
         }
         let progress = self.store.write(|w| {
-            let mut cx = Cx { w, now, engine: self, seqs: HashMap::new(), clock_to: None };
-            schedule::catch_up(&mut cx, now)
+            let mut cx = Cx::new(w, now, self);
+            let progress = schedule::catch_up(&mut cx, now)?;
+            cx.finish()?;
+            Ok::<_, StorageError>(progress)
         })?;
         Ok(progress)
     }
@@ -375,14 +377,30 @@ pub fn key_file_for(database: &Path) -> PathBuf {
 }
 
 /// The context of one write transaction.
-pub(crate) struct Cx<'a> {
-    pub w: &'a mut Write,
+pub(crate) struct Cx<'a, 'tx> {
+    pub w: &'a mut Write<'tx>,
     pub now: DateTime<Utc>,
     pub engine: &'a Engine,
     /// Next sequence number per feed scope, cached for the transaction.
     pub seqs: HashMap<Vec<u8>, u64>,
+    /// Usage counters read or changed by the transaction, written back by
+    /// [`Cx::finish`].
+    pub usage: usage::Counters,
     /// The sandbox clock's new instant, set on the clock once the commit succeeds.
     pub clock_to: Option<DateTime<Utc>>,
+}
+
+impl<'a, 'tx> Cx<'a, 'tx> {
+    fn new(w: &'a mut Write<'tx>, now: DateTime<Utc>, engine: &'a Engine) -> Self {
+        Cx { w, now, engine, seqs: HashMap::new(), usage: usage::Counters::default(), clock_to: None }
+    }
+
+    /// Write back what the transaction kept in memory (the usage counters). Call
+    /// once, after the last operation, before the commit.
+    fn finish(self) -> Result<Option<DateTime<Utc>>, StorageError> {
+        self.usage.write_back(self.w)?;
+        Ok(self.clock_to)
+    }
 }
 
 /// What applying an operation did.

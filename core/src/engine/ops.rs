@@ -316,7 +316,7 @@ fn partner(caller: &Caller, partner_id: &str) -> Result<(), Fail> {
 }
 
 /// Apply one prepared operation inside the write transaction.
-pub(crate) fn apply(cx: &mut Cx<'_>, caller: &Caller, op: Prepared) -> Result<Applied, Fail> {
+pub(crate) fn apply(cx: &mut Cx<'_, '_>, caller: &Caller, op: Prepared) -> Result<Applied, Fail> {
     let done = |o| Ok(Applied::Done(o));
     match op {
         Prepared::CreatePartner { name } => {

@@ -26,7 +26,7 @@ pub struct Progress {
 }
 
 /// Run everything due at or before `now`.
-pub(crate) fn catch_up(cx: &mut Cx<'_>, now: DateTime<Utc>) -> Result<Progress, StorageError> {
+pub(crate) fn catch_up(cx: &mut Cx<'_, '_>, now: DateTime<Utc>) -> Result<Progress, StorageError> {
     let mut progress = Progress::default();
     loop {
         let pending = due(cx, Table::Pending, now)?;
@@ -65,7 +65,7 @@ pub(crate) fn anything_due(r: &crate::storage::Read, now: DateTime<Utc>) -> Resu
 }
 
 /// The first entry of an index if it is due by `now`.
-fn due(cx: &Cx<'_>, table: Table, now: DateTime<Utc>) -> Result<Option<Due>, StorageError> {
+fn due(cx: &Cx<'_, '_>, table: Table, now: DateTime<Utc>) -> Result<Option<Due>, StorageError> {
     let Some(key) = cx.w.first_key(table)? else {
         return Ok(None);
     };
@@ -73,13 +73,13 @@ fn due(cx: &Cx<'_>, table: Table, now: DateTime<Utc>) -> Result<Option<Due>, Sto
     Ok((at <= now).then_some((at, key)))
 }
 
-fn load(cx: &Cx<'_>, key: &[u8]) -> Result<Option<TransactionRecord>, StorageError> {
+fn load(cx: &Cx<'_, '_>, key: &[u8]) -> Result<Option<TransactionRecord>, StorageError> {
     let id = keys::at_id(key).ok_or_else(|| StorageError("an index key is unreadable".into()))?;
     cx.w.get(Table::Transactions, id.as_bytes())
 }
 
 /// A Pending transaction reaches its cut-off: B Originated, with its dates.
-fn originate(cx: &mut Cx<'_>, key: &[u8], cutoff: DateTime<Utc>) -> Result<(), StorageError> {
+fn originate(cx: &mut Cx<'_, '_>, key: &[u8], cutoff: DateTime<Utc>) -> Result<(), StorageError> {
     cx.w.remove(Table::Pending, key)?;
     let Some(mut t) = load(cx, key)? else { return Ok(()) };
     if t.state != State::Pending {
@@ -99,7 +99,7 @@ fn originate(cx: &mut Cx<'_>, key: &[u8], cutoff: DateTime<Utc>) -> Result<(), S
 }
 
 /// An Originated transaction reaches its settlement instant: S Settled.
-fn settle(cx: &mut Cx<'_>, key: &[u8], at: DateTime<Utc>) -> Result<(), StorageError> {
+fn settle(cx: &mut Cx<'_, '_>, key: &[u8], at: DateTime<Utc>) -> Result<(), StorageError> {
     cx.w.remove(Table::Settlements, key)?;
     let Some(mut t) = load(cx, key)? else { return Ok(()) };
     if t.state != State::Originated {
@@ -111,7 +111,7 @@ fn settle(cx: &mut Cx<'_>, key: &[u8], at: DateTime<Utc>) -> Result<(), StorageE
 }
 
 /// Sandbox: move the clock to `now` (never backwards) and run everything due.
-pub(crate) fn set_clock(cx: &mut Cx<'_>, now: DateTime<Utc>) -> Result<Outcome, Fail> {
+pub(crate) fn set_clock(cx: &mut Cx<'_, '_>, now: DateTime<Utc>) -> Result<Outcome, Fail> {
     if !cx.engine.sandbox {
         return Err(Failure::problem(
             AchError::FailedToAccept,

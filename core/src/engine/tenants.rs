@@ -1,5 +1,7 @@
 //! Partners and merchants: creation, underwriting, approval, limits, API keys.
 
+use std::rc::Rc;
+
 use base64::Engine as _;
 
 use super::records::{KeyOwner, MerchantRecord, MerchantStatus, PartnerRecord};
@@ -20,7 +22,7 @@ fn b64() -> &'static base64::engine::GeneralPurpose {
 }
 
 /// Operator: a new partner and its API key.
-pub(crate) fn create_partner(cx: &mut Cx<'_>, name: &str) -> Result<Outcome, Fail> {
+pub(crate) fn create_partner(cx: &mut Cx<'_, '_>, name: &str) -> Result<Outcome, Fail> {
     let name = name.trim();
     if name.is_empty() || name.chars().count() > MAX_PARTNER_NAME || name.chars().any(char::is_control) {
         let msg = format!("name must be 1 to {MAX_PARTNER_NAME} characters without control characters");
@@ -41,19 +43,20 @@ pub(crate) fn create_partner(cx: &mut Cx<'_>, name: &str) -> Result<Outcome, Fai
     Ok(Outcome::PartnerCreated { partner_id: id, api_key: key.as_str().to_owned() })
 }
 
-pub(crate) fn load_partner(cx: &Cx<'_>, partner_id: &str) -> Result<PartnerRecord, Fail> {
-    cx.w.get(Table::Partners, partner_id.as_bytes())?.ok_or_else(|| {
+/// The partner `partner_id` (decoded once per write transaction).
+pub(crate) fn load_partner(cx: &Cx<'_, '_>, partner_id: &str) -> Result<Rc<PartnerRecord>, Fail> {
+    cx.w.get_shared(Table::Partners, partner_id.as_bytes())?.ok_or_else(|| {
         Failure::not_found("partner_id", format!("no partner '{}'", crate::error::echo(partner_id))).into()
     })
 }
 
 /// Operator: set a partner's overall limits.
 pub(crate) fn set_partner_limits(
-    cx: &mut Cx<'_>,
+    cx: &mut Cx<'_, '_>,
     partner_id: &str,
     limits: &Limits,
 ) -> Result<Outcome, Fail> {
-    let mut partner = load_partner(cx, partner_id)?;
+    let mut partner = Rc::unwrap_or_clone(load_partner(cx, partner_id)?);
     partner.limits = partner.limits.updated(limits);
     cx.w.put(Table::Partners, partner_id.as_bytes(), &partner)?;
     Ok(Outcome::LimitsSet { id: partner.id, limits: partner.limits })
@@ -61,7 +64,7 @@ pub(crate) fn set_partner_limits(
 
 /// Partner: store an application; the merchant waits in underwriting.
 pub(crate) fn submit_merchant(
-    cx: &mut Cx<'_>,
+    cx: &mut Cx<'_, '_>,
     partner_id: &str,
     app: &MerchantApplication,
 ) -> Result<Outcome, Fail> {
@@ -91,14 +94,15 @@ fn unknown_merchant(merchant_id: &str) -> Fail {
     Failure::problem(e.clone(), "merchant_id", ProblemCode::NotFound, e.to_string()).into()
 }
 
-fn load_merchant(cx: &Cx<'_>, merchant_id: &str) -> Result<MerchantRecord, Fail> {
-    cx.w.get(Table::Merchants, merchant_id.as_bytes())?.ok_or_else(|| unknown_merchant(merchant_id))
+/// The merchant `merchant_id` (decoded once per write transaction).
+fn load_merchant(cx: &Cx<'_, '_>, merchant_id: &str) -> Result<Rc<MerchantRecord>, Fail> {
+    cx.w.get_shared(Table::Merchants, merchant_id.as_bytes())?.ok_or_else(|| unknown_merchant(merchant_id))
 }
 
 /// Operator: approve a merchant: its classes enabled, its limits set (defaults
 /// from its velocities, overridden by `limits`), its API key issued.
-pub(crate) fn approve_merchant(cx: &mut Cx<'_>, merchant_id: &str, limits: &Limits) -> Result<Outcome, Fail> {
-    let mut m = load_merchant(cx, merchant_id)?;
+pub(crate) fn approve_merchant(cx: &mut Cx<'_, '_>, merchant_id: &str, limits: &Limits) -> Result<Outcome, Fail> {
+    let mut m = Rc::unwrap_or_clone(load_merchant(cx, merchant_id)?);
     if m.status == MerchantStatus::Approved {
         let msg = "this merchant is already approved (change its limits instead)";
         return Err(
@@ -117,11 +121,11 @@ pub(crate) fn approve_merchant(cx: &mut Cx<'_>, merchant_id: &str, limits: &Limi
 
 /// Operator: change a merchant's limits.
 pub(crate) fn set_merchant_limits(
-    cx: &mut Cx<'_>,
+    cx: &mut Cx<'_, '_>,
     merchant_id: &str,
     limits: &Limits,
 ) -> Result<Outcome, Fail> {
-    let mut m = load_merchant(cx, merchant_id)?;
+    let mut m = Rc::unwrap_or_clone(load_merchant(cx, merchant_id)?);
     m.limits = m.limits.updated(limits);
     cx.w.put(Table::Merchants, m.id.as_bytes(), &m)?;
     Ok(Outcome::LimitsSet { id: m.id, limits: m.limits })
@@ -129,7 +133,11 @@ pub(crate) fn set_merchant_limits(
 
 /// The partner's approved merchant `merchant_id`, as a transaction needs it.
 /// Another partner's merchant answers exactly like an unknown one (message 11).
-pub(crate) fn merchant_of(cx: &Cx<'_>, partner_id: &str, merchant_id: &str) -> Result<MerchantRecord, Fail> {
+pub(crate) fn merchant_of(
+    cx: &Cx<'_, '_>,
+    partner_id: &str,
+    merchant_id: &str,
+) -> Result<Rc<MerchantRecord>, Fail> {
     let m = load_merchant(cx, merchant_id)?;
     if m.partner_id != partner_id {
         return Err(unknown_merchant(merchant_id));

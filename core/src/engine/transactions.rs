@@ -13,7 +13,7 @@ use crate::{calendar, AchError};
 
 /// Partner: accept a validated transaction as A Pending, waiting for the next
 /// banking day's 6 PM ET cut-off.
-pub(crate) fn create(cx: &mut Cx<'_>, partner_id: &str, t: &NewTransaction) -> Result<Outcome, Fail> {
+pub(crate) fn create(cx: &mut Cx<'_, '_>, partner_id: &str, t: &NewTransaction) -> Result<Outcome, Fail> {
     let class = t.standard_entry_class;
     let merchant = tenants::merchant_of(cx, partner_id, t.merchant_id.as_str())?;
     let refuse = |detail: String| -> Fail {
@@ -26,9 +26,6 @@ pub(crate) fn create(cx: &mut Cx<'_>, partner_id: &str, t: &NewTransaction) -> R
     if !merchant.classes.contains(&class) {
         return Err(refuse(format!("the merchant is not set up for {} entries", class.as_str())));
     }
-    let merchant_limits = merchant.limits.clone();
-    let decline_duplicates = merchant.decline_duplicates;
-    let merchant_record = merchant.clone();
     let id = TransactionId::generate().0;
     let (account, customer_id) = match &t.customer {
         CustomerRef::Token { id: token } => {
@@ -40,7 +37,7 @@ pub(crate) fn create(cx: &mut Cx<'_>, partner_id: &str, t: &NewTransaction) -> R
     let record = TransactionRecord {
         id: id.clone(),
         partner_id: partner_id.to_owned(),
-        merchant_id: merchant.id,
+        merchant_id: merchant.id.clone(),
         amount: t.amount,
         direction: t.direction,
         class,
@@ -67,12 +64,12 @@ pub(crate) fn create(cx: &mut Cx<'_>, partner_id: &str, t: &NewTransaction) -> R
     // transaction, then duplicates, then the history-wide windows.
     let candidate =
         Candidate { amount: record.amount, credit: record.direction == crate::model::Direction::Credit };
-    limits::check_transaction(&merchant_limits, candidate).map_err(limit_failure)?;
+    limits::check_transaction(&merchant.limits, candidate).map_err(limit_failure)?;
     let prints = duplicates::prints(cx, &record);
-    duplicates::check(cx, &record, &prints, decline_duplicates)?;
+    duplicates::check(cx, &record, &prints, merchant.decline_duplicates)?;
     let partner = tenants::load_partner(cx, partner_id)?;
-    let windows = usage::windows(cx, &merchant_record, &partner, cx.now)?;
-    limits::check_windows(&merchant_limits, &partner.limits, &windows, candidate).map_err(limit_failure)?;
+    let windows = usage::windows(cx, &merchant, &partner, cx.now)?;
+    limits::check_windows(&merchant.limits, &partner.limits, &windows, candidate).map_err(limit_failure)?;
     // Decided: from here on only writes.
     insert(cx, &record)?;
     usage::apply(cx, &record, true)?;
@@ -100,7 +97,7 @@ fn limit_failure(e: AchError) -> Fail {
 }
 
 /// Store a new Pending transaction, index it for its cut-off, report it.
-fn insert(cx: &mut Cx<'_>, record: &TransactionRecord) -> Result<(), Fail> {
+fn insert(cx: &mut Cx<'_, '_>, record: &TransactionRecord) -> Result<(), Fail> {
     cx.w.put(Table::Transactions, record.id.as_bytes(), record)?;
     cx.w.put_raw(Table::Pending, &keys::at(record.cutoff_at, &record.id), &[])?;
     feeds::record_change(cx, record, cx.now)?;
@@ -108,7 +105,7 @@ fn insert(cx: &mut Cx<'_>, record: &TransactionRecord) -> Result<(), Fail> {
 }
 
 /// The partner's transaction (another partner's answers as unknown).
-fn load(cx: &Cx<'_>, partner_id: Option<&str>, id: &str) -> Result<TransactionRecord, Fail> {
+fn load(cx: &Cx<'_, '_>, partner_id: Option<&str>, id: &str) -> Result<TransactionRecord, Fail> {
     let record: Option<TransactionRecord> = cx.w.get(Table::Transactions, id.as_bytes())?;
     match record {
         Some(t) if partner_id.is_none_or(|p| p == t.partner_id) => Ok(t),
@@ -118,7 +115,7 @@ fn load(cx: &Cx<'_>, partner_id: Option<&str>, id: &str) -> Result<TransactionRe
 
 /// Partner: void a Pending transaction; it never originates. The feeds report it
 /// as status R with no return code and the reason `Voided`.
-pub(crate) fn void(cx: &mut Cx<'_>, partner_id: &str, id: &str) -> Result<Outcome, Fail> {
+pub(crate) fn void(cx: &mut Cx<'_, '_>, partner_id: &str, id: &str) -> Result<Outcome, Fail> {
     let mut t = load(cx, Some(partner_id), id)?;
     lifecycle::can_void(t.state).map_err(Failure::from)?;
     t.state = State::Voided;
@@ -131,7 +128,7 @@ pub(crate) fn void(cx: &mut Cx<'_>, partner_id: &str, id: &str) -> Result<Outcom
 
 /// Partner: reverse a Settled transaction: a new transaction in the opposite
 /// direction, with its own id, linked to the original.
-pub(crate) fn reverse(cx: &mut Cx<'_>, partner_id: &str, id: &str) -> Result<Outcome, Fail> {
+pub(crate) fn reverse(cx: &mut Cx<'_, '_>, partner_id: &str, id: &str) -> Result<Outcome, Fail> {
     let mut original = load(cx, Some(partner_id), id)?;
     let reversal = match &original.reversed_by {
         Some(rid) => Some(load(cx, Some(partner_id), rid)?),
@@ -160,7 +157,7 @@ pub(crate) fn reverse(cx: &mut Cx<'_>, partner_id: &str, id: &str) -> Result<Out
 
 /// Operator: the receiving bank returned an Originated or Settled transaction.
 pub(crate) fn record_return(
-    cx: &mut Cx<'_>,
+    cx: &mut Cx<'_, '_>,
     id: &str,
     code: &str,
     date: Option<chrono::NaiveDate>,

@@ -7,7 +7,9 @@
 //! business), on the Eastern day and month of its creation. A void gives its usage
 //! back; a return does not (the entry went to the bank).
 
-use chrono::{DateTime, Duration, Utc};
+use std::collections::{BTreeMap, HashMap};
+
+use chrono::{DateTime, Duration, NaiveDate, Utc};
 
 use super::records::{MerchantRecord, PartnerRecord, TransactionRecord};
 use super::Cx;
@@ -28,8 +30,89 @@ fn encode(u: Usage) -> [u8; 16] {
     out
 }
 
-fn get(w: &Write, key: &[u8]) -> Result<Usage, StorageError> {
-    Ok(w.get_raw(Table::Usage, key)?.map(|b| decode(&b)).unwrap_or_default())
+/// The usage counters a write transaction has read or changed: each counter is
+/// read from storage at most once per transaction and written back once, by
+/// [`Counters::write_back`] before the commit (a batch of creates by one merchant
+/// reads and writes three counters, not three per create). Rolling-period sums are
+/// kept too, and moved by every change of a day they cover.
+#[derive(Default)]
+pub(crate) struct Counters {
+    /// Counter key → its value as this transaction sees it, and whether it changed.
+    values: BTreeMap<Vec<u8>, (Usage, bool)>,
+    /// Rolling-period sums by (scope, last day, days).
+    periods: HashMap<(String, NaiveDate, u32), Usage>,
+}
+
+impl Counters {
+    /// A counter as this transaction sees it.
+    fn get(&mut self, w: &Write<'_>, key: &[u8]) -> Result<Usage, StorageError> {
+        if let Some((usage, _)) = self.values.get(key) {
+            return Ok(*usage);
+        }
+        let usage = w.get_raw(Table::Usage, key)?.map(|b| decode(&b)).unwrap_or_default();
+        self.values.insert(key.to_vec(), (usage, false));
+        Ok(usage)
+    }
+
+    /// The usage of `scope` over the `days` Eastern days ending on `last`: one range
+    /// read of at most `days` stored counters (with this transaction's changes
+    /// over them), then kept for the rest of the transaction.
+    fn period(&mut self, w: &Write<'_>, scope: &str, last: NaiveDate, days: u32) -> Result<Usage, StorageError> {
+        let id = (scope.to_owned(), last, days);
+        if let Some(sum) = self.periods.get(&id) {
+            return Ok(*sum);
+        }
+        let first = last - Duration::days(i64::from(days) - 1);
+        let from = keys::usage_day(scope, first);
+        let to = keys::usage_day(scope, last + Duration::days(1));
+        let mut by_day: BTreeMap<Vec<u8>, Usage> =
+            w.range(Table::Usage, &from, &to, days as usize)?.into_iter().map(|(k, v)| (k, decode(&v))).collect();
+        for (k, (usage, _)) in self.values.range(from..to) {
+            by_day.insert(k.clone(), *usage);
+        }
+        let sum = by_day.values().fold(Usage::default(), |acc, u| acc.plus(*u));
+        self.periods.insert(id, sum);
+        Ok(sum)
+    }
+
+    /// Add `delta` (`add`) or take it away from the counter `key`, which counts
+    /// `day` of `scope` (`None`: a month counter).
+    fn change(
+        &mut self,
+        w: &Write<'_>,
+        key: Vec<u8>,
+        scope: &str,
+        day: Option<NaiveDate>,
+        delta: Usage,
+        add: bool,
+    ) -> Result<(), StorageError> {
+        let now = self.get(w, &key)?;
+        let next = if add { now.plus(delta) } else { now.minus(delta) };
+        self.values.insert(key, (next, true));
+        let Some(day) = day else { return Ok(()) };
+        for ((s, last, days), sum) in &mut self.periods {
+            let covers = *last >= day && (*last - day).num_days() < i64::from(*days);
+            if covers && s == scope {
+                *sum = if add { sum.plus(delta) } else { sum.minus(delta) };
+            }
+        }
+        Ok(())
+    }
+
+    /// Store every changed counter (a counter back at zero is removed).
+    pub(crate) fn write_back(self, w: &mut Write<'_>) -> Result<(), StorageError> {
+        for (key, (usage, changed)) in self.values {
+            if !changed {
+                continue;
+            }
+            if usage == Usage::default() {
+                w.remove(Table::Usage, &key)?;
+            } else {
+                w.put_raw(Table::Usage, &key, &encode(usage))?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Whether a transaction counts toward usage.
@@ -37,14 +120,19 @@ pub(crate) fn counts(t: &TransactionRecord) -> bool {
     t.reversal_of.is_none()
 }
 
-/// The counter keys a transaction created at `at` touches.
-fn keys_of(merchant_id: &str, partner_id: &str, at: DateTime<Utc>) -> [Vec<u8>; 3] {
+/// The counters a transaction created at `at` touches: (key, scope, day) for the
+/// merchant's day, the partner's day and the merchant's month (day `None`).
+fn counters_of<'s>(
+    merchant_id: &'s str,
+    partner_id: &'s str,
+    at: DateTime<Utc>,
+) -> [(Vec<u8>, &'s str, Option<NaiveDate>); 3] {
     let day = calendar::eastern_date(at);
     let (year, month) = calendar::eastern_month_key(at);
     [
-        keys::usage_day(merchant_id, day),
-        keys::usage_day(partner_id, day),
-        keys::usage_month(merchant_id, year, month),
+        (keys::usage_day(merchant_id, day), merchant_id, Some(day)),
+        (keys::usage_day(partner_id, day), partner_id, Some(day)),
+        (keys::usage_month(merchant_id, year, month), merchant_id, None),
     ]
 }
 
@@ -53,48 +141,33 @@ fn period_days(setting: Option<u32>) -> u32 {
     setting.unwrap_or(DEFAULT_PERIOD_DAYS).clamp(1, MAX_PERIOD_DAYS)
 }
 
-/// The usage of `scope` over the `days` Eastern days ending on `last` (a range read
-/// of at most `days` counters).
-fn period(w: &Write, scope: &str, last: chrono::NaiveDate, days: u32) -> Result<Usage, StorageError> {
-    let first = last - Duration::days(i64::from(days) - 1);
-    let from = keys::usage_day(scope, first);
-    let to = keys::usage_day(scope, last + Duration::days(1));
-    let entries = w.range(Table::Usage, &from, &to, days as usize)?;
-    Ok(entries.iter().fold(Usage::default(), |acc, (_, v)| acc.plus(decode(v))))
-}
-
 /// The usage a new transaction of this merchant at `at` is measured against.
 pub(crate) fn windows(
-    cx: &Cx<'_>,
+    cx: &mut Cx<'_, '_>,
     m: &MerchantRecord,
     p: &PartnerRecord,
     at: DateTime<Utc>,
 ) -> Result<Windows, StorageError> {
-    let [m_day, p_day, m_month] = keys_of(&m.id, &p.id, at);
+    let [(m_day, ..), (p_day, ..), (m_month, ..)] = counters_of(&m.id, &p.id, at);
     let today = calendar::eastern_date(at);
+    let (c, w) = (&mut cx.usage, &*cx.w);
     Ok(Windows {
-        merchant_day: get(cx.w, &m_day)?,
-        merchant_period: period(cx.w, &m.id, today, period_days(m.limits.period_days))?,
-        merchant_month: get(cx.w, &m_month)?,
-        overall_day: get(cx.w, &p_day)?,
-        overall_period: period(cx.w, &p.id, today, period_days(p.limits.period_days))?,
+        merchant_day: c.get(w, &m_day)?,
+        merchant_period: c.period(w, &m.id, today, period_days(m.limits.period_days))?,
+        merchant_month: c.get(w, &m_month)?,
+        overall_day: c.get(w, &p_day)?,
+        overall_period: c.period(w, &p.id, today, period_days(p.limits.period_days))?,
     })
 }
 
 /// Add (`add`) or give back (a void) a transaction's usage.
-pub(crate) fn apply(cx: &mut Cx<'_>, t: &TransactionRecord, add: bool) -> Result<(), StorageError> {
+pub(crate) fn apply(cx: &mut Cx<'_, '_>, t: &TransactionRecord, add: bool) -> Result<(), StorageError> {
     if !counts(t) {
         return Ok(());
     }
     let one = Usage::one(t.amount);
-    for key in keys_of(&t.merchant_id, &t.partner_id, t.created_at) {
-        let now = get(cx.w, &key)?;
-        let next = if add { now.plus(one) } else { now.minus(one) };
-        if next == Usage::default() {
-            cx.w.remove(Table::Usage, &key)?;
-        } else {
-            cx.w.put_raw(Table::Usage, &key, &encode(next))?;
-        }
+    for (key, scope, day) in counters_of(&t.merchant_id, &t.partner_id, t.created_at) {
+        cx.usage.change(cx.w, key, scope, day, one, add)?;
     }
     Ok(())
 }
@@ -109,7 +182,7 @@ pub(crate) fn audit(r: &Read) -> Result<Result<(), String>, StorageError> {
         if !counts(&t) || t.state == crate::lifecycle::State::Voided {
             continue;
         }
-        for key in keys_of(&t.merchant_id, &t.partner_id, t.created_at) {
+        for (key, ..) in counters_of(&t.merchant_id, &t.partner_id, t.created_at) {
             let e = expected.entry(key).or_default();
             *e = e.plus(Usage::one(t.amount));
         }

@@ -13,8 +13,12 @@ pub(crate) mod keys;
 #[cfg(feature = "simulation")]
 pub use redb::StorageBackend;
 
+use std::any::Any;
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
+use std::rc::Rc;
 
 use redb::backends::InMemoryBackend;
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
@@ -25,7 +29,7 @@ use serde::Serialize;
 pub const FORMAT_VERSION: u32 = 1;
 
 /// Every table of the database.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Table {
     /// Engine metadata: format version, pointer secret, clock position.
     Meta,
@@ -190,8 +194,9 @@ impl Store {
                     "the database has format version {v}; this build reads version {FORMAT_VERSION}"
                 ))),
                 None => {
+                    // Create every table now, so that readers never meet a missing one.
                     for table in Table::ALL {
-                        w.tx.open_table(table.def()).map_err(fail)?;
+                        w.with(table, |_| Ok(()))?;
                     }
                     w.put(Table::Meta, keys::META_FORMAT, &FORMAT_VERSION)
                 }
@@ -204,12 +209,16 @@ impl Store {
     /// rolled back entirely when it returns `Err`.
     pub(crate) fn write<T, E: From<StorageError>>(
         &self,
-        f: impl FnOnce(&mut Write) -> Result<T, E>,
+        f: impl FnOnce(&mut Write<'_>) -> Result<T, E>,
     ) -> Result<T, E> {
         let tx = self.db.begin_write().map_err(fail)?;
-        let mut w = Write { tx };
-        let out = f(&mut w)?;
-        w.tx.commit().map_err(fail)?;
+        let out = {
+            let mut w = Write { tx: &tx, open: RefCell::new(Default::default()), cache: RefCell::default() };
+            // On `Err`, `w` (its open tables) and then `tx` drop: nothing is written.
+            f(&mut w)?
+            // `w` drops here: every table it opened is closed before the commit.
+        };
+        tx.commit().map_err(fail)?;
         Ok(out)
     }
 
@@ -235,14 +244,79 @@ fn encode<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, StorageError> {
 /// One entry of a range scan.
 pub(crate) type Entry = (Vec<u8>, Vec<u8>);
 
+/// An open table of a write transaction.
+type WriteTable<'tx> = redb::Table<'tx, &'static [u8], &'static [u8]>;
+
 /// A write transaction.
-pub(crate) struct Write {
-    tx: redb::WriteTransaction,
+///
+/// Each table is opened the first time the transaction uses it and stays open
+/// until the transaction ends (opening a redb table costs a lookup in its table
+/// tree and closing it a write there: once per transaction, not once per call).
+/// Records read with [`Write::get_shared`] are decoded once per transaction; a
+/// write to their key forgets the decoded copy.
+pub(crate) struct Write<'tx> {
+    tx: &'tx redb::WriteTransaction,
+    open: RefCell<[Option<WriteTable<'tx>>; Table::ALL.len()]>,
+    cache: RefCell<HashMap<(Table, Vec<u8>), Rc<dyn Any>>>,
+}
+
+impl<'tx> Write<'tx> {
+    /// Run `f` on `table`, opening it if this transaction has not yet.
+    fn with<R>(
+        &self,
+        table: Table,
+        f: impl FnOnce(&mut WriteTable<'tx>) -> Result<R, StorageError>,
+    ) -> Result<R, StorageError> {
+        let mut open = self.open.borrow_mut();
+        let slot = &mut open[table as usize];
+        let t = match slot {
+            Some(t) => t,
+            None => slot.insert(self.tx.open_table(table.def()).map_err(fail)?),
+        };
+        f(t)
+    }
+
+    /// The record at `key`, decoded once per transaction and shared: for records
+    /// that many operations of a batch read (merchants, partners).
+    pub(crate) fn get_shared<T: DeserializeOwned + 'static>(
+        &self,
+        table: Table,
+        key: &[u8],
+    ) -> Result<Option<Rc<T>>, StorageError> {
+        let cache_key = (table, key.to_vec());
+        if let Some(hit) = self.cache.borrow().get(&cache_key) {
+            if let Ok(record) = Rc::clone(hit).downcast::<T>() {
+                return Ok(Some(record));
+            }
+        }
+        let Some(record) = self.get::<T>(table, key)? else { return Ok(None) };
+        let record = Rc::new(record);
+        self.cache.borrow_mut().insert(cache_key, Rc::clone(&record) as Rc<dyn Any>);
+        Ok(Some(record))
+    }
+
+    fn forget(&self, table: Table, key: &[u8]) {
+        let mut cache = self.cache.borrow_mut();
+        if !cache.is_empty() {
+            cache.remove(&(table, key.to_vec()));
+        }
+    }
 }
 
 /// A read transaction.
 pub(crate) struct Read {
     tx: redb::ReadTransaction,
+}
+
+impl Read {
+    /// Run `f` on `table`.
+    fn with<R>(
+        &self,
+        table: Table,
+        f: impl FnOnce(&mut redb::ReadOnlyTable<&'static [u8], &'static [u8]>) -> Result<R, StorageError>,
+    ) -> Result<R, StorageError> {
+        f(&mut self.tx.open_table(table.def()).map_err(fail)?)
+    }
 }
 
 macro_rules! readable {
@@ -252,9 +326,7 @@ macro_rules! readable {
         impl $t {
             /// The raw value at `key`.
             pub(crate) fn get_raw(&self, table: Table, key: &[u8]) -> Result<Option<Vec<u8>>, StorageError> {
-                let t = self.tx.open_table(table.def()).map_err(fail)?;
-                let value = t.get(key).map_err(fail)?.map(|v| v.value().to_vec());
-                Ok(value)
+                self.with(table, |t| Ok(t.get(key).map_err(fail)?.map(|v| v.value().to_vec())))
             }
 
             /// The record at `key`.
@@ -263,7 +335,10 @@ macro_rules! readable {
                 table: Table,
                 key: &[u8],
             ) -> Result<Option<T>, StorageError> {
-                self.get_raw(table, key)?.map(|b| decode(table, &b)).transpose()
+                self.with(table, |t| match t.get(key).map_err(fail)? {
+                    Some(v) => decode(table, v.value()).map(Some),
+                    None => Ok(None),
+                })
             }
 
             /// Up to `limit` entries with keys in `[from, to)`, in key order.
@@ -274,13 +349,14 @@ macro_rules! readable {
                 to: &[u8],
                 limit: usize,
             ) -> Result<Vec<Entry>, StorageError> {
-                let t = self.tx.open_table(table.def()).map_err(fail)?;
-                let mut out = Vec::new();
-                for item in t.range::<&[u8]>(from..to).map_err(fail)?.take(limit) {
-                    let (k, v) = item.map_err(fail)?;
-                    out.push((k.value().to_vec(), v.value().to_vec()));
-                }
-                Ok(out)
+                self.with(table, |t| {
+                    let mut out = Vec::new();
+                    for item in t.range::<&[u8]>(from..to).map_err(fail)?.take(limit) {
+                        let (k, v) = item.map_err(fail)?;
+                        out.push((k.value().to_vec(), v.value().to_vec()));
+                    }
+                    Ok(out)
+                })
             }
 
             /// The last key in `[from, to)`, if any.
@@ -290,28 +366,24 @@ macro_rules! readable {
                 from: &[u8],
                 to: &[u8],
             ) -> Result<Option<Vec<u8>>, StorageError> {
-                let t = self.tx.open_table(table.def()).map_err(fail)?;
-                let last = t.range::<&[u8]>(from..to).map_err(fail)?.next_back();
-                Ok(match last {
-                    Some(item) => Some(item.map_err(fail)?.0.value().to_vec()),
-                    None => None,
+                self.with(table, |t| match t.range::<&[u8]>(from..to).map_err(fail)?.next_back() {
+                    Some(item) => Ok(Some(item.map_err(fail)?.0.value().to_vec())),
+                    None => Ok(None),
                 })
             }
 
             /// The first key of the table, if any.
             pub(crate) fn first_key(&self, table: Table) -> Result<Option<Vec<u8>>, StorageError> {
-                let t = self.tx.open_table(table.def()).map_err(fail)?;
-                let first = t.first().map_err(fail)?;
-                Ok(first.map(|(k, _)| k.value().to_vec()))
+                self.with(table, |t| Ok(t.first().map_err(fail)?.map(|(k, _)| k.value().to_vec())))
             }
         }
     };
 }
 
-readable!(Write);
+readable!(Write<'_>);
 readable!(Read);
 
-impl Write {
+impl Write<'_> {
     /// Store a record at `key` (replacing any).
     pub(crate) fn put<T: Serialize + ?Sized>(
         &mut self,
@@ -325,15 +397,13 @@ impl Write {
 
     /// Store raw bytes at `key`.
     pub(crate) fn put_raw(&mut self, table: Table, key: &[u8], value: &[u8]) -> Result<(), StorageError> {
-        let mut t = self.tx.open_table(table.def()).map_err(fail)?;
-        t.insert(key, value).map_err(fail)?;
-        Ok(())
+        self.forget(table, key);
+        self.with(table, |t| t.insert(key, value).map(drop).map_err(fail))
     }
 
     /// Remove `key`; whether it was present.
     pub(crate) fn remove(&mut self, table: Table, key: &[u8]) -> Result<bool, StorageError> {
-        let mut t = self.tx.open_table(table.def()).map_err(fail)?;
-        let removed = t.remove(key).map_err(fail)?.is_some();
-        Ok(removed)
+        self.forget(table, key);
+        self.with(table, |t| Ok(t.remove(key).map_err(fail)?.is_some()))
     }
 }
