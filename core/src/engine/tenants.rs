@@ -101,7 +101,11 @@ fn load_merchant(cx: &Cx<'_, '_>, merchant_id: &str) -> Result<Rc<MerchantRecord
 
 /// Operator: approve a merchant: its classes enabled, its limits set (defaults
 /// from its velocities, overridden by `limits`), its API key issued.
-pub(crate) fn approve_merchant(cx: &mut Cx<'_, '_>, merchant_id: &str, limits: &Limits) -> Result<Outcome, Fail> {
+pub(crate) fn approve_merchant(
+    cx: &mut Cx<'_, '_>,
+    merchant_id: &str,
+    limits: &Limits,
+) -> Result<Outcome, Fail> {
     let mut m = Rc::unwrap_or_clone(load_merchant(cx, merchant_id)?);
     if m.status == MerchantStatus::Approved {
         let msg = "this merchant is already approved (change its limits instead)";

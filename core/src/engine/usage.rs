@@ -57,7 +57,13 @@ impl Counters {
     /// The usage of `scope` over the `days` Eastern days ending on `last`: one range
     /// read of at most `days` stored counters (with this transaction's changes
     /// over them), then kept for the rest of the transaction.
-    fn period(&mut self, w: &Write<'_>, scope: &str, last: NaiveDate, days: u32) -> Result<Usage, StorageError> {
+    fn period(
+        &mut self,
+        w: &Write<'_>,
+        scope: &str,
+        last: NaiveDate,
+        days: u32,
+    ) -> Result<Usage, StorageError> {
         let id = (scope.to_owned(), last, days);
         if let Some(sum) = self.periods.get(&id) {
             return Ok(*sum);
@@ -65,8 +71,11 @@ impl Counters {
         let first = last - Duration::days(i64::from(days) - 1);
         let from = keys::usage_day(scope, first);
         let to = keys::usage_day(scope, last + Duration::days(1));
-        let mut by_day: BTreeMap<Vec<u8>, Usage> =
-            w.range(Table::Usage, &from, &to, days as usize)?.into_iter().map(|(k, v)| (k, decode(&v))).collect();
+        let mut by_day: BTreeMap<Vec<u8>, Usage> = w
+            .range(Table::Usage, &from, &to, days as usize)?
+            .into_iter()
+            .map(|(k, v)| (k, decode(&v)))
+            .collect();
         for (k, (usage, _)) in self.values.range(from..to) {
             by_day.insert(k.clone(), *usage);
         }

@@ -247,6 +247,9 @@ pub(crate) type Entry = (Vec<u8>, Vec<u8>);
 /// An open table of a write transaction.
 type WriteTable<'tx> = redb::Table<'tx, &'static [u8], &'static [u8]>;
 
+/// Records decoded during a write transaction, by table and key.
+type Decoded = HashMap<(Table, Vec<u8>), Rc<dyn Any>>;
+
 /// A write transaction.
 ///
 /// Each table is opened the first time the transaction uses it and stays open
@@ -257,7 +260,7 @@ type WriteTable<'tx> = redb::Table<'tx, &'static [u8], &'static [u8]>;
 pub(crate) struct Write<'tx> {
     tx: &'tx redb::WriteTransaction,
     open: RefCell<[Option<WriteTable<'tx>>; Table::ALL.len()]>,
-    cache: RefCell<HashMap<(Table, Vec<u8>), Rc<dyn Any>>>,
+    cache: RefCell<Decoded>,
 }
 
 impl<'tx> Write<'tx> {
