@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The C side of libach, end to end:
 #   1. build libach (cargo build -p ach-ffi: libach.so and libach.a);
-#   2. compile tests/c/test_ach.c with gcc -std=c99 -Wall -Wextra -Werror -pedantic
-#      against the committed include/ach.h, once linked with libach.a and once with
-#      libach.so, and run both under valgrind (no leak, no invalid access);
+#   2. compile tests/c/test_ach.c and the hostile-input table tests/c/hostile.c with
+#      gcc -std=c99 -Wall -Wextra -Werror -pedantic against the committed
+#      include/ach.h, once linked with libach.a and once with libach.so, and run
+#      them under valgrind (no leak, no invalid access);
 #   3. run the shared JSON case corpus through ach_validate (tests/c/corpus.c) and
 #      compare every verdict with the case's expectations (tests/c/corpus_lines.py);
 #   4. build and run the examples: examples/c/batch_submit.c and the GnuCOBOL
@@ -90,6 +91,13 @@ ldd "$out/test_ach_shared" | grep -q 'libach\.so' || fail "test_ach_shared does 
 step "C tests: run (static, shared)"
 run_checked test_ach_static "$out/test_ach_static" "$out"
 run_checked test_ach_shared "$out/test_ach_shared" "$out"
+
+step "C hostile-input table: compile (static, shared) and run under valgrind"
+gcc "${cflags[@]}" -o "$out/hostile_static" tests/c/hostile.c "$lib/libach.a" "${static_libs[@]}"
+gcc "${cflags[@]}" -o "$out/hostile_shared" tests/c/hostile.c -L"$lib" -lach -lpthread
+if ldd "$out/hostile_static" | grep -q libach; then fail "hostile_static links libach.so"; fi
+run_checked hostile_static "$out/hostile_static" "$out"
+run_checked hostile_shared "$out/hostile_shared" "$out"
 
 step "the shared JSON case corpus through ach_validate"
 gcc "${cflags[@]}" -o "$out/corpus" tests/c/corpus.c -L"$lib" -lach
