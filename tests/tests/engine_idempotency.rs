@@ -93,6 +93,24 @@ fn a_body_member_works_like_the_header_and_keys_are_per_partner() {
 }
 
 #[test]
+fn a_body_member_spelled_with_escapes_is_the_same_key() {
+    let w = World::new("2026-11-23 10:00");
+    let (p, pc) = w.partner();
+    let (m, _) = w.merchant(&p, &pc, &["PPD"]);
+    let t = transaction(&m, "debit", "7.00");
+    // `"idempotency_\u006bey"` is the member `idempotency_key` (JSON escapes).
+    let text = String::from_utf8(body(&t)).unwrap();
+    let escaped = text.replacen('{', r#"{"idempotency_\u006bey":"esc-1","#, 1);
+    let plain = text.replacen('{', r#"{"idempotency_key":"esc-1","#, 1);
+    let op = |b: &str| Operation::CreateTransaction { partner_id: p.clone(), body: b.as_bytes().to_vec() };
+    let first = created(w.run(&pc, op(&escaped)));
+    assert_eq!(created(w.run(&pc, op(&plain))), first);
+    assert_eq!(created(w.run(&pc, op(&escaped))), first);
+    // Without a key the same body is a new transaction.
+    assert_ne!(created(w.run(&pc, op(&text))), first);
+}
+
+#[test]
 fn two_identical_requests_at_once_create_one_transaction() {
     let dir = tempfile::tempdir().unwrap();
     let engine = ach_core::engine::Engine::open(

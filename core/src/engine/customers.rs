@@ -33,7 +33,7 @@ fn account_fingerprint(cx: &Cx<'_, '_>, account: &BankAccount) -> String {
         account.routing_number.as_bytes(),
         account.account_number.as_bytes(),
     ]);
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    crate::secrets::hex::encode(&digest)
 }
 
 /// Partner: store a customer.

@@ -147,6 +147,9 @@ pub struct Engine {
     duplicate_window: chrono::Duration,
     pointers: PointerCodec,
     directory: RwLock<Arc<RoutingDirectory>>,
+    /// Whether creates run the limit and duplicate checks (always, but for the
+    /// bench that prices them: [`Engine::without_limits_and_duplicates`]).
+    checks: bool,
 }
 
 impl Engine {
@@ -234,6 +237,7 @@ impl Engine {
             duplicate_window: options.duplicate_window.unwrap_or_else(duplicates::default_window),
             pointers: PointerCodec::new(&secret_bytes),
             directory: RwLock::new(Arc::new(directory)),
+            checks: true,
         })
     }
 

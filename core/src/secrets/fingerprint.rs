@@ -9,19 +9,15 @@ use sha2::Sha256;
 use zeroize::Zeroize;
 
 /// HMAC-SHA256 under a key derived from the host's encryption key (which never
-/// enters the database).
+/// enters the database). Holds the keyed MAC state (the key's two padded blocks
+/// already hashed), so a fingerprint costs no key setup; the derived key itself
+/// is wiped once that state is made.
 #[derive(Clone)]
-pub struct Fingerprinter([u8; 32]);
+pub struct Fingerprinter(Hmac<Sha256>);
 
 impl fmt::Debug for Fingerprinter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("Fingerprinter(…)")
-    }
-}
-
-impl Drop for Fingerprinter {
-    fn drop(&mut self) {
-        self.0.zeroize();
     }
 }
 
@@ -36,13 +32,16 @@ impl Fingerprinter {
     pub fn new(encryption_key: &[u8; 32]) -> Fingerprinter {
         let mut m = mac(encryption_key);
         m.update(b"ach-fingerprint-key-v1");
-        Fingerprinter(m.finalize().into_bytes().into())
+        let mut key: [u8; 32] = m.finalize().into_bytes().into();
+        let keyed = mac(&key);
+        key.zeroize();
+        Fingerprinter(keyed)
     }
 
     /// The fingerprint of `parts` (each length-prefixed, so `["ab","c"]` and
     /// `["a","bc"]` differ).
     pub fn digest(&self, parts: &[&[u8]]) -> [u8; 32] {
-        let mut m = mac(&self.0);
+        let mut m = self.0.clone();
         for part in parts {
             m.update(&(part.len() as u64).to_be_bytes());
             m.update(part);

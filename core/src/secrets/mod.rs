@@ -35,7 +35,7 @@
 mod cipher;
 mod files;
 mod fingerprint;
-mod hex;
+pub(crate) mod hex;
 mod keys;
 mod pointer;
 
