@@ -3,6 +3,8 @@
 /// A typical transaction request body: a PPD debit with an inline customer.
 pub const TYPICAL_TRANSACTION: &str = r#"{"partner_id":"par_0123456789abcdefghijKL","merchant_id":"mer_0123456789abcdefghijKL","amount":"125.50","description":"Invoice 42","type":"debit","standard_entry_class":"PPD","customer":{"name":"Ada Lovelace","routing_number":"021000021","account_number":"123456789","account_type":"checking"}}"#;
 
+pub mod paired;
+
 use std::path::Path;
 
 use ach_core::engine::{Caller, Engine, EngineOptions, Operation, Outcome};
@@ -50,6 +52,18 @@ pub fn generous_limits() -> Limits {
         monthly_average_amount: Some(lots),
         ..Limits::default()
     }
+}
+
+/// The body of a typical transaction (PPD debit, inline customer, ~330 bytes) of
+/// `merchant_id` of `partner_id`; `n` varies the description and the amount ($1.00
+/// to $9.99). What [`Sandbox::transaction_body`] and the HTTPS load client send.
+pub fn transaction_body(partner_id: &str, merchant_id: &str, n: u64) -> Vec<u8> {
+    format!(
+        r#"{{"partner_id":"{partner_id}","merchant_id":"{merchant_id}","amount":"{}.{:02}","description":"Invoice {n}","type":"debit","standard_entry_class":"PPD","customer":{{"name":"Ada Lovelace","routing_number":"021000021","account_number":"123456789","account_type":"checking"}}}}"#,
+        1 + n % 9,
+        n % 100,
+    )
+    .into_bytes()
 }
 
 /// A sandbox engine with one partner and one approved merchant (as the operator and
@@ -104,14 +118,7 @@ impl Sandbox {
     /// partner's merchant; `n` varies the description and the amount ($1.00 to
     /// $9.99).
     pub fn transaction_body(&self, n: u64) -> Vec<u8> {
-        format!(
-            r#"{{"partner_id":"{}","merchant_id":"{}","amount":"{}.{:02}","description":"Invoice {n}","type":"debit","standard_entry_class":"PPD","customer":{{"name":"Ada Lovelace","routing_number":"021000021","account_number":"123456789","account_type":"checking"}}}}"#,
-            self.partner_id,
-            self.merchant_id,
-            1 + n % 9,
-            n % 100,
-        )
-        .into_bytes()
+        transaction_body(&self.partner_id, &self.merchant_id, n)
     }
 
     /// `CreateTransaction` of [`Sandbox::transaction_body`] `n`.
