@@ -91,16 +91,24 @@ pub(crate) fn record_change(
     at: DateTime<Utc>,
 ) -> Result<(), StorageError> {
     let change = change_of(t, at);
+    // Stored once as JSON, the same bytes in both feeds: an event adds only what
+    // its position gives (see `event_at`).
+    let bytes = serde_json::to_vec(&change)
+        .map_err(|e| StorageError(format!("a status change did not encode: {e}")))?;
     let seq = next_seq(cx, Table::Changes, &t.partner_id)?;
-    cx.w.put(Table::Changes, &keys::seq(&t.partner_id, seq), &change)?;
+    cx.w.put_raw(Table::Changes, &keys::seq(&t.partner_id, seq), &bytes)?;
     let event_seq = next_seq(cx, Table::Events, &t.merchant_id)?;
-    let event = Event {
-        id: format!("evt_{event_seq}"),
+    cx.w.put_raw(Table::Events, &keys::seq(&t.merchant_id, event_seq), &bytes)
+}
+
+/// The event at position `seq` of a merchant's feed, reporting `change`.
+pub(crate) fn event_at(seq: u64, change: StatusChange) -> Event {
+    Event {
+        id: format!("evt_{seq}"),
         kind: EVENT_TYPE.to_owned(),
         occurred_at: change.change_timestamp.clone(),
         change,
-    };
-    cx.w.put(Table::Events, &keys::seq(&t.merchant_id, event_seq), &event)
+    }
 }
 
 /// Decode a pointer for `scope`: `"0"` is the start; anything else must be a
@@ -119,13 +127,15 @@ fn position(engine: &Engine, scope: &str, pointer: &str) -> Result<u64, Failure>
     })
 }
 
-fn page<T: serde::de::DeserializeOwned>(
+/// Up to `limit` status changes of `scope`'s feed after position `after`, each
+/// with its position; the last position read; whether more follow.
+fn page(
     r: &Read,
     table: Table,
     scope: &str,
     after: u64,
     limit: usize,
-) -> Result<(Vec<T>, u64, bool), StorageError> {
+) -> Result<(Vec<(u64, StatusChange)>, u64, bool), StorageError> {
     let (from, to) = keys::seq_range_after(scope, after);
     let entries = r.range(table, &from, &to, limit + 1)?;
     let more = entries.len() > limit;
@@ -133,10 +143,9 @@ fn page<T: serde::de::DeserializeOwned>(
     let mut items = Vec::with_capacity(entries.len().min(limit));
     for (k, v) in entries.into_iter().take(limit) {
         last = keys::seq_of(&k).unwrap_or(last);
-        items.push(
-            serde_json::from_slice(&v)
-                .map_err(|e| StorageError(format!("a feed entry is unreadable: {e}")))?,
-        );
+        let change = serde_json::from_slice(&v)
+            .map_err(|e| StorageError(format!("a feed entry is unreadable: {e}")))?;
+        items.push((last, change));
     }
     Ok((items, last, more))
 }
@@ -154,6 +163,7 @@ pub(crate) fn status_page(
     }
     let after = position(engine, partner_id, pointer)?;
     let (changes, last, _) = engine.store.read(|r| page(r, Table::Changes, partner_id, after, PAGE_LIMIT))?;
+    let changes = changes.into_iter().map(|(_, c)| c).collect();
     Ok(StatusPage { new_pointer: engine.pointers.encode(partner_id, last), changes })
 }
 
@@ -173,7 +183,7 @@ pub(crate) fn events_page(
     let (events, last, more) =
         engine.store.read(|r| page(r, Table::Events, merchant_id, after, PAGE_LIMIT))?;
     Ok(EventsPage {
-        events,
+        events: events.into_iter().map(|(seq, c)| event_at(seq, c)).collect(),
         new_pointer: engine.pointers.encode(merchant_id, last),
         exists_more_events: more,
     })

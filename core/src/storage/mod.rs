@@ -26,7 +26,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 /// Version of the stored format; checked on open, never silently upgraded.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// Every table of the database.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
