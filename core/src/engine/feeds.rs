@@ -127,6 +127,9 @@ fn position(engine: &Engine, scope: &str, pointer: &str) -> Result<u64, Failure>
     })
 }
 
+/// Status changes with their positions, the last position read, whether more follow.
+type Page = (Vec<(u64, StatusChange)>, u64, bool);
+
 /// Up to `limit` status changes of `scope`'s feed after position `after`, each
 /// with its position; the last position read; whether more follow.
 fn page(
@@ -135,7 +138,7 @@ fn page(
     scope: &str,
     after: u64,
     limit: usize,
-) -> Result<(Vec<(u64, StatusChange)>, u64, bool), StorageError> {
+) -> Result<Page, StorageError> {
     let (from, to) = keys::seq_range_after(scope, after);
     let entries = r.range(table, &from, &to, limit + 1)?;
     let more = entries.len() > limit;
