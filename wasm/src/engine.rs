@@ -9,7 +9,17 @@ use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
 
-use crate::convert::{json_text, now, to_js};
+use crate::convert::{cut, json_text, now, to_js};
+
+/// The first and last instants `start` may name in milliseconds: the years an
+/// RFC 3339 instant can write (0000 to 9999). Beyond them the calendar's date
+/// arithmetic overflows chrono's range (year 262,143) within a limit period.
+const EARLIEST_MS: f64 = -62_167_219_200_000.0;
+const LATEST_MS: f64 = 253_402_300_799_999.0;
+
+/// Longer than any RFC 3339 instant with an offset (35 characters with
+/// nanoseconds).
+const MAX_INSTANT_LEN: usize = 64;
 
 /// The engine in the browser: redb's in-memory backend and a clock the page
 /// drives (the sandbox's moves only through `POST /admin/clock`; otherwise it
@@ -60,16 +70,24 @@ pub(crate) fn options_from_json(
     let Value::Object(map) = value else { return Err("options must be an object".into()) };
     for key in map.keys() {
         if !["operatorKey", "sandbox", "start", "encryptionKey"].contains(&key.as_str()) {
+            let key = cut(key, 40);
             return Err(format!("unknown option '{key}' (operatorKey, sandbox, start, encryptionKey)"));
         }
     }
     let start = match map.get("start") {
         None | Some(Value::Null) => wall,
+        // No RFC 3339 instant is this long: refused without quoting it back.
+        Some(Value::String(s)) if s.len() > MAX_INSTANT_LEN => {
+            return Err(
+                "start must be an RFC 3339 instant with an offset, e.g. 2026-11-23T10:00:00-05:00".into()
+            )
+        }
         Some(Value::String(s)) => calendar::parse_instant(s).map_err(|e| format!("start: {e}"))?,
         Some(Value::Number(n)) => n
             .as_f64()
+            .filter(|ms| (EARLIEST_MS..=LATEST_MS).contains(ms))
             .and_then(|ms| DateTime::from_timestamp_millis(ms as i64))
-            .ok_or("start: not a time in milliseconds")?,
+            .ok_or("start: not a time in milliseconds within the years 0000 to 9999")?,
         Some(_) => return Err("start must be an RFC 3339 string or milliseconds".into()),
     };
     let clock = ManualClock::new(start);
@@ -97,10 +115,11 @@ pub(crate) fn options_from_json(
 }
 
 /// The router's JSON form from the page's request object
-/// `{method, path, query?, apiKey?, idempotencyKey?, body?}`.
-pub(crate) fn request_from_json(text: &str) -> Result<String, String> {
-    let value: Value =
-        serde_json::from_str(text).map_err(|e| format!("the request is not valid JSON: {e}"))?;
+/// `{method, path, query?, apiKey?, idempotencyKey?, body?}`: `Ok(None)` when the
+/// text cannot be read as JSON at all (the router answers that with its 400);
+/// `Err` for misuse (not an object, an unknown member).
+pub(crate) fn request_from_json(text: &str) -> Result<Option<String>, String> {
+    let Ok(value) = serde_json::from_str::<Value>(text) else { return Ok(None) };
     let Value::Object(map) = value else { return Err("the request must be an object".into()) };
     let mut out = Map::new();
     for (key, v) in map {
@@ -110,13 +129,14 @@ pub(crate) fn request_from_json(text: &str) -> Result<String, String> {
             "idempotencyKey" => "idempotency_key".into(),
             other => {
                 return Err(format!(
-                    "unknown request member '{other}' (method, path, query, apiKey, idempotencyKey, body)"
+                    "unknown request member '{}' (method, path, query, apiKey, idempotencyKey, body)",
+                    cut(other, 40)
                 ))
             }
         };
         out.insert(renamed, v);
     }
-    Ok(Value::Object(out).to_string())
+    Ok(Some(Value::Object(out).to_string()))
 }
 
 impl Engine {
@@ -134,7 +154,11 @@ impl Engine {
         if !self.sandbox && wall > self.clock.now() {
             self.clock.set(wall);
         }
-        Ok(api::route_json(&self.inner, &request_from_json(text)?))
+        // Text that is not JSON (or nested deeper than the parser's limit of 128, or
+        // holding a number no f64 can hold) goes to the router as it is: it answers
+        // 400 with the API envelope, as it does for the C host and over HTTPS.
+        let routed = request_from_json(text)?;
+        Ok(api::route_json(&self.inner, routed.as_deref().unwrap_or(text)))
     }
 }
 
@@ -201,6 +225,42 @@ mod tests {
         assert!(Engine::from_options(r#"{"bogus":1}"#, at("2026-11-23T12:00:00Z")).is_err());
         assert!(Engine::from_options(r#"{"sandbox":"yes"}"#, at("2026-11-23T12:00:00Z")).is_err());
         assert!(request_from_json(r#"{"method":"GET","path":"/","apikey":"x"}"#).is_err());
+        assert!(request_from_json("[1]").is_err());
+        let long = format!(r#"{{"method":"GET","path":"/","{}":1}}"#, "k".repeat(1 << 20));
+        assert!(request_from_json(&long).unwrap_err().len() < 200, "a long member name is not quoted whole");
+    }
+
+    #[test]
+    fn a_start_the_calendar_cannot_reach_is_refused() {
+        let wall = at("2026-11-23T12:00:00Z");
+        // Year 262,142: creating a debit there overflowed chrono in the limits'
+        // period arithmetic (a panic, a trap in the module).
+        for start in ["8210266876799999", "253402300800000", "-62167219200001", "1e300"] {
+            let options = format!(r#"{{"sandbox":true,"start":{start}}}"#);
+            assert!(Engine::from_options(&options, wall).is_err(), "{start}");
+        }
+        for start in ["253402300799999", "-62167219200000", "0"] {
+            let options = format!(r#"{{"sandbox":true,"start":{start}}}"#);
+            assert!(Engine::from_options(&options, wall).is_ok(), "{start}");
+        }
+        let long = format!(r#"{{"start":"{}"}}"#, "9".repeat(1 << 20));
+        assert!(Engine::from_options(&long, wall).err().unwrap().len() < 200);
+    }
+
+    #[test]
+    fn text_that_is_not_json_gets_the_routers_400() {
+        let e = Engine::from_options(r#"{"sandbox":true}"#, at("2026-11-23T12:00:00Z")).unwrap();
+        let deep = format!(
+            r#"{{"method":"POST","path":"/transactions","apiKey":"x","body":{}{}}}"#,
+            "[".repeat(1000),
+            "]".repeat(1000)
+        );
+        for text in ["", "\u{0}", "{\"method\": ", deep.as_str()] {
+            let answer: Value =
+                serde_json::from_str(&e.request_json(text, at("2026-11-23T12:00:00Z")).unwrap()).unwrap();
+            assert_eq!(answer["status"], 400, "{answer}");
+            assert_eq!(answer["body"]["errors"][0]["code"], "invalid_json", "{answer}");
+        }
     }
 
     #[test]

@@ -44,6 +44,17 @@ pub fn routing_verdict_json(routing_number: &str, directory: &RoutingDirectory) 
     verdict.to_json()
 }
 
+/// A FedACH file's text as a directory (pure). A file without records is
+/// refused, as `POST /admin/routing` refuses it: it would make every routing
+/// number "not found".
+pub fn parse_directory(text: &str) -> Result<RoutingDirectory, String> {
+    let parsed = RoutingDirectory::parse_fedach(text).map_err(|e| format!("not a FedACH directory: {e}"))?;
+    if parsed.is_empty() {
+        return Err("not a FedACH directory: the file has no records".into());
+    }
+    Ok(parsed)
+}
+
 #[wasm_bindgen(typescript_custom_section)]
 const VERDICT_TYPES: &str = r#"
 /** One problem of a form: the field's JSON path (`principal[0].address.zip`), a
@@ -111,8 +122,7 @@ pub fn load_routing_directory(
 ) -> Result<u32, JsError> {
     let text =
         text.as_string().ok_or_else(|| JsError::new("loadRoutingDirectory expects the file's text"))?;
-    let parsed = RoutingDirectory::parse_fedach(&text)
-        .map_err(|e| JsError::new(&format!("not a FedACH directory: {e}")))?;
+    let parsed = parse_directory(&text).map_err(|e| JsError::new(&e))?;
     let count = u32::try_from(parsed.len()).unwrap_or(u32::MAX);
     if let Ok(mut slot) = DIRECTORY.write() {
         *slot = Some(Arc::new(parsed));
@@ -131,6 +141,17 @@ mod tests {
         assert_eq!(routing_verdict_json("021000021", &dir), r#"{"valid":true,"message":null,"errors":[]}"#);
         assert!(routing_verdict_json("021000022", &dir).contains("'021000022' is an invalid Routing Number"));
         assert!(routing_verdict_json("231380104", &dir).contains("Routing Number '231380104' was not found"));
+    }
+
+    #[test]
+    fn a_directory_without_records_is_refused() {
+        for text in ["", " \n\r\n", "\n\n"] {
+            assert_eq!(
+                parse_directory(text).err().as_deref(),
+                Some("not a FedACH directory: the file has no records")
+            );
+        }
+        assert!(parse_directory(&"9".repeat(1 << 20)).unwrap_err().len() < 200);
     }
 
     #[test]
