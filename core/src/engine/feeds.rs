@@ -132,13 +132,7 @@ type Page = (Vec<(u64, StatusChange)>, u64, bool);
 
 /// Up to `limit` status changes of `scope`'s feed after position `after`, each
 /// with its position; the last position read; whether more follow.
-fn page(
-    r: &Read,
-    table: Table,
-    scope: &str,
-    after: u64,
-    limit: usize,
-) -> Result<Page, StorageError> {
+fn page(r: &Read, table: Table, scope: &str, after: u64, limit: usize) -> Result<Page, StorageError> {
     let (from, to) = keys::seq_range_after(scope, after);
     let entries = r.range(table, &from, &to, limit + 1)?;
     let more = entries.len() > limit;

@@ -3,7 +3,6 @@
 use super::records::{MerchantStatus, TransactionRecord};
 use super::{customers, duplicates, feeds, tenants, usage, Cx, Fail, Failure, Outcome};
 use crate::error::echo;
-use crate::ids::TransactionId;
 use crate::lifecycle::{self, State};
 use crate::limits::{self, Candidate};
 use crate::model::{CustomerRef, NewTransaction};
@@ -26,7 +25,7 @@ pub(crate) fn create(cx: &mut Cx<'_, '_>, partner_id: &str, t: &NewTransaction) 
     if !merchant.classes.contains(&class) {
         return Err(refuse(format!("the merchant is not set up for {} entries", class.as_str())));
     }
-    let id = TransactionId::generate().0;
+    let id = crate::ids::generate_transaction(cx.now);
     let (account, customer_id) = match &t.customer {
         CustomerRef::Token { id: token } => {
             (customers::resolve(cx, partner_id, merchant.id.as_str(), token.as_str())?, Some(token.0.clone()))
@@ -142,7 +141,7 @@ pub(crate) fn reverse(cx: &mut Cx<'_, '_>, partner_id: &str, id: &str) -> Result
     let previous = reversal.as_ref().map(|r| (r.id.as_str(), r.state));
     lifecycle::can_reverse(original.state, original.reversal_of.is_some(), previous)
         .map_err(Failure::from)?;
-    let rid = TransactionId::generate().0;
+    let rid = crate::ids::generate_transaction(cx.now);
     let (_, cutoff_at) = calendar::next_cutoff_after(cx.now);
     let mut description = format!("Reversal of {}", original.id);
     description.truncate(crate::validation::transaction::MAX_DESCRIPTION);
