@@ -45,26 +45,13 @@ fn profile_mode() -> bool {
     std::env::args().any(|a| a == "--profile-time")
 }
 
-/// A transaction id-like key (`txn_` + 22 alphanumerics) for `n`: distinct for
-/// every `n` (the first 11 characters encode a bijection of `n`) and scattered over
-/// the key space, as random transaction ids are.
+/// A key like the engine's transaction ids: `txn_`, the creation time (here
+/// [`ach_benches::start`] plus `n` ms) and a random tail (`ids::generate_transaction`),
+/// so the baseline inserts in time order as the engine does.
 fn fresh_key(n: u64) -> [u8; 26] {
-    const ALPHABET: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-    let mut key = *b"txn_0000000000000000000000";
-    for (half, mut x) in key[4..].chunks_mut(11).zip([splitmix(n), splitmix(!n)]) {
-        for slot in half {
-            *slot = ALPHABET[(x % 62) as usize];
-            x /= 62;
-        }
-    }
-    key
-}
-
-fn splitmix(n: u64) -> u64 {
-    let mut z = n.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
+    let at = ach_benches::start() + chrono::Duration::milliseconds(n as i64);
+    let id = ach_core::ids::generate_transaction(at);
+    id.as_bytes().try_into().unwrap()
 }
 
 /// The bytes the engine stores for one typical created transaction: create one in a
