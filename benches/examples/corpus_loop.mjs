@@ -5,6 +5,9 @@
 //   cargo build --release -p ach-benches --example corpus_loop
 //   node benches/examples/corpus_loop.mjs [ITERATIONS] [ROUNDS]
 //
+// ACH_WASM_PKGS=dir1,dir2 measures several nodejs packages (e.g. builds at two
+// opt-levels) in the same rounds; the default is wasm/pkg-node.
+//
 // Each round validates the 56 cases ITERATIONS times: natively (a child process
 // that times itself), then in the module with the request as JSON text (what the
 // native loop gets), then as a JS object (what a page passes; the module calls
@@ -18,7 +21,10 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const iterations = Number(process.argv[2] ?? 200);
 const rounds = Number(process.argv[3] ?? 15);
-const ach = createRequire(import.meta.url)(join(root, 'wasm/pkg-node/ach_wasm.js'));
+const packages = (process.env.ACH_WASM_PKGS ?? 'wasm/pkg-node').split(',').map((dir) => ({
+  dir,
+  ach: createRequire(import.meta.url)(join(resolve(root, dir), 'ach_wasm.js')),
+}));
 const native = join(process.env.CARGO_TARGET_DIR ?? join(root, 'target'), 'release/examples/corpus_loop');
 
 const cases = JSON.parse(readFileSync(join(root, 'tests/corpus/transaction.json'), 'utf8'));
@@ -26,7 +32,7 @@ const cases = JSON.parse(readFileSync(join(root, 'tests/corpus/transaction.json'
 const texts = cases.map((c) => c.raw ?? JSON.stringify(c.request));
 const objects = cases.map((c) => c.raw ?? (typeof c.request === 'object' && c.request !== null ? c.request : JSON.stringify(c.request)));
 
-function wasmRound(inputs) {
+function wasmRound(ach, inputs) {
   const started = process.hrtime.bigint();
   let errors = 0;
   for (let i = 0; i < iterations; i += 1) {
@@ -47,16 +53,23 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-wasmRound(texts); // warm up (compile tiers, caches)
+for (const { ach } of packages) wasmRound(ach, texts); // warm up (compile tiers, caches)
 nativeRound();
-const results = { native: [], text: [], object: [] };
+const results = { native: [] };
+for (const { dir } of packages) Object.assign(results, { [`${dir} text`]: [], [`${dir} object`]: [] });
 for (let r = 0; r < rounds; r += 1) {
   results.native.push(nativeRound());
-  results.text.push(wasmRound(texts));
-  results.object.push(wasmRound(objects));
+  for (const { dir, ach } of packages) {
+    results[`${dir} text`].push(wasmRound(ach, texts));
+    results[`${dir} object`].push(wasmRound(ach, objects));
+  }
 }
 const m = Object.fromEntries(Object.entries(results).map(([k, v]) => [k, median(v)]));
 console.log(`transaction cases: ${cases.length}, ${iterations} iterations a round, ${rounds} rounds (medians)`);
 console.log(`native (check_bytes + verdict JSON): ${(m.native / 1000).toFixed(2)} µs per validation`);
-console.log(`wasm, JSON text in:                  ${(m.text / 1000).toFixed(2)} µs per validation  ratio ${(m.text / m.native).toFixed(2)}`);
-console.log(`wasm, JS object in:                  ${(m.object / 1000).toFixed(2)} µs per validation  ratio ${(m.object / m.native).toFixed(2)}`);
+for (const { dir } of packages) {
+  for (const [way, label] of [['text', 'JSON text in'], ['object', 'JS object in']]) {
+    const ns = m[`${dir} ${way}`];
+    console.log(`wasm ${dir}, ${label}: ${(ns / 1000).toFixed(2)} µs per validation  ratio ${(ns / m.native).toFixed(2)}`);
+  }
+}

@@ -67,9 +67,19 @@ pub(crate) fn cut(text: &str, max: usize) -> String {
     }
 }
 
-/// JSON text as a plain JS value.
-pub(crate) fn to_js(json: &str) -> Result<JsValue, JsError> {
-    js_sys::JSON::parse(json).map_err(|_| JsError::new("internal error: the core produced invalid JSON"))
+#[wasm_bindgen]
+extern "C" {
+    /// `JSON.parse` without wasm-bindgen's exception wrapper: `js_sys::JSON::parse`
+    /// (`catch`) runs through `handleError`, a closure and an `arguments` object
+    /// per call, which cost more than parsing a verdict (BENCHMARKS.md,
+    /// "WebAssembly"). Only for JSON that serde_json wrote, which always parses.
+    #[wasm_bindgen(js_namespace = JSON, js_name = parse)]
+    fn parse_serialized(text: &str) -> JsValue;
+}
+
+/// JSON text the core wrote (a verdict, a response) as a plain JS value.
+pub(crate) fn to_js(json: &str) -> JsValue {
+    parse_serialized(json)
 }
 
 /// The browser's current instant (`Date.now()`).

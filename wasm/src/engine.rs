@@ -183,7 +183,7 @@ impl Engine {
     ) -> Result<JsValue, JsError> {
         let text = json_text(request, "Engine.request")?;
         let answer = self.request_json(&text, now()).map_err(|e| JsError::new(&e))?;
-        to_js(&answer)
+        Ok(to_js(&answer))
     }
 }
 

@@ -1,5 +1,6 @@
 //! Form validation in the browser: the same validators as `achd validate`.
 
+use std::cell::Cell;
 use std::sync::{Arc, OnceLock, RwLock};
 
 use ach_core::calendar;
@@ -76,7 +77,24 @@ export interface Verdict {
 
 fn validate(kind: Kind, value: &JsValue, function: &str) -> Result<JsValue, JsError> {
     let body = json_text(value, function)?;
-    to_js(&verdict_json(kind, &body, calendar::eastern_date(now()), &directory()))
+    Ok(to_js(&verdict_json(kind, &body, today(), &directory())))
+}
+
+/// Today's date in Eastern time, as the server's validators see it. It changes
+/// only at midnight Eastern, which is always a whole UTC hour (05:00 or 04:00
+/// UTC), so the time-zone conversion runs once per UTC hour, not per call.
+fn today() -> NaiveDate {
+    thread_local!(static TODAY: Cell<Option<(i64, NaiveDate)>> = const { Cell::new(None) });
+    let now = now();
+    let hour = now.timestamp().div_euclid(3600);
+    TODAY.with(|cached| match cached.get() {
+        Some((h, date)) if h == hour => date,
+        _ => {
+            let date = calendar::eastern_date(now);
+            cached.set(Some((hour, date)));
+            date
+        }
+    })
 }
 
 /// Validate a transaction request: `{valid, message, errors}`.
@@ -111,7 +129,7 @@ pub fn check_routing_number(
 ) -> Result<JsValue, JsError> {
     let text =
         routing_number.as_string().ok_or_else(|| JsError::new("checkRoutingNumber expects a string"))?;
-    to_js(&routing_verdict_json(&text, &directory()))
+    Ok(to_js(&routing_verdict_json(&text, &directory())))
 }
 
 /// Load a FedACH directory file's text for "not found" checks; returns the
@@ -141,6 +159,18 @@ mod tests {
         assert_eq!(routing_verdict_json("021000021", &dir), r#"{"valid":true,"message":null,"errors":[]}"#);
         assert!(routing_verdict_json("021000022", &dir).contains("'021000022' is an invalid Routing Number"));
         assert!(routing_verdict_json("231380104", &dir).contains("Routing Number '231380104' was not found"));
+    }
+
+    #[test]
+    fn midnight_eastern_is_a_whole_utc_hour() {
+        // What `today`'s cache relies on: within any UTC hour of a year (both
+        // offsets, both DST changes) the Eastern date is constant.
+        let mut t = calendar::parse_instant("2026-01-01T00:00:00Z").unwrap();
+        for _ in 0..(366 * 24) {
+            let last = t + chrono::TimeDelta::milliseconds(3_599_999);
+            assert_eq!(calendar::eastern_date(t), calendar::eastern_date(last), "{t}");
+            t += chrono::TimeDelta::hours(1);
+        }
     }
 
     #[test]
