@@ -55,7 +55,9 @@ impl fmt::Debug for Node<'_> {
 impl<'a> Node<'a> {
     /// Parse a whole document (validates all of it: syntax, UTF-8 escapes, depth).
     pub fn parse(text: &'a str) -> Result<Node<'a>, serde_json::Error> {
-        serde_json::from_str::<&RawValue>(text).map(Node)
+        let node = serde_json::from_str::<&RawValue>(text).map(Node)?;
+        strict(text)?;
+        Ok(node)
     }
 
     /// The exact JSON text of this value (serde_json excludes surrounding
@@ -144,11 +146,58 @@ impl<'a> Body<'a> {
     /// Parse and validate a whole document in one pass.
     pub fn parse(text: &'a str) -> Result<Body<'a>, serde_json::Error> {
         if text.trim_start().starts_with('{') {
-            serde_json::from_str::<Object<'a>>(text).map(Body::Object)
+            let body = serde_json::from_str::<Object<'a>>(text).map(Body::Object)?;
+            strict(text)?;
+            Ok(body)
         } else {
             Node::parse(text).map(Body::Other)
         }
     }
+}
+
+/// Deepest nesting serde_json accepts when it builds values (its recursion limit
+/// of 128 lets 127 levels through), which is what the router's parse allows.
+const MAX_DEPTH: usize = 127;
+
+/// Refuse what the raw-value parse lets through but a full parse (the router's)
+/// refuses, with the full parse's own error: nesting deeper than [`MAX_DEPTH`]
+/// (raw values are skipped without that limit) and `\u` escapes that are not
+/// characters (a lone surrogate). So a validator and the service never disagree
+/// on whether a body is JSON. The full parse runs only when one of the two could
+/// apply: a body with a `\u` escape or nested that deep.
+fn strict(text: &str) -> Result<(), serde_json::Error> {
+    if memchr::memmem::find(text.as_bytes(), b"\\u").is_none() && depth(text.as_bytes()) <= MAX_DEPTH {
+        return Ok(());
+    }
+    // A `Value`, not `IgnoredAny`: serde_json skips ignored values without its
+    // recursion limit.
+    serde_json::from_str::<serde_json::Value>(text).map(drop)
+}
+
+/// The deepest nesting of arrays and objects in a (syntactically valid) JSON text.
+fn depth(text: &[u8]) -> usize {
+    let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0usize, false, false);
+    for &b in text {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
 }
 
 /// An object's members, in document order.
@@ -228,6 +277,48 @@ impl<'de> Deserialize<'de> for Key<'de> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    /// What the router's parse (a `serde_json::Value`) says about `text`.
+    fn router_accepts(text: &str) -> bool {
+        serde_json::from_str::<serde_json::Value>(text).is_ok()
+    }
+
+    #[test]
+    fn bodies_parse_exactly_when_the_routers_parse_does() {
+        let nest = |n: usize| format!("{}1{}", "[".repeat(n), "]".repeat(n));
+        let cases = [
+            // An unknown member nested at the limit and past it.
+            format!(r#"{{"amount":"1.00","note":{}}}"#, nest(126)),
+            format!(r#"{{"amount":"1.00","note":{}}}"#, nest(127)),
+            format!(r#"{{"amount":"1.00","note":{}}}"#, nest(200)),
+            nest(127),
+            nest(128),
+            // Brackets inside strings are not nesting.
+            format!(r#"{{"note":"{}\"{}"}}"#, "[".repeat(300), "{".repeat(300)),
+            // Escapes: a pair, a lone surrogate (leading, trailing), an escaped backslash.
+            r#"{"description":"\ud83d\ude00"}"#.to_owned(),
+            r#"{"description":"a\ud800b"}"#.to_owned(),
+            r#"{"description":"\udc00"}"#.to_owned(),
+            r#"{"note":{"deeper":["\ud800"]}}"#.to_owned(),
+            r#"{"description":"\\ud800"}"#.to_owned(),
+            r#""\ud800""#.to_owned(),
+        ];
+        for text in &cases {
+            let ours = Body::parse(text).is_ok();
+            assert_eq!(
+                ours,
+                router_accepts(text),
+                "{} (depth {})",
+                &text[..text.len().min(80)],
+                depth(text.as_bytes())
+            );
+        }
+        // The refusals say why, as serde_json does.
+        let deep = Body::parse(&format!(r#"{{"note":{}}}"#, nest(200))).unwrap_err();
+        assert!(deep.to_string().contains("recursion limit exceeded"), "{deep}");
+        let lone = Body::parse(r#"{"description":"a\ud800b"}"#).unwrap_err();
+        assert!(lone.to_string().contains("escape"), "{lone}");
+    }
 
     #[test]
     fn numbers_keep_their_exact_text() {
