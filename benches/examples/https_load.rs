@@ -1,0 +1,587 @@
+//! Durable creates per second over HTTPS with keep-alive clients, against the
+//! in-process batch rate of the same creates, in one run (issue 5, item 10).
+//!
+//!     cargo run --release -p ach-benches --example https_load -- [--clients 64] [--seconds 20]
+//!
+//! 1. Builds `achd` (`cargo build -p achd`, same profile and target directory as
+//!    this example; `--achd PATH` or `ACHD_BIN` uses a given binary instead) and
+//!    starts `achd serve --sandbox --data <tempdir> --listen 127.0.0.1:0` (its log,
+//!    at `ACHD_LOG=debug` by default for the group-commit sizes, goes to
+//!    `<tempdir>/server.log`).
+//! 2. With the operator key from the data directory: a partner, its merchant
+//!    (`examples/requests/merchant.json`, duplicates not declined), approved with
+//!    limits no create reaches ([`ach_benches::generous_limits`]).
+//! 3. `--clients` HTTPS connections (HTTP/1.1 keep-alive, one each, certificate
+//!    verified against the server's `tls-cert.pem`), each POSTing typical PPD
+//!    debits with an inline customer ([`ach_benches::transaction_body`]) one after
+//!    the other: `--warmup` seconds, then `--seconds` measured. Only a 201 with
+//!    `success: true` and an id counts; any other answer or a broken connection
+//!    stops the run with the answer.
+//! 4. Walks `GET /status-changes` from 0: every acknowledged transaction is there,
+//!    exactly once, and nothing else is (a rate of lost writes is worthless).
+//! 5. Stops the server (SIGTERM, exit 0 expected), then creates the same number
+//!    of transactions in-process on a fresh database file through
+//!    `Engine::execute_batch` in batches of `--batch` sizes (default 1000 and the
+//!    number of clients) and prints the ratio HTTPS / in-process.
+//!
+//! CPU time of the server and of this client over the measured window (from
+//! `/proc`) is printed too: on a small machine they share the cores.
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ach_benches::{generous_limits, merchant_application, transaction_body, Sandbox};
+use base64::Engine as _;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
+use hyper::client::conn::http1::SendRequest;
+use hyper_util::rt::TokioIo;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, ServerName};
+use serde_json::{json, Value};
+use tokio::net::TcpStream;
+use tokio_rustls::TlsConnector;
+
+const USAGE: &str = "usage: https_load [--clients N (64)] [--seconds S (20)] [--warmup S (3)] \
+[--batch N,N (1000,CLIENTS)] [--inproc-creates N (as many as HTTPS acknowledged)] \
+[--achd PATH] [--log LEVEL (debug)] [--threads N (client runtime threads; all cores)]";
+
+struct Options {
+    clients: usize,
+    seconds: f64,
+    warmup: f64,
+    batches: Vec<usize>,
+    inproc_creates: Option<usize>,
+    achd: Option<PathBuf>,
+    log: String,
+    threads: Option<usize>,
+}
+
+fn options() -> Options {
+    let mut o = Options {
+        clients: 64,
+        seconds: 20.0,
+        warmup: 3.0,
+        batches: Vec::new(),
+        inproc_creates: None,
+        achd: std::env::var_os("ACHD_BIN").map(PathBuf::from),
+        log: "debug".into(),
+        threads: None,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(flag) = args.next() {
+        if flag == "--help" || flag == "-h" {
+            println!("{USAGE}");
+            std::process::exit(0);
+        }
+        let value = args.next().unwrap_or_else(|| fail(&format!("{flag} needs a value\n{USAGE}")));
+        let bad = || -> ! { fail(&format!("{flag} {value}: not a valid value\n{USAGE}")) };
+        match flag.as_str() {
+            "--clients" => o.clients = value.parse().ok().filter(|&n| n > 0).unwrap_or_else(|| bad()),
+            "--seconds" => o.seconds = value.parse().ok().filter(|&s| s > 0.0).unwrap_or_else(|| bad()),
+            "--warmup" => o.warmup = value.parse().ok().filter(|&s| s >= 0.0).unwrap_or_else(|| bad()),
+            "--batch" => {
+                o.batches = value
+                    .split(',')
+                    .map(|n| n.trim().parse().ok().filter(|&n| n > 0).unwrap_or_else(|| bad()))
+                    .collect();
+            }
+            "--inproc-creates" => o.inproc_creates = Some(value.parse().unwrap_or_else(|_| bad())),
+            "--achd" => o.achd = Some(PathBuf::from(value)),
+            "--log" => o.log = value,
+            "--threads" => o.threads = Some(value.parse().ok().filter(|&n| n > 0).unwrap_or_else(|| bad())),
+            _ => fail(&format!("unknown option {flag}\n{USAGE}")),
+        }
+    }
+    if o.batches.is_empty() {
+        o.batches = vec![1000, o.clients];
+        o.batches.dedup();
+    }
+    o
+}
+
+fn fail(why: &str) -> ! {
+    eprintln!("https_load: {why}");
+    std::process::exit(2)
+}
+
+fn main() {
+    let o = options();
+    let achd = o.achd.clone().unwrap_or_else(build_achd);
+    let dir = tempfile::Builder::new().prefix("ach-https-load-").tempdir().unwrap();
+    let mut server = Server::start(&achd, dir.path(), &o.log);
+    println!(
+        "achd {} (pid {}) on https://{} (data {})",
+        achd.display(),
+        server.child.id(),
+        server.addr,
+        dir.path().display()
+    );
+    println!("uptime: {}", load_average());
+
+    let mut runtime = tokio::runtime::Builder::new_multi_thread();
+    runtime.enable_all();
+    if let Some(threads) = o.threads {
+        runtime.worker_threads(threads);
+    }
+    let runtime = runtime.build().unwrap();
+    let https = runtime.block_on(run_load(&server, &o));
+    drop(runtime);
+    server.stop();
+    let commits = group_commits(&dir.path().join("server.log"));
+
+    let secs = o.seconds;
+    let rate = https.measured as f64 / secs;
+    println!();
+    println!(
+        "HTTPS: {} clients, {:.0} s measured after {:.0} s warm-up: {} creates, {:.0} creates/s",
+        o.clients, secs, o.warmup, https.measured, rate
+    );
+    let p = |q: f64| percentile(&https.latencies_us, q) as f64 / 1000.0;
+    println!("latency (ms): p50 {:.2}  p90 {:.2}  p99 {:.2}  max {:.2}", p(0.50), p(0.90), p(0.99), p(1.0));
+    println!(
+        "CPU over the measured window: server {:.2} s ({:.0} µs per create), this client {:.2} s ({:.0} µs per create), {} cores",
+        https.server_cpu,
+        https.server_cpu * 1e6 / https.measured.max(1) as f64,
+        https.client_cpu,
+        https.client_cpu * 1e6 / https.measured.max(1) as f64,
+        std::thread::available_parallelism().map_or(0, usize::from)
+    );
+    println!(
+        "disk writes over the measured window: server {:.1} MB ({:.1} KB per create)",
+        https.server_disk as f64 / 1e6,
+        https.server_disk as f64 / 1e3 / https.measured.max(1) as f64
+    );
+    if let Some(c) = &commits {
+        println!(
+            "group commits (whole run): {} commits of {} operations, mean {:.1}, p50 {}, p90 {}, max {}",
+            c.count, c.operations, c.mean, c.p50, c.p90, c.max
+        );
+    }
+    println!(
+        "feed check: {} acknowledged, {} status changes A, each acknowledged id exactly once: ok",
+        https.acknowledged, https.feed_changes
+    );
+
+    let creates = o.inproc_creates.unwrap_or(https.acknowledged).max(1000);
+    println!();
+    let mut ratios = Vec::new();
+    for &batch in &o.batches {
+        let (inproc, cpu, disk) = in_process(creates, batch);
+        println!(
+            "in-process: {creates} creates through execute_batch in batches of {batch} on a database file: {inproc:.0} creates/s ({:.0} µs CPU, {:.1} KB disk writes per create)",
+            cpu * 1e6 / creates as f64,
+            disk as f64 / 1e3 / creates as f64
+        );
+        ratios.push((batch, inproc));
+    }
+    println!();
+    for (batch, inproc) in ratios {
+        println!("ratio HTTPS / in-process (batches of {batch}): {:.3}", rate / inproc);
+    }
+    let met = if rate >= 10_000.0 { "met" } else { "NOT met" };
+    println!("target >= 10,000 durable creates/s over HTTPS: {met} ({rate:.0}/s)");
+    println!("uptime: {}", load_average());
+}
+
+/// `cargo build -p achd` in this example's profile and target directory; the
+/// binary's path.
+fn build_achd() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    // <target>/<profile>/examples/https_load
+    let profile_dir =
+        exe.parent().and_then(Path::parent).expect("the example runs from <target>/<profile>/examples");
+    let target_dir = profile_dir.parent().unwrap();
+    let release = profile_dir.file_name().is_some_and(|n| n == "release");
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let mut cargo = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    cargo.current_dir(workspace).args(["build", "-p", "achd", "--target-dir"]).arg(target_dir);
+    if release {
+        cargo.arg("--release");
+    }
+    println!("building achd ({}): {cargo:?}", if release { "release" } else { "debug" });
+    let status = cargo.status().unwrap_or_else(|e| fail(&format!("cannot run cargo: {e}")));
+    if !status.success() {
+        fail("cargo build -p achd failed");
+    }
+    let achd = profile_dir.join(format!("achd{}", std::env::consts::EXE_SUFFIX));
+    if !release {
+        println!("NOTE: a debug build; measure with --release");
+    }
+    achd
+}
+
+/// A running `achd serve --sandbox`; killed on drop if not stopped.
+struct Server {
+    child: Child,
+    addr: SocketAddr,
+    data: PathBuf,
+    tls: TlsConnector,
+}
+
+impl Server {
+    fn start(achd: &Path, data: &Path, log_level: &str) -> Server {
+        let log = std::fs::File::create(data.join("server.log")).unwrap();
+        let mut child = Command::new(achd)
+            .args(["serve", "--sandbox", "--data"])
+            .arg(data)
+            .args(["--listen", "127.0.0.1:0"])
+            .env("ACHD_LOG", log_level)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(log)
+            .spawn()
+            .unwrap_or_else(|e| fail(&format!("cannot start {}: {e}", achd.display())));
+        let stdout = child.stdout.take().unwrap();
+        let (lines, found) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if let Some(addr) = line.strip_prefix("listening on https://") {
+                    let _ = lines.send(addr.to_owned());
+                }
+            }
+        });
+        let Ok(addr) = found.recv_timeout(Duration::from_secs(30)) else {
+            let _ = child.kill();
+            fail(&format!(
+                "achd did not start; log: {}",
+                std::fs::read_to_string(data.join("server.log")).unwrap_or_default()
+            ));
+        };
+        let pem = std::fs::read(data.join("tls-cert.pem")).unwrap();
+        Server { child, addr: addr.parse().unwrap(), data: data.to_owned(), tls: connector(&pem) }
+    }
+
+    fn operator_key(&self) -> String {
+        std::fs::read_to_string(self.data.join("operator.key")).unwrap().trim().to_owned()
+    }
+
+    async fn conn(&self) -> Conn {
+        let tcp = TcpStream::connect(self.addr).await.unwrap();
+        tcp.set_nodelay(true).unwrap();
+        let name = ServerName::IpAddress(self.addr.ip().into());
+        let stream = self.tls.connect(name, tcp).await.unwrap();
+        let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.unwrap();
+        tokio::spawn(connection);
+        Conn { sender, host: self.addr.to_string() }
+    }
+
+    /// SIGTERM, and the exit status 0 within 30 s.
+    fn stop(&mut self) {
+        let pid = self.child.id().to_string();
+        let _ = Command::new("kill").args(["-TERM", &pid]).status();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                assert!(status.success(), "achd exited with {status}");
+                return;
+            }
+            assert!(Instant::now() < deadline, "achd did not stop within 30 s of SIGTERM");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Seconds of CPU (user + system, all threads) the server has used.
+    fn cpu_seconds(&self) -> f64 {
+        cpu_seconds(&format!("/proc/{}/stat", self.child.id()))
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if self.child.try_wait().ok().flatten().is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// `write_bytes` of a `/proc/<pid>/io` file: bytes sent to the disk (0 without
+/// `/proc`).
+fn disk_bytes(io: &str) -> u64 {
+    let text = std::fs::read_to_string(io).unwrap_or_default();
+    text.lines().find_map(|l| l.strip_prefix("write_bytes:")?.trim().parse().ok()).unwrap_or(0)
+}
+
+/// utime + stime of a `/proc/<pid>/stat` file, in seconds (clock ticks of 1/100 s,
+/// what Linux reports to user space). 0 where there is no `/proc`.
+fn cpu_seconds(stat: &str) -> f64 {
+    let Ok(text) = std::fs::read_to_string(stat) else { return 0.0 };
+    // The command name (field 2) may hold spaces; the fields after ")" are plain.
+    let rest = text.rsplit_once(')').map_or("", |(_, r)| r);
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // After ")": state is field 3, utime field 14, stime field 15.
+    let tick = |i: usize| fields.get(i - 3).and_then(|f| f.parse::<f64>().ok()).unwrap_or(0.0);
+    (tick(14) + tick(15)) / 100.0
+}
+
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map_or_else(|_| "?".into(), |l| format!("load average {}", l.trim()))
+}
+
+/// A client that trusts exactly the server's certificate (full verification).
+fn connector(pem: &[u8]) -> TlsConnector {
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in CertificateDer::pem_slice_iter(pem) {
+        roots.add(cert.unwrap()).unwrap();
+    }
+    let config =
+        rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+    TlsConnector::from(Arc::new(config))
+}
+
+/// One HTTP/1.1 keep-alive connection.
+struct Conn {
+    sender: SendRequest<Full<Bytes>>,
+    host: String,
+}
+
+impl Conn {
+    /// One request; the status and the body. Panics if the connection breaks.
+    async fn send(&mut self, method: &str, path: &str, key: &str, body: Vec<u8>) -> (u16, Bytes) {
+        let basic = base64::engine::general_purpose::STANDARD.encode(format!("{key}:"));
+        let request = hyper::Request::builder()
+            .method(method)
+            .uri(path)
+            .header("host", &self.host)
+            .header("authorization", format!("Basic {basic}"))
+            .header("content-type", "application/json")
+            .body(Full::new(Bytes::from(body)))
+            .unwrap();
+        self.sender.ready().await.unwrap_or_else(|e| panic!("{method} {path}: connection lost: {e}"));
+        let response = self
+            .sender
+            .send_request(request)
+            .await
+            .unwrap_or_else(|e| panic!("{method} {path}: connection lost: {e}"));
+        let status = response.status().as_u16();
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        (status, body)
+    }
+
+    /// A JSON request that must answer `expect`; the answer.
+    async fn call(&mut self, method: &str, path: &str, key: &str, body: Option<Value>, expect: u16) -> Value {
+        let body = body.map(|b| b.to_string().into_bytes()).unwrap_or_default();
+        let (status, answer) = self.send(method, path, key, body).await;
+        let text = String::from_utf8_lossy(&answer);
+        assert_eq!(status, expect, "{method} {path}: {text}");
+        serde_json::from_slice(&answer).unwrap_or_else(|e| panic!("{method} {path}: {e}: {text}"))
+    }
+}
+
+/// The tenant the load runs as.
+struct Tenant {
+    partner_id: String,
+    partner_key: String,
+    merchant_id: String,
+}
+
+async fn set_up(server: &Server, conn: &mut Conn) -> Tenant {
+    let operator = server.operator_key();
+    let p = conn.call("POST", "/admin/partners", &operator, Some(json!({"name": "Load Partner"})), 201).await;
+    let partner_id = p["payload"]["partner_id"].as_str().unwrap().to_owned();
+    let partner_key = p["payload"]["api_key"].as_str().unwrap().to_owned();
+    let mut application: Value = serde_json::from_slice(&merchant_application()).unwrap();
+    application["partner_id"] = json!(partner_id);
+    let m = conn.call("POST", "/merchants", &partner_key, Some(application), 201).await;
+    let merchant_id = m["id"].as_str().unwrap().to_owned();
+    let approve = json!({ "limits": generous_limits() });
+    conn.call("POST", &format!("/admin/merchants/{merchant_id}/approve"), &operator, Some(approve), 200)
+        .await;
+    Tenant { partner_id, partner_key, merchant_id }
+}
+
+struct LoadResult {
+    /// Creates acknowledged within the measured window.
+    measured: usize,
+    /// Their latencies, µs, sorted.
+    latencies_us: Vec<u32>,
+    /// Every create acknowledged (warm-up, window and the last in flight).
+    acknowledged: usize,
+    /// Status changes A in the feed.
+    feed_changes: usize,
+    server_cpu: f64,
+    client_cpu: f64,
+    /// Bytes the server wrote to the disk (`write_bytes` of `/proc/<pid>/io`).
+    server_disk: u64,
+}
+
+/// What one client saw.
+struct ClientLog {
+    ids: Vec<String>,
+    latencies_us: Vec<u32>,
+}
+
+async fn run_load(server: &Server, o: &Options) -> LoadResult {
+    let tenant = Arc::new(set_up(server, &mut server.conn().await).await);
+    // Every connection open and its TLS handshake done before the clock starts.
+    let mut conns = Vec::with_capacity(o.clients);
+    for _ in 0..o.clients {
+        conns.push(server.conn().await);
+    }
+    let start = Instant::now() + Duration::from_millis(50);
+    let window_start = start + Duration::from_secs_f64(o.warmup);
+    let window_end = window_start + Duration::from_secs_f64(o.seconds);
+    let mut clients = tokio::task::JoinSet::new();
+    for (i, mut conn) in conns.into_iter().enumerate() {
+        let tenant = Arc::clone(&tenant);
+        clients.spawn(async move {
+            tokio::time::sleep_until(start.into()).await;
+            let mut log = ClientLog { ids: Vec::new(), latencies_us: Vec::new() };
+            for n in (i as u64) * 1_000_000_000.. {
+                let sent = Instant::now();
+                if sent >= window_end {
+                    break;
+                }
+                let body = transaction_body(&tenant.partner_id, &tenant.merchant_id, n);
+                let (status, answer) = conn.send("POST", "/transactions", &tenant.partner_key, body).await;
+                let done = Instant::now();
+                let created = serde_json::from_slice::<Value>(&answer).ok().filter(|v| v["success"] == true);
+                let id = created
+                    .filter(|_| status == 201)
+                    .and_then(|v| v["payload"]["id"].as_str().map(str::to_owned));
+                let Some(id) = id else {
+                    panic!(
+                        "client {i}: POST /transactions answered {status}: {}",
+                        String::from_utf8_lossy(&answer)
+                    );
+                };
+                log.ids.push(id);
+                if sent >= window_start && done < window_end {
+                    log.latencies_us
+                        .push(u32::try_from(done.duration_since(sent).as_micros()).unwrap_or(u32::MAX));
+                }
+            }
+            log
+        });
+    }
+    // CPU of both processes over the measured window.
+    tokio::time::sleep_until(window_start.into()).await;
+    let (server_before, client_before) = (server.cpu_seconds(), cpu_seconds("/proc/self/stat"));
+    let disk_before = disk_bytes(&format!("/proc/{}/io", server.child.id()));
+    tokio::time::sleep_until(window_end.into()).await;
+    let (server_after, client_after) = (server.cpu_seconds(), cpu_seconds("/proc/self/stat"));
+    let disk_after = disk_bytes(&format!("/proc/{}/io", server.child.id()));
+
+    let mut ids = Vec::new();
+    let mut latencies_us = Vec::new();
+    while let Some(log) = clients.join_next().await {
+        let log = log.unwrap_or_else(|e| fail(&format!("a client failed: {e}")));
+        ids.extend(log.ids);
+        latencies_us.extend(log.latencies_us);
+    }
+    latencies_us.sort_unstable();
+    let feed_changes = check_feed(&mut server.conn().await, &tenant, &ids).await;
+    LoadResult {
+        measured: latencies_us.len(),
+        latencies_us,
+        acknowledged: ids.len(),
+        feed_changes,
+        server_cpu: server_after - server_before,
+        client_cpu: client_after - client_before,
+        server_disk: disk_after.saturating_sub(disk_before),
+    }
+}
+
+/// Walk the partner's status-changes feed from the start: every acknowledged id
+/// appears exactly once as status A and no other transaction does. The number of
+/// A changes.
+async fn check_feed(conn: &mut Conn, tenant: &Tenant, acknowledged: &[String]) -> usize {
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut pointer = "0".to_owned();
+    let mut changes = 0;
+    loop {
+        let path = format!("/status-changes/{pointer}?partner_id={}", tenant.partner_id);
+        let page = conn.call("GET", &path, &tenant.partner_key, None, 200).await;
+        let list = page["payload"]["changes"].as_array().unwrap();
+        if list.is_empty() {
+            break;
+        }
+        for change in list {
+            assert_eq!(change["status"], "A", "only creates ran: {change}");
+            *seen.entry(change["transaction_id"].as_str().unwrap().to_owned()).or_default() += 1;
+            changes += 1;
+        }
+        pointer = page["payload"]["new_pointer"].as_str().unwrap().to_owned();
+    }
+    for id in acknowledged {
+        assert_eq!(
+            seen.get(id).copied(),
+            Some(1),
+            "{id} was acknowledged but is not in the feed exactly once"
+        );
+    }
+    assert_eq!(
+        changes,
+        acknowledged.len(),
+        "the feed holds {changes} creates, {} were acknowledged",
+        acknowledged.len()
+    );
+    changes
+}
+
+/// `creates` creates through `execute_batch` in batches of `batch` on a fresh
+/// database file (after a warm-up of 1,000 on it): creates per second, the CPU
+/// seconds used and the bytes written to the disk.
+fn in_process(creates: usize, batch: usize) -> (f64, f64, u64) {
+    let dir = tempfile::tempdir().unwrap();
+    let sandbox = Sandbox::file(&dir.path().join("engine.redb"));
+    sandbox.create_many(0, 1000, batch);
+    let (cpu, disk) = (cpu_seconds("/proc/self/stat"), disk_bytes("/proc/self/io"));
+    let started = Instant::now();
+    sandbox.create_many(1000, creates, batch);
+    let elapsed = started.elapsed().as_secs_f64();
+    let disk = disk_bytes("/proc/self/io").saturating_sub(disk);
+    (creates as f64 / elapsed, cpu_seconds("/proc/self/stat") - cpu, disk)
+}
+
+struct Commits {
+    count: usize,
+    operations: usize,
+    mean: f64,
+    p50: usize,
+    p90: usize,
+    max: usize,
+}
+
+/// The group commits the server logged at debug level (`group commit size=N`).
+fn group_commits(log: &Path) -> Option<Commits> {
+    let text = std::fs::read_to_string(log).ok()?;
+    let mut sizes: Vec<usize> = text
+        .lines()
+        .filter(|l| l.contains("group commit"))
+        .filter_map(|l| l.split("size=").nth(1)?.split_whitespace().next()?.parse().ok())
+        .collect();
+    if sizes.is_empty() {
+        return None;
+    }
+    sizes.sort_unstable();
+    let operations = sizes.iter().sum();
+    Some(Commits {
+        count: sizes.len(),
+        operations,
+        mean: operations as f64 / sizes.len() as f64,
+        p50: percentile(&sizes, 0.5),
+        p90: percentile(&sizes, 0.9),
+        max: percentile(&sizes, 1.0),
+    })
+}
+
+fn percentile<T: Copy + Default>(sorted: &[T], q: f64) -> T {
+    if sorted.is_empty() {
+        return T::default();
+    }
+    let i = ((sorted.len() - 1) as f64 * q).round() as usize;
+    sorted[i.min(sorted.len() - 1)]
+}
