@@ -452,3 +452,20 @@ fn a_database_open_twice_at_once_is_an_error_not_a_panic() {
     drop(w);
     assert!(Engine::open(&path, options(START)).is_ok());
 }
+
+#[test]
+fn a_clock_beyond_the_calendar_is_refused_not_a_panic() {
+    use ach_core::engine::{EngineOptions, OpenError};
+    use chrono::{DateTime, Duration, Utc};
+    // Near chrono's limits the calendar arithmetic of a create would overflow.
+    for at in [DateTime::<Utc>::MAX_UTC, DateTime::<Utc>::MIN_UTC] {
+        let refused = Engine::in_memory(EngineOptions::manual(at).sandbox());
+        assert!(matches!(refused, Err(OpenError::Clock(_))), "{at}");
+    }
+    // The last instant of 9999 is a clock; a sandbox cannot be moved past it.
+    let last: DateTime<Utc> = "9999-12-31T23:59:59Z".parse().unwrap();
+    let engine = Engine::in_memory(EngineOptions::manual(last - Duration::days(3)).sandbox()).unwrap();
+    let past = engine.execute(&Caller::Operator, Operation::SetClock { now: last + Duration::days(1) });
+    let Err(Failure::Refused { errors, .. }) = past else { panic!("{past:?}") };
+    assert_eq!(errors[0].field, "now");
+}

@@ -26,7 +26,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Datelike, Utc};
 
 pub use failure::Failure;
 pub use feeds::{EventsPage, StatusPage, PAGE_LIMIT};
@@ -131,6 +131,10 @@ pub enum OpenError {
     /// numbers would not decrypt and duplicate detection would silently reset.
     #[error("the encryption key is not this database's key")]
     WrongKey,
+    /// A manual clock set outside the years 0000 to 9999 (what an RFC 3339 instant
+    /// can name; near chrono's own limits the calendar arithmetic would overflow).
+    #[error("the clock must stand within the years 0000 to 9999, not at {0}")]
+    Clock(String),
 }
 
 /// The engine. Share it between threads (`Arc<Engine>`): operations serialize on
@@ -219,6 +223,10 @@ impl Engine {
             #[cfg(not(target_arch = "wasm32"))]
             EngineClock::System => (Arc::new(crate::clock::SystemClock), None),
             EngineClock::Manual(m) => {
+                let year = m.now().year();
+                if !(0..=9999).contains(&year) {
+                    return Err(OpenError::Clock(format!("year {year}")));
+                }
                 // A reopened sandbox resumes where its clock stood; it never goes back.
                 if let Some(at) = clock_at.filter(|at| *at > m.now()) {
                     m.set(at);

@@ -6,7 +6,7 @@
 //! a long clock jump (a sandbox moving a week ahead) produces the same feed as a
 //! clock that ticked through every day. Nothing is scanned but what is due.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Datelike, Utc};
 use serde::Serialize;
 
 use super::records::TransactionRecord;
@@ -120,6 +120,10 @@ pub(crate) fn set_clock(cx: &mut Cx<'_, '_>, now: DateTime<Utc>) -> Result<Outco
             "the clock can only be set on a sandbox engine",
         )
         .into());
+    }
+    if now.year() > 9999 {
+        let msg = "the clock cannot move past the year 9999";
+        return Err(Failure::problem(AchError::FailedToAccept, "now", ProblemCode::InvalidValue, msg).into());
     }
     if now < cx.now {
         let msg = format!("the clock cannot move backwards (it reads {})", cx.now.to_rfc3339());
