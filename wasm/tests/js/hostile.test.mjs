@@ -742,12 +742,9 @@ test('hostile forms through the validators are data', () => {
   }
 });
 
-// Known: the validators skip unknown members without serde_json's nesting limit
-// (a borrowed RawValue is skipped iteratively), so a valid form with an unknown
-// member nested deeper than 128 levels is valid for the form and a 400 for the
-// service. Nothing traps and nothing is stored; the fix belongs in
-// core/src/validation/json.rs (Body::parse: refuse what the router's parser
-// refuses).
+// The validators refuse what the router's parser refuses (core/src/validation/json.rs):
+// an unknown member nested deeper than serde_json's limit made a form valid here
+// and a 400 at the service until that was fixed.
 test('a form the service refuses for its nesting is refused by the validator', () => {
   const body = { ...transaction('mer_0123456789abcdefghijKL', 'debit', '1.00'), partner_id: 'par_0123456789abcdefghijKL' };
   assert.equal(ach.validateTransaction(body).valid, true);
