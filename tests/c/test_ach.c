@@ -23,31 +23,6 @@
 #define ENCRYPTION_KEY_A "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
 #define ENCRYPTION_KEY_B "ff0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
 
-/* A complete merchant application (examples/requests/merchant.json) for partner %s,
- * accepting duplicates so the tests may repeat amounts. */
-static const char *APPLICATION =
-    "{\"partner_id\":\"%s\","
-    "\"company_info\":{\"check_guarantee\":false,\"name\":\"Acme Groceries LLC\",\"dba\":\"Acme Market\","
-    "\"website\":\"https://www.acme-market.example.com\",\"address\":{\"address1\":\"100 Main St\","
-    "\"address2\":\"Suite 4\",\"city\":\"Springfield\",\"state\":\"IL\",\"zip\":\"62701\"}},"
-    "\"velocities\":{\"expected_checks_per_year\":1200,\"expected_average_check_amount\":85.5,"
-    "\"expected_sales_per_year\":\"2500000\",\"lowest_amount_allowed\":1.0,\"highest_amount_allowed\":5000,"
-    "\"decline_duplicates\":false},"
-    "\"business_data\":{\"authorization_method\":\"Signed paper authorization at the counter\","
-    "\"business_start_date\":\"2015-06-01\",\"merchant_category_code\":5411,\"goods_or_service\":\"Groceries\","
-    "\"federal_tax_id\":\"12-3456789\",\"corporate_structure\":\"LLC\"},"
-    "\"custodial_bank_account\":{\"name\":\"JPMorgan Chase\",\"contact_name\":\"Pat Banker\","
-    "\"contact_title\":\"Branch Manager\",\"routing\":\"021000021\",\"account\":\"123456789\",\"type\":\"checking\","
-    "\"check_image_front\":\"iVBORw0KGgoAAAANSUhEUg==\",\"check_image_back\":\"iVBORw0KGgoAAAANSUhEUg==\","
-    "\"address\":{\"address1\":\"270 Park Ave\",\"city\":\"New York\",\"state\":\"NY\",\"zip\":\"10017\"}},"
-    "\"billing_bank_account\":null,"
-    "\"support_contact\":{\"name\":\"Acme Support\",\"email\":\"support@acme-market.example.com\","
-    "\"phone\":\"(217) 555-0100\"},"
-    "\"principal\":[{\"name\":\"Jane Owner\",\"title\":\"Managing Member\",\"ssn\":\"123-45-6789\","
-    "\"driver_license\":\"D123-4567-8901\",\"driver_license_state\":\"IL\",\"phone\":\"217.555.0102\","
-    "\"email\":\"jane@acme-market.example.com\",\"address\":{\"address1\":\"9 Elm St\",\"city\":\"Springfield\","
-    "\"state\":\"IL\",\"zip\":\"62702-1234\"}}],"
-    "\"standard_entry_classes\":[\"PPD\",\"WEB\"],\"references\":null}";
 
 static const char *VALID_TRANSACTION =
     "{\"partner_id\":\"par_0123456789abcdefghijKL\",\"merchant_id\":\"mer_0123456789abcdefghijKL\","
@@ -111,7 +86,7 @@ struct tenant {
 };
 
 static void make_tenant(AchEngine *engine, struct tenant *t) {
-    char *application = malloc(strlen(APPLICATION) + 64);
+    char *application = malloc(strlen(APPLICATION) + 128);
     char path[128];
     AchBuffer out = {0};
     /* Another partner first, so ids and keys are not the first ones issued. */
@@ -126,7 +101,7 @@ static void make_tenant(AchEngine *engine, struct tenant *t) {
         CHECK(0);
         return;
     }
-    sprintf(application, APPLICATION, t->partner_id);
+    sprintf(application, APPLICATION, t->partner_id, "[\"PPD\",\"WEB\"]");
     expect(engine, 201, "POST", "/merchants", NULL, t->partner_key, application, "id", t->merchant_id,
            sizeof t->merchant_id);
     free(application);

@@ -15,6 +15,33 @@
 
 #include "ach.h"
 
+/* A complete merchant application (examples/requests/merchant.json): printf
+ * format with the partner id (%s) and the standard entry classes as a JSON array
+ * (%s); duplicates accepted, so tests may repeat amounts. */
+#define APPLICATION \
+    "{\"partner_id\":\"%s\"," \
+    "\"company_info\":{\"check_guarantee\":false,\"name\":\"Acme Groceries LLC\",\"dba\":\"Acme Market\"," \
+    "\"website\":\"https://www.acme-market.example.com\",\"address\":{\"address1\":\"100 Main St\"," \
+    "\"address2\":\"Suite 4\",\"city\":\"Springfield\",\"state\":\"IL\",\"zip\":\"62701\"}}," \
+    "\"velocities\":{\"expected_checks_per_year\":1200,\"expected_average_check_amount\":85.5," \
+    "\"expected_sales_per_year\":\"2500000\",\"lowest_amount_allowed\":1.0,\"highest_amount_allowed\":5000," \
+    "\"decline_duplicates\":false}," \
+    "\"business_data\":{\"authorization_method\":\"Signed paper authorization at the counter\"," \
+    "\"business_start_date\":\"2015-06-01\",\"merchant_category_code\":5411,\"goods_or_service\":\"Groceries\"," \
+    "\"federal_tax_id\":\"12-3456789\",\"corporate_structure\":\"LLC\"}," \
+    "\"custodial_bank_account\":{\"name\":\"JPMorgan Chase\",\"contact_name\":\"Pat Banker\"," \
+    "\"contact_title\":\"Branch Manager\",\"routing\":\"021000021\",\"account\":\"123456789\",\"type\":\"checking\"," \
+    "\"check_image_front\":\"iVBORw0KGgoAAAANSUhEUg==\",\"check_image_back\":\"iVBORw0KGgoAAAANSUhEUg==\"," \
+    "\"address\":{\"address1\":\"270 Park Ave\",\"city\":\"New York\",\"state\":\"NY\",\"zip\":\"10017\"}}," \
+    "\"billing_bank_account\":null," \
+    "\"support_contact\":{\"name\":\"Acme Support\",\"email\":\"support@acme-market.example.com\"," \
+    "\"phone\":\"(217) 555-0100\"}," \
+    "\"principal\":[{\"name\":\"Jane Owner\",\"title\":\"Managing Member\",\"ssn\":\"123-45-6789\"," \
+    "\"driver_license\":\"D123-4567-8901\",\"driver_license_state\":\"IL\",\"phone\":\"217.555.0102\"," \
+    "\"email\":\"jane@acme-market.example.com\",\"address\":{\"address1\":\"9 Elm St\",\"city\":\"Springfield\"," \
+    "\"state\":\"IL\",\"zip\":\"62702-1234\"}}]," \
+    "\"standard_entry_classes\":%s,\"references\":null}"
+
 static int checks_run = 0;
 static int checks_failed = 0;
 
