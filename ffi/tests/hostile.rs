@@ -29,6 +29,7 @@ use ach::{
 };
 use ach_core::api::route_json;
 use ach_core::error::catalogue_samples;
+use ach_tests::json_paths::{leaves, nested_arrays, nested_objects, set};
 use serde_json::{json, Value};
 
 const OPERATOR: &str = "ok_ffi_hostile_operator_key_0123456789";
@@ -386,29 +387,6 @@ impl Fixture {
     }
 }
 
-/// Every leaf's `/`-separated path.
-fn leaves(v: &Value, prefix: &str, out: &mut Vec<String>) {
-    let join = |k: &str| if prefix.is_empty() { k.to_owned() } else { format!("{prefix}/{k}") };
-    match v {
-        Value::Object(m) if !m.is_empty() => m.iter().for_each(|(k, x)| leaves(x, &join(k), out)),
-        Value::Array(a) if !a.is_empty() => {
-            a.iter().enumerate().for_each(|(i, x)| leaves(x, &join(&i.to_string()), out))
-        }
-        _ => out.push(prefix.to_owned()),
-    }
-}
-
-fn set(v: &mut Value, path: &str, value: Value) {
-    let mut at = v;
-    for part in path.split('/') {
-        at = match part.parse::<usize>() {
-            Ok(i) if at.is_array() => &mut at[i],
-            _ => &mut at[part],
-        };
-    }
-    *at = value;
-}
-
 /// A JSON text with the string `"@@"` replaced by a raw literal (a number JSON
 /// values cannot hold exactly, like a 400-digit one).
 fn with_literal(v: &Value, path: &str, literal: &str) -> Value {
@@ -431,9 +409,9 @@ fn fullwidth(id: &str) -> String {
 
 fn nested(depth: usize, objects: bool) -> String {
     if objects {
-        format!("{}1{}", r#"{"a":"#.repeat(depth), "}".repeat(depth))
+        nested_objects(depth)
     } else {
-        format!("{}{}", "[".repeat(depth), "]".repeat(depth))
+        nested_arrays(depth)
     }
 }
 

@@ -1,6 +1,8 @@
 //! Shared helpers for the cross-crate tests: where the shared data lives, and the
 //! JSON case corpus that the Rust, C and WebAssembly hosts all run.
 
+pub mod json_paths;
+
 use std::path::PathBuf;
 
 use serde::Deserialize;

@@ -20,6 +20,7 @@ use ach_core::error::{catalogue_samples, AUTHENTICATION_FAILED};
 use ach_core::ids::random_alphanumeric;
 use ach_core::limits::Limits;
 use ach_core::Money;
+use ach_tests::json_paths::{leaves, nested_arrays, nested_objects, set};
 use ach_tests::world::{application, customer_body, transaction, World, OPERATOR_KEY};
 use serde_json::{json, Value};
 
@@ -274,38 +275,6 @@ impl Fixture {
     fn post(&self, path: &str, body: Vec<u8>) -> Request {
         request("POST", path, Some(&self.a.key), body)
     }
-}
-
-/// Set the member at a `/`-separated path.
-fn set(v: &mut Value, path: &str, value: Value) {
-    let mut at = v;
-    for part in path.split('/') {
-        at = match part.parse::<usize>() {
-            Ok(i) if at.is_array() => &mut at[i],
-            _ => &mut at[part],
-        };
-    }
-    *at = value;
-}
-
-/// Every leaf's `/`-separated path (scalars, and empty or null containers).
-fn leaves(v: &Value, prefix: &str, out: &mut Vec<String>) {
-    let join = |k: &str| if prefix.is_empty() { k.to_owned() } else { format!("{prefix}/{k}") };
-    match v {
-        Value::Object(m) if !m.is_empty() => m.iter().for_each(|(k, x)| leaves(x, &join(k), out)),
-        Value::Array(a) if !a.is_empty() => {
-            a.iter().enumerate().for_each(|(i, x)| leaves(x, &join(&i.to_string()), out))
-        }
-        _ => out.push(prefix.to_owned()),
-    }
-}
-
-fn nested_arrays(depth: usize) -> String {
-    format!("{}{}", "[".repeat(depth), "]".repeat(depth))
-}
-
-fn nested_objects(depth: usize) -> String {
-    format!("{}1{}", r#"{"a":"#.repeat(depth), "}".repeat(depth))
 }
 
 use Expect::{AnyRefusal, Auth, Refused};
