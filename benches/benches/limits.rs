@@ -18,7 +18,7 @@
 #![allow(missing_docs, clippy::unwrap_used)]
 
 use ach_benches::paired::paired;
-use ach_benches::{generous_limits, sandbox_options};
+use ach_benches::{generous_limits, sandbox_options, transaction_body_from};
 use ach_core::engine::{Caller, Engine, Operation, Outcome};
 use ach_core::limits::Limits;
 use ach_core::money::Money;
@@ -93,15 +93,9 @@ impl Fixture {
         self.next.set(first + count as u64);
         (first..first + count as u64)
             .map(|n| {
-                let body = format!(
-                    r#"{{"partner_id":"{}","merchant_id":"{}","amount":"{}.{:02}","description":"Invoice {n}","type":"debit","standard_entry_class":"PPD","customer":{{"name":"Ada Lovelace","routing_number":"021000021","account_number":"{}","account_type":"checking"}}}}"#,
-                    self.partner_id,
-                    self.merchant_id,
-                    1 + n % 9,
-                    n % 100,
-                    100_000_000 + n,
-                );
-                let op = Operation::CreateTransaction { partner_id: self.partner_id.clone(), body: body.into_bytes() };
+                let account = (100_000_000 + n).to_string();
+                let body = transaction_body_from(&self.partner_id, &self.merchant_id, n, &account);
+                let op = Operation::CreateTransaction { partner_id: self.partner_id.clone(), body };
                 (self.partner.clone(), op)
             })
             .collect()

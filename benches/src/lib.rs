@@ -58,8 +58,14 @@ pub fn generous_limits() -> Limits {
 /// `merchant_id` of `partner_id`; `n` varies the description and the amount ($1.00
 /// to $9.99). What [`Sandbox::transaction_body`] and the HTTPS load client send.
 pub fn transaction_body(partner_id: &str, merchant_id: &str, n: u64) -> Vec<u8> {
+    transaction_body_from(partner_id, merchant_id, n, "123456789")
+}
+
+/// [`transaction_body`] from the customer's account `account_number` (the limits
+/// bench gives every create its own account, so that none is a duplicate).
+pub fn transaction_body_from(partner_id: &str, merchant_id: &str, n: u64, account_number: &str) -> Vec<u8> {
     format!(
-        r#"{{"partner_id":"{partner_id}","merchant_id":"{merchant_id}","amount":"{}.{:02}","description":"Invoice {n}","type":"debit","standard_entry_class":"PPD","customer":{{"name":"Ada Lovelace","routing_number":"021000021","account_number":"123456789","account_type":"checking"}}}}"#,
+        r#"{{"partner_id":"{partner_id}","merchant_id":"{merchant_id}","amount":"{}.{:02}","description":"Invoice {n}","type":"debit","standard_entry_class":"PPD","customer":{{"name":"Ada Lovelace","routing_number":"021000021","account_number":"{account_number}","account_type":"checking"}}}}"#,
         1 + n % 9,
         n % 100,
     )

@@ -59,9 +59,10 @@ pub(crate) fn create(cx: &mut Cx<'_, '_>, partner_id: &str, t: &NewTransaction) 
         reversal_of: None,
         reversed_by: None,
     };
-    if cx.engine.checks {
-        // The merchant's limits and duplicates, in the documented order: per
-        // transaction, then duplicates, then the history-wide windows.
+    // The merchant's limits and duplicates, in the documented order: per
+    // transaction, then duplicates, then the history-wide windows (all skipped
+    // only by the bench that prices them).
+    let prints = if cx.engine.checks {
         let candidate =
             Candidate { amount: record.amount, credit: record.direction == crate::model::Direction::Credit };
         limits::check_transaction(&merchant.limits, candidate).map_err(limit_failure)?;
@@ -71,12 +72,15 @@ pub(crate) fn create(cx: &mut Cx<'_, '_>, partner_id: &str, t: &NewTransaction) 
         let windows = usage::windows(cx, &merchant, &partner, cx.now)?;
         limits::check_windows(&merchant.limits, &partner.limits, &windows, candidate)
             .map_err(limit_failure)?;
-        // Decided: from here on only writes.
-        insert(cx, &record)?;
+        Some(prints)
+    } else {
+        None
+    };
+    // Decided: from here on only writes.
+    insert(cx, &record)?;
+    if let Some(prints) = prints {
         usage::apply(cx, &record, true)?;
         duplicates::record(cx, &record, &prints)?;
-    } else {
-        insert(cx, &record)?;
     }
     for (side, image) in [("front", &t.check_image_front), ("back", &t.check_image_back)] {
         if let Some(image) = image {
