@@ -30,6 +30,9 @@ const BATCH: usize = 1_000;
 /// Creates per `execute_batch` while building a history.
 const HISTORY_BATCH: usize = 10_000;
 
+/// Creates per simulated day while building a history.
+const PER_DAY: usize = 50_000;
+
 fn test_mode() -> bool {
     std::env::args().any(|a| a == "--test")
 }
@@ -116,17 +119,33 @@ impl Fixture {
         self.run(ops)
     }
 
-    /// A fixture (checks on) whose merchant already has `prior` transactions.
+    /// A fixture (checks on) whose merchant already has `prior` transactions,
+    /// made [`PER_DAY`] a day on consecutive days (each day's cut-off and, later,
+    /// settlement run as the clock passes them), then a day later: the measured
+    /// creates happen on a day of their own, as they would for a merchant with a
+    /// long history.
     fn with_history(prior: usize) -> Fixture {
         let f = Fixture::new(true);
         let mut done = 0;
         while done < prior {
-            let n = HISTORY_BATCH.min(prior - done);
-            let ops = f.creates(n);
-            f.run(ops);
-            done += n;
+            let mut today = 0;
+            while today < PER_DAY && done < prior {
+                let n = HISTORY_BATCH.min(prior - done).min(PER_DAY - today);
+                let ops = f.creates(n);
+                f.run(ops);
+                done += n;
+                today += n;
+            }
+            f.next_day();
         }
         f
+    }
+
+    /// Move the sandbox clock a day ahead (running every cut-off and settlement due).
+    fn next_day(&self) {
+        let now = self.engine.now() + chrono::Duration::days(1);
+        let clock = self.engine.execute(&Caller::Operator, Operation::SetClock { now });
+        assert!(matches!(clock, Ok(Outcome::ClockSet { .. })), "{clock:?}");
     }
 }
 
@@ -151,12 +170,17 @@ fn checks(c: &mut Criterion) {
 }
 
 fn history(c: &mut Criterion) {
-    let long = if test_mode() { 20_000 } else { 1_000_000 };
+    let long = match std::env::var("ACH_LIMITS_PRIOR") {
+        Ok(n) => n.parse().unwrap(),
+        Err(_) if test_mode() => 20_000,
+        Err(_) => 1_000_000,
+    };
     let began = std::time::Instant::now();
     let big = Fixture::with_history(long);
     eprintln!("history: built {long} prior transactions in {:.1} s", began.elapsed().as_secs_f64());
     let small = Fixture::with_history(1_000);
-    let long_name = if test_mode() { "prior_20k" } else { "prior_1m" };
+    let long_name = format!("prior_{long}");
+    let long_name = long_name.as_str();
     measure(c, "history", &[("prior_1k", &small), (long_name, &big)]);
     let pairs = if test_mode() { 2 } else { 30 };
     paired("history", "prior_1k", long_name, pairs, || small.batch(), || big.batch());

@@ -282,6 +282,36 @@ fn message_17_duplicates_within_the_window_when_declined() {
 }
 
 #[test]
+fn the_duplicate_index_keeps_about_one_window_and_forgets_older_days() {
+    let app = ach_tests::world::application(&["PPD", "POP"]);
+    let s = Shop::with_app("2026-11-23 09:00", ach_tests::world::roomy_limits(), &app);
+    let epoch = chrono::NaiveDate::from_ymd_opt(1970, 1, 1).unwrap();
+    let d = (chrono::NaiveDate::from_ymd_opt(2026, 11, 23).unwrap() - epoch).num_days();
+    let days = || s.w.engine.duplicate_index_days().unwrap();
+    for n in 1..=3 {
+        assert_eq!(s.debit("25.00", n), "ok");
+    }
+    s.w.at("2026-11-24 09:00");
+    assert_eq!(s.debit("25.00", 4), "ok");
+    assert_eq!(days(), vec![(d, 3), (d + 1, 1)], "yesterday is still inside the 24-hour window");
+    assert_eq!(s.debit("25.00", 4), "This is a duplicate transaction");
+    s.w.at("2026-11-25 08:00");
+    assert_eq!(s.debit("25.00", 5), "ok");
+    assert_eq!(days(), vec![(d, 1), (d + 1, 1), (d + 2, 1)], "a create forgets two expired entries");
+    assert_eq!(s.debit("25.00", 6), "ok");
+    assert_eq!(days(), vec![(d + 1, 1), (d + 2, 2)], "the day the window no longer reaches is gone");
+    assert_eq!(s.debit("25.00", 4), "This is a duplicate transaction", "found in yesterday's bucket");
+    assert_eq!(s.debit("25.00", 6), "This is a duplicate transaction", "found in today's bucket");
+    let mut t = transaction(&s.m, "debit", "31.00");
+    t["customer"]["account_number"] = json!("55509999");
+    let id = s.w.create(&s.p, &s.pc, &t).unwrap();
+    assert_eq!(days(), vec![(d + 1, 1), (d + 2, 3)]);
+    s.w.run(&s.pc, Operation::VoidTransaction { partner_id: s.p.clone(), transaction_id: id }).unwrap();
+    assert_eq!(days(), vec![(d + 1, 1), (d + 2, 2)], "a void removes its entry");
+    assert_eq!(s.w.engine.audit_records().unwrap(), Ok(()));
+}
+
+#[test]
 fn message_18_a_check_number_is_spent_forever_even_when_voided() {
     let s = Shop::new("2026-11-23 09:00", ach_tests::world::roomy_limits());
     let png = "iVBORw0KGgoAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";

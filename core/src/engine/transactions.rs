@@ -66,7 +66,7 @@ pub(crate) fn create(cx: &mut Cx<'_, '_>, partner_id: &str, t: &NewTransaction) 
         let candidate =
             Candidate { amount: record.amount, credit: record.direction == crate::model::Direction::Credit };
         limits::check_transaction(&merchant.limits, candidate).map_err(limit_failure)?;
-        let prints = duplicates::prints(cx, &record);
+        let prints = duplicates::prints(&cx.engine.fingerprints, &record);
         duplicates::check(cx, &record, &prints, merchant.decline_duplicates)?;
         let partner = tenants::load_partner(cx, partner_id)?;
         let windows = usage::windows(cx, &merchant, &partner, cx.now)?;
@@ -129,6 +129,7 @@ pub(crate) fn void(cx: &mut Cx<'_, '_>, partner_id: &str, id: &str) -> Result<Ou
     t.state = State::Voided;
     cx.w.remove(Table::Pending, &keys::at(t.cutoff_at, &t.id))?;
     usage::apply(cx, &t, false)?;
+    duplicates::forget(cx, &t)?;
     cx.w.put(Table::Transactions, t.id.as_bytes(), &t)?;
     feeds::record_change(cx, &t, cx.now)?;
     Ok(Outcome::TransactionVoided { transaction_id: t.id })

@@ -26,7 +26,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 /// Version of the stored format; checked on open, never silently upgraded.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 
 /// Every table of the database.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -402,6 +402,31 @@ impl Write<'_> {
     pub(crate) fn put_raw(&mut self, table: Table, key: &[u8], value: &[u8]) -> Result<(), StorageError> {
         self.forget(table, key);
         self.with(table, |t| t.insert(key, value).map(drop).map_err(fail))
+    }
+
+    /// Remove up to `limit` of the first entries with keys below `to`; how many.
+    pub(crate) fn remove_first_below(
+        &mut self,
+        table: Table,
+        to: &[u8],
+        limit: usize,
+    ) -> Result<usize, StorageError> {
+        if !self.cache.borrow().is_empty() {
+            self.cache.borrow_mut().retain(|(t, _), _| *t != table);
+        }
+        self.with(table, |t| {
+            // Most calls find nothing to remove: one descent to the first key says so.
+            match t.first().map_err(fail)? {
+                Some((first, _)) if first.value() < to => {}
+                _ => return Ok(0),
+            }
+            let mut removed = 0;
+            for item in t.extract_from_if::<&[u8], _>(..to, |_, _| true).map_err(fail)?.take(limit) {
+                item.map_err(fail)?;
+                removed += 1;
+            }
+            Ok(removed)
+        })
     }
 
     /// Remove `key`; whether it was present.
