@@ -247,8 +247,8 @@ pub(crate) type Entry = (Vec<u8>, Vec<u8>);
 /// An open table of a write transaction.
 type WriteTable<'tx> = redb::Table<'tx, &'static [u8], &'static [u8]>;
 
-/// Records decoded during a write transaction, by table and key.
-type Decoded = HashMap<(Table, Vec<u8>), Rc<dyn Any>>;
+/// Records decoded during a write transaction, by table, then key.
+type Decoded = [HashMap<Vec<u8>, Rc<dyn Any>>; Table::ALL.len()];
 
 /// A write transaction.
 ///
@@ -286,22 +286,23 @@ impl<'tx> Write<'tx> {
         table: Table,
         key: &[u8],
     ) -> Result<Option<Rc<T>>, StorageError> {
-        let cache_key = (table, key.to_vec());
-        if let Some(hit) = self.cache.borrow().get(&cache_key) {
+        if let Some(hit) = self.cache.borrow()[table as usize].get(key) {
             if let Ok(record) = Rc::clone(hit).downcast::<T>() {
                 return Ok(Some(record));
             }
         }
         let Some(record) = self.get::<T>(table, key)? else { return Ok(None) };
         let record = Rc::new(record);
-        self.cache.borrow_mut().insert(cache_key, Rc::clone(&record) as Rc<dyn Any>);
+        self.cache.borrow_mut()[table as usize].insert(key.to_vec(), Rc::clone(&record) as Rc<dyn Any>);
         Ok(Some(record))
     }
 
+    /// Drop the decoded copy of `key` (no allocation: most tables cache nothing).
     fn forget(&self, table: Table, key: &[u8]) {
         let mut cache = self.cache.borrow_mut();
-        if !cache.is_empty() {
-            cache.remove(&(table, key.to_vec()));
+        let decoded = &mut cache[table as usize];
+        if !decoded.is_empty() {
+            decoded.remove(key);
         }
     }
 }
@@ -411,9 +412,7 @@ impl Write<'_> {
         to: &[u8],
         limit: usize,
     ) -> Result<usize, StorageError> {
-        if !self.cache.borrow().is_empty() {
-            self.cache.borrow_mut().retain(|(t, _), _| *t != table);
-        }
+        self.cache.borrow_mut()[table as usize].clear();
         self.with(table, |t| {
             // Most calls find nothing to remove: one descent to the first key says so.
             match t.first().map_err(fail)? {

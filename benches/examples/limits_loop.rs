@@ -1,0 +1,30 @@
+//! `limits_loop BATCHES on|off [memory]`: the limits bench's creates (every limit
+//! set, duplicate declining on, each create from its own account) in batches of
+//! 1,000, with the checks on or off, on a database file or in memory: the loop to
+//! count the checks' instructions under callgrind
+//! (`valgrind --tool=callgrind target/release/examples/limits_loop 5 on memory`,
+//! then the same with `off`) and a quick creates-per-second figure.
+#![allow(missing_docs, clippy::unwrap_used)]
+
+use std::time::Instant;
+
+use ach_benches::limits_fixture::{Fixture, BATCH};
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let batches: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(10);
+    let checks = args.get(2).map(String::as_str) != Some("off");
+    let memory = args.get(3).map(String::as_str) == Some("memory");
+    let fixture = Fixture::new(checks, memory);
+    let start = Instant::now();
+    for _ in 0..batches {
+        fixture.batch();
+    }
+    let elapsed = start.elapsed();
+    let creates = batches * BATCH;
+    println!(
+        "{creates} creates, checks {}: {elapsed:?}, {:.0} creates/s",
+        if checks { "on" } else { "off" },
+        creates as f64 / elapsed.as_secs_f64()
+    );
+}
