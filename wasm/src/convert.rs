@@ -1,6 +1,9 @@
-//! Between JS values and the JSON text the core reads and writes. Everything
-//! crosses as JSON text (`JSON.stringify` / `JSON.parse`), so the browser sees
-//! byte for byte what the other hosts see.
+//! Between JS values and the JSON text the core reads and writes. Arguments
+//! cross as JSON text (a string, or `JSON.stringify` of an object), so the
+//! browser validates byte for byte what the other hosts do. An Engine's answer
+//! comes back as JSON text and `JSON.parse`; a verdict as the object that
+//! `JSON.parse` of its JSON would give, built from its texts (the same values,
+//! members in the same order), which is cheaper than making and parsing JSON.
 
 use std::borrow::Cow;
 use std::cell::Cell;
@@ -20,7 +23,10 @@ use wasm_bindgen::prelude::*;
 ///   bytes written; `-1`: not a string (`textInto`) or `JSON.stringify` threw
 ///   (`stringifyInto`, the thrown value kept for `takeThrown`); `-2`: it
 ///   stringified to `undefined`; `r <= -3`: the text does not fit, is kept, and
-///   `pendingInto` writes it into a buffer of `-r` bytes.
+///   `pendingInto` writes it into a buffer of `-r` bytes (a multiple of 3);
+///   `-4`: binary data (a typed array, `DataView` or `ArrayBuffer`), `-5`: not
+///   an object (`stringifyInto` checks these before `JSON.stringify`, in one
+///   crossing).
 /// - `verdict`: a verdict object built from its texts (one string and the
 ///   UTF-16 lengths of its parts) instead of JSON text and `JSON.parse`, which
 ///   cost more than the validation of a small form; `validVerdict` for the
@@ -50,6 +56,16 @@ function put(dest) {
   return -3 * text.length;
 }
 
+// `instanceof` runs a proxy's `getPrototypeOf` trap: what it throws means "no"
+// (SharedArrayBuffer is not defined in a page that is not cross-origin isolated).
+function isInstance(value, type) {
+  try {
+    return value instanceof type;
+  } catch (_) {
+    return false;
+  }
+}
+
 export function textInto(value, dest) {
   if (typeof value !== 'string') return -1;
   pending = value;
@@ -57,6 +73,10 @@ export function textInto(value, dest) {
 }
 
 export function stringifyInto(value, dest) {
+  if (ArrayBuffer.isView(value) || isInstance(value, ArrayBuffer) || isInstance(value, globalThis.SharedArrayBuffer)) {
+    return -4;
+  }
+  if (typeof value !== 'object' || value === null) return -5;
   let text;
   try {
     text = JSON.stringify(value);
@@ -141,28 +161,27 @@ pub(crate) fn with_json_text<R>(
     if buffer.is_empty() {
         buffer = vec![0; 4096];
     }
-    let mut written = text_into(value, &mut buffer);
-    if written == -1.0 {
-        check_stringifiable(value, function)?;
-        written = stringify_into(value, &mut buffer);
-        if written == -1.0 {
-            return Err(JsError::new(&format!(
-                "{function}: the argument cannot be turned into JSON ({})",
-                thrown_message(&take_thrown())
-            )));
-        }
-        if written == -2.0 {
-            return Err(JsError::new(&format!(
-                "{function}: the argument cannot be turned into JSON (it stringifies to undefined)"
-            )));
+    // The JS numbers are whole (byte counts, codes); f64 to i64 saturates.
+    let mut written = text_into(value, &mut buffer) as i64;
+    if written == -1 {
+        written = stringify_into(value, &mut buffer) as i64;
+        let problem = match written {
+            -1 => format!(": the argument cannot be turned into JSON ({})", thrown_message(&take_thrown())),
+            -2 => ": the argument cannot be turned into JSON (it stringifies to undefined)".to_owned(),
+            -4 => " expects an object or a JSON string, not binary data (decode it to text first)".to_owned(),
+            -5 => " expects an object or a JSON string".to_owned(),
+            _ => String::new(),
+        };
+        if !problem.is_empty() {
+            return Err(JsError::new(&format!("{function}{problem}")));
         }
     }
-    if written <= -3.0 {
-        // At most 3 bytes of UTF-8 per UTF-16 unit; f64 to usize saturates.
-        buffer = vec![0; (-written) as usize];
-        written = pending_into(&mut buffer);
+    if written <= -3 {
+        // At most 3 bytes of UTF-8 per UTF-16 unit.
+        buffer = vec![0; usize::try_from(-written).unwrap_or(usize::MAX)];
+        written = pending_into(&mut buffer) as i64;
     }
-    let text = buffer.get(..written as usize).unwrap_or_default();
+    let text = usize::try_from(written).ok().and_then(|n| buffer.get(..n)).unwrap_or_default();
     let result = f(text);
     if buffer.len() <= SCRATCH_KEPT {
         SCRATCH.set(buffer);
@@ -171,26 +190,9 @@ pub(crate) fn with_json_text<R>(
 }
 
 /// The JSON text of an argument, as [`with_json_text`] reads it.
+#[cfg(feature = "engine")]
 pub(crate) fn json_text(value: &JsValue, function: &str) -> Result<String, JsError> {
     with_json_text(value, function, |text| String::from_utf8_lossy(text).into_owned())
-}
-
-/// Misuse that is not a string: binary data, a function, not an object.
-fn check_stringifiable(value: &JsValue, function: &str) -> Result<(), JsError> {
-    // `instanceof` checks are wrapped in try/catch by wasm-bindgen; `isView` reads
-    // an internal slot (no proxy trap runs).
-    if js_sys::ArrayBuffer::is_view(value)
-        || value.is_instance_of::<js_sys::ArrayBuffer>()
-        || value.is_instance_of::<js_sys::SharedArrayBuffer>()
-    {
-        return Err(JsError::new(&format!(
-            "{function} expects an object or a JSON string, not binary data (decode it to text first)"
-        )));
-    }
-    if value.is_object() && !value.is_function() {
-        return Ok(());
-    }
-    Err(JsError::new(&format!("{function} expects an object or a JSON string")))
 }
 
 /// What a thrown JS value says, cut short: its `message` when it has a string
@@ -216,6 +218,7 @@ pub(crate) fn cut(text: &str, max: usize) -> String {
     }
 }
 
+#[cfg(feature = "engine")]
 #[wasm_bindgen]
 extern "C" {
     /// `JSON.parse` without wasm-bindgen's exception wrapper: `js_sys::JSON::parse`
@@ -226,7 +229,8 @@ extern "C" {
     fn parse_serialized(text: &str) -> JsValue;
 }
 
-/// JSON text the core wrote (a verdict, a response) as a plain JS value.
+/// JSON text the core wrote (an Engine's response) as a plain JS value.
+#[cfg(feature = "engine")]
 pub(crate) fn to_js(json: &str) -> JsValue {
     parse_serialized(json)
 }
