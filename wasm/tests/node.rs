@@ -4,7 +4,11 @@
 #![cfg(target_arch = "wasm32")]
 #![allow(clippy::unwrap_used)]
 
+use ach_core::calendar;
+use ach_core::routing::RoutingDirectory;
+use ach_core::validation::{check_bytes, Context, Kind};
 use ach_wasm::{check_routing_number, validate_customer, validate_merchant, validate_transaction};
+use chrono::DateTime;
 use js_sys::{Array, Reflect, JSON};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::wasm_bindgen_test;
@@ -72,6 +76,75 @@ fn an_invalid_form_is_data_with_every_bad_field() {
 
     let malformed = validate_customer(&JsValue::from_str("{\"name\": ")).unwrap();
     assert_eq!(fields(&malformed), vec![(String::new(), "invalid_json".to_owned())]);
+}
+
+/// Every case of the shared corpus, and texts outside ASCII: a verdict is
+/// exactly the object `JSON.parse` makes of the verdict JSON the other hosts
+/// print (members and their order, every field, code and message), from JSON
+/// text and from a JS object. The module builds it from the verdict's texts,
+/// without that JSON.
+#[wasm_bindgen_test]
+fn verdicts_are_the_parsed_verdict_json_of_the_native_validators() {
+    let directory = RoutingDirectory::embedded();
+    let now = DateTime::from_timestamp_millis(js_sys::Date::now() as i64).unwrap();
+    let context = Context { today: calendar::eastern_date(now), directory: &directory };
+    type Validate = fn(&JsValue) -> Result<JsValue, JsError>;
+    // (kind, validator, body, whether the body is also passed as a JS object:
+    // not `raw` text, whose numbers a JS object may not hold)
+    let mut bodies: Vec<(Kind, Validate, String, bool)> = Vec::new();
+    for (kind, validate, file) in [
+        (
+            Kind::Transaction,
+            validate_transaction as Validate,
+            include_str!("../../tests/corpus/transaction.json"),
+        ),
+        (Kind::Customer, validate_customer, include_str!("../../tests/corpus/customer.json")),
+        (Kind::Merchant, validate_merchant, include_str!("../../tests/corpus/merchant.json")),
+    ] {
+        let cases: Vec<serde_json::Value> = serde_json::from_str(file).unwrap();
+        assert!(cases.len() > 5);
+        for case in cases {
+            let (body, as_object) = match (case.get("raw"), case.get("request")) {
+                (Some(serde_json::Value::String(raw)), _) => (raw.clone(), false),
+                (_, Some(request)) => (request.to_string(), request.is_object()),
+                _ => (String::new(), false),
+            };
+            bodies.push((kind, validate, body, as_object));
+        }
+    }
+    // UTF-16 lengths differ from UTF-8 ones here: the verdict's texts are cut at them.
+    for body in [
+        r#"{"amount":"１０","description":"ｍer_😀 é\u0000","type":"débit","customer":{"name":"😀😀"}}"#,
+        r#"{"😀":1,"amount":"1.00","description":"é","merchant_id":"mer_😀","type":"credit"}"#,
+        "{\"amount\": \"1\u{0}\", \"ß\": [",
+        "\u{feff}{}",
+    ] {
+        let as_object = serde_json::from_str::<serde_json::Value>(body).is_ok_and(|v| v.is_object());
+        bodies.push((Kind::Transaction, validate_transaction, body.to_owned(), as_object));
+    }
+    for (kind, validate, body, as_object) in bodies {
+        let native = JSON::parse(&check_bytes(kind, body.as_bytes(), &context).to_json()).unwrap();
+        let expected = JSON::stringify(&native).unwrap();
+        let from_text = validate(&JsValue::from_str(&body)).unwrap();
+        assert_eq!(JSON::stringify(&from_text).unwrap(), expected, "{body}");
+        if as_object {
+            let object = JSON::parse(&body).unwrap();
+            assert_eq!(JSON::stringify(&validate(&object).unwrap()).unwrap(), expected, "{body}");
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+fn every_verdict_is_a_new_object() {
+    let first = validate_transaction(&js(r#"{"amount":"1.00"}"#)).unwrap();
+    let valid = check_routing_number(&"021000021".into()).unwrap();
+    Array::from(&get(&valid, "errors")).push(&first);
+    Reflect::set(&valid, &"valid".into(), &JsValue::FALSE).unwrap();
+    Reflect::set(&get(&first, "errors"), &"0".into(), &JsValue::NULL).unwrap();
+    let again = check_routing_number(&"021000021".into()).unwrap();
+    assert_eq!(JSON::stringify(&again).unwrap(), r#"{"valid":true,"message":null,"errors":[]}"#);
+    let second = validate_transaction(&js(r#"{"amount":"1.00"}"#)).unwrap();
+    assert!(!Array::from(&get(&second, "errors")).get(0).is_null());
 }
 
 #[wasm_bindgen_test]
