@@ -14,6 +14,7 @@ mod failure;
 mod feeds;
 mod idempotency;
 mod ops;
+mod prepare;
 mod records;
 mod schedule;
 #[cfg(feature = "simulation")]
@@ -31,6 +32,7 @@ use chrono::{DateTime, Datelike, Utc};
 pub use failure::Failure;
 pub use feeds::{EventsPage, StatusPage, PAGE_LIMIT};
 pub use ops::{Caller, Operation, Outcome};
+pub use prepare::Prepared;
 pub use schedule::Progress;
 
 /// The simulated disk and the backend trait for [`Engine::open_with_backend`]
@@ -154,6 +156,8 @@ pub struct Engine {
     /// Whether creates run the limit and duplicate checks (always, but for the
     /// bench that prices them: [`Engine::without_limits_and_duplicates`]).
     checks: bool,
+    /// This engine among the process's (a [`Prepared`] is only used by its own).
+    instance: u64,
 }
 
 impl Engine {
@@ -246,6 +250,7 @@ impl Engine {
             pointers: PointerCodec::new(&secret_bytes),
             directory: RwLock::new(Arc::new(directory)),
             checks: true,
+            instance: prepare::next_instance(),
         })
     }
 
@@ -297,14 +302,35 @@ impl Engine {
 
     /// Run many operations in ONE write transaction (one durable commit), each with
     /// its own result, in order. Work that needs no storage (validation, parsing a
-    /// directory) is done before the transaction begins. If the commit fails, every
-    /// operation answers message 7 and nothing is stored.
+    /// directory, fingerprints of the request) is done before the transaction
+    /// begins ([`Engine::prepare`]). If the commit fails, every operation answers
+    /// message 7 and nothing is stored.
     pub fn execute_batch(&self, ops: Vec<(Caller, Operation)>) -> Vec<Result<Outcome, Failure>> {
-        let count = ops.len();
         let now = self.clock.now();
         let directory = self.directory();
-        let prepared: Vec<(Caller, ops::Prepared)> =
-            ops.into_iter().map(|(caller, op)| (caller, ops::prepare(op, now, &directory))).collect();
+        let prepared =
+            ops.into_iter().map(|(caller, op)| (caller, ops::prepare(op, self, now, &directory))).collect();
+        self.run_batch(now, prepared)
+    }
+
+    /// [`Engine::execute_batch`] of operations already prepared by
+    /// [`Engine::prepare`] (on other threads): the same answers, and the same
+    /// stored data, as `execute_batch` of the operations they were prepared from.
+    pub fn execute_prepared(&self, ops: Vec<(Caller, Prepared)>) -> Vec<Result<Outcome, Failure>> {
+        let now = self.clock.now();
+        let directory = self.directory();
+        let prepared =
+            ops.into_iter().map(|(caller, op)| (caller, op.for_transaction(self, now, &directory))).collect();
+        self.run_batch(now, prepared)
+    }
+
+    /// One write transaction at `now` for these prepared operations.
+    fn run_batch(
+        &self,
+        now: DateTime<Utc>,
+        prepared: Vec<(Caller, ops::Prepared)>,
+    ) -> Vec<Result<Outcome, Failure>> {
+        let count = prepared.len();
         let mut new_directory = None;
         type Answers = Vec<Result<Outcome, Failure>>;
         let result = self.store.write(|w| -> Result<(Answers, Option<DateTime<Utc>>), StorageError> {
