@@ -76,7 +76,7 @@ async fn respond(app: &Arc<App>, request: hyper::Request<Incoming>) -> hyper::Re
     // transaction: not on the async threads.
     let planned = tokio::task::spawn_blocking(move || match api::plan(&engine, &request) {
         Plan::Done(response) => Planned::Done(response),
-        Plan::Execute { caller, operation } => Planned::Execute(caller, engine.prepare(*operation)),
+        Plan::Execute { caller, operation } => Planned::Execute(caller, Box::new(engine.prepare(*operation))),
     })
     .await;
     let planned = match planned {
@@ -104,7 +104,7 @@ async fn respond(app: &Arc<App>, request: hyper::Request<Incoming>) -> hyper::Re
             }
             out
         }
-        Planned::Execute(caller, prepared) => json(api::finish(app.writer.execute(caller, prepared).await)),
+        Planned::Execute(caller, prepared) => json(api::finish(app.writer.execute(caller, *prepared).await)),
     }
 }
 
@@ -112,7 +112,7 @@ async fn respond(app: &Arc<App>, request: hyper::Request<Incoming>) -> hyper::Re
 /// writer.
 enum Planned {
     Done(api::Response),
-    Execute(Caller, Prepared),
+    Execute(Caller, Box<Prepared>),
 }
 
 /// A refusal rendered by the router's own renderer (message 10, one problem).

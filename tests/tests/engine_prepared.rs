@@ -250,6 +250,32 @@ fn a_preparation_by_another_engine_is_made_again() {
     assert_eq!(et(START), b.w.engine.now());
 }
 
+#[test]
+fn a_batch_validates_each_operation_at_its_own_date_and_directory() {
+    // As one operation at a time: an operation after a directory load or a clock
+    // move in the same batch is validated against the new directory or date.
+    let w = World::new("2026-11-23 23:30");
+    let (partner_id, partner) = w.partner();
+    let (merchant, _) = w.merchant(&partner_id, &partner, &["PPD"]);
+    let mut app = application(&["PPD"]);
+    app["business_data"]["business_start_date"] = json!("2026-11-24");
+    let submit = Operation::SubmitMerchant { partner_id: partner_id.clone(), body: body(&app) };
+    let create = Operation::CreateTransaction {
+        partner_id: partner_id.clone(),
+        body: body(&transaction(&merchant, "debit", "5.00")),
+    };
+    let answers = w.engine.execute_batch(vec![
+        (partner.clone(), submit.clone()),
+        (Caller::Operator, Operation::SetClock { now: et("2026-11-24 00:10") }),
+        (partner.clone(), submit),
+        (partner.clone(), create.clone()),
+        (Caller::Operator, Operation::LoadDirectory { text: one_record_directory() }),
+        (partner.clone(), create),
+    ]);
+    let statuses: Vec<u16> = answers.iter().map(|a| rendered(a).0).collect();
+    assert_eq!(statuses, [422, 200, 201, 201, 200, 422], "{answers:?}");
+}
+
 /// A FedACH file of one record (routing 011000015), in the fixed-width layout.
 fn one_record_directory() -> String {
     let mut s = format!(

@@ -269,9 +269,9 @@ impl Engine {
         self.directory.read().map_or_else(|p| p.into_inner().clone(), |d| d.clone())
     }
 
-    fn set_directory(&self, directory: RoutingDirectory) {
+    fn set_directory(&self, directory: Arc<RoutingDirectory>) {
         let mut guard = self.directory.write().unwrap_or_else(std::sync::PoisonError::into_inner);
-        *guard = Arc::new(directory);
+        *guard = directory;
     }
 
     /// Who an API key belongs to, or [`Failure::Authentication`].
@@ -308,9 +308,11 @@ impl Engine {
     pub fn execute_batch(&self, ops: Vec<(Caller, Operation)>) -> Vec<Result<Outcome, Failure>> {
         let now = self.clock.now();
         let directory = self.directory();
-        let prepared =
-            ops.into_iter().map(|(caller, op)| (caller, ops::prepare(op, self, now, &directory))).collect();
-        self.run_batch(now, prepared)
+        let prepared = ops
+            .into_iter()
+            .map(|(caller, op)| (caller, self.prepare_at(op, now, Arc::clone(&directory))))
+            .collect();
+        self.execute_prepared(prepared)
     }
 
     /// [`Engine::execute_batch`] of operations already prepared by
@@ -318,30 +320,27 @@ impl Engine {
     /// stored data, as `execute_batch` of the operations they were prepared from.
     pub fn execute_prepared(&self, ops: Vec<(Caller, Prepared)>) -> Vec<Result<Outcome, Failure>> {
         let now = self.clock.now();
-        let directory = self.directory();
-        let prepared =
-            ops.into_iter().map(|(caller, op)| (caller, op.for_transaction(self, now, &directory))).collect();
-        self.run_batch(now, prepared)
-    }
-
-    /// One write transaction at `now` for these prepared operations.
-    fn run_batch(
-        &self,
-        now: DateTime<Utc>,
-        prepared: Vec<(Caller, ops::Prepared)>,
-    ) -> Vec<Result<Outcome, Failure>> {
-        let count = prepared.len();
+        let mut directory = self.directory();
+        let count = ops.len();
         let mut new_directory = None;
         type Answers = Vec<Result<Outcome, Failure>>;
         let result = self.store.write(|w| -> Result<(Answers, Option<DateTime<Utc>>), StorageError> {
             let mut cx = Cx::new(w, now, self);
             schedule::catch_up(&mut cx, now)?;
             let mut out = Vec::with_capacity(count);
-            for (caller, op) in prepared {
+            let mut today = (now, crate::calendar::eastern_date(now));
+            for (caller, op) in ops {
+                // Checked against the date and directory it runs with (a clock set
+                // or a directory loaded earlier in the batch).
+                if today.0 != cx.now {
+                    today = (cx.now, crate::calendar::eastern_date(cx.now));
+                }
+                let op = op.for_transaction(self, cx.now, today.1, &directory);
                 let answer = match ops::apply(&mut cx, &caller, op) {
                     Ok(Applied::Done(o)) => Ok(o),
                     Ok(Applied::Directory(dir, o)) => {
-                        new_directory = Some(dir);
+                        directory = Arc::new(dir);
+                        new_directory = Some(Arc::clone(&directory));
                         Ok(o)
                     }
                     Err(Fail::Refused(f)) => Err(f),

@@ -54,17 +54,18 @@ impl Prepared {
         &self.operation
     }
 
-    /// The prepared work, valid for a write transaction at `now` under
-    /// `directory`: this preparation if it still holds, else a new one.
+    /// The prepared work, valid for an operation running at `now` (whose Eastern
+    /// date is `today`) under `directory`: this preparation if it still holds,
+    /// else a new one.
     pub(crate) fn for_transaction(
         self,
         engine: &Engine,
         now: DateTime<Utc>,
+        today: NaiveDate,
         directory: &Arc<RoutingDirectory>,
     ) -> ops::Prepared {
-        let fresh = self.engine == engine.instance
-            && self.today == calendar::eastern_date(now)
-            && Arc::ptr_eq(&self.directory, directory);
+        let fresh =
+            self.engine == engine.instance && self.today == today && Arc::ptr_eq(&self.directory, directory);
         if fresh {
             self.work
         } else {
