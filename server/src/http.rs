@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use ach_core::api::{self, Plan, MAX_BODY_BYTES};
-use ach_core::engine::{Engine, Failure};
+use ach_core::engine::{Caller, Engine, Failure, Prepared};
 use ach_core::validation::{FieldError, ProblemCode};
 use ach_core::AchError;
 use base64::Engine as _;
@@ -70,14 +70,21 @@ async fn respond(app: &Arc<App>, request: hyper::Request<Incoming>) -> hyper::Re
     };
     let request = to_api_request(&parts, body);
     let engine = Arc::clone(&app.engine);
-    // The router authenticates (a database read) and may read a feed page: not on
-    // the async threads.
-    let plan = match tokio::task::spawn_blocking(move || api::plan(&engine, &request)).await {
-        Ok(plan) => plan,
+    // The router authenticates (a database read) and may read a feed page, and an
+    // operation to run is prepared (its body validated, its fingerprints made)
+    // here, in parallel, so the one writer thread only does what needs the write
+    // transaction: not on the async threads.
+    let planned = tokio::task::spawn_blocking(move || match api::plan(&engine, &request) {
+        Plan::Done(response) => Planned::Done(response),
+        Plan::Execute { caller, operation } => Planned::Execute(caller, Box::new(engine.prepare(*operation))),
+    })
+    .await;
+    let planned = match planned {
+        Ok(planned) => planned,
         Err(_) => return json(api::finish(Err(Failure::refused(AchError::SystemUnable)))),
     };
-    match plan {
-        Plan::Done(response) => {
+    match planned {
+        Planned::Done(response) => {
             if (parts.method == Method::GET || parts.method == Method::HEAD)
                 && response.status == 404
                 && !api::is_api_path(parts.uri.path())
@@ -97,10 +104,15 @@ async fn respond(app: &Arc<App>, request: hyper::Request<Incoming>) -> hyper::Re
             }
             out
         }
-        Plan::Execute { caller, operation } => {
-            json(api::finish(app.writer.execute(caller, *operation).await))
-        }
+        Planned::Execute(caller, prepared) => json(api::finish(app.writer.execute(caller, *prepared).await)),
     }
+}
+
+/// What the request thread decided: an answer, or a prepared operation for the
+/// writer.
+enum Planned {
+    Done(api::Response),
+    Execute(Caller, Box<Prepared>),
 }
 
 /// A refusal rendered by the router's own renderer (message 10, one problem).

@@ -1,14 +1,16 @@
-//! Group commit: ONE thread runs every write. Handlers queue `(caller, operation,
-//! reply)`; the thread takes everything queued (up to [`MAX_BATCH`]), runs it with
-//! [`Engine::execute_batch`] — one redb write transaction, one durable commit, one
-//! fsync for all of them — and only then answers each request. So concurrent
-//! clients share fsyncs, and no answer leaves before its commit is on disk.
+//! Group commit: ONE thread runs every write. Handlers prepare their operation
+//! ([`Engine::prepare`]: validation and fingerprints, on the request's thread) and
+//! queue `(caller, prepared operation, reply)`; the thread takes everything queued
+//! (up to [`MAX_BATCH`]), runs it with [`Engine::execute_prepared`] — one redb
+//! write transaction, one durable commit, one fsync for all of them — and only
+//! then answers each request. So concurrent clients share fsyncs, no answer
+//! leaves before its commit is on disk, and the serial part is storage work.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use ach_core::engine::{Caller, Engine, Failure, Operation, Outcome};
+use ach_core::engine::{Caller, Engine, Failure, Outcome, Prepared};
 use ach_core::AchError;
 use tokio::sync::{mpsc, oneshot};
 use tracing::{debug, error};
@@ -22,7 +24,7 @@ type Answer = Result<Outcome, Failure>;
 
 struct Job {
     caller: Caller,
-    operation: Operation,
+    operation: Prepared,
     reply: oneshot::Sender<Answer>,
 }
 
@@ -33,9 +35,9 @@ pub struct Writer {
 }
 
 impl Writer {
-    /// Run one operation in the next group commit; answers after the commit is
-    /// durable. Message 1 if the writer has stopped.
-    pub async fn execute(&self, caller: Caller, operation: Operation) -> Answer {
+    /// Run one prepared operation in the next group commit; answers after the
+    /// commit is durable. Message 1 if the writer has stopped.
+    pub async fn execute(&self, caller: Caller, operation: Prepared) -> Answer {
         let unavailable = || Err(Failure::refused(AchError::SystemUnable));
         let (reply, answer) = oneshot::channel();
         if self.queue.send(Job { caller, operation, reply }).await.is_err() {
@@ -72,7 +74,7 @@ fn commit(engine: &Engine, batch: Vec<Job>) {
     let size = batch.len();
     let (operations, replies): (Vec<_>, Vec<_>) =
         batch.into_iter().map(|job| ((job.caller, job.operation), job.reply)).unzip();
-    let answers = match catch_unwind(AssertUnwindSafe(|| engine.execute_batch(operations))) {
+    let answers = match catch_unwind(AssertUnwindSafe(|| engine.execute_prepared(operations))) {
         Ok(answers) => answers,
         Err(_) => {
             // The write transaction was dropped uncommitted: nothing of it stored.
@@ -93,7 +95,7 @@ fn commit(engine: &Engine, batch: Vec<Job>) {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use ach_core::engine::EngineOptions;
+    use ach_core::engine::{EngineOptions, Operation};
 
     #[test]
     fn concurrent_operations_share_commits_and_all_answer() {
@@ -105,11 +107,8 @@ mod tests {
             let tasks: Vec<_> = (0..64)
                 .map(|i| {
                     let writer = writer.clone();
-                    tokio::spawn(async move {
-                        writer
-                            .execute(Caller::Operator, Operation::CreatePartner { name: format!("p{i}") })
-                            .await
-                    })
+                    let op = engine.prepare(Operation::CreatePartner { name: format!("p{i}") });
+                    tokio::spawn(async move { writer.execute(Caller::Operator, op).await })
                 })
                 .collect();
             let mut out = Vec::new();

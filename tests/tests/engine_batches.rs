@@ -8,7 +8,8 @@
 //! the middle of batches. Every answer of B must equal A's (ids aside), both
 //! engines' usage counters must equal a recomputation after every batch, both
 //! feeds must report the same statuses in the same order, and the records must
-//! agree with each other.
+//! agree with each other. Half of B's batches are prepared first
+//! (`Engine::prepare`, then `execute_prepared`), as the HTTPS server runs them.
 #![allow(clippy::unwrap_used)]
 
 use ach_core::engine::{Caller, Engine, Failure, Operation, Outcome};
@@ -196,7 +197,14 @@ proptest! {
                 batch.push((op_b, answer_a));
             }
             let (ops, expected): (Vec<_>, Vec<_>) = batch.into_iter().unzip();
-            let answers = b.w.engine.execute_batch(ops);
+            // Every other batch through the server's path: each operation
+            // prepared first (`Engine::prepare`), then `execute_prepared`.
+            let answers = if end % 2 == 0 {
+                b.w.engine.execute_batch(ops)
+            } else {
+                let prepared = ops.into_iter().map(|(caller, op)| (caller, b.w.engine.prepare(op))).collect();
+                b.w.engine.execute_prepared(prepared)
+            };
             b.note(&answers);
             prop_assert_eq!(answers.len(), expected.len());
             for (got, want) in answers.iter().zip(&expected) {

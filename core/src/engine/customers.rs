@@ -7,12 +7,19 @@ use super::{tenants, Cx, Fail, Failure, Outcome};
 use crate::error::echo;
 use crate::ids::{self, IdKind};
 use crate::model::{BankAccount, CustomerScope, NewCustomer};
+use crate::secrets::Fingerprinter;
 use crate::storage::Table;
 use crate::validation::ProblemCode;
 use crate::AchError;
 
-/// Seal an account for storage, bound (associated data) to the record `bound_to`.
-pub(crate) fn seal(cx: &Cx<'_, '_>, account: &BankAccount, bound_to: &str) -> SealedAccount {
+/// Seal an account for storage, bound (associated data) to the record `bound_to`,
+/// with its [`account_fingerprint`] (computed when the operation was prepared).
+pub(crate) fn seal(
+    cx: &Cx<'_, '_>,
+    account: &BankAccount,
+    bound_to: &str,
+    fingerprint: String,
+) -> SealedAccount {
     let sealed = cx.engine.cipher.encrypt(account.account_number.as_bytes(), bound_to.as_bytes());
     let n = account.account_number.chars().count();
     SealedAccount {
@@ -22,13 +29,13 @@ pub(crate) fn seal(cx: &Cx<'_, '_>, account: &BankAccount, bound_to: &str) -> Se
         sealed_for: bound_to.to_owned(),
         account_last4: account.account_number.chars().skip(n.saturating_sub(4)).collect(),
         account_type: account.account_type,
-        fingerprint: account_fingerprint(cx, account),
+        fingerprint,
     }
 }
 
 /// The keyed fingerprint of an account (routing + number), as hex.
-fn account_fingerprint(cx: &Cx<'_, '_>, account: &BankAccount) -> String {
-    let digest = cx.engine.fingerprints.digest(&[
+pub(crate) fn account_fingerprint(fingerprints: &Fingerprinter, account: &BankAccount) -> String {
+    let digest = fingerprints.digest(&[
         b"account",
         account.routing_number.as_bytes(),
         account.account_number.as_bytes(),
@@ -37,7 +44,12 @@ fn account_fingerprint(cx: &Cx<'_, '_>, account: &BankAccount) -> String {
 }
 
 /// Partner: store a customer.
-pub(crate) fn create(cx: &mut Cx<'_, '_>, partner_id: &str, c: &NewCustomer) -> Result<Outcome, Fail> {
+pub(crate) fn create(
+    cx: &mut Cx<'_, '_>,
+    partner_id: &str,
+    c: &NewCustomer,
+    fingerprint: String,
+) -> Result<Outcome, Fail> {
     if let CustomerScope::Merchant(m) = &c.merchant_id {
         tenants::merchant_of(cx, partner_id, m.as_str())?;
     }
@@ -46,7 +58,7 @@ pub(crate) fn create(cx: &mut Cx<'_, '_>, partner_id: &str, c: &NewCustomer) -> 
         id: id.clone(),
         partner_id: partner_id.to_owned(),
         scope: c.merchant_id.as_str().to_owned(),
-        account: Some(seal(cx, &c.account, &id)),
+        account: Some(seal(cx, &c.account, &id, fingerprint)),
         created_at: cx.now,
         deleted_at: None,
     };

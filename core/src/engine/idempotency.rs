@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::ops::{Operation, Outcome};
-use super::{Applied, Cx, Fail, Failure};
+use super::{Applied, Cx, Engine, Fail, Failure};
 use crate::storage::{keys, Table};
 use crate::validation::ProblemCode;
 use crate::AchError;
@@ -108,18 +108,23 @@ fn hex(bytes: &[u8]) -> String {
     crate::secrets::hex::encode(bytes)
 }
 
+/// The keyed fingerprint (hex) of [`request_bytes`], as stored with the answer.
+pub(crate) fn request_print(engine: &Engine, request: &[u8]) -> String {
+    hex(&engine.fingerprints.digest(&[b"idempotent-request", request]))
+}
+
 /// Run `apply` once per (partner, key): replay the stored answer for the same
-/// request, refuse a different request with message 2. Only partner operations
-/// are idempotent: operator answers carry new API keys, which are never stored.
+/// request (`request`: its [`request_print`]), refuse a different request with
+/// message 2. Only partner operations are idempotent: operator answers carry new
+/// API keys, which are never stored.
 pub(crate) fn run(
     cx: &mut Cx<'_, '_>,
     owner: &str,
     key: &str,
-    request: &[u8],
+    request: String,
     apply: impl FnOnce(&mut Cx<'_, '_>) -> Result<Applied, Fail>,
 ) -> Result<Applied, Fail> {
     let k = keys::idempotency(owner, key);
-    let request = hex(&cx.engine.fingerprints.digest(&[b"idempotent-request", request]));
     if let Some(stored) = cx.w.get::<Stored>(Table::Idempotency, &k)? {
         if stored.request != request {
             let msg = "this idempotency key was already used for a different request";

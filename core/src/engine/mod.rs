@@ -14,6 +14,7 @@ mod failure;
 mod feeds;
 mod idempotency;
 mod ops;
+mod prepare;
 mod records;
 mod schedule;
 #[cfg(feature = "simulation")]
@@ -31,6 +32,7 @@ use chrono::{DateTime, Datelike, Utc};
 pub use failure::Failure;
 pub use feeds::{EventsPage, StatusPage, PAGE_LIMIT};
 pub use ops::{Caller, Operation, Outcome};
+pub use prepare::Prepared;
 pub use schedule::Progress;
 
 /// The simulated disk and the backend trait for [`Engine::open_with_backend`]
@@ -154,6 +156,8 @@ pub struct Engine {
     /// Whether creates run the limit and duplicate checks (always, but for the
     /// bench that prices them: [`Engine::without_limits_and_duplicates`]).
     checks: bool,
+    /// This engine among the process's (a [`Prepared`] is only used by its own).
+    instance: u64,
 }
 
 impl Engine {
@@ -246,6 +250,7 @@ impl Engine {
             pointers: PointerCodec::new(&secret_bytes),
             directory: RwLock::new(Arc::new(directory)),
             checks: true,
+            instance: prepare::next_instance(),
         })
     }
 
@@ -264,9 +269,9 @@ impl Engine {
         self.directory.read().map_or_else(|p| p.into_inner().clone(), |d| d.clone())
     }
 
-    fn set_directory(&self, directory: RoutingDirectory) {
+    fn set_directory(&self, directory: Arc<RoutingDirectory>) {
         let mut guard = self.directory.write().unwrap_or_else(std::sync::PoisonError::into_inner);
-        *guard = Arc::new(directory);
+        *guard = directory;
     }
 
     /// Who an API key belongs to, or [`Failure::Authentication`].
@@ -297,25 +302,45 @@ impl Engine {
 
     /// Run many operations in ONE write transaction (one durable commit), each with
     /// its own result, in order. Work that needs no storage (validation, parsing a
-    /// directory) is done before the transaction begins. If the commit fails, every
-    /// operation answers message 7 and nothing is stored.
+    /// directory, fingerprints of the request) is done before the transaction
+    /// begins ([`Engine::prepare`]). If the commit fails, every operation answers
+    /// message 7 and nothing is stored.
     pub fn execute_batch(&self, ops: Vec<(Caller, Operation)>) -> Vec<Result<Outcome, Failure>> {
-        let count = ops.len();
         let now = self.clock.now();
         let directory = self.directory();
-        let prepared: Vec<(Caller, ops::Prepared)> =
-            ops.into_iter().map(|(caller, op)| (caller, ops::prepare(op, now, &directory))).collect();
+        let prepared = ops
+            .into_iter()
+            .map(|(caller, op)| (caller, self.prepare_at(op, now, Arc::clone(&directory))))
+            .collect();
+        self.execute_prepared(prepared)
+    }
+
+    /// [`Engine::execute_batch`] of operations already prepared by
+    /// [`Engine::prepare`] (on other threads): the same answers, and the same
+    /// stored data, as `execute_batch` of the operations they were prepared from.
+    pub fn execute_prepared(&self, ops: Vec<(Caller, Prepared)>) -> Vec<Result<Outcome, Failure>> {
+        let now = self.clock.now();
+        let mut directory = self.directory();
+        let count = ops.len();
         let mut new_directory = None;
         type Answers = Vec<Result<Outcome, Failure>>;
         let result = self.store.write(|w| -> Result<(Answers, Option<DateTime<Utc>>), StorageError> {
             let mut cx = Cx::new(w, now, self);
             schedule::catch_up(&mut cx, now)?;
             let mut out = Vec::with_capacity(count);
-            for (caller, op) in prepared {
+            let mut today = (now, crate::calendar::eastern_date(now));
+            for (caller, op) in ops {
+                // Checked against the date and directory it runs with (a clock set
+                // or a directory loaded earlier in the batch).
+                if today.0 != cx.now {
+                    today = (cx.now, crate::calendar::eastern_date(cx.now));
+                }
+                let op = op.for_transaction(self, cx.now, today.1, &directory);
                 let answer = match ops::apply(&mut cx, &caller, op) {
                     Ok(Applied::Done(o)) => Ok(o),
                     Ok(Applied::Directory(dir, o)) => {
-                        new_directory = Some(dir);
+                        directory = Arc::new(dir);
+                        new_directory = Some(Arc::clone(&directory));
                         Ok(o)
                     }
                     Err(Fail::Refused(f)) => Err(f),

@@ -4,10 +4,10 @@ use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::schedule::Progress;
-use super::{customers, idempotency, tenants, transactions, Applied, Cx, Fail, Failure};
+use super::{customers, idempotency, tenants, transactions, Applied, Cx, Engine, Fail, Failure};
 use crate::calendar;
 use crate::limits::Limits;
-use crate::model::{MerchantApplication, NewCustomer, NewTransaction};
+use crate::model::{BankAccount, CustomerRef, MerchantApplication, NewCustomer, NewTransaction};
 use crate::routing::RoutingDirectory;
 use crate::validation::{self, Context, ProblemCode, Report};
 use crate::AchError;
@@ -224,38 +224,53 @@ pub enum Outcome {
     },
 }
 
-/// An operation with its storage-free work (validation, parsing) done.
+/// An operation with its storage-free work (validation, parsing) done. Creates
+/// carry the account's keyed fingerprint (a stored customer's comes from storage:
+/// `None`), an idempotent operation its request's keyed fingerprint (hex).
 pub(crate) enum Prepared {
     CreatePartner { name: String },
     SetPartnerLimits { partner_id: String, limits: Limits },
     SubmitMerchant { partner_id: String, application: Result<Box<MerchantApplication>, Report> },
     ApproveMerchant { merchant_id: String, limits: Limits },
     SetMerchantLimits { merchant_id: String, limits: Limits },
-    CreateCustomer { partner_id: String, customer: Result<NewCustomer, Report> },
+    CreateCustomer { partner_id: String, customer: Result<(NewCustomer, String), Report> },
     DeleteCustomer { partner_id: String, customer_id: String },
-    CreateTransaction { partner_id: String, transaction: Result<NewTransaction, Report> },
+    CreateTransaction { partner_id: String, transaction: Result<(NewTransaction, Option<String>), Report> },
     VoidTransaction { partner_id: String, transaction_id: String },
     ReverseTransaction { partner_id: String, transaction_id: String },
     RecordReturn { transaction_id: String, return_code: String, return_date: Option<NaiveDate> },
     LoadDirectory { directory: Result<(RoutingDirectory, String), String> },
     SetClock { now: DateTime<Utc> },
-    Idempotent { key: Result<String, Failure>, scope: Option<String>, request: Vec<u8>, inner: Box<Prepared> },
+    Idempotent { key: Result<String, Failure>, scope: Option<String>, request: String, inner: Box<Prepared> },
 }
 
-/// Do the work that needs no storage: validate bodies, parse a directory.
-pub(crate) fn prepare(op: Operation, now: DateTime<Utc>, directory: &RoutingDirectory) -> Prepared {
+/// Do the work that needs no storage: validate bodies, parse a directory, the
+/// keyed fingerprints of an account and of an idempotent request. Depends on
+/// `now` only through its Eastern date (see `prepare.rs`).
+pub(crate) fn prepare(
+    op: Operation,
+    engine: &Engine,
+    now: DateTime<Utc>,
+    directory: &RoutingDirectory,
+) -> Prepared {
     if let Some((key, operation)) = idempotency::key_of(&op) {
-        let request = idempotency::request_bytes(&operation);
+        let request = idempotency::request_print(engine, &idempotency::request_bytes(&operation));
         let scope = idempotency::scope(&operation);
-        let inner = Box::new(prepare_plain(operation, now, directory));
+        let inner = Box::new(prepare_plain(operation, engine, now, directory));
         return Prepared::Idempotent { key, scope, request, inner };
     }
-    prepare_plain(op, now, directory)
+    prepare_plain(op, engine, now, directory)
 }
 
 /// [`prepare`] without looking for an idempotency key.
-fn prepare_plain(op: Operation, now: DateTime<Utc>, directory: &RoutingDirectory) -> Prepared {
+fn prepare_plain(
+    op: Operation,
+    engine: &Engine,
+    now: DateTime<Utc>,
+    directory: &RoutingDirectory,
+) -> Prepared {
     let ctx = Context { today: calendar::eastern_date(now), directory };
+    let print = |account: &BankAccount| customers::account_fingerprint(&engine.fingerprints, account);
     match op {
         Operation::CreatePartner { name } => Prepared::CreatePartner { name },
         Operation::SetPartnerLimits { partner_id, limits } => {
@@ -273,14 +288,23 @@ fn prepare_plain(op: Operation, now: DateTime<Utc>, directory: &RoutingDirectory
         }
         Operation::CreateCustomer { partner_id, body } => Prepared::CreateCustomer {
             partner_id,
-            customer: validation::customer::validate_bytes(&body, &ctx),
+            customer: validation::customer::validate_bytes(&body, &ctx).map(|c| {
+                let fingerprint = print(&c.account);
+                (c, fingerprint)
+            }),
         },
         Operation::DeleteCustomer { partner_id, customer_id } => {
             Prepared::DeleteCustomer { partner_id, customer_id }
         }
         Operation::CreateTransaction { partner_id, body } => Prepared::CreateTransaction {
             partner_id,
-            transaction: validation::transaction::validate_bytes(&body, &ctx),
+            transaction: validation::transaction::validate_bytes(&body, &ctx).map(|t| {
+                let fingerprint = match &t.customer {
+                    CustomerRef::Inline(account) => Some(print(account)),
+                    CustomerRef::Token { .. } => None,
+                };
+                (t, fingerprint)
+            }),
         },
         Operation::VoidTransaction { partner_id, transaction_id } => {
             Prepared::VoidTransaction { partner_id, transaction_id }
@@ -295,7 +319,7 @@ fn prepare_plain(op: Operation, now: DateTime<Utc>, directory: &RoutingDirectory
             directory: RoutingDirectory::parse_fedach(&text).map(|d| (d, text)).map_err(|e| e.to_string()),
         },
         Operation::SetClock { now } => Prepared::SetClock { now },
-        Operation::Idempotent { operation, .. } => prepare_plain(*operation, now, directory),
+        Operation::Idempotent { operation, .. } => prepare_plain(*operation, engine, now, directory),
     }
 }
 
@@ -342,8 +366,8 @@ pub(crate) fn apply(cx: &mut Cx<'_, '_>, caller: &Caller, op: Prepared) -> Resul
         }
         Prepared::CreateCustomer { partner_id, customer } => {
             partner(caller, &partner_id)?;
-            let customer = customer.map_err(Failure::from_report)?;
-            done(customers::create(cx, &partner_id, &customer)?)
+            let (customer, fingerprint) = customer.map_err(Failure::from_report)?;
+            done(customers::create(cx, &partner_id, &customer, fingerprint)?)
         }
         Prepared::DeleteCustomer { partner_id, customer_id } => {
             partner(caller, &partner_id)?;
@@ -351,8 +375,8 @@ pub(crate) fn apply(cx: &mut Cx<'_, '_>, caller: &Caller, op: Prepared) -> Resul
         }
         Prepared::CreateTransaction { partner_id, transaction } => {
             partner(caller, &partner_id)?;
-            let transaction = transaction.map_err(Failure::from_report)?;
-            done(transactions::create(cx, &partner_id, &transaction)?)
+            let (transaction, fingerprint) = transaction.map_err(Failure::from_report)?;
+            done(transactions::create(cx, &partner_id, &transaction, fingerprint)?)
         }
         Prepared::VoidTransaction { partner_id, transaction_id } => {
             partner(caller, &partner_id)?;
@@ -396,7 +420,7 @@ pub(crate) fn apply(cx: &mut Cx<'_, '_>, caller: &Caller, op: Prepared) -> Resul
                 .into());
             };
             partner(caller, &partner_id)?;
-            idempotency::run(cx, &partner_id, &key, &request, |cx| apply(cx, caller, *inner))
+            idempotency::run(cx, &partner_id, &key, request, |cx| apply(cx, caller, *inner))
         }
     }
 }

@@ -11,8 +11,14 @@ use crate::validation::ProblemCode;
 use crate::{calendar, AchError};
 
 /// Partner: accept a validated transaction as A Pending, waiting for the next
-/// banking day's 6 PM ET cut-off.
-pub(crate) fn create(cx: &mut Cx<'_, '_>, partner_id: &str, t: &NewTransaction) -> Result<Outcome, Fail> {
+/// banking day's 6 PM ET cut-off. `fingerprint`: an inline account's, from
+/// preparation.
+pub(crate) fn create(
+    cx: &mut Cx<'_, '_>,
+    partner_id: &str,
+    t: &NewTransaction,
+    fingerprint: Option<String>,
+) -> Result<Outcome, Fail> {
     let class = t.standard_entry_class;
     let merchant = tenants::merchant_of(cx, partner_id, t.merchant_id.as_str())?;
     let refuse = |detail: String| -> Fail {
@@ -30,7 +36,11 @@ pub(crate) fn create(cx: &mut Cx<'_, '_>, partner_id: &str, t: &NewTransaction) 
         CustomerRef::Token { id: token } => {
             (customers::resolve(cx, partner_id, merchant.id.as_str(), token.as_str())?, Some(token.0.clone()))
         }
-        CustomerRef::Inline(account) => (customers::seal(cx, account, &id), None),
+        CustomerRef::Inline(account) => {
+            let fingerprint = fingerprint
+                .unwrap_or_else(|| customers::account_fingerprint(&cx.engine.fingerprints, account));
+            (customers::seal(cx, account, &id, fingerprint), None)
+        }
     };
     let (_, cutoff_at) = calendar::next_cutoff_after(cx.now);
     let record = TransactionRecord {

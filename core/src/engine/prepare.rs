@@ -1,0 +1,105 @@
+//! Preparing an operation before its write transaction: the work that needs no
+//! storage (parsing and validating the body into a typed value, the account's
+//! keyed fingerprint, the idempotency key and the request's keyed fingerprint)
+//! done by whichever thread calls [`Engine::prepare`], so a host that funnels
+//! every write through one thread (the HTTPS server's group commit) can do it on
+//! its request threads, in parallel, and leave the writer only the reads, checks
+//! and writes that need the write transaction.
+//!
+//! [`Engine::execute_batch`] prepares every operation itself and hands them to
+//! [`Engine::execute_prepared`]: every host runs the same code, so answers are the
+//! same byte for byte whoever prepared the operation. A prepared operation is
+//! only used if it was prepared by this engine, on the same Eastern date as the
+//! write transaction's `now`, against the routing directory still in force; if
+//! not, it is prepared again at the transaction's `now` from the operation it
+//! keeps (what validation consults besides the request is exactly the date and
+//! the directory). Everything that depends on the instant itself (ids that begin
+//! with the creation time, `created_at`, cut-offs, duplicate windows, the seal
+//! bound to the new id) is still decided inside the write transaction.
+
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use chrono::{DateTime, NaiveDate, Utc};
+
+use super::ops::{self, Operation};
+use super::Engine;
+use crate::calendar;
+use crate::routing::RoutingDirectory;
+
+/// An operation prepared by [`Engine::prepare`], to run with
+/// [`Engine::execute_prepared`] on the same engine.
+pub struct Prepared {
+    /// The operation as given (to prepare again when the preparation is stale).
+    operation: Operation,
+    work: ops::Prepared,
+    /// The engine that prepared it (its keys made the fingerprints).
+    engine: u64,
+    /// The Eastern date validation used.
+    today: NaiveDate,
+    /// The routing directory validation used.
+    directory: Arc<RoutingDirectory>,
+}
+
+impl fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Prepared").field("operation", &self.operation).field("today", &self.today).finish()
+    }
+}
+
+impl Prepared {
+    /// The operation as it was given.
+    pub fn operation(&self) -> &Operation {
+        &self.operation
+    }
+
+    /// The prepared work, valid for an operation running at `now` (whose Eastern
+    /// date is `today`) under `directory`: this preparation if it still holds,
+    /// else a new one.
+    pub(crate) fn for_transaction(
+        self,
+        engine: &Engine,
+        now: DateTime<Utc>,
+        today: NaiveDate,
+        directory: &Arc<RoutingDirectory>,
+    ) -> ops::Prepared {
+        let fresh =
+            self.engine == engine.instance && self.today == today && Arc::ptr_eq(&self.directory, directory);
+        if fresh {
+            self.work
+        } else {
+            ops::prepare(self.operation, engine, now, directory)
+        }
+    }
+}
+
+/// A number per engine of this process (never reused): a preparation is only
+/// trusted by the engine that made it.
+pub(crate) fn next_instance() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+impl Engine {
+    /// Do the work of `operation` that needs no storage (parse and validate its
+    /// body, fingerprint an inline account and an idempotent request), on the
+    /// calling thread, by the engine's clock now. Run it later with
+    /// [`Engine::execute_prepared`]: it answers exactly what
+    /// [`Engine::execute_batch`] answers for `operation` at that moment
+    /// (an invalid body is refused there, with the same problems, and stores
+    /// nothing). Prepare on request threads, execute on the writer.
+    pub fn prepare(&self, operation: Operation) -> Prepared {
+        self.prepare_at(operation, self.now(), self.directory())
+    }
+
+    pub(crate) fn prepare_at(
+        &self,
+        operation: Operation,
+        now: DateTime<Utc>,
+        directory: Arc<RoutingDirectory>,
+    ) -> Prepared {
+        let work = ops::prepare(operation.clone(), self, now, &directory);
+        Prepared { operation, work, engine: self.instance, today: calendar::eastern_date(now), directory }
+    }
+}
