@@ -296,3 +296,16 @@ impl World {
         }
     }
 }
+
+/// A FedACH file of one record (routing 011000015), in the fixed-width layout.
+pub fn one_record_directory() -> String {
+    let mut s = format!(
+        "011000015O0110000150122415{:<9}{:<36}{:<36}{:<20}GA303094470877372245711",
+        "000000000", "FEDERAL RESERVE BANK", "1 MAIN ST", "ATLANTA"
+    );
+    while s.len() < ach_core::routing::RECORD_LEN {
+        s.push(' ');
+    }
+    s.push_str("\r\n");
+    s
+}

@@ -13,7 +13,9 @@
 
 use ach_core::api;
 use ach_core::engine::{Caller, Engine, Failure, Operation, Outcome};
-use ach_tests::world::{application, body, et, options, roomy_limits, transaction, World};
+use ach_tests::world::{
+    application, body, et, one_record_directory, options, roomy_limits, transaction, World,
+};
 use serde_json::{json, Value};
 
 /// A rendered answer with every id and key (`txn_`, `cus_`, `pk_`… followed by
@@ -274,17 +276,4 @@ fn a_batch_validates_each_operation_at_its_own_date_and_directory() {
     ]);
     let statuses: Vec<u16> = answers.iter().map(|a| rendered(a).0).collect();
     assert_eq!(statuses, [422, 200, 201, 201, 200, 422], "{answers:?}");
-}
-
-/// A FedACH file of one record (routing 011000015), in the fixed-width layout.
-fn one_record_directory() -> String {
-    let mut s = format!(
-        "011000015O0110000150122415{:<9}{:<36}{:<36}{:<20}GA303094470877372245711",
-        "000000000", "FEDERAL RESERVE BANK", "1 MAIN ST", "ATLANTA"
-    );
-    while s.len() < ach_core::routing::RECORD_LEN {
-        s.push(' ');
-    }
-    s.push_str("\r\n");
-    s
 }

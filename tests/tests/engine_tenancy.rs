@@ -7,7 +7,7 @@ use ach_core::ids::random_alphanumeric;
 use ach_core::limits::Limits;
 use ach_core::model::{Event, Status, StatusChange};
 use ach_core::validation::ProblemCode;
-use ach_tests::world::{body, customer_body, open_application, transaction, World};
+use ach_tests::world::{body, customer_body, one_record_directory, open_application, transaction, World};
 use serde_json::json;
 
 /// A failure with one id written as `<id>`, so answers about two ids compare.
@@ -346,19 +346,6 @@ fn partners_and_merchants_cannot_run_operator_operations() {
         t.w.run(&Caller::Operator, Operation::LoadDirectory { text: directory }),
         Ok(Outcome::DirectoryLoaded { records: 1 })
     ));
-}
-
-/// A FedACH file of one record (routing 011000015), in the fixed-width layout.
-fn one_record_directory() -> String {
-    let mut s = format!(
-        "011000015O0110000150122415{:<9}{:<36}{:<36}{:<20}GA303094470877372245711",
-        "000000000", "FEDERAL RESERVE BANK", "1 MAIN ST", "ATLANTA"
-    );
-    while s.len() < ach_core::routing::RECORD_LEN {
-        s.push(' ');
-    }
-    s.push_str("\r\n");
-    s
 }
 
 #[test]

@@ -5,10 +5,9 @@
 //! `JSON.parse` of its JSON would give, built from its texts (the same values,
 //! members in the same order), which is cheaper than making and parsing JSON.
 
-use std::borrow::Cow;
 use std::cell::Cell;
 
-use ach_core::validation::{ProblemCode, Verdict};
+use ach_core::validation::Verdict;
 use chrono::{DateTime, Utc};
 use wasm_bindgen::prelude::*;
 
@@ -260,7 +259,7 @@ pub(crate) fn verdict_parts(verdict: &Verdict) -> (String, Vec<u32>) {
     lens.push(verdict.message.as_deref().map_or(0, |m| add(m, &mut text) + 1));
     for error in &verdict.errors {
         lens.push(add(&error.field, &mut text));
-        lens.push(add(&code_name(error.code), &mut text));
+        lens.push(add(error.code.as_str(), &mut text));
         lens.push(add(&error.message, &mut text));
     }
     (text, lens)
@@ -270,34 +269,6 @@ pub(crate) fn verdict_parts(verdict: &Verdict) -> (String, Vec<u32>) {
 fn utf16_len(text: &str) -> u32 {
     let units = if text.is_ascii() { text.len() } else { text.encode_utf16().count() };
     u32::try_from(units).unwrap_or(u32::MAX)
-}
-
-/// A problem code's name, as serde writes it (`snake_case`).
-pub(crate) fn code_name(code: ProblemCode) -> Cow<'static, str> {
-    Cow::Borrowed(match code {
-        ProblemCode::InvalidJson => "invalid_json",
-        ProblemCode::Required => "required",
-        ProblemCode::InvalidType => "invalid_type",
-        ProblemCode::InvalidFormat => "invalid_format",
-        ProblemCode::InvalidValue => "invalid_value",
-        ProblemCode::InvalidCheckDigit => "invalid_check_digit",
-        ProblemCode::TooLong => "too_long",
-        ProblemCode::TooShort => "too_short",
-        ProblemCode::InvalidAmount => "invalid_amount",
-        ProblemCode::OverLimit => "over_limit",
-        ProblemCode::DirectionNotAllowed => "direction_not_allowed",
-        ProblemCode::PoBox => "po_box",
-        ProblemCode::FutureDate => "future_date",
-        ProblemCode::InvalidBase64 => "invalid_base64",
-        ProblemCode::NotAnImage => "not_an_image",
-        ProblemCode::Conflict => "conflict",
-        ProblemCode::NotFound => "not_found",
-        // A code added to the core later: its serde name.
-        _ => {
-            let named = serde_json::to_value(code).ok();
-            return Cow::Owned(named.and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default());
-        }
-    })
 }
 
 /// The browser's current instant (`Date.now()`).
@@ -310,33 +281,7 @@ pub(crate) fn now() -> DateTime<Utc> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use ach_core::validation::FieldError;
-
-    #[test]
-    fn code_names_are_serde_names() {
-        use ProblemCode::*;
-        for code in [
-            InvalidJson,
-            Required,
-            InvalidType,
-            InvalidFormat,
-            InvalidValue,
-            InvalidCheckDigit,
-            TooLong,
-            TooShort,
-            InvalidAmount,
-            OverLimit,
-            DirectionNotAllowed,
-            PoBox,
-            FutureDate,
-            InvalidBase64,
-            NotAnImage,
-            Conflict,
-            NotFound,
-        ] {
-            assert_eq!(serde_json::to_value(code).unwrap(), code_name(code).as_ref(), "{code:?}");
-        }
-    }
+    use ach_core::validation::{FieldError, ProblemCode};
 
     #[test]
     fn verdict_parts_count_utf16_units() {

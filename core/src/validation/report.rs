@@ -45,6 +45,52 @@ pub enum ProblemCode {
     NotFound,
 }
 
+impl ProblemCode {
+    /// Every code.
+    pub const ALL: [ProblemCode; 17] = [
+        ProblemCode::InvalidJson,
+        ProblemCode::Required,
+        ProblemCode::InvalidType,
+        ProblemCode::InvalidFormat,
+        ProblemCode::InvalidValue,
+        ProblemCode::InvalidCheckDigit,
+        ProblemCode::TooLong,
+        ProblemCode::TooShort,
+        ProblemCode::InvalidAmount,
+        ProblemCode::OverLimit,
+        ProblemCode::DirectionNotAllowed,
+        ProblemCode::PoBox,
+        ProblemCode::FutureDate,
+        ProblemCode::InvalidBase64,
+        ProblemCode::NotAnImage,
+        ProblemCode::Conflict,
+        ProblemCode::NotFound,
+    ];
+
+    /// The code's name as it is serialized (`snake_case`), without serde.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ProblemCode::InvalidJson => "invalid_json",
+            ProblemCode::Required => "required",
+            ProblemCode::InvalidType => "invalid_type",
+            ProblemCode::InvalidFormat => "invalid_format",
+            ProblemCode::InvalidValue => "invalid_value",
+            ProblemCode::InvalidCheckDigit => "invalid_check_digit",
+            ProblemCode::TooLong => "too_long",
+            ProblemCode::TooShort => "too_short",
+            ProblemCode::InvalidAmount => "invalid_amount",
+            ProblemCode::OverLimit => "over_limit",
+            ProblemCode::DirectionNotAllowed => "direction_not_allowed",
+            ProblemCode::PoBox => "po_box",
+            ProblemCode::FutureDate => "future_date",
+            ProblemCode::InvalidBase64 => "invalid_base64",
+            ProblemCode::NotAnImage => "not_an_image",
+            ProblemCode::Conflict => "conflict",
+            ProblemCode::NotFound => "not_found",
+        }
+    }
+}
+
 /// Precedence of problems: the envelope message is the first problem in this order
 /// (structure, then identifiers, then amounts, then class rules, then directory).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -225,6 +271,15 @@ impl<'a> Path<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn code_names_are_serde_names_and_all_differ() {
+        let mut seen = std::collections::HashSet::new();
+        for code in ProblemCode::ALL {
+            assert_eq!(serde_json::to_value(code).ok(), Some(serde_json::json!(code.as_str())), "{code:?}");
+            assert!(seen.insert(code.as_str()), "{code:?} twice");
+        }
+    }
 
     #[test]
     fn paths_render_as_json_paths() {
