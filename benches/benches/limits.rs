@@ -6,11 +6,13 @@
 //! 1. `checks`: every merchant limit and every overall limit set (none binding:
 //!    the bench creates are all accepted), duplicate declining on, a 30-day period,
 //!    against the same engine set-up with the checks switched off
-//!    ([`Engine::without_limits_and_duplicates`]: no limit or duplicate check, no
+//!    (`Engine::without_limits_and_duplicates`: no limit or duplicate check, no
 //!    usage counters, no duplicate indexes).
 //! 2. `history`: the same batch (checks on) on an engine whose merchant already has
 //!    1,000 transactions vs 1,000,000 (in test mode, `cargo bench -- --test`:
-//!    20,000).
+//!    20,000; `ACH_LIMITS_PRIOR=N` sets it), made 50,000 a day on consecutive
+//!    days (their cut-offs and settlements run as the clock passes), the measured
+//!    batches on the next day. Set-up: `ach_benches::limits_fixture`.
 //!
 //! After criterion's measurements each group also times its two cases alternately
 //! and prints both medians and the ratio (`paired`), the figure `BENCHMARKS.md`
