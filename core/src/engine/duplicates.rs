@@ -149,8 +149,8 @@ pub(crate) fn default_window() -> Duration {
 pub(crate) fn days(r: &crate::storage::Read) -> Result<Vec<(i64, usize)>, StorageError> {
     let mut days: Vec<(i64, usize)> = Vec::new();
     for (k, _) in r.range(Table::Fingerprints, &[], &[0xff; 8], usize::MAX)? {
-        let raw: [u8; 4] = k.get(..4).and_then(|b| b.try_into().ok()).unwrap_or_default();
-        let day = i64::from((u32::from_be_bytes(raw) ^ (1 << 31)) as i32);
+        let day = keys::decode_bucket(&k)
+            .ok_or_else(|| StorageError("a duplicate-index key is unreadable".into()))?;
         match days.last_mut() {
             Some((d, n)) if *d == day => *n += 1,
             _ => days.push((day, 1)),

@@ -105,6 +105,12 @@ pub(crate) fn bucket_bytes(day: i64) -> [u8; 4] {
     ((day as i32 as u32) ^ (1 << 31)).to_be_bytes()
 }
 
+/// The day bucket of [`bucket_bytes`] (or of a key that begins with them).
+pub(crate) fn decode_bucket(bytes: &[u8]) -> Option<i64> {
+    let raw: [u8; 4] = bytes.get(..4)?.try_into().ok()?;
+    Some(i64::from((u32::from_be_bytes(raw) ^ (1 << 31)) as i32))
+}
+
 /// `(day bucket, fingerprint)`: a duplicate-index entry. The bucket first, so that
 /// one day's entries share pages and the expired days sort before the live ones.
 pub(crate) fn similar(day: i64, print: &[u8; 32]) -> [u8; SIMILAR_KEY] {
@@ -139,6 +145,8 @@ mod tests {
         let (d1, d2) = (day_bucket(a), day_bucket(c));
         assert_eq!(d1, -1, "a second before the epoch is the day before it");
         assert!(similar(d1, &[0xff; 32]) < similar(d2, &[0; 32]), "buckets sort before prints");
+        assert_eq!(decode_bucket(&similar(d1, &[7; 32])), Some(d1));
+        assert_eq!(decode_bucket(&bucket_bytes(d2)), Some(d2));
     }
 
     #[test]
