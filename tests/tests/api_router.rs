@@ -212,7 +212,7 @@ fn form_data_and_query_strings_carry_requests_and_the_body_wins() {
 #[test]
 fn institutions_and_categories() {
     let api = Api::new();
-    let (_, key, _, _) = api.setup();
+    let (_, key, _, merchant_key) = api.setup();
     let (status, v) = api.call("GET", "/institutions/021000021", Some(&key), None);
     assert_eq!(
         (status, v["payload"]["name"].clone(), v["payload"]["state"].clone()),
@@ -226,6 +226,12 @@ fn institutions_and_categories() {
     assert_eq!(status, 200);
     assert!(v["payload"]["categories"].as_array().unwrap().iter().any(|c| c["code"] == json!(5411)));
     assert_eq!(api.call("GET", "/categories", None, None).0, 401);
+    // Any kind of key, no partner_id.
+    for other in [merchant_key.as_str(), OPERATOR_KEY] {
+        assert_eq!(api.call("GET", "/categories", Some(other), None).0, 200);
+        assert_eq!(api.call("GET", "/institutions/021000021", Some(other), None).0, 200);
+    }
+    assert_eq!(api.call("GET", "/institutions/021000021", Some("pk_forged"), None).0, 401);
 }
 
 #[test]

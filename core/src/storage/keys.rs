@@ -106,6 +106,7 @@ pub(crate) fn bucket_bytes(day: i64) -> [u8; 4] {
 }
 
 /// The day bucket of [`bucket_bytes`] (or of a key that begins with them).
+#[cfg(any(test, feature = "simulation"))]
 pub(crate) fn decode_bucket(bytes: &[u8]) -> Option<i64> {
     let raw: [u8; 4] = bytes.get(..4)?.try_into().ok()?;
     Some(i64::from((u32::from_be_bytes(raw) ^ (1 << 31)) as i32))
