@@ -78,24 +78,92 @@ pub fn generate(kind: IdKind) -> String {
 /// Characters of a transaction id that encode its creation time.
 pub const TIME_PREFIX_LEN: usize = 8;
 
-/// A new transaction id created at `at`: `txn_`, the milliseconds since the Unix
-/// epoch in [`TIME_PREFIX_LEN`] base-62 digits (most significant first, so ids sort
-/// by creation time until the year 8888), then 14 random characters (83 bits:
-/// still unguessable). Ids made in time order land at the end of the transactions
-/// table's B-tree instead of on a random page of it, so a create's storage cost
-/// does not grow with the history.
-pub fn generate_transaction(at: chrono::DateTime<chrono::Utc>) -> String {
-    let mut ms = u64::try_from(at.timestamp_millis()).unwrap_or(0);
-    let mut time = [b'0'; TIME_PREFIX_LEN];
-    for slot in time.iter_mut().rev() {
-        *slot = ALPHABET[(ms % 62) as usize];
-        ms /= 62;
+/// Characters after the time that order the transaction ids of one millisecond.
+pub const SEQUENCE_LEN: usize = 3;
+
+/// Sequence numbers per millisecond: 62³.
+const SEQUENCES: u32 = 62 * 62 * 62;
+
+/// Where a transaction id stands in creation order: its millisecond and its
+/// sequence number within that millisecond (the id's first 8 + 3 characters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct TxnStamp {
+    ms: u64,
+    seq: u32,
+}
+
+impl TxnStamp {
+    /// The stamp of a transaction id (`None` if `id` is not one).
+    pub fn of(id: &str) -> Option<TxnStamp> {
+        if !is_valid(IdKind::Transaction, id) {
+            return None;
+        }
+        let body = id.as_bytes().get(4..4 + TIME_PREFIX_LEN + SEQUENCE_LEN)?;
+        let (time, seq) = body.split_at(TIME_PREFIX_LEN);
+        Some(TxnStamp { ms: base62_value(time), seq: u32::try_from(base62_value(seq)).ok()? })
     }
+
+    /// The first stamp after `prev` for an id created at `at`: `at`'s millisecond
+    /// with sequence 0, or, if `prev` is not older (several ids in one
+    /// millisecond, or a clock set back), `prev`'s next sequence number.
+    pub fn next(prev: Option<TxnStamp>, at: chrono::DateTime<chrono::Utc>) -> TxnStamp {
+        let ms = u64::try_from(at.timestamp_millis()).unwrap_or(0);
+        match prev {
+            Some(p) if p.ms >= ms && p.seq + 1 < SEQUENCES => TxnStamp { ms: p.ms, seq: p.seq + 1 },
+            Some(p) if p.ms >= ms => TxnStamp { ms: p.ms + 1, seq: 0 },
+            _ => TxnStamp { ms, seq: 0 },
+        }
+    }
+}
+
+/// The value of base-62 digits (most significant first).
+fn base62_value(digits: &[u8]) -> u64 {
+    digits.iter().fold(0u64, |acc, &d| {
+        let v = match d {
+            b'0'..=b'9' => d - b'0',
+            b'A'..=b'Z' => d - b'A' + 10,
+            _ => d.wrapping_sub(b'a').wrapping_add(36),
+        };
+        acc.saturating_mul(62).saturating_add(u64::from(v))
+    })
+}
+
+/// `value` as `out.len()` base-62 digits (most significant first).
+fn base62_digits(mut value: u64, out: &mut [u8]) {
+    for slot in out.iter_mut().rev() {
+        *slot = ALPHABET[(value % 62) as usize];
+        value /= 62;
+    }
+}
+
+/// A new transaction id with the stamp after `prev` ([`TxnStamp::next`]): `txn_`,
+/// the milliseconds since the Unix epoch in [`TIME_PREFIX_LEN`] base-62 digits
+/// (most significant first, so ids sort by creation time until the year 8888), a
+/// sequence number in [`SEQUENCE_LEN`] digits, then 11 random characters (65
+/// bits: still unguessable). Each id sorts after `prev`, so ids made one after
+/// another land at the end of the transactions table's B-tree instead of on a
+/// random page of it, and a create's storage cost does not grow with the history
+/// (even under a stopped sandbox clock).
+pub fn generate_transaction_after(
+    prev: Option<TxnStamp>,
+    at: chrono::DateTime<chrono::Utc>,
+) -> (String, TxnStamp) {
+    let stamp = TxnStamp::next(prev, at);
+    let mut head = [b'0'; TIME_PREFIX_LEN + SEQUENCE_LEN];
+    let (time, seq) = head.split_at_mut(TIME_PREFIX_LEN);
+    base62_digits(stamp.ms, time);
+    base62_digits(u64::from(stamp.seq), seq);
     let mut id = String::with_capacity(4 + ID_BODY_LEN);
     id.push_str(IdKind::Transaction.prefix());
-    id.extend(time.iter().map(|&b| char::from(b)));
-    id.push_str(&random_alphanumeric(ID_BODY_LEN - TIME_PREFIX_LEN));
-    id
+    id.extend(head.iter().map(|&b| char::from(b)));
+    id.push_str(&random_alphanumeric(ID_BODY_LEN - TIME_PREFIX_LEN - SEQUENCE_LEN));
+    (id, stamp)
+}
+
+/// A new transaction id created at `at`, first in its millisecond
+/// ([`generate_transaction_after`] with no previous id).
+pub fn generate_transaction(at: chrono::DateTime<chrono::Utc>) -> String {
+    generate_transaction_after(None, at).0
 }
 
 /// Whether `text` is exactly an id of this kind: prefix + 22 ASCII alphanumerics.
@@ -170,12 +238,49 @@ mod tests {
         for id in &ids {
             assert!(is_valid(IdKind::Transaction, id), "{id}");
         }
-        // The same instant: same time digits, different random tails.
+        // The same instant, no previous id: same time digits, different random tails.
         let (a, b) = (generate_transaction(t0), generate_transaction(t0));
         assert_eq!(a[..4 + TIME_PREFIX_LEN], b[..4 + TIME_PREFIX_LEN]);
         assert_ne!(a, b);
         // Before the epoch (a misset clock) is still a valid id.
         assert!(is_valid(IdKind::Transaction, &generate_transaction(chrono::DateTime::UNIX_EPOCH)));
+    }
+
+    #[test]
+    fn ids_made_one_after_another_sort_in_that_order_even_on_a_stopped_or_backward_clock() {
+        let t0 = chrono::DateTime::from_timestamp(1_795_446_000, 0).unwrap_or_default();
+        let mut prev = None;
+        let mut ids = Vec::new();
+        // A stopped clock, then a clock set back an hour, then forward again.
+        let times = std::iter::repeat_n(t0, 300)
+            .chain(std::iter::repeat_n(t0 - chrono::Duration::hours(1), 50))
+            .chain([t0 + chrono::Duration::seconds(1)]);
+        for at in times {
+            let (id, stamp) = generate_transaction_after(prev, at);
+            assert_eq!(TxnStamp::of(&id), Some(stamp), "{id}");
+            assert!(prev < Some(stamp));
+            prev = Some(stamp);
+            ids.push(id);
+        }
+        for pair in ids.windows(2) {
+            assert!(pair[0] < pair[1], "{pair:?}");
+        }
+        // The time digits are the creation time's while the clock runs forward.
+        assert_eq!(ids[0][..4 + TIME_PREFIX_LEN], generate_transaction(t0)[..4 + TIME_PREFIX_LEN]);
+        assert_eq!(ids[350][..4 + TIME_PREFIX_LEN], generate_transaction(later(t0))[..4 + TIME_PREFIX_LEN]);
+        // A millisecond's sequence numbers run out: the next id takes the next millisecond.
+        let last = TxnStamp { ms: 7, seq: SEQUENCES - 1 };
+        assert_eq!(TxnStamp::next(Some(last), chrono::DateTime::UNIX_EPOCH), TxnStamp { ms: 8, seq: 0 });
+        // Ids made before sequence numbers existed (random characters there) still
+        // give a stamp, and the next id sorts after them.
+        let old = "txn_0Ab3xYz9QQQrandomtail1";
+        let (next, _) = generate_transaction_after(TxnStamp::of(old), chrono::DateTime::UNIX_EPOCH);
+        assert!(next.as_str() > old, "{next}");
+        assert_eq!(TxnStamp::of("cus_0Ab3xYz9QQQrandomtail1"), None);
+    }
+
+    fn later(t0: chrono::DateTime<chrono::Utc>) -> chrono::DateTime<chrono::Utc> {
+        t0 + chrono::Duration::seconds(1)
     }
 
     #[test]

@@ -469,3 +469,46 @@ fn a_clock_beyond_the_calendar_is_refused_not_a_panic() {
     let Err(Failure::Refused { errors, .. }) = past else { panic!("{past:?}") };
     assert_eq!(errors[0].field, "now");
 }
+
+#[test]
+fn transaction_ids_follow_creation_order_on_a_stopped_clock_a_clock_set_back_and_a_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = db(&dir);
+    let mut ids = Vec::new();
+    let (p, pc, m) = {
+        let w = open(&path);
+        let (p, pc) = w.partner();
+        let (m, _, _) = w.roomy_merchant(&p, &pc, &["PPD"]);
+        // The sandbox clock stands still: one by one, then batches.
+        for _ in 0..20 {
+            ids.push(w.debit(&p, &pc, &m, "1.00"));
+        }
+        for _ in 0..3 {
+            let ops = (0..50)
+                .map(|_| {
+                    let body = body(&transaction(&m, "debit", "2.00"));
+                    (pc.clone(), Operation::CreateTransaction { partner_id: p.clone(), body })
+                })
+                .collect();
+            for answer in w.engine.execute_batch(ops) {
+                match answer {
+                    Ok(Outcome::TransactionCreated { transaction_id }) => ids.push(transaction_id),
+                    other => panic!("{other:?}"),
+                }
+            }
+        }
+        (p, pc, m)
+    };
+    // Reopened: the engine learns the newest id from the table.
+    let w = open(&path);
+    ids.push(w.debit(&p, &pc, &m, "3.00"));
+    // The clock moves on (past cut-offs): the time digits follow it.
+    w.at("2026-11-30 19:00");
+    let later = w.debit(&p, &pc, &m, "4.00");
+    assert!(later[4..12] > ids.last().unwrap()[4..12], "the time digits move with the clock");
+    ids.push(later);
+    for pair in ids.windows(2) {
+        assert!(pair[0] < pair[1], "{} was created before {}", pair[0], pair[1]);
+    }
+    assert_eq!(ids.len(), 172);
+}

@@ -425,11 +425,37 @@ pub(crate) struct Cx<'a, 'tx> {
     pub usage: usage::Counters,
     /// The sandbox clock's new instant, set on the clock once the commit succeeds.
     pub clock_to: Option<DateTime<Utc>>,
+    /// The stamp of the newest transaction id (read from the table on first use).
+    last_txn: Option<Option<crate::ids::TxnStamp>>,
 }
 
 impl<'a, 'tx> Cx<'a, 'tx> {
     fn new(w: &'a mut Write<'tx>, now: DateTime<Utc>, engine: &'a Engine) -> Self {
-        Cx { w, now, engine, seqs: HashMap::new(), usage: usage::Counters::default(), clock_to: None }
+        Cx {
+            w,
+            now,
+            engine,
+            seqs: HashMap::new(),
+            usage: usage::Counters::default(),
+            clock_to: None,
+            last_txn: None,
+        }
+    }
+
+    /// A new transaction id that sorts after every stored one
+    /// ([`crate::ids::generate_transaction_after`]): creates append to the
+    /// transactions table and the pending index.
+    pub fn new_transaction_id(&mut self) -> Result<String, StorageError> {
+        let prev = match self.last_txn {
+            Some(prev) => prev,
+            None => {
+                let last = self.w.last_key(Table::Transactions, &[], &[u8::MAX])?;
+                last.and_then(|k| std::str::from_utf8(&k).ok().and_then(crate::ids::TxnStamp::of))
+            }
+        };
+        let (id, stamp) = crate::ids::generate_transaction_after(prev, self.now);
+        self.last_txn = Some(Some(stamp));
+        Ok(id)
     }
 
     /// Write back what the transaction kept in memory (the usage counters). Call

@@ -31,7 +31,7 @@ pub(crate) fn create(
     if !merchant.classes.contains(&class) {
         return Err(refuse(format!("the merchant is not set up for {} entries", class.as_str())));
     }
-    let id = crate::ids::generate_transaction(cx.now);
+    let id = cx.new_transaction_id()?;
     let (account, customer_id) = match &t.customer {
         CustomerRef::Token { id: token } => {
             (customers::resolve(cx, partner_id, merchant.id.as_str(), token.as_str())?, Some(token.0.clone()))
@@ -156,7 +156,7 @@ pub(crate) fn reverse(cx: &mut Cx<'_, '_>, partner_id: &str, id: &str) -> Result
     let previous = reversal.as_ref().map(|r| (r.id.as_str(), r.state));
     lifecycle::can_reverse(original.state, original.reversal_of.is_some(), previous)
         .map_err(Failure::from)?;
-    let rid = crate::ids::generate_transaction(cx.now);
+    let rid = cx.new_transaction_id()?;
     let (_, cutoff_at) = calendar::next_cutoff_after(cx.now);
     let mut description = format!("Reversal of {}", original.id);
     description.truncate(crate::validation::transaction::MAX_DESCRIPTION);
