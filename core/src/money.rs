@@ -158,6 +158,23 @@ impl<'de> Deserialize<'de> for Money {
     }
 }
 
+/// Money as its integer number of cents, for binary records (`#[serde(with =
+/// "crate::money::cents")]`): the JSON form above needs a self-describing format.
+pub(crate) mod cents {
+    use super::Money;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Write the cents.
+    pub(crate) fn serialize<S: Serializer>(m: &Money, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_i64(m.0)
+    }
+
+    /// Read the cents back.
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Money, D::Error> {
+        i64::deserialize(d).map(Money)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

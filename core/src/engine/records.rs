@@ -1,4 +1,5 @@
-//! The records the engine stores (serde_json values in the storage tables).
+//! The records the engine stores (serde_json values in the storage tables; the
+//! transactions in postcard, see `storage::Table::binary`).
 //! Account numbers and merchant applications are stored only sealed (AEAD).
 
 use chrono::{DateTime, NaiveDate, Utc};
@@ -90,6 +91,7 @@ pub(crate) struct TransactionRecord {
     pub id: String,
     pub partner_id: String,
     pub merchant_id: String,
+    #[serde(with = "crate::money::cents")]
     pub amount: Money,
     pub direction: Direction,
     pub class: EntryClass,

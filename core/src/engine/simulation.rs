@@ -125,7 +125,7 @@ fn audit(r: &Read, fingerprints: &crate::secrets::Fingerprinter) -> Result<Resul
     let mut problems = Vec::new();
     let mut txns = BTreeMap::new();
     for (_, v) in r.range(Table::Transactions, &[], ALL, usize::MAX)? {
-        let t: TransactionRecord = decode("transaction", &v)?;
+        let t: TransactionRecord = crate::storage::decode(Table::Transactions, &v)?;
         txns.insert(t.id.clone(), t);
     }
     let changes = walk(

@@ -186,8 +186,7 @@ pub(crate) fn apply(cx: &mut Cx<'_, '_>, t: &TransactionRecord, add: bool) -> Re
 pub(crate) fn audit(r: &Read) -> Result<Result<(), String>, StorageError> {
     let mut expected: std::collections::BTreeMap<Vec<u8>, Usage> = std::collections::BTreeMap::new();
     for (_, v) in r.range(Table::Transactions, &[], &[0xff], usize::MAX)? {
-        let t: TransactionRecord = serde_json::from_slice(&v)
-            .map_err(|e| StorageError(format!("a transaction is unreadable: {e}")))?;
+        let t: TransactionRecord = crate::storage::decode(Table::Transactions, &v)?;
         if !counts(&t) || t.state == crate::lifecycle::State::Voided {
             continue;
         }

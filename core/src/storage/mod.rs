@@ -1,13 +1,16 @@
 //! Storage: the only module that names redb.
 //!
 //! Every table maps byte keys to byte values; values are serde_json records (small,
-//! inspectable, versioned by the stored format version). Composite keys are built
+//! inspectable, versioned by the stored format version), except the transactions'
+//! (postcard: see [`Table::binary`]). Composite keys are built
 //! by [`keys`] with big-endian integers so that byte order is time or sequence order.
 //! Tables, keys and which operation writes what are listed in `docs/design.md`.
 
 #[cfg(feature = "simulation")]
 pub mod crash;
 pub(crate) mod keys;
+#[cfg(test)]
+mod tests;
 
 /// redb's storage backend trait, for the simulation hooks (feature `simulation`).
 #[cfg(feature = "simulation")]
@@ -26,7 +29,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 /// Version of the stored format; checked on open, never silently upgraded.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 
 /// Every table of the database.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -232,13 +235,35 @@ impl Store {
     }
 }
 
-fn decode<T: DeserializeOwned>(table: Table, bytes: &[u8]) -> Result<T, StorageError> {
-    serde_json::from_slice(bytes)
-        .map_err(|e| StorageError(format!("a {} record is unreadable: {e}", table.name())))
+impl Table {
+    /// Whether the table's records are postcard (compact binary) rather than JSON:
+    /// the transactions, the records every create writes and every lifecycle step
+    /// rewrites. Their types must not need a self-describing format (no untagged
+    /// enums, no flatten, no skipped fields).
+    const fn binary(self) -> bool {
+        matches!(self, Table::Transactions)
+    }
 }
 
-fn encode<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, StorageError> {
-    serde_json::to_vec(value).map_err(|e| StorageError(format!("a record cannot be encoded: {e}")))
+/// Decode a record of `table` from its stored bytes.
+pub(crate) fn decode<T: DeserializeOwned>(table: Table, bytes: &[u8]) -> Result<T, StorageError> {
+    let unreadable =
+        |e: &dyn fmt::Display| StorageError(format!("a {} record is unreadable: {e}", table.name()));
+    if table.binary() {
+        postcard::from_bytes(bytes).map_err(|e| unreadable(&e))
+    } else {
+        serde_json::from_slice(bytes).map_err(|e| unreadable(&e))
+    }
+}
+
+fn encode<T: Serialize + ?Sized>(table: Table, value: &T) -> Result<Vec<u8>, StorageError> {
+    let cannot =
+        |e: &dyn fmt::Display| StorageError(format!("a {} record cannot be encoded: {e}", table.name()));
+    if table.binary() {
+        postcard::to_allocvec(value).map_err(|e| cannot(&e))
+    } else {
+        serde_json::to_vec(value).map_err(|e| cannot(&e))
+    }
 }
 
 /// One entry of a range scan.
@@ -395,7 +420,7 @@ impl Write<'_> {
         key: &[u8],
         value: &T,
     ) -> Result<(), StorageError> {
-        let bytes = encode(value)?;
+        let bytes = encode(table, value)?;
         self.put_raw(table, key, &bytes)
     }
 
