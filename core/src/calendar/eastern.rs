@@ -1,7 +1,9 @@
 //! US Eastern wall-clock conversions, parsing, the 6 PM ET cut-off instant,
 //! and the day/month keys used for limits.
 
-use chrono::{DateTime, Datelike, FixedOffset, NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeZone, Utc};
+use chrono::{
+    DateTime, Datelike, FixedOffset, NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeZone, Timelike, Utc,
+};
 use chrono_tz::America::New_York;
 use chrono_tz::Tz;
 
@@ -52,7 +54,25 @@ pub fn eastern_date(instant: DateTime<Utc>) -> NaiveDate {
 ///
 /// For example 2026-11-23T23:30:00Z formats as `2026-11-23 18:30:00`.
 pub fn format_eastern_timestamp(instant: DateTime<Utc>) -> String {
-    eastern_naive(instant).format("%Y-%m-%d %H:%M:%S").to_string()
+    let t = eastern_naive(instant);
+    let Some(year) = u32::try_from(t.year()).ok().filter(|y| *y <= 9999) else {
+        return t.format("%Y-%m-%d %H:%M:%S").to_string();
+    };
+    // Written digit by digit: this runs for every status change a create makes.
+    let mut out = *b"0000-00-00 00:00:00";
+    let mut put = |at: usize, width: usize, mut v: u32| {
+        for slot in out[at..at + width].iter_mut().rev() {
+            *slot = b'0' + (v % 10) as u8;
+            v /= 10;
+        }
+    };
+    put(0, 4, year);
+    put(5, 2, t.month());
+    put(8, 2, t.day());
+    put(11, 2, t.hour());
+    put(14, 2, t.minute());
+    put(17, 2, t.second());
+    out.iter().map(|&b| char::from(b)).collect()
 }
 
 /// Parses an RFC 3339 timestamp carrying an explicit offset (`Z` or `±HH:MM`)
@@ -213,6 +233,14 @@ mod tests {
             prop_assert!(offset == -4 * 3600 || offset == -5 * 3600);
             // Round trip through the formatted RFC 3339 text.
             prop_assert_eq!(parse_instant(&local.to_rfc3339()).unwrap(), t);
+        }
+
+        #[test]
+        fn timestamps_format_as_chrono_formats_them(secs in -62_000_000_000i64..300_000_000_000, nanos in 0u32..1_000_000_000) {
+            // Years 0 to 9999 and beyond (the fallback), every second and sub-second.
+            let t = chrono::DateTime::from_timestamp(secs, nanos).unwrap();
+            let chrono_text = eastern_naive(t).format("%Y-%m-%d %H:%M:%S").to_string();
+            prop_assert_eq!(format_eastern_timestamp(t), chrono_text);
         }
     }
 }

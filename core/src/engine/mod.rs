@@ -308,10 +308,7 @@ impl Engine {
     pub fn execute_batch(&self, ops: Vec<(Caller, Operation)>) -> Vec<Result<Outcome, Failure>> {
         let now = self.clock.now();
         let directory = self.directory();
-        let prepared = ops
-            .into_iter()
-            .map(|(caller, op)| (caller, self.prepare_at(op, now, Arc::clone(&directory))))
-            .collect();
+        let prepared = self.prepare_many(ops, now, &directory);
         self.execute_prepared(prepared)
     }
 

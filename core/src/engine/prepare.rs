@@ -24,7 +24,7 @@ use std::sync::Arc;
 use chrono::{DateTime, NaiveDate, Utc};
 
 use super::ops::{self, Operation};
-use super::Engine;
+use super::{Caller, Engine};
 use crate::calendar;
 use crate::routing::RoutingDirectory;
 
@@ -102,4 +102,56 @@ impl Engine {
         let work = ops::prepare(operation.clone(), self, now, &directory);
         Prepared { operation, work, engine: self.instance, today: calendar::eastern_date(now), directory }
     }
+
+    /// [`Engine::prepare_at`] of every operation, in order. A large batch is split
+    /// across the machine's cores (scoped threads; preparation touches no storage);
+    /// the browser's module, without threads, prepares in line.
+    pub(crate) fn prepare_many(
+        &self,
+        ops: Vec<(Caller, Operation)>,
+        now: DateTime<Utc>,
+        directory: &Arc<RoutingDirectory>,
+    ) -> Vec<(Caller, Prepared)> {
+        let one =
+            |(caller, op): (Caller, Operation)| (caller, self.prepare_at(op, now, Arc::clone(directory)));
+        let threads = parallelism().min(ops.len() / PARALLEL_CHUNK);
+        if threads < 2 {
+            return ops.into_iter().map(one).collect();
+        }
+        let per_thread = ops.len().div_ceil(threads);
+        let mut ops = ops.into_iter();
+        let chunks: Vec<Vec<_>> = (0..threads)
+            .map(|_| ops.by_ref().take(per_thread).collect())
+            .filter(|c: &Vec<_>| !c.is_empty())
+            .collect();
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = chunks
+                .into_iter()
+                .map(|chunk| scope.spawn(move || chunk.into_iter().map(one).collect::<Vec<_>>()))
+                .collect();
+            let mut out = Vec::with_capacity(per_thread * threads);
+            for worker in workers {
+                // Preparing does not panic; if it ever did, it does so here as it
+                // would have in line.
+                out.extend(worker.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+            }
+            out
+        })
+    }
+}
+
+/// Operations per thread below which a batch is prepared in line (a thread costs
+/// tens of microseconds; preparing a create, a few).
+const PARALLEL_CHUNK: usize = 128;
+
+/// Threads for preparing a large batch: the cores available (at most 8).
+#[cfg(not(target_arch = "wasm32"))]
+fn parallelism() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
+}
+
+/// No threads in the browser's module.
+#[cfg(target_arch = "wasm32")]
+fn parallelism() -> usize {
+    1
 }

@@ -102,13 +102,16 @@ pub(crate) struct TransactionRecord {
     pub account: SealedAccount,
     pub has_images: bool,
     pub state: State,
+    #[serde(with = "instant")]
     pub created_at: DateTime<Utc>,
     /// The cut-off this transaction waits for while Pending.
+    #[serde(with = "instant")]
     pub cutoff_at: DateTime<Utc>,
     pub origination_date: Option<NaiveDate>,
     pub effective_date: Option<NaiveDate>,
     pub settlement_date: Option<NaiveDate>,
     /// When it settles (08:30 ET on the settlement date), once originated.
+    #[serde(with = "instant::option")]
     pub settles_at: Option<DateTime<Utc>>,
     pub return_date: Option<NaiveDate>,
     pub return_code: Option<String>,
@@ -134,5 +137,78 @@ impl TransactionRecord {
         self.return_code = None;
         self.return_reason = None;
         self.reversed_by = None;
+    }
+}
+
+/// An instant as its Unix seconds and nanoseconds, for the binary transaction
+/// records: exact, and without formatting and parsing RFC 3339 text.
+mod instant {
+    use chrono::{DateTime, Utc};
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    fn parts(t: &DateTime<Utc>) -> (i64, u32) {
+        (t.timestamp(), t.timestamp_subsec_nanos())
+    }
+
+    fn join<E: serde::de::Error>((secs, nanos): (i64, u32)) -> Result<DateTime<Utc>, E> {
+        DateTime::from_timestamp(secs, nanos).ok_or_else(|| E::custom("an instant out of range"))
+    }
+
+    pub(super) fn serialize<S: Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
+        parts(t).serialize(s)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::Error> {
+        join(<(i64, u32)>::deserialize(d)?)
+    }
+
+    /// The same for an optional instant.
+    pub(super) mod option {
+        use super::*;
+
+        pub(crate) fn serialize<S: Serializer>(t: &Option<DateTime<Utc>>, s: S) -> Result<S::Ok, S::Error> {
+            t.as_ref().map(parts).serialize(s)
+        }
+
+        pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+            d: D,
+        ) -> Result<Option<DateTime<Utc>>, D::Error> {
+            <Option<(i64, u32)>>::deserialize(d)?.map(join).transpose()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::{DateTime, Utc};
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct Times {
+        #[serde(with = "super::instant")]
+        at: DateTime<Utc>,
+        #[serde(with = "super::instant::option")]
+        maybe: Option<DateTime<Utc>>,
+    }
+
+    #[test]
+    fn instants_round_trip_exactly_in_binary_records() {
+        let instants = [
+            DateTime::from_timestamp(1_795_446_000, 123_456_789),
+            DateTime::from_timestamp(-1, 999_999_999),
+            DateTime::from_timestamp(0, 0),
+            DateTime::from_timestamp(253_402_300_799, 1),
+        ];
+        for at in instants.into_iter().flatten() {
+            for maybe in [None, Some(at)] {
+                let t = Times { at, maybe };
+                let bytes = postcard::to_allocvec(&t).unwrap_or_default();
+                assert!(bytes.len() <= 2 * 15, "{} bytes", bytes.len());
+                assert_eq!(postcard::from_bytes::<Times>(&bytes).ok(), Some(t));
+            }
+        }
+        // Nanoseconds beyond a second are refused, not a panic.
+        let bad = postcard::to_allocvec(&(1i64, 2_000_000_000u32, None::<(i64, u32)>)).unwrap_or_default();
+        assert!(postcard::from_bytes::<Times>(&bad).is_err());
     }
 }
