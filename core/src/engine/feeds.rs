@@ -91,10 +91,9 @@ pub(crate) fn record_change(
     at: DateTime<Utc>,
 ) -> Result<(), StorageError> {
     let change = change_of(t, at);
-    // Stored once as JSON, the same bytes in both feeds: an event adds only what
-    // its position gives (see `event_at`).
-    let bytes = serde_json::to_vec(&change)
-        .map_err(|e| StorageError(format!("a status change did not encode: {e}")))?;
+    // Encoded once, the same bytes in both feeds (both tables store postcard): an
+    // event adds only what its position gives (see `event_at`).
+    let bytes = crate::storage::encode(Table::Changes, &change)?;
     let seq = next_seq(cx, Table::Changes, &t.partner_id)?;
     cx.w.put_raw(Table::Changes, &keys::seq(&t.partner_id, seq), &bytes)?;
     let event_seq = next_seq(cx, Table::Events, &t.merchant_id)?;
@@ -140,8 +139,7 @@ fn page(r: &Read, table: Table, scope: &str, after: u64, limit: usize) -> Result
     let mut items = Vec::with_capacity(entries.len().min(limit));
     for (k, v) in entries.into_iter().take(limit) {
         last = keys::seq_of(&k).unwrap_or(last);
-        let change = serde_json::from_slice(&v)
-            .map_err(|e| StorageError(format!("a feed entry is unreadable: {e}")))?;
+        let change = crate::storage::decode(table, &v)?;
         items.push((last, change));
     }
     Ok((items, last, more))

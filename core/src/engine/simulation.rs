@@ -54,10 +54,6 @@ impl Engine {
 
 const ALL: &[u8] = &[0xff; 16];
 
-fn decode<T: serde::de::DeserializeOwned>(what: &str, bytes: &[u8]) -> Result<T, StorageError> {
-    serde_json::from_slice(bytes).map_err(|e| StorageError(format!("a {what} is unreadable: {e}")))
-}
-
 /// A feed key's scope and sequence number.
 fn split(key: &[u8]) -> (String, u64) {
     let scope = key.get(..key.len().saturating_sub(9)).unwrap_or_default();
@@ -103,7 +99,7 @@ fn walk<T: serde::de::DeserializeOwned>(
             problems.push(format!("{scope}: entry {seq} where {next} was due"));
         }
         *next = seq + 1;
-        let entry: T = decode("feed entry", &v)?;
+        let entry: T = crate::storage::decode(table, &v)?;
         let c = match change(&entry, seq) {
             Ok(c) => c,
             Err(why) => {

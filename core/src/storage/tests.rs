@@ -30,6 +30,12 @@ fn transactions_are_stored_in_binary_and_other_tables_in_json() {
     assert!(binary.len() < json.len() / 2 + 20, "{} bytes against {}", binary.len(), json.len());
     assert_eq!(decode::<Sample>(Table::Transactions, &binary).unwrap(), sample());
     assert_eq!(decode::<Sample>(Table::Merchants, &json).unwrap(), sample());
+    // The feeds are binary too, and a change is the same bytes in both.
+    for table in [Table::Changes, Table::Events] {
+        assert_eq!(encode(table, &sample()).unwrap(), binary);
+    }
+    let json_tables = Table::ALL.iter().filter(|t| !t.binary()).count();
+    assert_eq!(json_tables, Table::ALL.len() - 3);
 }
 
 #[test]
