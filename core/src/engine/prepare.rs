@@ -114,7 +114,10 @@ impl Engine {
     ) -> Vec<(Caller, Prepared)> {
         let one =
             |(caller, op): (Caller, Operation)| (caller, self.prepare_at(op, now, Arc::clone(directory)));
-        let threads = parallelism().min(ops.len() / PARALLEL_CHUNK);
+        let threads = match ops.len() / PARALLEL_CHUNK {
+            0 | 1 => 1,
+            chunks => parallelism().min(chunks),
+        };
         if threads < 2 {
             return ops.into_iter().map(one).collect();
         }
@@ -144,10 +147,12 @@ impl Engine {
 /// tens of microseconds; preparing a create, a few).
 const PARALLEL_CHUNK: usize = 128;
 
-/// Threads for preparing a large batch: the cores available (at most 8).
+/// Threads for preparing a large batch: the cores available (at most 8), asked
+/// once (the standard library reads the cgroup files on every call).
 #[cfg(not(target_arch = "wasm32"))]
 fn parallelism() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(8)))
 }
 
 /// No threads in the browser's module.
