@@ -282,7 +282,7 @@ fn message_17_duplicates_within_the_window_when_declined() {
 }
 
 #[test]
-fn the_duplicate_index_keeps_about_one_window_and_forgets_older_days() {
+fn the_duplicate_window_keeps_about_one_window_and_forgets_older_days() {
     let app = ach_tests::world::application(&["PPD", "POP"]);
     let s = Shop::with_app("2026-11-23 09:00", ach_tests::world::roomy_limits(), &app);
     let epoch = chrono::NaiveDate::from_ymd_opt(1970, 1, 1).unwrap();
@@ -297,17 +297,18 @@ fn the_duplicate_index_keeps_about_one_window_and_forgets_older_days() {
     assert_eq!(s.debit("25.00", 4), "This is a duplicate transaction");
     s.w.at("2026-11-25 08:00");
     assert_eq!(s.debit("25.00", 5), "ok");
-    assert_eq!(days(), vec![(d, 1), (d + 1, 1), (d + 2, 1)], "a create forgets two expired entries");
+    assert_eq!(days(), vec![(d + 1, 1), (d + 2, 1)], "a create lets go of what no window reaches");
     assert_eq!(s.debit("25.00", 6), "ok");
-    assert_eq!(days(), vec![(d + 1, 1), (d + 2, 2)], "the day the window no longer reaches is gone");
-    assert_eq!(s.debit("25.00", 4), "This is a duplicate transaction", "found in yesterday's bucket");
-    assert_eq!(s.debit("25.00", 6), "This is a duplicate transaction", "found in today's bucket");
+    assert_eq!(days(), vec![(d + 1, 1), (d + 2, 2)]);
+    assert_eq!(s.debit("25.00", 4), "This is a duplicate transaction", "made yesterday, 23 hours ago");
+    assert_eq!(s.debit("25.00", 6), "This is a duplicate transaction", "made today");
+    assert_eq!(s.debit("25.00", 1), "ok", "made two days ago: outside the window");
     let mut t = transaction(&s.m, "debit", "31.00");
     t["customer"]["account_number"] = json!("55509999");
     let id = s.w.create(&s.p, &s.pc, &t).unwrap();
-    assert_eq!(days(), vec![(d + 1, 1), (d + 2, 3)]);
+    assert_eq!(days(), vec![(d + 1, 1), (d + 2, 4)]);
     s.w.run(&s.pc, Operation::VoidTransaction { partner_id: s.p.clone(), transaction_id: id }).unwrap();
-    assert_eq!(days(), vec![(d + 1, 1), (d + 2, 2)], "a void removes its entry");
+    assert_eq!(days(), vec![(d + 1, 1), (d + 2, 3)], "a void removes its entry");
     assert_eq!(s.w.engine.audit_records().unwrap(), Ok(()));
 }
 

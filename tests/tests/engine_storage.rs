@@ -512,3 +512,81 @@ fn transaction_ids_follow_creation_order_on_a_stopped_clock_a_clock_set_back_and
     }
     assert_eq!(ids.len(), 172);
 }
+
+/// The duplicate window lives in memory and is rebuilt from the stored
+/// transactions when the engine opens: a reopened engine still refuses a duplicate
+/// made before, still accepts the twin of a voided one, and forgets what the
+/// window no longer reaches.
+#[test]
+fn a_reopened_engine_still_knows_the_duplicate_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = db(&dir);
+    let duplicate = "This is a duplicate transaction";
+    let debit = |w: &World, p: &str, pc: &Caller, m: &str, amount: &str| {
+        w.create(p, pc, &transaction(m, "debit", amount)).map_err(|f| f.message().to_owned())
+    };
+    let (p, pc, m) = {
+        let w = open(&path);
+        let (p, pc) = w.partner();
+        let m = w
+            .merchant_with(
+                &p,
+                &pc,
+                &ach_tests::world::application(&["PPD"]),
+                ach_tests::world::roomy_limits(),
+            )
+            .0;
+        assert!(debit(&w, &p, &pc, &m, "10.00").is_ok());
+        let voided = debit(&w, &p, &pc, &m, "20.00").unwrap();
+        w.run(&pc, Operation::VoidTransaction { partner_id: p.clone(), transaction_id: voided }).unwrap();
+        assert_eq!(debit(&w, &p, &pc, &m, "10.00").unwrap_err(), duplicate);
+        (p, pc, m)
+    };
+    {
+        let w = open(&path);
+        assert_eq!(debit(&w, &p, &pc, &m, "10.00").unwrap_err(), duplicate, "known after a reopen");
+        assert!(debit(&w, &p, &pc, &m, "20.00").is_ok(), "a voided transaction is no one's duplicate");
+        assert_eq!(debit(&w, &p, &pc, &m, "20.00").unwrap_err(), duplicate);
+        assert_eq!(w.engine.audit_records().unwrap(), Ok(()));
+        w.at("2026-11-24 10:30");
+    }
+    let w = open(&path);
+    assert!(debit(&w, &p, &pc, &m, "10.00").is_ok(), "24 hours later the window no longer reaches it");
+    assert_eq!(w.engine.audit_records().unwrap(), Ok(()));
+}
+
+/// Many threads submitting the same transaction at once through one engine: the
+/// duplicate window is locked for each whole write transaction, so exactly one is
+/// accepted and every other is refused as a duplicate.
+#[test]
+fn the_same_transaction_from_many_threads_at_once_is_accepted_once() {
+    let w = World::new(START);
+    let (p, pc) = w.partner();
+    let m = w
+        .merchant_with(&p, &pc, &ach_tests::world::application(&["PPD"]), ach_tests::world::roomy_limits())
+        .0;
+    let engine = std::sync::Arc::new(w.engine);
+    let body = body(&transaction(&m, "debit", "42.00"));
+    let answers: Vec<Result<Outcome, Failure>> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..8)
+            .map(|_| {
+                let (engine, pc, p, body) = (&engine, &pc, &p, &body);
+                s.spawn(move || {
+                    (0..4)
+                        .map(|_| {
+                            let op =
+                                Operation::CreateTransaction { partner_id: p.clone(), body: body.clone() };
+                            engine.execute(pc, op)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(answers.len(), 32);
+    assert_eq!(answers.iter().filter(|a| a.is_ok()).count(), 1);
+    for a in answers.iter().filter_map(|a| a.as_ref().err()) {
+        assert_eq!(a.message(), "This is a duplicate transaction");
+    }
+}

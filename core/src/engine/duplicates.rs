@@ -2,36 +2,31 @@
 //! within the duplicate window (message 17, when the merchant declines
 //! duplicates), and a check number already used on the same account for the same
 //! merchant (message 18, always, with no time limit; a voided transaction's check
-//! is still spent). Both are point lookups of keyed fingerprints: no account
-//! number is ever stored in these indexes.
+//! is still spent). Both are lookups of keyed fingerprints: no account number is
+//! ever kept in these indexes.
 //!
-//! The duplicate index is keyed by (UTC day, fingerprint) and holds the creation
-//! instant: a create writes into today's bucket and looks into the buckets its
-//! window reaches (two for the default 24 hours); a void removes its entry; every
-//! create removes a couple of entries from days the window no longer reaches. So
-//! the index holds about one window of transactions in 24-byte entries, and a
-//! create's cost does not grow with history. Spent checks have no time limit and
-//! are keyed by fingerprint alone.
+//! The duplicate window lives in memory ([`super::window`]): derived from the
+//! transactions created within it, rebuilt when the engine opens ([`load`]),
+//! changed by creates and voids inside their write transactions and undone if
+//! those do not commit. Spent checks have no time limit and are stored (table
+//! `checks`, keyed by fingerprint alone).
 
 use chrono::{DateTime, Duration, Utc};
 
 use super::records::TransactionRecord;
+use super::window::{self, Change, Print, Window, PRINT_LEN};
 use super::{Cx, Fail, Failure};
 use crate::secrets::Fingerprinter;
-use crate::storage::{keys, StorageError, Table};
+use crate::storage::{Read, StorageError, Table};
 use crate::validation::ProblemCode;
 use crate::AchError;
 
 /// The default duplicate window: 24 hours.
 pub const DEFAULT_DUPLICATE_WINDOW_HOURS: i64 = 24;
 
-/// Expired duplicate-index entries removed per create: more than one, so the
-/// index shrinks back to one window's worth however the volume varies.
-const PRUNE_PER_CREATE: usize = 2;
-
 /// The two fingerprints of a transaction.
 pub(crate) struct Prints {
-    similar: [u8; 32],
+    similar: Print,
     check: Option<[u8; 32]>,
 }
 
@@ -39,7 +34,7 @@ pub(crate) struct Prints {
 pub(crate) fn prints(f: &Fingerprinter, t: &TransactionRecord) -> Prints {
     let account = t.account.fingerprint.as_bytes();
     let amount = t.amount.cents().to_be_bytes();
-    let similar = f.digest(&[
+    let digest = f.digest(&[
         b"similar",
         t.merchant_id.as_bytes(),
         account,
@@ -47,15 +42,12 @@ pub(crate) fn prints(f: &Fingerprinter, t: &TransactionRecord) -> Prints {
         t.direction.as_str().as_bytes(),
         t.class.as_str().as_bytes(),
     ]);
+    let mut similar = [0u8; PRINT_LEN];
+    similar.copy_from_slice(&digest[..PRINT_LEN]);
     let check = t.check_number.as_ref().map(|n| {
         f.digest(&[b"check", t.merchant_id.as_bytes(), account, n.trim_start_matches('0').as_bytes()])
     });
     Prints { similar, check }
-}
-
-/// The duplicate-index key of `t`.
-fn index_key(t: &TransactionRecord, p: &Prints) -> [u8; keys::SIMILAR_KEY] {
-    keys::similar(keys::day_bucket(t.created_at), &p.similar)
 }
 
 /// Refuse `t` if it repeats a check (always) or, when the merchant declines
@@ -81,54 +73,74 @@ pub(crate) fn check(
     if !decline_duplicates {
         return Ok(());
     }
-    // Newest day first: the window reaches back into at most a few day buckets.
-    let oldest = keys::day_bucket(window_start(cx));
-    for day in (oldest..=keys::day_bucket(cx.now)).rev() {
-        let Some(value) = cx.w.get_raw(Table::Fingerprints, &keys::similar(day, &p.similar))? else {
-            continue;
-        };
-        let at = keys::decode_instant(&value)
-            .ok_or_else(|| StorageError("a duplicate-index entry is unreadable".into()))?;
-        if cx.now - at < cx.engine.duplicate_window {
-            let msg = format!(
-                "the same transaction was accepted at {}",
-                crate::calendar::format_eastern_timestamp(at)
-            );
-            return Err(
-                Failure::problem(AchError::DuplicateTransaction, "", ProblemCode::Conflict, msg).into()
-            );
-        }
+    let Some(at) = cx.window.latest(&p.similar) else { return Ok(()) };
+    let accepted = window::instant(at);
+    if cx.now - accepted < cx.engine.duplicate_window {
+        let msg = format!(
+            "the same transaction was accepted at {}",
+            crate::calendar::format_eastern_timestamp(accepted)
+        );
+        return Err(Failure::problem(AchError::DuplicateTransaction, "", ProblemCode::Conflict, msg).into());
     }
     Ok(())
 }
 
-/// Remember an accepted transaction's fingerprints, and forget a few entries
-/// that no window can reach any more (days before the window's first day).
+/// Remember an accepted transaction's fingerprints (letting go of the window's
+/// entries no window can reach any more).
 pub(crate) fn record(cx: &mut Cx<'_, '_>, t: &TransactionRecord, p: &Prints) -> Result<(), StorageError> {
-    cx.w.put_raw(Table::Fingerprints, &index_key(t, p), &keys::instant(t.created_at))?;
-    let expired = keys::bucket_bytes(keys::day_bucket(window_start(cx)));
-    cx.w.remove_first_below(Table::Fingerprints, &expired, PRUNE_PER_CREATE)?;
+    cx.window.expire(window::micros(window_start(cx.now, cx.engine.duplicate_window)));
+    let at = window::micros(t.created_at);
+    cx.window.add(p.similar, at);
+    cx.window_log.push(Change::Added(p.similar, at));
     if let Some(key) = &p.check {
         cx.w.put_raw(Table::Checks, key, t.id.as_bytes())?;
     }
     Ok(())
 }
 
-/// A voided transaction is no one's duplicate: remove its entry (if the entry is
-/// still its own; a later alike transaction's entry stays). Its check stays spent.
-pub(crate) fn forget(cx: &mut Cx<'_, '_>, t: &TransactionRecord) -> Result<(), StorageError> {
-    let key = index_key(t, &prints(&cx.engine.fingerprints, t));
-    if cx.w.get_raw(Table::Fingerprints, &key)?.as_deref() == Some(&keys::instant(t.created_at)[..]) {
-        cx.w.remove(Table::Fingerprints, &key)?;
+/// A voided transaction is no one's duplicate: remove its entry (an older alike
+/// transaction's entry, if any, counts again). Its check stays spent.
+pub(crate) fn forget(cx: &mut Cx<'_, '_>, t: &TransactionRecord) {
+    let print = prints(&cx.engine.fingerprints, t).similar;
+    let at = window::micros(t.created_at);
+    if cx.window.remove(&print, at) {
+        cx.window_log.push(Change::Removed(print, at));
     }
-    Ok(())
 }
 
-/// The first instant the duplicate window reaches (the calendar's first instant
-/// for a window longer than the calendar).
-fn window_start(cx: &Cx<'_, '_>) -> DateTime<Utc> {
-    cx.now
-        .checked_sub_signed(cx.engine.duplicate_window)
+/// Whether a stored transaction has its place in the window (if recent enough):
+/// one a create accepted ([`record`]; a reversal is made by the service, not
+/// created) and not voided ([`forget`]).
+fn counts(t: &TransactionRecord) -> bool {
+    t.state != crate::lifecycle::State::Voided && t.reversal_of.is_none()
+}
+
+/// The window of an engine opening at `now`: every transaction created since the
+/// window's start (and its margin), not voided and not a reversal. One range read from the first
+/// transaction id that can have been made then.
+pub(crate) fn load(
+    r: &Read,
+    f: &Fingerprinter,
+    now: DateTime<Utc>,
+    duplicate_window: Duration,
+) -> Result<Window, StorageError> {
+    let start = window_start(now, duplicate_window);
+    let from = crate::ids::generate_transaction(start);
+    let from = &from.as_bytes()[..4 + crate::ids::TIME_PREFIX_LEN];
+    let mut w = Window::default();
+    for (_, v) in r.range(Table::Transactions, from, &[0xff], usize::MAX)? {
+        let t: TransactionRecord = crate::storage::decode(Table::Transactions, &v)?;
+        if counts(&t) && t.created_at >= start {
+            w.add(prints(f, &t).similar, window::micros(t.created_at));
+        }
+    }
+    Ok(w)
+}
+
+/// The first instant the window keeps: the duplicate window and its margin
+/// before `now` (the calendar's first instant for a longer window).
+fn window_start(now: DateTime<Utc>, duplicate_window: Duration) -> DateTime<Utc> {
+    now.checked_sub_signed(duplicate_window + window::margin())
         .unwrap_or(DateTime::<Utc>::MIN_UTC)
         .max(calendar_start())
 }
@@ -143,42 +155,51 @@ pub(crate) fn default_window() -> Duration {
     Duration::hours(DEFAULT_DUPLICATE_WINDOW_HOURS)
 }
 
-/// The day buckets the duplicate index holds and how many entries each (for the
-/// simulation audit and tests: a full scan).
+/// The UTC days (days since 1970-01-01) the window holds entries of, oldest
+/// first, with how many each (for the simulation audit and tests).
 #[cfg(feature = "simulation")]
-pub(crate) fn days(r: &crate::storage::Read) -> Result<Vec<(i64, usize)>, StorageError> {
-    let mut days: Vec<(i64, usize)> = Vec::new();
-    for (k, _) in r.range(Table::Fingerprints, &[], &[0xff; 8], usize::MAX)? {
-        let day = keys::decode_bucket(&k)
-            .ok_or_else(|| StorageError("a duplicate-index key is unreadable".into()))?;
-        match days.last_mut() {
-            Some((d, n)) if *d == day => *n += 1,
-            _ => days.push((day, 1)),
-        }
+pub(crate) fn days(w: &Window) -> Vec<(i64, usize)> {
+    let mut days = std::collections::BTreeMap::new();
+    for (_, at) in w.instants() {
+        *days.entry(at.div_euclid(86_400 * 1_000_000)).or_insert(0) += 1;
     }
-    Ok(days)
+    days.into_iter().collect()
 }
 
-/// Problems with the duplicate index: an entry that is not the key and creation
-/// instant of a transaction that is not voided.
+/// Problems with the window: an entry that is not a live transaction's
+/// fingerprint and creation instant, or a live transaction created within the
+/// duplicate window (by `now`) that the window misses.
 #[cfg(feature = "simulation")]
 pub(crate) fn audit(
-    r: &crate::storage::Read,
+    w: &Window,
     f: &Fingerprinter,
     txns: &std::collections::BTreeMap<String, TransactionRecord>,
+    now: DateTime<Utc>,
+    duplicate_window: Duration,
     problems: &mut Vec<String>,
-) -> Result<(), StorageError> {
-    use std::collections::BTreeSet;
-    let live: BTreeSet<(Vec<u8>, Vec<u8>)> = txns
-        .values()
-        .filter(|t| t.state != crate::lifecycle::State::Voided)
-        .map(|t| (index_key(t, &prints(f, t)).to_vec(), keys::instant(t.created_at).to_vec()))
-        .collect();
-    for entry in r.range(Table::Fingerprints, &[], &[0xff; 8], usize::MAX)? {
-        if !live.contains(&entry) {
-            let at = keys::decode_instant(&entry.1);
-            problems.push(format!("a duplicate-index entry at {at:?} is no live transaction's"));
+) {
+    use std::collections::BTreeMap;
+    let mut live: BTreeMap<(Print, i64), usize> = BTreeMap::new();
+    let mut due: BTreeMap<(Print, i64), usize> = BTreeMap::new();
+    for t in txns.values().filter(|t| counts(t)) {
+        let entry = (prints(f, t).similar, window::micros(t.created_at));
+        *live.entry(entry).or_insert(0) += 1;
+        if now - t.created_at < duplicate_window {
+            *due.entry(entry).or_insert(0) += 1;
         }
     }
-    Ok(())
+    let mut held: BTreeMap<(Print, i64), usize> = BTreeMap::new();
+    for (p, at) in w.instants() {
+        *held.entry((*p, at)).or_insert(0) += 1;
+    }
+    for (entry, n) in &held {
+        if live.get(entry).copied().unwrap_or(0) < *n {
+            problems.push(format!("a duplicate-window entry at {} is no live transaction's", entry.1));
+        }
+    }
+    for (entry, n) in &due {
+        if held.get(entry).copied().unwrap_or(0) < *n {
+            problems.push(format!("the duplicate window misses a transaction created at {}", entry.1));
+        }
+    }
 }

@@ -22,10 +22,11 @@ mod simulation;
 mod tenants;
 mod transactions;
 mod usage;
+mod window;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
 use chrono::{DateTime, Datelike, Utc};
 
@@ -151,6 +152,9 @@ pub struct Engine {
     cipher: Cipher,
     fingerprints: Fingerprinter,
     duplicate_window: chrono::Duration,
+    /// The duplicate window in memory; locked for the whole of every write
+    /// transaction (see `window.rs`).
+    window: Mutex<window::Window>,
     pointers: PointerCodec,
     directory: RwLock<Arc<RoutingDirectory>>,
     /// Whether creates run the limit and duplicate checks (always, but for the
@@ -238,7 +242,7 @@ impl Engine {
                 (Arc::new(m.clone()), Some(m))
             }
         };
-        Ok(Engine {
+        let mut engine = Engine {
             store,
             clock,
             manual,
@@ -247,11 +251,34 @@ impl Engine {
             cipher: Cipher::new(key.as_bytes()),
             fingerprints,
             duplicate_window: options.duplicate_window.unwrap_or_else(duplicates::default_window),
+            window: Mutex::default(),
             pointers: PointerCodec::new(&secret_bytes),
             directory: RwLock::new(Arc::new(directory)),
             checks: true,
             instance: prepare::next_instance(),
-        })
+        };
+        let window = engine.load_window()?;
+        *engine.window.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner) = window;
+        Ok(engine)
+    }
+
+    /// The duplicate window as the stored transactions give it now.
+    fn load_window(&self) -> Result<window::Window, StorageError> {
+        self.store.read(|r| duplicates::load(r, &self.fingerprints, self.now(), self.duplicate_window))
+    }
+
+    /// Lock the duplicate window for a write transaction. If a panic ever left
+    /// it poisoned (a change half made), it is rebuilt from storage first.
+    fn lock_window(&self) -> Result<MutexGuard<'_, window::Window>, StorageError> {
+        match self.window.lock() {
+            Ok(guard) => Ok(guard),
+            Err(poisoned) => {
+                let mut guard = poisoned.into_inner();
+                *guard = self.load_window()?;
+                self.window.clear_poison();
+                Ok(guard)
+            }
+        }
     }
 
     /// The current instant by the engine's clock.
@@ -321,8 +348,17 @@ impl Engine {
         let count = ops.len();
         let mut new_directory = None;
         type Answers = Vec<Result<Outcome, Failure>>;
+        let mut window = match self.lock_window() {
+            Ok(window) => window,
+            Err(_) => {
+                return (0..count)
+                    .map(|_| Err(Failure::refused(crate::AchError::DatabaseUnavailable)))
+                    .collect()
+            }
+        };
+        let mut log = Vec::new();
         let result = self.store.write(|w| -> Result<(Answers, Option<DateTime<Utc>>), StorageError> {
-            let mut cx = Cx::new(w, now, self);
+            let mut cx = Cx::new(w, now, self, &mut window, &mut log);
             schedule::catch_up(&mut cx, now)?;
             let mut out = Vec::with_capacity(count);
             let mut today = (now, crate::calendar::eastern_date(now));
@@ -358,6 +394,8 @@ impl Engine {
                 out
             }
             Err(_) => {
+                // Nothing was stored: nor is anything left in the window.
+                window.undo(&log);
                 (0..count).map(|_| Err(Failure::refused(crate::AchError::DatabaseUnavailable))).collect()
             }
         }
@@ -371,8 +409,10 @@ impl Engine {
         if !self.store.read(|r| schedule::anything_due(r, now))? {
             return Ok(Progress::default());
         }
+        let mut window = self.lock_window()?;
+        let mut log = Vec::new();
         let progress = self.store.write(|w| {
-            let mut cx = Cx::new(w, now, self);
+            let mut cx = Cx::new(w, now, self, &mut window, &mut log);
             let progress = schedule::catch_up(&mut cx, now)?;
             cx.finish()?;
             Ok::<_, StorageError>(progress)
@@ -424,11 +464,23 @@ pub(crate) struct Cx<'a, 'tx> {
     pub clock_to: Option<DateTime<Utc>>,
     /// The stamp of the newest transaction id (read from the table on first use).
     last_txn: Option<Option<crate::ids::TxnStamp>>,
+    /// The duplicate window (locked by the engine for this transaction).
+    pub window: &'a mut window::Window,
+    /// The window's changes, undone if the transaction does not commit.
+    pub window_log: &'a mut Vec<window::Change>,
 }
 
 impl<'a, 'tx> Cx<'a, 'tx> {
-    fn new(w: &'a mut Write<'tx>, now: DateTime<Utc>, engine: &'a Engine) -> Self {
+    fn new(
+        w: &'a mut Write<'tx>,
+        now: DateTime<Utc>,
+        engine: &'a Engine,
+        window: &'a mut window::Window,
+        window_log: &'a mut Vec<window::Change>,
+    ) -> Self {
         Cx {
+            window,
+            window_log,
             w,
             now,
             engine,

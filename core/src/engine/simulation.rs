@@ -32,13 +32,16 @@ impl Engine {
     /// exactly the Pending (by cut-off) and Originated (by settlement) transactions.
     /// `Err` lists the first differences. A full scan, for tests.
     pub fn audit_records(&self) -> Result<Result<(), String>, Failure> {
-        Ok(self.store.read(|r| audit(r, &self.fingerprints))?)
+        let window = self.lock_window()?;
+        let (now, span) = (self.now(), self.duplicate_window);
+        Ok(self.store.read(|r| audit(r, &self.fingerprints, &window, now, span))?)
     }
 
     /// The UTC days (days since 1970-01-01) the duplicate index holds entries of,
     /// oldest first, with how many each: about one duplicate window's worth.
     pub fn duplicate_index_days(&self) -> Result<Vec<(i64, usize)>, Failure> {
-        Ok(self.store.read(super::duplicates::days)?)
+        let window = self.lock_window()?;
+        Ok(super::duplicates::days(&window))
     }
 
     /// This engine with its creates skipping every limit and duplicate check and
@@ -117,7 +120,13 @@ fn walk<T: serde::de::DeserializeOwned>(
     Ok(latest)
 }
 
-fn audit(r: &Read, fingerprints: &crate::secrets::Fingerprinter) -> Result<Result<(), String>, StorageError> {
+fn audit(
+    r: &Read,
+    fingerprints: &crate::secrets::Fingerprinter,
+    window: &super::window::Window,
+    now: chrono::DateTime<chrono::Utc>,
+    duplicate_window: chrono::Duration,
+) -> Result<Result<(), String>, StorageError> {
     let mut problems = Vec::new();
     let mut txns = BTreeMap::new();
     for (_, v) in r.range(Table::Transactions, &[], ALL, usize::MAX)? {
@@ -168,7 +177,7 @@ fn audit(r: &Read, fingerprints: &crate::secrets::Fingerprinter) -> Result<Resul
     if index(Table::Settlements)? != settling {
         problems.push("the settlements index is not the set of Originated transactions".into());
     }
-    super::duplicates::audit(r, fingerprints, &txns, &mut problems)?;
+    super::duplicates::audit(window, fingerprints, &txns, now, duplicate_window, &mut problems);
     if problems.is_empty() {
         return Ok(Ok(()));
     }

@@ -139,7 +139,7 @@ pub(crate) fn void(cx: &mut Cx<'_, '_>, partner_id: &str, id: &str) -> Result<Ou
     t.state = State::Voided;
     cx.w.remove(Table::Pending, &keys::at(t.cutoff_at, &t.id))?;
     usage::apply(cx, &t, false)?;
-    duplicates::forget(cx, &t)?;
+    duplicates::forget(cx, &t);
     cx.w.put(Table::Transactions, t.id.as_bytes(), &t)?;
     feeds::record_change(cx, &t, cx.now)?;
     Ok(Outcome::TransactionVoided { transaction_id: t.id })

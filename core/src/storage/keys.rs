@@ -86,41 +86,6 @@ pub(crate) fn usage_month(scope: &str, year: i32, month: u32) -> Vec<u8> {
     k
 }
 
-/// Bytes of a duplicate-window fingerprint kept in a [`similar`] key (96 bits: a
-/// false match among the entries a lookup can meet needs a 2^-96 collision).
-pub(crate) const SIMILAR_PRINT: usize = 12;
-
-/// Length of a [`similar`] key: the day bucket and the fingerprint.
-pub(crate) const SIMILAR_KEY: usize = 4 + SIMILAR_PRINT;
-
-/// The UTC day (days since 1970-01-01) an instant falls in: the bucket of the
-/// duplicate index.
-pub(crate) fn day_bucket(t: DateTime<Utc>) -> i64 {
-    t.timestamp().div_euclid(86_400)
-}
-
-/// The 4 bytes of a day bucket, in time order (sign bit flipped). Buckets of the
-/// engine's calendar (years 0000–9999) fit in an `i32`.
-pub(crate) fn bucket_bytes(day: i64) -> [u8; 4] {
-    ((day as i32 as u32) ^ (1 << 31)).to_be_bytes()
-}
-
-/// The day bucket of [`bucket_bytes`] (or of a key that begins with them).
-#[cfg(any(test, feature = "simulation"))]
-pub(crate) fn decode_bucket(bytes: &[u8]) -> Option<i64> {
-    let raw: [u8; 4] = bytes.get(..4)?.try_into().ok()?;
-    Some(i64::from((u32::from_be_bytes(raw) ^ (1 << 31)) as i32))
-}
-
-/// `(day bucket, fingerprint)`: a duplicate-index entry. The bucket first, so that
-/// one day's entries share pages and the expired days sort before the live ones.
-pub(crate) fn similar(day: i64, print: &[u8; 32]) -> [u8; SIMILAR_KEY] {
-    let mut k = [0u8; SIMILAR_KEY];
-    k[..4].copy_from_slice(&bucket_bytes(day));
-    k[4..].copy_from_slice(&print[..SIMILAR_PRINT]);
-    k
-}
-
 /// An idempotency key of a partner.
 pub(crate) fn idempotency(partner_id: &str, key: &str) -> Vec<u8> {
     let mut k = Vec::with_capacity(partner_id.len() + key.len() + 1);
@@ -143,11 +108,6 @@ mod tests {
         assert!(instant(a) < instant(b) && instant(b) < instant(c));
         assert_eq!(decode_instant(&instant(c)), Some(c));
         assert_eq!(at_id(&at(c, "txn_x")), Some("txn_x"));
-        let (d1, d2) = (day_bucket(a), day_bucket(c));
-        assert_eq!(d1, -1, "a second before the epoch is the day before it");
-        assert!(similar(d1, &[0xff; 32]) < similar(d2, &[0; 32]), "buckets sort before prints");
-        assert_eq!(decode_bucket(&similar(d1, &[7; 32])), Some(d1));
-        assert_eq!(decode_bucket(&bucket_bytes(d2)), Some(d2));
     }
 
     #[test]

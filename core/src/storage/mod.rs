@@ -29,7 +29,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 /// Version of the stored format; checked on open, never silently upgraded.
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 6;
 
 /// Every table of the database.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -60,9 +60,6 @@ pub(crate) enum Table {
     Blobs,
     /// Usage counters: (merchant or partner, day or month) → count and cents.
     Usage,
-    /// Duplicate detection: keyed fingerprint of (merchant, account, amount,
-    /// direction, class) → the latest such transaction.
-    Fingerprints,
     /// Spent check numbers: keyed fingerprint of (merchant, account, check
     /// number) → the transaction that used it.
     Checks,
@@ -86,7 +83,6 @@ impl Table {
             Table::Events => "events",
             Table::Blobs => "blobs",
             Table::Usage => "usage",
-            Table::Fingerprints => "fingerprints",
             Table::Checks => "checks",
             Table::Idempotency => "idempotency",
         }
@@ -96,7 +92,7 @@ impl Table {
         TableDefinition::new(self.name())
     }
 
-    const ALL: [Table; 16] = [
+    const ALL: [Table; 15] = [
         Table::Meta,
         Table::Partners,
         Table::Merchants,
@@ -110,7 +106,6 @@ impl Table {
         Table::Events,
         Table::Blobs,
         Table::Usage,
-        Table::Fingerprints,
         Table::Checks,
         Table::Idempotency,
     ];
@@ -430,29 +425,6 @@ impl Write<'_> {
     pub(crate) fn put_raw(&mut self, table: Table, key: &[u8], value: &[u8]) -> Result<(), StorageError> {
         self.forget(table, key);
         self.with(table, |t| t.insert(key, value).map(drop).map_err(fail))
-    }
-
-    /// Remove up to `limit` of the first entries with keys below `to`; how many.
-    pub(crate) fn remove_first_below(
-        &mut self,
-        table: Table,
-        to: &[u8],
-        limit: usize,
-    ) -> Result<usize, StorageError> {
-        self.cache.borrow_mut()[table as usize].clear();
-        self.with(table, |t| {
-            // Most calls find nothing to remove: one descent to the first key says so.
-            match t.first().map_err(fail)? {
-                Some((first, _)) if first.value() < to => {}
-                _ => return Ok(0),
-            }
-            let mut removed = 0;
-            for item in t.extract_from_if::<&[u8], _>(..to, |_, _| true).map_err(fail)?.take(limit) {
-                item.map_err(fail)?;
-                removed += 1;
-            }
-            Ok(removed)
-        })
     }
 
     /// Remove `key`; whether it was present.
