@@ -68,20 +68,28 @@ async fn respond(app: &Arc<App>, request: hyper::Request<Incoming>) -> hyper::Re
             return json(refusal(408, ProblemCode::OverLimit, &why));
         }
     };
+    let short = is_short(&parts.method, parts.uri.path(), body.len());
     let request = to_api_request(&parts, body);
     let engine = Arc::clone(&app.engine);
     // The router authenticates (a database read) and may read a feed page, and an
     // operation to run is prepared (its body validated, its fingerprints made)
     // here, in parallel, so the one writer thread only does what needs the write
-    // transaction: not on the async threads.
-    let planned = tokio::task::spawn_blocking(move || match api::plan(&engine, &request) {
+    // transaction. A short request (an API key check and a body of at most a few
+    // kilobytes: tens of microseconds) is planned on the async thread itself; one
+    // that may take milliseconds (a feed page, a routing directory upload, a large
+    // body) on a blocking thread, so that it never holds up other connections. The
+    // hop to a blocking thread and back cost more than planning a create.
+    let plan = move || match api::plan(&engine, &request) {
         Plan::Done(response) => Planned::Done(response),
         Plan::Execute { caller, operation } => Planned::Execute(caller, Box::new(engine.prepare(*operation))),
-    })
-    .await;
-    let planned = match planned {
-        Ok(planned) => planned,
-        Err(_) => return json(api::finish(Err(Failure::refused(AchError::SystemUnable)))),
+    };
+    let planned = if short {
+        plan()
+    } else {
+        match tokio::task::spawn_blocking(plan).await {
+            Ok(planned) => planned,
+            Err(_) => return json(api::finish(Err(Failure::refused(AchError::SystemUnable)))),
+        }
     };
     match planned {
         Planned::Done(response) => {
@@ -106,6 +114,17 @@ async fn respond(app: &Arc<App>, request: hyper::Request<Incoming>) -> hyper::Re
         }
         Planned::Execute(caller, prepared) => json(api::finish(app.writer.execute(caller, *prepared).await)),
     }
+}
+
+/// Bodies up to this size are planned on the async thread (a transaction with
+/// check images is larger and goes to a blocking thread).
+const SHORT_BODY: usize = 4 * 1024;
+
+/// Whether planning this request takes microseconds, not milliseconds: a write
+/// of the API (not a feed read, not an operator's directory upload) with a
+/// small body.
+fn is_short(method: &Method, path: &str, body: usize) -> bool {
+    method != Method::GET && method != Method::HEAD && !path.starts_with("/admin/") && body <= SHORT_BODY
 }
 
 /// What the request thread decided: an answer, or a prepared operation for the
@@ -202,6 +221,18 @@ pub fn json(response: api::Response) -> hyper::Response<Body> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn only_small_api_writes_are_planned_on_the_async_threads() {
+        assert!(is_short(&Method::POST, "/transactions", 330));
+        assert!(is_short(&Method::PUT, "/transactions/txn_x/void", 40));
+        assert!(is_short(&Method::DELETE, "/customers/cus_x", 0));
+        assert!(!is_short(&Method::POST, "/transactions", SHORT_BODY + 1), "check images");
+        assert!(!is_short(&Method::GET, "/status-changes/0", 0), "a feed page");
+        assert!(!is_short(&Method::GET, "/events", 0));
+        assert!(!is_short(&Method::POST, "/admin/routing", 10), "a directory upload");
+        assert!(!is_short(&Method::POST, "/admin/clock", 10), "runs cut-offs");
+    }
 
     fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
         let mut map = HeaderMap::new();
