@@ -48,8 +48,14 @@ pub(crate) fn key_of(op: &Operation) -> Option<(Result<String, Failure>, Operati
 /// literally or the text has a `\u` escape (the only other way to spell it).
 /// Exact, and spares the parse of every body that has no key.
 fn may_name_key(body: &[u8]) -> bool {
-    let has = |needle: &[u8]| memchr::memmem::find(body, needle).is_some();
-    has(b"idempotency_key") || has(b"\\u")
+    use memchr::memmem::Finder;
+    use std::sync::OnceLock;
+    // Built once: building a finder costs more than searching a small body.
+    static NAME: OnceLock<Finder<'static>> = OnceLock::new();
+    static ESCAPE: OnceLock<Finder<'static>> = OnceLock::new();
+    let name = NAME.get_or_init(|| Finder::new(b"idempotency_key"));
+    let escape = ESCAPE.get_or_init(|| Finder::new(b"\\u"));
+    name.find(body).is_some() || escape.find(body).is_some()
 }
 
 /// A key must be 1 to 255 printable ASCII characters.

@@ -47,7 +47,7 @@ pub(crate) enum Change {
 #[derive(Debug, Default)]
 pub(crate) struct Window {
     /// Fingerprint → the instants of its live transactions, oldest first.
-    by_print: HashMap<Print, Vec<i64>>,
+    by_print: HashMap<Print, Instants, BuildPrintHasher>,
     /// (instant, fingerprint) in the order added: entries expire from the front.
     order: VecDeque<(i64, Print)>,
     /// Live entries.
@@ -65,18 +65,84 @@ pub(crate) fn instant(micros: i64) -> DateTime<Utc> {
     DateTime::from_timestamp_micros(micros).unwrap_or(DateTime::<Utc>::MIN_UTC)
 }
 
+/// A fingerprint's instants, oldest first: one inline (nearly always), more in a
+/// vector (alike transactions of a merchant that does not decline duplicates).
+#[derive(Debug)]
+enum Instants {
+    One(i64),
+    Many(Vec<i64>),
+}
+
+impl Instants {
+    fn as_slice(&self) -> &[i64] {
+        match self {
+            Instants::One(t) => std::slice::from_ref(t),
+            Instants::Many(v) => v,
+        }
+    }
+
+    /// Add `at`, keeping the order (a clock set back may add an older instant
+    /// after a newer one).
+    fn insert(&mut self, at: i64) {
+        let mut all = match self {
+            Instants::One(t) => vec![*t],
+            Instants::Many(v) => std::mem::take(v),
+        };
+        let i = all.partition_point(|&t| t <= at);
+        all.insert(i, at);
+        *self = Instants::Many(all);
+    }
+
+    /// Remove one `at`: `None` if absent, else whether none is left.
+    fn remove(&mut self, at: i64) -> Option<bool> {
+        match self {
+            Instants::One(t) => (*t == at).then_some(true),
+            Instants::Many(v) => {
+                let i = v.iter().rposition(|&t| t == at)?;
+                v.remove(i);
+                Some(v.is_empty())
+            }
+        }
+    }
+}
+
+/// Hashes a fingerprint by its first 8 bytes: they are HMAC output, uniformly
+/// distributed and unknown to anyone without the engine's key, so SipHash's
+/// protection against chosen keys buys nothing here.
+#[derive(Debug, Default, Clone, Copy)]
+struct PrintHasher(u64);
+
+impl std::hash::Hasher for PrintHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut first = [0u8; 8];
+        let n = bytes.len().min(8);
+        first[..n].copy_from_slice(&bytes[..n]);
+        self.0 ^= u64::from_le_bytes(first);
+    }
+
+    fn write_usize(&mut self, _length: usize) {}
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type BuildPrintHasher = std::hash::BuildHasherDefault<PrintHasher>;
+
 impl Window {
     /// The newest instant of `print`, if any.
     pub(crate) fn latest(&self, print: &Print) -> Option<i64> {
-        self.by_print.get(print).and_then(|v| v.last().copied())
+        self.by_print.get(print).and_then(|v| v.as_slice().last().copied())
     }
 
     /// Add an entry.
     pub(crate) fn add(&mut self, print: Print, at: i64) {
-        let instants = self.by_print.entry(print).or_default();
-        // Kept sorted: a clock set back may add an older instant after a newer one.
-        let i = instants.partition_point(|&t| t <= at);
-        instants.insert(i, at);
+        match self.by_print.entry(print) {
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(Instants::One(at));
+            }
+            std::collections::hash_map::Entry::Occupied(mut e) => e.get_mut().insert(at),
+        }
         self.order.push_back((at, print));
         self.len += 1;
     }
@@ -84,9 +150,8 @@ impl Window {
     /// Remove one entry `(print, at)`; whether there was one.
     pub(crate) fn remove(&mut self, print: &Print, at: i64) -> bool {
         let Some(instants) = self.by_print.get_mut(print) else { return false };
-        let Some(i) = instants.iter().rposition(|&t| t == at) else { return false };
-        instants.remove(i);
-        if instants.is_empty() {
+        let Some(empty) = instants.remove(at) else { return false };
+        if empty {
             self.by_print.remove(print);
         }
         self.len -= 1;
@@ -107,7 +172,7 @@ impl Window {
         // Voided entries leave stale positions behind; keep the queue in proportion.
         if self.order.len() > 2 * self.len + 1024 {
             let by_print = &self.by_print;
-            self.order.retain(|(at, p)| by_print.get(p).is_some_and(|v| v.contains(at)));
+            self.order.retain(|(at, p)| by_print.get(p).is_some_and(|v| v.as_slice().contains(at)));
         }
     }
 
@@ -132,7 +197,7 @@ impl Window {
     /// Every live entry's instant (any order).
     #[cfg(feature = "simulation")]
     pub(crate) fn instants(&self) -> impl Iterator<Item = (&Print, i64)> + '_ {
-        self.by_print.iter().flat_map(|(p, v)| v.iter().map(move |&t| (p, t)))
+        self.by_print.iter().flat_map(|(p, v)| v.as_slice().iter().map(move |&t| (p, t)))
     }
 }
 
