@@ -88,7 +88,7 @@ pub(crate) fn check(
 /// Remember an accepted transaction's fingerprints (letting go of the window's
 /// entries no window can reach any more).
 pub(crate) fn record(cx: &mut Cx<'_, '_>, t: &TransactionRecord, p: &Prints) -> Result<(), StorageError> {
-    cx.window.expire(window::micros(window_start(cx.now, cx.engine.duplicate_window)));
+    cx.window.expire(window::micros(window_start(cx.now, cx.engine.duplicate_window)), cx.window_log);
     let at = window::micros(t.created_at);
     cx.window.add(p.similar, at);
     cx.window_log.push(Change::Added(p.similar, at));

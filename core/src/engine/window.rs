@@ -8,7 +8,8 @@
 //! A create that passes the duplicate check adds its instant, a void removes its
 //! own, and every create first lets go of the entries older than the window (with
 //! an hour's margin, in case the host's clock steps back). Changes made inside a
-//! write transaction are logged and undone if the transaction does not commit, and
+//! write transaction (expiries too) are logged and undone if the transaction does
+//! not commit, and
 //! the engine holds the window's lock from before its write transaction begins
 //! until the outcome is applied, so two writers never see each other's uncommitted
 //! entries or miss each other's committed ones.
@@ -159,15 +160,17 @@ impl Window {
     }
 
     /// Let go of the entries added before `before` (from the front of the order
-    /// they were added in). Not undone with a transaction: an expired entry is
-    /// expired whatever the transaction does.
-    pub(crate) fn expire(&mut self, before: i64) {
+    /// they were added in), logging each in `log`: a transaction that moved the
+    /// sandbox clock forward and then did not commit gives them back.
+    pub(crate) fn expire(&mut self, before: i64, log: &mut Vec<Change>) {
         while let Some(&(at, print)) = self.order.front() {
             if at >= before {
                 break;
             }
             self.order.pop_front();
-            self.remove(&print, at);
+            if self.remove(&print, at) {
+                log.push(Change::Removed(print, at));
+            }
         }
         // Voided entries leave stale positions behind; keep the queue in proportion.
         if self.order.len() > 2 * self.len + 1024 {
@@ -230,12 +233,16 @@ mod tests {
         for t in 0..100 {
             w.add(p((t % 7) as u8), t);
         }
-        w.expire(60);
-        assert_eq!(w.len(), 40);
+        let mut log = Vec::new();
+        w.expire(60, &mut log);
+        assert_eq!((w.len(), log.len()), (40, 60));
         assert_eq!(w.latest(&p(0)), Some(98));
-        w.expire(1_000);
+        w.expire(1_000, &mut log);
         assert_eq!(w.len(), 0);
         assert_eq!(w.latest(&p(0)), None);
+        // A transaction that expired them and did not commit gives them back.
+        w.undo(&log);
+        assert_eq!((w.len(), w.latest(&p(0)), w.latest(&p(3))), (100, Some(98), Some(94)));
     }
 
     #[test]
@@ -260,7 +267,7 @@ mod tests {
         for t in 0..10_000 {
             w.add(p(1), t);
             w.remove(&p(1), t);
-            w.expire(0);
+            w.expire(0, &mut Vec::new());
         }
         assert_eq!(w.len(), 0);
         assert!(w.order.len() <= 1024 + 1, "{}", w.order.len());
