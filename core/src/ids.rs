@@ -160,6 +160,17 @@ pub fn generate_transaction_after(
     (id, stamp)
 }
 
+/// `txn_` and the time digits of `at`: every transaction id made at `at` or later
+/// sorts at or after this text (an id's time is its creation time, or later).
+pub fn transaction_floor(at: chrono::DateTime<chrono::Utc>) -> String {
+    let mut time = [b'0'; TIME_PREFIX_LEN];
+    base62_digits(u64::try_from(at.timestamp_millis()).unwrap_or(0), &mut time);
+    let mut floor = String::with_capacity(4 + TIME_PREFIX_LEN);
+    floor.push_str(IdKind::Transaction.prefix());
+    floor.extend(time.iter().map(|&b| char::from(b)));
+    floor
+}
+
 /// A new transaction id created at `at`, first in its millisecond
 /// ([`generate_transaction_after`] with no previous id).
 pub fn generate_transaction(at: chrono::DateTime<chrono::Utc>) -> String {
@@ -241,6 +252,7 @@ mod tests {
         // The same instant, no previous id: same time digits, different random tails.
         let (a, b) = (generate_transaction(t0), generate_transaction(t0));
         assert_eq!(a[..4 + TIME_PREFIX_LEN], b[..4 + TIME_PREFIX_LEN]);
+        assert_eq!(a[..4 + TIME_PREFIX_LEN], transaction_floor(t0));
         assert_ne!(a, b);
         // Before the epoch (a misset clock) is still a valid id.
         assert!(is_valid(IdKind::Transaction, &generate_transaction(chrono::DateTime::UNIX_EPOCH)));

@@ -109,15 +109,15 @@ pub(crate) fn forget(cx: &mut Cx<'_, '_>, t: &TransactionRecord) {
 }
 
 /// Whether a stored transaction has its place in the window (if recent enough):
-/// one a create accepted ([`record`]; a reversal is made by the service, not
-/// created) and not voided ([`forget`]).
+/// one a create accepted, as for usage ([`super::usage::counts`]: a reversal is
+/// made by the service, not created), and not voided ([`forget`]).
 fn counts(t: &TransactionRecord) -> bool {
-    t.state != crate::lifecycle::State::Voided && t.reversal_of.is_none()
+    super::usage::counts(t) && t.state != crate::lifecycle::State::Voided
 }
 
 /// The window of an engine opening at `now`: every transaction created since the
-/// window's start (and its margin), not voided and not a reversal. One range read from the first
-/// transaction id that can have been made then.
+/// window's start (and its margin), not voided and not a reversal. One range read
+/// from the first transaction id that can have been made then.
 pub(crate) fn load(
     r: &Read,
     f: &Fingerprinter,
@@ -125,10 +125,9 @@ pub(crate) fn load(
     duplicate_window: Duration,
 ) -> Result<Window, StorageError> {
     let start = window_start(now, duplicate_window);
-    let from = crate::ids::generate_transaction(start);
-    let from = &from.as_bytes()[..4 + crate::ids::TIME_PREFIX_LEN];
+    let from = crate::ids::transaction_floor(start);
     let mut w = Window::default();
-    for (_, v) in r.range(Table::Transactions, from, &[0xff], usize::MAX)? {
+    for (_, v) in r.range(Table::Transactions, from.as_bytes(), &[0xff], usize::MAX)? {
         let t: TransactionRecord = crate::storage::decode(Table::Transactions, &v)?;
         if counts(&t) && t.created_at >= start {
             w.add(prints(f, &t).similar, window::micros(t.created_at));

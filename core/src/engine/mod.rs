@@ -348,14 +348,9 @@ impl Engine {
         let count = ops.len();
         let mut new_directory = None;
         type Answers = Vec<Result<Outcome, Failure>>;
-        let mut window = match self.lock_window() {
-            Ok(window) => window,
-            Err(_) => {
-                return (0..count)
-                    .map(|_| Err(Failure::refused(crate::AchError::DatabaseUnavailable)))
-                    .collect()
-            }
-        };
+        let unavailable =
+            || (0..count).map(|_| Err(Failure::refused(crate::AchError::DatabaseUnavailable))).collect();
+        let Ok(mut window) = self.lock_window() else { return unavailable() };
         let mut log = Vec::new();
         let result = self.store.write(|w| -> Result<(Answers, Option<DateTime<Utc>>), StorageError> {
             let mut cx = Cx::new(w, now, self, &mut window, &mut log);
@@ -396,7 +391,7 @@ impl Engine {
             Err(_) => {
                 // Nothing was stored: nor is anything left in the window.
                 window.undo(&log);
-                (0..count).map(|_| Err(Failure::refused(crate::AchError::DatabaseUnavailable))).collect()
+                unavailable()
             }
         }
     }

@@ -123,10 +123,7 @@ impl Engine {
         }
         let per_thread = ops.len().div_ceil(threads);
         let mut ops = ops.into_iter();
-        let chunks: Vec<Vec<_>> = (0..threads)
-            .map(|_| ops.by_ref().take(per_thread).collect())
-            .filter(|c: &Vec<_>| !c.is_empty())
-            .collect();
+        let chunks: Vec<Vec<_>> = (0..threads).map(|_| ops.by_ref().take(per_thread).collect()).collect();
         std::thread::scope(|scope| {
             let workers: Vec<_> = chunks
                 .into_iter()

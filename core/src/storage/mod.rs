@@ -68,6 +68,15 @@ pub(crate) enum Table {
 }
 
 impl Table {
+    /// Whether the table's records are postcard (compact binary) rather than JSON:
+    /// the transactions and the two feeds, the records every create and every
+    /// lifecycle step writes (a status change is ~60 bytes instead of ~230, and a
+    /// feed page decodes 10,000 of them). Their types must not need a
+    /// self-describing format (no untagged enums, no flatten, no skipped fields).
+    const fn binary(self) -> bool {
+        matches!(self, Table::Transactions | Table::Changes | Table::Events)
+    }
+
     const fn name(self) -> &'static str {
         match self {
             Table::Meta => "meta",
@@ -227,17 +236,6 @@ impl Store {
     ) -> Result<T, E> {
         let tx = self.db.begin_read().map_err(fail)?;
         f(&Read { tx })
-    }
-}
-
-impl Table {
-    /// Whether the table's records are postcard (compact binary) rather than JSON:
-    /// the transactions and the two feeds, the records every create and every
-    /// lifecycle step writes (a status change is ~60 bytes instead of ~230, and a
-    /// feed page decodes 10,000 of them). Their types must not need a
-    /// self-describing format (no untagged enums, no flatten, no skipped fields).
-    const fn binary(self) -> bool {
-        matches!(self, Table::Transactions | Table::Changes | Table::Events)
     }
 }
 
