@@ -268,12 +268,20 @@ test('merchant application: every group, a principal and the bank accounts', asy
   assert.equal(await summary('merchant').textContent(), 'Ready: the service accepts this merchant application.');
 });
 
+/** The WebAssembly modules the page has fetched so far (paths from the site root). */
+const fetchedModules = () => page.evaluate(() => performance.getEntriesByType('resource')
+  .map((r) => new URL(r.name).pathname).filter((p) => p.endsWith('.wasm')));
+
 test('sandbox: partner, merchant, the transaction form, past the cut-off: B in the feed', async () => {
+  // Until the sandbox starts, the forms have used only the validation module
+  // (within the 150 KB budget); the full one (with redb) loads on demand.
+  assert.deepEqual(await fetchedModules(), ['/pkg-web-validate/ach_wasm_bg.wasm']);
   await openTab('sandbox');
   const panel = page.locator('#sandbox-panel');
   await panel.locator('.start-at').fill('2026-11-23T10:00:00-05:00');
   await panel.locator('.start').click();
   await page.locator('#sandbox-panel[data-state="running"]').waitFor({ timeout: 60_000 });
+  assert.deepEqual(await fetchedModules(), ['/pkg-web-validate/ach_wasm_bg.wasm', '/pkg-web/ach_wasm_bg.wasm']);
   assert.equal(await panel.locator('.clock').textContent(), '2026-11-23 10:00 Eastern');
 
   await panel.locator('.setup').click();
