@@ -241,6 +241,15 @@ impl AchError {
         self.category().http_status()
     }
 
+    /// Whether this message answers with one HTTP status wherever it arises (its
+    /// [`AchError::http_status`]): every message but the general ones, 1 (*unable
+    /// to process*), 3 and 4 (reserved) and 10 (*Failed to accept this
+    /// transaction*), which also carry a 400, 404, 405 or 413 when the request
+    /// itself is at fault.
+    pub const fn has_one_status(&self) -> bool {
+        !matches!(self.code(), 1 | 3 | 4 | 10)
+    }
+
     /// The error type of every catalogued error: `E`.
     pub const fn error_type(&self) -> &'static str {
         ERROR_TYPE

@@ -66,10 +66,11 @@ pub struct Lookup<'a> {
     pub destination: &'a Institution,
 }
 
-/// A line of a directory file that is not a FedACH record.
+/// Why a directory file was refused: a line that is not a FedACH record, or a
+/// file without any record.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParseError {
-    /// 1-based line number.
+    /// 1-based line number; 0 for the file as a whole (no records).
     pub line: usize,
     /// What is wrong with it.
     pub reason: String,
@@ -77,7 +78,10 @@ pub struct ParseError {
 
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}: {}", self.line, self.reason)
+        match self.line {
+            0 => f.write_str(&self.reason),
+            line => write!(f, "line {line}: {}", self.reason),
+        }
     }
 }
 
@@ -95,7 +99,8 @@ const MAX_HOPS: usize = 8;
 impl RoutingDirectory {
     /// Parse a FedACH directory file (155-character records, CRLF or LF line ends,
     /// blank lines ignored). Any malformed record refuses the whole file: an
-    /// operator loading a directory gets all of it or none of it.
+    /// operator loading a directory gets all of it or none of it. A file without
+    /// records is refused too: every routing number would then be "not found".
     pub fn parse_fedach(text: &str) -> Result<Self, ParseError> {
         let mut records = HashMap::with_capacity(text.len() / (RECORD_LEN + 2) + 1);
         for (i, raw) in text.split('\n').enumerate() {
@@ -109,6 +114,10 @@ impl RoutingDirectory {
             if records.insert(key, record).is_some() {
                 return Err(err("routing number appears twice".into()));
             }
+        }
+        if records.is_empty() {
+            // Loaded, an empty directory would make every routing number "not found".
+            return Err(ParseError { line: 0, reason: "the file has no records".into() });
         }
         Ok(RoutingDirectory { records })
     }
@@ -277,6 +286,7 @@ const EMBEDDED: &[(&str, &str, &str, &str, Option<&str>)] = &[
 ];
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -297,6 +307,33 @@ mod tests {
         ] {
             assert!(!is_valid_routing_number(bad), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_file_without_records_is_refused() {
+        for text in ["", "\n", " \r\n\n", "\t\n  \n"] {
+            let e = RoutingDirectory::parse_fedach(text).unwrap_err();
+            assert_eq!((e.line, e.to_string().as_str()), (0, "the file has no records"), "{text:?}");
+        }
+        let e = RoutingDirectory::parse_fedach("short\n").unwrap_err();
+        assert!(e.to_string().starts_with("line 1: "), "{e}");
+    }
+
+    #[test]
+    fn one_rule_for_a_routing_number_wherever_it_arrives() {
+        use crate::validation::{routing_number_problem, routing_number_verdict, ProblemCode};
+        let dir = RoutingDirectory::embedded();
+        let code = |v: &str| routing_number_problem(v, &dir).map(|(c, e)| (c, e.code()));
+        assert_eq!(code("021000021"), None);
+        assert_eq!(code("021000022"), Some((ProblemCode::InvalidCheckDigit, 12)));
+        assert_eq!(code("990000001"), Some((ProblemCode::InvalidCheckDigit, 12)));
+        assert_eq!(code("02100002"), Some((ProblemCode::InvalidFormat, 12)));
+        assert_eq!(code("０２１００００２１"), Some((ProblemCode::InvalidFormat, 12)));
+        assert_eq!(code("231380104"), Some((ProblemCode::NotFound, 16)));
+        let v = routing_number_verdict("231380104", &dir);
+        assert_eq!(v.message.as_deref(), Some("Routing Number '231380104' was not found"));
+        assert_eq!((v.errors[0].field.as_str(), v.errors[0].code), ("routing_number", ProblemCode::NotFound));
+        assert!(routing_number_verdict("021000021", &dir).valid);
     }
 
     #[test]

@@ -1,6 +1,5 @@
 //! Validation without an engine: exactly what `achd validate` prints.
 
-use std::cell::Cell;
 use std::ffi::c_char;
 use std::sync::LazyLock;
 
@@ -17,26 +16,10 @@ use crate::result::AchResult;
 /// The embedded routing directory, built once per process.
 static DIRECTORY: LazyLock<RoutingDirectory> = LazyLock::new(RoutingDirectory::embedded);
 
-thread_local! {
-    /// The last (UTC hour, Eastern date) this thread computed.
-    static TODAY: Cell<Option<(i64, NaiveDate)>> = const { Cell::new(None) };
-}
-
 /// Today's date in US Eastern time by the system clock, as `achd validate` takes
-/// it. Eastern time is always a whole number of hours from UTC, so the Eastern date
-/// only changes at the top of a UTC hour: it is computed once per hour per thread,
-/// and the time zone conversion stays off the hot path.
+/// it.
 fn today() -> NaiveDate {
-    let now = SystemClock.now();
-    let hour = now.timestamp().div_euclid(3600);
-    match TODAY.try_with(Cell::get) {
-        Ok(Some((h, date))) if h == hour => date,
-        _ => {
-            let date = calendar::eastern_date(now);
-            let _ = TODAY.try_with(|t| t.set(Some((hour, date))));
-            date
-        }
-    }
+    calendar::eastern_date_cached(SystemClock.now())
 }
 
 /// The verdict line `achd validate` prints for these bytes: the verdict JSON and
@@ -136,15 +119,6 @@ mod tests {
         let text = out.to_text();
         ach_buffer_free(out);
         (r, text)
-    }
-
-    #[test]
-    fn today_is_the_eastern_date_and_its_cache_agrees() {
-        let direct = calendar::eastern_date(SystemClock.now());
-        for cached in [today(), today()] {
-            // At midnight Eastern the date may change between the two readings.
-            assert!(cached == direct || Some(cached) == direct.succ_opt(), "{cached} vs {direct}");
-        }
     }
 
     #[test]

@@ -1293,7 +1293,7 @@ static void value_rows(void) {
     free(body);
     path = format("/institutions/%s", id);
     row("institution in fullwidth digits", (struct req){.path = path, .key = a->key},
-        E_REFUSED(422, 12, "routing_number", "invalid_check_digit"));
+        E_REFUSED(422, 12, "routing_number", "invalid_format"));
     free(path);
     free(id);
     id = fullwidth("1.00", 0);
@@ -1378,7 +1378,7 @@ static void size_rows(void) {
     free(path);
     path = format("/institutions/%s", long_path);
     row("100 KB routing number", (struct req){.path = path, .key = a->key},
-        E_REFUSED(422, 12, "routing_number", "invalid_check_digit"));
+        E_REFUSED(422, 12, "routing_number", "invalid_format"));
     free(path);
     free(long_path);
     long_path = repeat("x/", 50 * 1024);

@@ -131,10 +131,13 @@ fn authentication_failures_are_exactly_the_spec_envelope() {
     let exact = json!({"success": false, "message": "Authentication failed."});
     for (k, partner) in [
         (None, Some(pid.as_str())),
+        (None, None),
         (Some("pk_wrong"), Some(&pid)),
-        (Some(key.as_str()), None),
+        (Some("pk_wrong"), None),
         (Some(&key), Some(other_pid)),
         (Some(&mkey), Some(&pid)),
+        (Some(&mkey), None),
+        (Some(OPERATOR_KEY), None),
     ] {
         match partner {
             Some(p) => t["partner_id"] = json!(p),
@@ -146,6 +149,23 @@ fn authentication_failures_are_exactly_the_spec_envelope() {
             "{k:?} {partner:?}"
         );
     }
+    // The partner's own key without partner_id (absent, empty, not a string):
+    // the answer names partner_id, in the body or the query string alike.
+    let named = json!({"success": false, "message": "Authentication failed.", "errors": [{"field": "partner_id",
+        "code": "required", "message": "partner_id is required with this key: send it in the body or in the query string"}]});
+    for partner in [None, Some(json!("")), Some(json!(7)), Some(json!(null))] {
+        match &partner {
+            Some(p) => t["partner_id"] = p.clone(),
+            None => drop(t.as_object_mut().unwrap().remove("partner_id")),
+        }
+        assert_eq!(
+            api.call("POST", "/transactions", Some(&key), Some(t.clone())),
+            (401, named.clone()),
+            "{partner:?}"
+        );
+    }
+    assert_eq!(api.call("GET", "/status-changes/0", Some(&key), None), (401, named.clone()));
+    assert_eq!(api.call("PUT", "/transactions/txn_x/void", Some(&key), None), (401, named.clone()));
     assert_eq!(
         api.call("POST", "/admin/partners", Some(&key), Some(json!({"name": "x"}))),
         (401, exact.clone())
@@ -221,7 +241,16 @@ fn institutions_and_categories() {
     let (status, v) = api.call("GET", "/institutions/021000022", Some(&key), None);
     assert_eq!((status, v["message"].clone()), (422, json!("'021000022' is an invalid Routing Number")));
     let (status, v) = api.call("GET", "/institutions/231380104", Some(&key), None);
-    assert_eq!((status, v["message"].clone()), (404, json!("Routing Number '231380104' was not found")));
+    // Message 16 answers 422 here as it does for a transaction's routing number.
+    assert_eq!((status, v["message"].clone()), (422, json!("Routing Number '231380104' was not found")));
+    assert_eq!(
+        (v["errors"][0]["field"].clone(), v["errors"][0]["code"].clone()),
+        (json!("routing_number"), json!("not_found"))
+    );
+    let (status, v) = api.call("GET", "/institutions/02100002", Some(&key), None);
+    assert_eq!((status, v["errors"][0]["code"].clone()), (422, json!("invalid_format")));
+    let (status, v) = api.call("GET", "/institutions/021000022", Some(&key), None);
+    assert_eq!((status, v["errors"][0]["code"].clone()), (422, json!("invalid_check_digit")));
     let (status, v) = api.call("GET", "/categories", Some(&key), None);
     assert_eq!(status, 200);
     assert!(v["payload"]["categories"].as_array().unwrap().iter().any(|c| c["code"] == json!(5411)));

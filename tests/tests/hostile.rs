@@ -588,7 +588,7 @@ fn value_rows(f: &Fixture) -> Vec<Row> {
     rows.push(row(
         "institution in fullwidth digits",
         r,
-        Refused(422, 12, "routing_number", "invalid_check_digit"),
+        Refused(422, 12, "routing_number", "invalid_format"),
     ));
     let r = request(
         "POST",
@@ -676,7 +676,7 @@ fn size_rows(f: &Fixture) -> Vec<Row> {
             format!("/customers/{long}?partner_id={}", a.id),
             Refused(404, 10, "customer_id", "not_found"),
         ),
-        ("GET", format!("/institutions/{long}"), Refused(422, 12, "routing_number", "invalid_check_digit")),
+        ("GET", format!("/institutions/{long}"), Refused(422, 12, "routing_number", "invalid_format")),
         (
             "GET",
             format!("/status-changes/{long}?partner_id={}", a.id),

@@ -1,12 +1,10 @@
 //! Form validation in the browser: the same validators as `achd validate`.
 
-use std::cell::Cell;
 use std::sync::{Arc, OnceLock, RwLock};
 
 use ach_core::calendar;
-use ach_core::routing::{is_valid_routing_number, RoutingDirectory};
-use ach_core::validation::{check_bytes, Context, FieldError, Kind, ProblemCode, Verdict};
-use ach_core::AchError;
+use ach_core::routing::RoutingDirectory;
+use ach_core::validation::{check_bytes, routing_number_verdict, Context, Kind, Verdict};
 use chrono::NaiveDate;
 use wasm_bindgen::prelude::*;
 
@@ -35,32 +33,15 @@ fn routing_verdict_json(routing_number: &str, directory: &RoutingDirectory) -> S
     routing_verdict(routing_number, directory).to_json()
 }
 
-/// The verdict of `checkRoutingNumber` (pure).
+/// The verdict of `checkRoutingNumber` (pure): the core's one routing-number rule.
 fn routing_verdict(routing_number: &str, directory: &RoutingDirectory) -> Verdict {
-    let problem = |error: AchError, code| Verdict {
-        valid: false,
-        message: Some(error.to_string()),
-        errors: vec![FieldError { field: "routing_number".into(), code, message: error.to_string() }],
-    };
-    if !is_valid_routing_number(routing_number) {
-        let value = ach_core::error::echo(routing_number);
-        problem(AchError::InvalidRoutingNumber { value }, ProblemCode::InvalidFormat)
-    } else if directory.lookup(routing_number).is_none() {
-        problem(AchError::RoutingNotFound { value: routing_number.to_owned() }, ProblemCode::NotFound)
-    } else {
-        Verdict { valid: true, message: None, errors: Vec::new() }
-    }
+    routing_number_verdict(routing_number, directory)
 }
 
 /// A FedACH file's text as a directory (pure). A file without records is
-/// refused, as `POST /admin/routing` refuses it: it would make every routing
-/// number "not found".
+/// refused by the parser (it would make every routing number "not found").
 pub fn parse_directory(text: &str) -> Result<RoutingDirectory, String> {
-    let parsed = RoutingDirectory::parse_fedach(text).map_err(|e| format!("not a FedACH directory: {e}"))?;
-    if parsed.is_empty() {
-        return Err("not a FedACH directory: the file has no records".into());
-    }
-    Ok(parsed)
+    RoutingDirectory::parse_fedach(text).map_err(|e| format!("not a FedACH directory: {e}"))
 }
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -94,21 +75,9 @@ fn validate(kind: Kind, value: &JsValue, function: &str) -> Result<JsValue, JsEr
     Ok(verdict_to_js(&verdict))
 }
 
-/// Today's date in Eastern time, as the server's validators see it. It changes
-/// only at midnight Eastern, which is always a whole UTC hour (05:00 or 04:00
-/// UTC), so the time-zone conversion runs once per UTC hour, not per call.
+/// Today in US Eastern time by the browser's clock.
 fn today() -> NaiveDate {
-    thread_local!(static TODAY: Cell<Option<(i64, NaiveDate)>> = const { Cell::new(None) });
-    let now = now();
-    let hour = now.timestamp().div_euclid(3600);
-    TODAY.with(|cached| match cached.get() {
-        Some((h, date)) if h == hour => date,
-        _ => {
-            let date = calendar::eastern_date(now);
-            cached.set(Some((hour, date)));
-            date
-        }
-    })
+    calendar::eastern_date_cached(now())
 }
 
 /// Validate a transaction request: `{valid, message, errors}`.
@@ -173,18 +142,6 @@ mod tests {
         assert_eq!(routing_verdict_json("021000021", &dir), r#"{"valid":true,"message":null,"errors":[]}"#);
         assert!(routing_verdict_json("021000022", &dir).contains("'021000022' is an invalid Routing Number"));
         assert!(routing_verdict_json("231380104", &dir).contains("Routing Number '231380104' was not found"));
-    }
-
-    #[test]
-    fn midnight_eastern_is_a_whole_utc_hour() {
-        // What `today`'s cache relies on: within any UTC hour of a year (both
-        // offsets, both DST changes) the Eastern date is constant.
-        let mut t = calendar::parse_instant("2026-01-01T00:00:00Z").unwrap();
-        for _ in 0..(366 * 24) {
-            let last = t + chrono::TimeDelta::milliseconds(3_599_999);
-            assert_eq!(calendar::eastern_date(t), calendar::eastern_date(last), "{t}");
-            t += chrono::TimeDelta::hours(1);
-        }
     }
 
     #[test]

@@ -131,22 +131,29 @@ struct Refusal<'a> {
 }
 
 #[derive(Serialize)]
-struct AuthFailure {
+struct AuthFailure<'a> {
     success: bool,
     message: &'static str,
+    #[serde(skip_serializing_if = "<[FieldError]>::is_empty")]
+    errors: &'a [FieldError],
 }
 
 /// Render a failure: exactly `{"success":false,"message":"Authentication failed."}`
-/// for authentication; otherwise the message, its code, type `E` and the field
+/// for authentication (with `errors` naming `partner_id` when a right key came
+/// without it); otherwise the message, its code, type `E` and the field
 /// problems.
 pub(crate) fn failure(f: &Failure) -> Response {
     match f {
-        Failure::Authentication => Response {
+        Failure::Authentication | Failure::PartnerIdRequired => Response {
             status: 401,
-            body: json(&AuthFailure { success: false, message: crate::error::AUTHENTICATION_FAILED }),
+            body: json(&AuthFailure {
+                success: false,
+                message: crate::error::AUTHENTICATION_FAILED,
+                errors: f.errors(),
+            }),
         },
-        Failure::Refused { error, status, errors } => Response {
-            status: *status,
+        Failure::Refused { error, errors, .. } => Response {
+            status: f.status(),
             body: json(&Refusal {
                 success: false,
                 message: error.to_string(),

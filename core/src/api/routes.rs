@@ -10,8 +10,7 @@ use super::request::{form_to_json, Request, MAX_BODY_BYTES};
 use super::{admin, render, Plan};
 use crate::engine::{Caller, Engine, Failure, Operation};
 use crate::error::echo;
-use crate::routing::is_valid_routing_number;
-use crate::validation::{FieldError, ProblemCode};
+use crate::validation::{routing_number_problem, FieldError, ProblemCode};
 use crate::{categories, AchError};
 
 /// Every endpoint.
@@ -156,7 +155,7 @@ fn data(req: &Request) -> Result<(Value, Vec<u8>), Failure> {
         let bytes = value.to_string().into_bytes();
         return Ok((value, bytes));
     }
-    if req.is_form() {
+    if req.is_form() && !looks_like_json(&req.body) {
         if let Value::Object(body) = form(&req.body, "the form data")? {
             merged.extend(body);
         }
@@ -184,9 +183,20 @@ fn data(req: &Request) -> Result<(Value, Vec<u8>), Failure> {
     }
 }
 
-fn partner_id(data: &Value) -> Result<String, Failure> {
+/// Whether a body sent as form data is really a JSON text (`curl -d '{...}'`
+/// sends `application/x-www-form-urlencoded`): it starts with `{` or `[`, which
+/// no form field name does. Such a body is read as the JSON it is.
+fn looks_like_json(body: &[u8]) -> bool {
+    matches!(body.iter().find(|b| !b.is_ascii_whitespace()), Some(b'{' | b'['))
+}
+
+/// The request's `partner_id`. Absent (or not a string, or empty) with a
+/// partner's key, the answer names it; for any other caller it is only
+/// `Authentication failed.`.
+fn partner_id(data: &Value, caller: &Caller) -> Result<String, Failure> {
     match data.get("partner_id") {
         Some(Value::String(p)) if !p.is_empty() => Ok(p.clone()),
+        _ if matches!(caller, Caller::Partner { .. }) => Err(Failure::PartnerIdRequired),
         _ => Err(Failure::Authentication),
     }
 }
@@ -250,14 +260,14 @@ pub(crate) fn plan(engine: &Engine, req: &Request) -> Result<Plan, Failure> {
         }
         Endpoint::StatusChanges => {
             let (data, _) = data(req)?;
-            let partner = partner_id(&data)?;
+            let partner = partner_id(&data, &caller)?;
             let pointer = params.first().map_or("0", String::as_str);
             let page = engine.status_changes(&caller, &partner, pointer)?;
             Ok(Plan::Done(render::status_page(&page)))
         }
         _ => {
             let (data, body) = data(req)?;
-            let partner_id = partner_id(&data)?;
+            let partner_id = partner_id(&data, &caller)?;
             let operation = match endpoint {
                 Endpoint::CreateTransaction => Operation::CreateTransaction { partner_id, body },
                 Endpoint::Void => Operation::VoidTransaction { partner_id, transaction_id: param(0) },
@@ -273,14 +283,13 @@ pub(crate) fn plan(engine: &Engine, req: &Request) -> Result<Plan, Failure> {
 
 /// `GET /institutions/{routing_number}`: the bank behind a routing number.
 fn institution(engine: &Engine, routing_number: &str) -> Result<Plan, Failure> {
-    if !is_valid_routing_number(routing_number) {
-        let e = AchError::InvalidRoutingNumber { value: echo(routing_number) };
-        return Err(failure(e.clone(), 422, "routing_number", ProblemCode::InvalidCheckDigit, e.to_string()));
-    }
     let directory = engine.directory();
+    if let Some((code, error)) = routing_number_problem(routing_number, &directory) {
+        let message = error.to_string();
+        return Err(Failure::problem(error, "routing_number", code, message));
+    }
     let Some(found) = directory.lookup(routing_number) else {
-        let e = AchError::RoutingNotFound { value: routing_number.to_owned() };
-        return Err(failure(e.clone(), 404, "routing_number", ProblemCode::NotFound, e.to_string()));
+        return Err(Failure::refused(AchError::RoutingNotFound { value: routing_number.to_owned() }));
     };
     let d = found.destination;
     Ok(Plan::Done(render::data(serde_json::json!({

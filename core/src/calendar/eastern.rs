@@ -49,6 +49,27 @@ pub fn eastern_date(instant: DateTime<Utc>) -> NaiveDate {
     eastern_naive(instant).date()
 }
 
+/// [`eastern_date`] for hosts that ask on every call with the current instant (the
+/// validators without an engine, by the system clock or the browser's). The
+/// Eastern date changes only at midnight Eastern, which is always a whole UTC hour
+/// (05:00 or 04:00 UTC), so each thread converts once per UTC hour and answers
+/// from its cache otherwise. Exactly [`eastern_date`] for every instant.
+pub fn eastern_date_cached(instant: DateTime<Utc>) -> NaiveDate {
+    thread_local!(static TODAY: std::cell::Cell<Option<(i64, NaiveDate)>> = const { std::cell::Cell::new(None) });
+    let hour = instant.timestamp().div_euclid(3600);
+    let convert = || eastern_date(instant);
+    TODAY
+        .try_with(|cached| match cached.get() {
+            Some((h, date)) if h == hour => date,
+            _ => {
+                let date = convert();
+                cached.set(Some((hour, date)));
+                date
+            }
+        })
+        .unwrap_or_else(|_| convert())
+}
+
 /// Formats a UTC instant as Eastern wall-clock time, `YYYY-MM-DD HH:MM:SS`
 /// (24-hour clock, no offset or zone suffix, sub-second part dropped).
 ///
@@ -146,6 +167,30 @@ mod tests {
     use super::super::*;
     use chrono::{Datelike, Offset, TimeZone, Utc};
     use proptest::prelude::*;
+
+    #[test]
+    fn midnight_eastern_is_a_whole_utc_hour_so_the_cache_is_exact() {
+        // What `eastern_date_cached` relies on: within any UTC hour of two years
+        // (both offsets, every DST change) the Eastern date is constant; and the
+        // cache answers eastern_date at both ends of every hour, in any order.
+        let mut t = utc("2026-01-01T00:00:00Z");
+        for _ in 0..(2 * 366 * 24) {
+            let last = t + chrono::TimeDelta::milliseconds(3_599_999);
+            assert_eq!(eastern_date(t), eastern_date(last), "{t}");
+            assert_eq!(eastern_date_cached(last), eastern_date(last), "{last}");
+            assert_eq!(eastern_date_cached(t), eastern_date(t), "{t}");
+            t += chrono::TimeDelta::hours(1);
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn the_cached_eastern_date_is_the_eastern_date(instants in proptest::collection::vec(any_instant(), 1..20)) {
+            for t in instants {
+                prop_assert_eq!(eastern_date_cached(t), eastern_date(t));
+            }
+        }
+    }
 
     #[test]
     fn cutoff_follows_dst() {

@@ -13,6 +13,11 @@ pub enum Failure {
     /// Missing or wrong credentials, or a `partner_id` that is not the key's:
     /// `Authentication failed.` (HTTP 401).
     Authentication,
+    /// A right partner key, but no `partner_id` in the body or the query string:
+    /// `Authentication failed.` (HTTP 401) with a field problem naming
+    /// `partner_id`, so the client knows what to add. (A wrong `partner_id` is
+    /// [`Failure::Authentication`]: which partner a key belongs to is never told.)
+    PartnerIdRequired,
     /// A catalogued refusal.
     Refused {
         /// The envelope message.
@@ -69,15 +74,18 @@ impl Failure {
     /// The envelope message.
     pub fn message(&self) -> String {
         match self {
-            Failure::Authentication => AUTHENTICATION_FAILED.to_owned(),
+            Failure::Authentication | Failure::PartnerIdRequired => AUTHENTICATION_FAILED.to_owned(),
             Failure::Refused { error, .. } => error.to_string(),
         }
     }
 
-    /// HTTP status.
+    /// HTTP status: 401 for authentication; for a refusal, its message's one
+    /// status ([`AchError::has_one_status`]) or, for the general messages, the
+    /// status it was given.
     pub fn status(&self) -> u16 {
         match self {
-            Failure::Authentication => 401,
+            Failure::Authentication | Failure::PartnerIdRequired => 401,
+            Failure::Refused { error, .. } if error.has_one_status() => error.http_status(),
             Failure::Refused { status, .. } => *status,
         }
     }
@@ -85,7 +93,7 @@ impl Failure {
     /// The catalogue error, if any (none for authentication).
     pub fn error(&self) -> Option<&AchError> {
         match self {
-            Failure::Authentication => None,
+            Failure::Authentication | Failure::PartnerIdRequired => None,
             Failure::Refused { error, .. } => Some(error),
         }
     }
@@ -94,10 +102,20 @@ impl Failure {
     pub fn errors(&self) -> &[FieldError] {
         match self {
             Failure::Authentication => &[],
+            Failure::PartnerIdRequired => PARTNER_ID_REQUIRED.as_slice(),
             Failure::Refused { errors, .. } => errors,
         }
     }
 }
+
+/// The field problem of [`Failure::PartnerIdRequired`].
+static PARTNER_ID_REQUIRED: std::sync::LazyLock<[FieldError; 1]> = std::sync::LazyLock::new(|| {
+    [FieldError {
+        field: "partner_id".into(),
+        code: ProblemCode::Required,
+        message: "partner_id is required with this key: send it in the body or in the query string".into(),
+    }]
+});
 
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -117,5 +135,36 @@ impl From<StorageError> for Failure {
     /// Storage failures are message 7 (HTTP 503); the detail is not shown to clients.
     fn from(_: StorageError) -> Self {
         Failure::refused(AchError::DatabaseUnavailable)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::error::catalogue_samples;
+
+    #[test]
+    fn each_specific_message_answers_its_one_status_whatever_it_was_given() {
+        for error in catalogue_samples() {
+            for given in [400, 404, 405, 409, 413, 422, 503] {
+                let f = Failure::Refused { error: error.clone(), status: given, errors: Vec::new() };
+                let want = if error.has_one_status() { error.http_status() } else { given };
+                assert_eq!(f.status(), want, "{error:?} given {given}");
+                assert_eq!(crate::api::finish(Err(f)).status, want, "{error:?} rendered");
+            }
+        }
+        let general: Vec<u16> =
+            catalogue_samples().iter().filter(|e| !e.has_one_status()).map(AchError::code).collect();
+        assert_eq!(general, [1, 3, 4, 10]);
+    }
+
+    #[test]
+    fn a_missing_partner_id_is_an_authentication_failure_that_names_it() {
+        let f = Failure::PartnerIdRequired;
+        assert_eq!((f.status(), f.message().as_str()), (401, "Authentication failed."));
+        assert_eq!(f.errors()[0].field, "partner_id");
+        assert_eq!(f.errors()[0].code, ProblemCode::Required);
+        assert!(Failure::Authentication.errors().is_empty());
     }
 }

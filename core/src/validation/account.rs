@@ -5,12 +5,12 @@ use std::borrow::Cow;
 use super::fields::{self, literal, problem, type_name, Need, Rule, STRUCTURE};
 use super::formats::account_number_ok;
 use super::json::Object;
-use super::report::{Path, ProblemCode, Rank, Report};
+use super::report::{FieldError, Path, ProblemCode, Rank, Report, Verdict};
 use super::Context;
 use crate::error::{echo, mask_account, AchError};
 use crate::ids::{is_valid, IdKind, MerchantId};
 use crate::model::{AccountType, BankAccount};
-use crate::routing::is_valid_routing_number;
+use crate::routing::{is_valid_routing_number, RoutingDirectory};
 
 /// Longest accepted account holder or bank name.
 pub const MAX_NAME: usize = 100;
@@ -34,21 +34,50 @@ pub(crate) fn routing_number<'v>(
 ) -> Option<Cow<'v, str>> {
     let path = parent.key(key);
     let value = string_identifier(r, map, &path, key, ROUTING)?;
-    if !is_valid_routing_number(&value) {
+    match routing_number_problem(&value, ctx.directory) {
+        None => {}
+        Some((ProblemCode::NotFound, error)) => {
+            // Recorded, but the number itself is well formed: returned.
+            r.push(path.render(), ProblemCode::NotFound, error.to_string(), error, Rank::Directory);
+        }
+        Some((code, error)) => {
+            problem(r, &path, code, error.to_string(), ROUTING, &value);
+            return None;
+        }
+    }
+    Some(value)
+}
+
+/// The one rule for a routing number, wherever one arrives (a transaction's
+/// customer, a stored customer, a merchant's bank account, `GET /institutions`,
+/// the browser's `checkRoutingNumber`): not nine digits is `invalid_format`, nine
+/// digits with a bad prefix or check digit `invalid_check_digit` (both message 12),
+/// absent from `directory` `not_found` (message 16). `None`: usable.
+pub fn routing_number_problem(value: &str, directory: &RoutingDirectory) -> Option<(ProblemCode, AchError)> {
+    if !is_valid_routing_number(value) {
         let code = if value.len() == 9 && value.bytes().all(|b| b.is_ascii_digit()) {
             ProblemCode::InvalidCheckDigit
         } else {
             ProblemCode::InvalidFormat
         };
-        let msg = (ROUTING.error)(&value).to_string();
-        problem(r, &path, code, msg, ROUTING, &value);
-        return None;
+        return Some((code, (ROUTING.error)(value)));
     }
-    if ctx.directory.lookup(&value).is_none() {
-        let error = AchError::RoutingNotFound { value: value.to_string() };
-        r.push(path.render(), ProblemCode::NotFound, error.to_string(), error, Rank::Directory);
+    if directory.lookup(value).is_none() {
+        return Some((ProblemCode::NotFound, AchError::RoutingNotFound { value: value.to_owned() }));
     }
-    Some(value)
+    None
+}
+
+/// [`routing_number_problem`] as a verdict on the field `routing_number`.
+pub fn routing_number_verdict(value: &str, directory: &RoutingDirectory) -> Verdict {
+    match routing_number_problem(value, directory) {
+        None => Verdict { valid: true, message: None, errors: Vec::new() },
+        Some((code, error)) => Verdict {
+            valid: false,
+            message: Some(error.to_string()),
+            errors: vec![FieldError { field: "routing_number".into(), code, message: error.to_string() }],
+        },
+    }
 }
 
 /// An account number member (masked to its last four in every message).

@@ -17,6 +17,7 @@ pub mod transaction;
 use chrono::NaiveDate;
 use serde_json::Value;
 
+pub use account::{routing_number_problem, routing_number_verdict};
 pub use report::{FieldError, Path, Problem, ProblemCode, Rank, Report, Verdict};
 
 use crate::error::AchError;

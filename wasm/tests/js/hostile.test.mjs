@@ -508,7 +508,7 @@ function valueRows(f) {
   rows.push(row('amount in fullwidth digits', f.post('/transactions', f.transactionWith('amount', '１.００')), invalidAmount));
   rows.push(row('class in Cyrillic', f.post('/transactions', f.transactionWith('standard_entry_class', '\u0420\u0420D')),
     Refused(403, 20, 'standard_entry_class', 'invalid_value')));
-  rows.push(row('institution in fullwidth digits', request('GET', '/institutions/０２１００００２１', a.key), Refused(422, 12, 'routing_number', 'invalid_check_digit')));
+  rows.push(row('institution in fullwidth digits', request('GET', '/institutions/０２１００００２１', a.key), Refused(422, 12, 'routing_number', 'invalid_format')));
   rows.push(row('API key with a Cyrillic letter', request('POST', '/transactions', lookalikeCyrillic(a.key), f.transactionWith('amount', '1.00')), Auth));
   return rows;
 }
@@ -558,7 +558,7 @@ function sizeRows(f) {
     ['GET', `/transactions/${long}`, Refused(404, 10, 'path', 'not_found')],
     ['PUT', `/transactions/${long}/void?partner_id=${a.id}`, Refused(404, 10, 'transaction_id', 'not_found')],
     ['DELETE', `/customers/${long}?partner_id=${a.id}`, Refused(404, 10, 'customer_id', 'not_found')],
-    ['GET', `/institutions/${long}`, Refused(422, 12, 'routing_number', 'invalid_check_digit')],
+    ['GET', `/institutions/${long}`, Refused(422, 12, 'routing_number', 'invalid_format')],
     ['GET', `/status-changes/${long}?partner_id=${a.id}`, Refused(422, 10, 'pointer', 'invalid_value')],
     ['GET', `/${'x/'.repeat(50 * 1024)}`, Refused(404, 10, 'path', 'not_found')],
   ]) {
