@@ -214,6 +214,11 @@ pub fn json(response: api::Response) -> hyper::Response<Body> {
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     headers.insert(hyper::header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     headers.insert(hyper::header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    if status == StatusCode::UNAUTHORIZED {
+        // RFC 9110: a 401 names the scheme to authenticate with (the API key as
+        // the Basic user name).
+        headers.insert(hyper::header::WWW_AUTHENTICATE, HeaderValue::from_static(r#"Basic realm="ach""#));
+    }
     out
 }
 
@@ -281,6 +286,9 @@ mod tests {
     fn responses_are_json() {
         let r = json(api::Response { status: 422, body: "{}".into() });
         assert_eq!(r.status(), 422);
+        assert!(r.headers().get(hyper::header::WWW_AUTHENTICATE).is_none());
+        let r = json(api::Response { status: 401, body: "{}".into() });
+        assert_eq!(r.headers()[hyper::header::WWW_AUTHENTICATE], r#"Basic realm="ach""#);
         assert_eq!(r.headers()[CONTENT_TYPE], "application/json");
     }
 }

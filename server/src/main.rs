@@ -6,9 +6,11 @@
 //! `achd serve [--data DIR] [--listen ADDR] [--tls-cert PEM --tls-key PEM] [--sandbox]
 //! [--web DIR]` runs the service over HTTPS.
 //!
-//! `achd demo` is a newcomer's tour of the whole service against a sandbox server.
+//! `achd demo [--on YYYY-MM-DD]` is a newcomer's tour of the whole service against
+//! a sandbox server.
 
 mod demo;
+mod directory;
 mod http;
 mod logging;
 mod serve;
@@ -39,7 +41,7 @@ enum Command {
     Serve(serve::Args),
     /// A tour: start a sandbox server on a temporary directory and run a whole
     /// lifecycle against it over HTTPS, printing each step and the feed.
-    Demo,
+    Demo(demo::Args),
 }
 
 fn main() -> ExitCode {
@@ -53,6 +55,6 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Validate(args) => validate::run(&args),
         Command::Serve(args) => serve::run(args),
-        Command::Demo => demo::run(),
+        Command::Demo(args) => demo::run(&args),
     }
 }

@@ -27,7 +27,7 @@ use tracing::{debug, error, info, warn};
 
 use crate::http::App;
 use crate::shutdown::Signals;
-use crate::{http, logging, tls, web, writer};
+use crate::{directory, http, logging, tls, web, writer};
 
 /// Time to complete the TLS handshake after connecting.
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -65,6 +65,17 @@ pub struct Args {
     /// /admin/clock (no automatic cut-offs).
     #[arg(long)]
     sandbox: bool,
+    /// Sandbox: start the clock at this RFC 3339 instant instead of now
+    /// (2026-11-25T10:00:00-05:00). A reopened sandbox whose clock already
+    /// stands later resumes there: the clock never moves back.
+    #[arg(long, value_name = "INSTANT", requires = "sandbox")]
+    sandbox_start: Option<String>,
+    /// Load this FedACH directory file (FedACHdir.txt) before listening. It is
+    /// stored in the database: later starts without the flag keep it, and POST
+    /// /admin/routing still replaces it. Without it and without a stored one,
+    /// the embedded default (a few dozen routing numbers) is used.
+    #[arg(long, value_name = "FEDACH_FILE")]
+    routing_directory: Option<PathBuf>,
     /// Serve the static files of this directory at / (API paths take precedence).
     #[arg(long, value_name = "DIR")]
     web: Option<PathBuf>,
@@ -107,7 +118,13 @@ fn serve(args: Args) -> Result<(), String> {
     let site = args.web.as_deref().map(web::Site::open).transpose()?;
 
     let options = if args.sandbox {
-        EngineOptions::manual(chrono::Utc::now()).sandbox()
+        let start = match args.sandbox_start.as_deref() {
+            None => chrono::Utc::now(),
+            Some(text) => {
+                ach_core::calendar::parse_instant(text).map_err(|e| format!("--sandbox-start: {e}"))?
+            }
+        };
+        EngineOptions::manual(start).sandbox()
     } else {
         EngineOptions::system()
     }
@@ -115,6 +132,10 @@ fn serve(args: Args) -> Result<(), String> {
     let database = args.data.join("ach.redb");
     let engine = Engine::open(&database, options)
         .map_err(|e| format!("cannot open the database {}: {e}", database.display()))?;
+    match args.routing_directory.as_deref() {
+        Some(file) => directory::load(&engine, file, say)?,
+        None => say(&directory::in_use(&engine)),
+    }
     let engine = Arc::new(engine);
 
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -49,7 +49,7 @@ pub fn run(args: &Args) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let ctx = Context { today: calendar::eastern_date(Utc::now()), directory: &directory };
+    let ctx = Context { today: calendar::eastern_date_cached(Utc::now()), directory: &directory };
     let verdict = check_bytes(kind, &body, &ctx);
     println!("{}", verdict.to_json());
     ExitCode::from(if verdict.valid { 0 } else { 1 })

@@ -67,7 +67,7 @@ struct Server {
 impl Server {
     fn start(data: &Path) -> Server {
         let log = data.with_extension("log");
-        let script = r#"umask 000 && exec "$0" serve --sandbox --data "$1" --listen 127.0.0.1:0"#;
+        let script = r#"umask 000 && exec "$0" serve --sandbox --sandbox-start 2026-11-23T10:00:00-05:00 --data "$1" --listen 127.0.0.1:0"#;
         let mut child = Command::new("sh")
             .args(["-c", script, env!("CARGO_BIN_EXE_achd")])
             .arg(data)

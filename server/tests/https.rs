@@ -44,17 +44,23 @@ impl Drop for TempDir {
     }
 }
 
+/// Where a sandbox server's clock starts: a fixed instant, never the day the
+/// test runs (a Monday before Thanksgiving week's holiday).
+const START: &str = "2026-11-23T10:00:00-05:00";
+
 /// A running `achd serve --sandbox`; killed on drop.
 struct Server {
     child: Child,
     addr: SocketAddr,
     data: PathBuf,
     tls: TlsConnector,
+    /// What the server printed on standard output up to its `listening` line.
+    said: Vec<String>,
 }
 
 impl Server {
     fn start(data: &Path, extra: &[&str]) -> Server {
-        Server::launch(data, &[&["--sandbox"], extra].concat())
+        Server::launch(data, &[&["--sandbox", "--sandbox-start", START], extra].concat())
     }
 
     fn launch(data: &Path, args: &[&str]) -> Server {
@@ -74,18 +80,21 @@ impl Server {
         let stdout = child.stdout.take().unwrap();
         let (lines, found) = mpsc::channel();
         std::thread::spawn(move || {
+            let mut said = Vec::new();
             for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
                 if let Some(addr) = line.strip_prefix("listening on https://") {
-                    let _ = lines.send(addr.to_owned());
+                    let _ = lines.send((addr.to_owned(), std::mem::take(&mut said)));
+                } else {
+                    said.push(line);
                 }
             }
         });
-        let addr = found
+        let (addr, said) = found
             .recv_timeout(Duration::from_secs(30))
             .unwrap_or_else(|_| panic!("no listening line; log: {}", read_log(data)));
         let pem = std::fs::read(data.join("tls-cert.pem")).unwrap();
-        Server { child, addr: addr.parse().unwrap(), data: data.to_owned(), tls: connector(&pem) }
+        Server { child, addr: addr.parse().unwrap(), data: data.to_owned(), tls: connector(&pem), said }
     }
 
     async fn conn(&self) -> Conn {
@@ -154,6 +163,7 @@ struct Conn {
 struct Answer {
     status: u16,
     content_type: String,
+    headers: hyper::HeaderMap,
     body: Vec<u8>,
 }
 
@@ -194,8 +204,9 @@ impl Conn {
             .get("content-type")
             .map(|v| v.to_str().unwrap().to_owned())
             .unwrap_or_default();
+        let headers = response.headers().clone();
         let body = response.into_body().collect().await.map_err(|e| e.to_string())?.to_bytes().to_vec();
-        Ok(Answer { status, content_type, body })
+        Ok(Answer { status, content_type, headers, body })
     }
 
     /// A JSON request; asserts the answer is JSON with `Content-Type: application/json`.
@@ -368,7 +379,7 @@ async fn every_endpoint_and_every_router_error_over_https() {
     assert_eq!((status, v), (200, json!({"success": "true"})));
 
     // The sandbox clock: two weeks on, everything has originated and settled.
-    let later = (chrono::Utc::now() + chrono::Duration::days(14)).to_rfc3339();
+    let later = (ach_core::calendar::parse_instant(START).unwrap() + chrono::Duration::days(14)).to_rfc3339();
     let (status, v) = c.call("POST", "/admin/clock", Some(op), Some(json!({"now": later}))).await;
     assert_eq!(status, 200, "{v}");
     assert_eq!((v["payload"]["originated"].clone(), v["payload"]["settled"].clone()), (json!(2), json!(2)));
@@ -656,4 +667,149 @@ async fn production_mode_runs_on_the_wall_clock_and_stops_cleanly() {
     assert!(Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
     let status = tokio::task::block_in_place(|| server.wait_exit(Duration::from_secs(30)));
     assert_eq!(status.code(), Some(0), "log: {}", read_log(&dir.0));
+}
+
+/// A routing number of the FedACH file that the embedded default lacks.
+fn routing_number_only_in_the_file() -> String {
+    let text = std::fs::read_to_string(fedach_path()).unwrap();
+    let embedded = ach_core::routing::RoutingDirectory::embedded();
+    text.lines().map(|l| l[..9].to_owned()).find(|rn| embedded.get(rn).is_none()).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_routing_directory_flag_loads_before_listening_and_is_kept() {
+    let dir = TempDir::new();
+    let fedach = fedach_path();
+    let rn = routing_number_only_in_the_file();
+    let institution = format!("/institutions/{rn}");
+
+    // Without the flag: the embedded default, which does not know the number.
+    let server = Server::start(&dir.0, &[]);
+    assert!(server
+        .said
+        .iter()
+        .any(|l| l.starts_with("routing directory: ") && l.contains("--routing-directory")));
+    let op = server.operator_key();
+    let (status, v) = server.conn().await.call("GET", &institution, Some(&op), None).await;
+    assert_eq!((status, v["message"].clone()), (422, json!(format!("Routing Number '{rn}' was not found"))));
+    drop(server);
+
+    // With it: loaded (a progress line, then the count) before the listening line.
+    let server = Server::start(&dir.0, &["--routing-directory", fedach.to_str().unwrap()]);
+    assert!(server.said.iter().any(|l| l.starts_with("routing directory: loading ")), "{:?}", server.said);
+    let count = format!("routing directory: 18198 routing numbers from {}", fedach.display());
+    assert!(server.said.iter().any(|l| l.starts_with(&count)), "{:?}", server.said);
+    let (status, v) = server.conn().await.call("GET", &institution, Some(&op), None).await;
+    assert_eq!(status, 200, "{v}");
+    drop(server);
+
+    // A restart without the flag keeps it (it is in the database) ...
+    let server = Server::start(&dir.0, &[]);
+    assert!(
+        server.said.iter().any(|l| l.starts_with("routing directory: 18198 routing numbers")),
+        "{:?}",
+        server.said
+    );
+    let mut c = server.conn().await;
+    assert_eq!(c.call("GET", &institution, Some(&op), None).await.0, 200);
+    // ... and POST /admin/routing still replaces it.
+    let one = std::fs::read_to_string(&fedach).unwrap().lines().next().unwrap().to_owned();
+    let answer = c.send("POST", "/admin/routing", Some(&op), &[], one.into_bytes()).await.unwrap();
+    assert_eq!(
+        (answer.status, answer.json()["payload"]["records"].clone()),
+        (200, json!(1)),
+        "{}",
+        answer.text()
+    );
+    drop(c);
+    drop(server);
+    let server = Server::start(&dir.0, &[]);
+    assert!(
+        server.said.iter().any(|l| l.starts_with("routing directory: 1 routing numbers")),
+        "{:?}",
+        server.said
+    );
+}
+
+#[test]
+fn a_routing_directory_that_cannot_be_loaded_stops_the_start() {
+    let dir = TempDir::new();
+    let empty = dir.0.join("empty.txt");
+    std::fs::write(&empty, "").unwrap();
+    let broken = dir.0.join("broken.txt");
+    std::fs::write(&broken, "not a directory record\n").unwrap();
+    let missing = dir.0.join("missing.txt");
+    for (file, why) in [(&empty, "no records"), (&broken, "line 1"), (&missing, "No such file")] {
+        let out = Command::new(env!("CARGO_BIN_EXE_achd"))
+            .args(["serve", "--sandbox", "--listen", "127.0.0.1:0", "--data"])
+            .arg(dir.0.join("data"))
+            .arg("--routing-directory")
+            .arg(file)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains("--routing-directory") && stderr.contains(why), "{stderr}");
+        assert!(!String::from_utf8_lossy(&out.stdout).contains("listening"));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_answers_as_clients_expect_them() {
+    let dir = TempDir::new();
+    let server = Server::start(&dir.0, &[]);
+    let mut c = server.conn().await;
+    let t = Tenant::create(&server, &mut c).await;
+    let auth = r#"Basic realm="ach""#;
+
+    // Every 401 names the scheme; a wrong key says nothing more.
+    let body = t.transaction("1.00").to_string().into_bytes();
+    let answer = c.send("POST", "/transactions", Some("pk_wrong"), &[], body.clone()).await.unwrap();
+    assert_eq!(answer.status, 401);
+    assert_eq!(answer.headers["www-authenticate"], auth);
+    assert_eq!(answer.json(), json!({"success": false, "message": "Authentication failed."}));
+    let answer = c.send("GET", "/status-changes/0", None, &[], Vec::new()).await.unwrap();
+    assert_eq!(answer.status, 401);
+    assert_eq!(answer.headers["www-authenticate"], auth);
+
+    // The right key without partner_id: the answer names partner_id.
+    let mut without = t.transaction("1.00");
+    without.as_object_mut().unwrap().remove("partner_id");
+    let answer = c
+        .send("POST", "/transactions", Some(&t.partner_key), &[], without.to_string().into_bytes())
+        .await
+        .unwrap();
+    assert_eq!(answer.status, 401);
+    assert_eq!(answer.headers["www-authenticate"], auth);
+    let v = answer.json();
+    assert_eq!(v["message"], "Authentication failed.");
+    assert_eq!(
+        (v["errors"][0]["field"].clone(), v["errors"][0]["code"].clone()),
+        (json!("partner_id"), json!("required"))
+    );
+    let answer = c.send("GET", "/status-changes/0", Some(&t.partner_key), &[], Vec::new()).await.unwrap();
+    assert_eq!((answer.status, answer.json()["errors"][0]["field"].clone()), (401, json!("partner_id")));
+    // Another partner's id with this key: still only "Authentication failed.".
+    let mut foreign = t.transaction("1.00");
+    foreign["partner_id"] = json!("par_0000000000000000000000");
+    let answer = c
+        .send("POST", "/transactions", Some(&t.partner_key), &[], foreign.to_string().into_bytes())
+        .await
+        .unwrap();
+    assert_eq!(answer.json(), json!({"success": false, "message": "Authentication failed."}));
+
+    // A JSON object sent as form data (what `curl -d` sends) is read as JSON.
+    let form = [("content-type", "application/x-www-form-urlencoded")];
+    let answer = c.send("POST", "/transactions", Some(&t.partner_key), &form, body).await.unwrap();
+    assert_eq!(answer.status, 201, "{}", answer.text());
+    // Real form data still works.
+    let fields = format!(
+        "partner_id={}&merchant_id={}&amount=2.00&description=form&type=debit&standard_entry_class=PPD\
+         &customer[name]=Ada&customer[routing_number]=021000021&customer[account_number]=12345678\
+         &customer[account_type]=checking",
+        t.partner_id, t.merchant_id
+    );
+    let answer =
+        c.send("POST", "/transactions", Some(&t.partner_key), &form, fields.into_bytes()).await.unwrap();
+    assert_eq!(answer.status, 201, "{}", answer.text());
 }
