@@ -205,7 +205,7 @@ pub enum Expect {
     /// A refusal: envelope message and HTTP status.
     No(String, u16),
     /// A replayed idempotent answer, exactly.
-    Replay(Result<Outcome, Failure>),
+    Replay(Box<Result<Outcome, Failure>>),
 }
 
 /// Message 10, the general refusal.
