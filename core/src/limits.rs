@@ -1,6 +1,15 @@
 //! Merchant and overall limits: the settings (set at approval, defaulting from the
-//! application's velocities, changeable by the operator). The checks themselves
-//! come with the limits issue.
+//! application's velocities, changeable by the operator) and the checks a new
+//! transaction must pass: the per-transaction ones ([`check_transaction`],
+//! messages 14, 19 to 21) and the ones over the day, the rolling period and the
+//! Eastern calendar month ([`check_windows`], messages 22 to 32).
+//!
+//! The defaults ([`Limits::from_velocities`]) let a merchant run an ordinary month
+//! in any order and refuse one far beyond what it declared: the month's count and
+//! dollars at [`VELOCITY_HEADROOM`] times the expected monthly figures, and its
+//! average at [`VELOCITY_HEADROOM`] times the expected average, judged only once
+//! the month has enough transactions for an average to mean something
+//! ([`Limits::monthly_average_min_count`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -8,9 +17,14 @@ use crate::error::AchError;
 use crate::model::Velocities;
 use crate::money::Money;
 
-/// Headroom of the defaults derived from velocities: a merchant may run at this
-/// multiple of what it declared before a volume limit refuses it.
-pub const VELOCITY_HEADROOM: i64 = 2;
+/// Headroom of the defaults derived from velocities: a merchant may run its
+/// month at up to this multiple of the monthly count, dollars and average it
+/// declared (reaching the multiple is allowed, going beyond it is refused).
+pub const VELOCITY_HEADROOM: u64 = 3;
+
+/// The fewest transactions of a month, by default, before its average is judged
+/// (message 32): a handful of checks says nothing about a month's average.
+pub const AVERAGE_MIN_COUNT_FLOOR: u64 = 10;
 
 /// Default rolling period, in days.
 pub const DEFAULT_PERIOD_DAYS: u32 = 7;
@@ -42,16 +56,33 @@ pub struct Limits {
     pub monthly_amount: Option<Money>,
     /// Largest average amount over the month (message 32).
     pub monthly_average_amount: Option<Money>,
+    /// The month's average is judged (message 32) only for a transaction that
+    /// brings the month's count, itself included, to at least this many; `None`
+    /// (or 0 or 1): from the month's first transaction. Missing from limits
+    /// stored before it existed, which read as `None`.
+    #[serde(default)]
+    pub monthly_average_min_count: Option<u64>,
+}
+
+/// The month a merchant's velocities announce: `(count, dollars)`, the count
+/// being ⌈`expected_checks_per_year` / 12⌉ (at least 1) and the dollars that
+/// count times `expected_average_check_amount`.
+pub fn expected_month(v: &Velocities) -> (u64, Money) {
+    let count = v.expected_checks_per_year.div_ceil(12).max(1);
+    let average = v.expected_average_check_amount.cents();
+    (count, Money::from_cents(i64::try_from(count).unwrap_or(i64::MAX).saturating_mul(average)))
 }
 
 impl Limits {
     /// The defaults for a merchant from its application's velocities: the declared
-    /// per-transaction bounds, and monthly volume, dollars and average at
-    /// [`VELOCITY_HEADROOM`] times the declared yearly figures / 12.
+    /// per-transaction bounds; for the month ([`expected_month`]) [`VELOCITY_HEADROOM`]
+    /// times its expected count and dollars and [`VELOCITY_HEADROOM`] times the
+    /// expected average, that average judged once the month has
+    /// max([`AVERAGE_MIN_COUNT_FLOOR`], ⌈expected count / 2⌉) transactions.
     pub fn from_velocities(v: &Velocities) -> Limits {
-        let monthly_checks = (v.expected_checks_per_year.div_ceil(12)).max(1);
+        let (count, dollars) = expected_month(v);
+        let headroom = i64::try_from(VELOCITY_HEADROOM).unwrap_or(i64::MAX);
         let average = v.expected_average_check_amount.cents();
-        let monthly_dollars = (monthly_checks as i64).saturating_mul(average);
         Limits {
             max_transaction_amount: Some(v.highest_amount_allowed),
             min_transaction_amount: v.lowest_amount_allowed.filter(|m| m.cents() > 0),
@@ -61,9 +92,10 @@ impl Limits {
             period_days: Some(DEFAULT_PERIOD_DAYS),
             period_count: None,
             period_amount: None,
-            monthly_count: Some(monthly_checks.saturating_mul(VELOCITY_HEADROOM as u64)),
-            monthly_amount: Some(Money::from_cents(monthly_dollars.saturating_mul(VELOCITY_HEADROOM))),
-            monthly_average_amount: Some(Money::from_cents(average.saturating_mul(VELOCITY_HEADROOM))),
+            monthly_count: Some(count.saturating_mul(VELOCITY_HEADROOM)),
+            monthly_amount: Some(Money::from_cents(dollars.cents().saturating_mul(headroom))),
+            monthly_average_amount: Some(Money::from_cents(average.saturating_mul(headroom))),
+            monthly_average_min_count: Some(count.div_ceil(2).max(AVERAGE_MIN_COUNT_FLOOR)),
         }
     }
 
@@ -97,6 +129,7 @@ impl Limits {
             monthly_count: update.monthly_count.or(self.monthly_count),
             monthly_amount: update.monthly_amount.or(self.monthly_amount),
             monthly_average_amount: update.monthly_average_amount.or(self.monthly_average_amount),
+            monthly_average_min_count: update.monthly_average_min_count.or(self.monthly_average_min_count),
         }
     }
 }
@@ -187,7 +220,11 @@ pub fn check_transaction(merchant: &Limits, t: Candidate) -> Result<(), AchError
 /// dollars (23), daily overall count (24) and dollars (25), period merchant count
 /// (26) and dollars (27), period overall count (28) and dollars (29), monthly
 /// volume (30), monthly dollars (31), monthly average (32: the month's dollars
-/// including this transaction divided by its count must not exceed the maximum).
+/// including this transaction divided by its count must not exceed the maximum,
+/// judged once that count reaches `monthly_average_min_count`). Every cap is the
+/// most allowed: reaching it is accepted, the first transaction beyond it refused.
+/// Only the merchant's monthly limits apply to the month; the monthly fields of
+/// `overall` are not used.
 pub fn check_windows(merchant: &Limits, overall: &Limits, w: &Windows, t: Candidate) -> Result<(), AchError> {
     let a = t.amount;
     if over_count(w.merchant_day.count, merchant.daily_count) {
@@ -225,9 +262,10 @@ pub fn check_windows(merchant: &Limits, overall: &Limits, w: &Windows, t: Candid
         return Err(AchError::MonthlyAmount);
     }
     if let Some(avg) = merchant.monthly_average_amount {
+        let count = w.merchant_month.count.saturating_add(1);
+        let judged = merchant.monthly_average_min_count.is_none_or(|min| count >= min);
         let dollars = i128::from(w.merchant_month.amount) + i128::from(a.cents());
-        let count = i128::from(w.merchant_month.count) + 1;
-        if dollars > i128::from(avg.cents()) * count {
+        if judged && dollars > i128::from(avg.cents()) * i128::from(count) {
             return Err(AchError::MonthlyAverage);
         }
     }
@@ -236,6 +274,10 @@ pub fn check_windows(merchant: &Limits, overall: &Limits, w: &Windows, t: Candid
 
 /// Longest rolling period, in days.
 pub const MAX_PERIOD_DAYS: u32 = 366;
+
+#[cfg(test)]
+#[path = "limits_props.rs"]
+mod props;
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
@@ -387,6 +429,173 @@ mod tests {
             Err(AchError::MonthlyAverage)
         );
         assert_eq!(check_windows(&merchant, &Limits::default(), &month(0, 0), debit(100)), Ok(()));
+    }
+
+    #[test]
+    fn monthly_average_judged_from_its_minimum_count() {
+        let merchant = Limits {
+            monthly_average_amount: Some(m(100)),
+            monthly_average_min_count: Some(3),
+            ..Limits::default()
+        };
+        let month = |count, amount| Windows { merchant_month: Usage { count, amount }, ..Windows::default() };
+        let check = |w: Windows, c| check_windows(&merchant, &Limits::default(), &w, debit(c));
+        // The first and second transactions of the month are not judged.
+        assert_eq!(check(month(0, 0), 10_000), Ok(()));
+        assert_eq!(check(month(1, 10_000), 10_000), Ok(()));
+        // The third is: 300 over 3 is the maximum, 301 is over it.
+        assert_eq!(check(month(2, 200), 100), Ok(()));
+        assert_eq!(check(month(2, 200), 101), Err(AchError::MonthlyAverage));
+        assert_eq!(check(month(2, 20_000), 1), Err(AchError::MonthlyAverage));
+        // And every one after it.
+        assert_eq!(check(month(3, 300), 101), Err(AchError::MonthlyAverage));
+        // None, 0 and 1 all judge from the first transaction.
+        for min in [None, Some(0), Some(1)] {
+            let l = Limits { monthly_average_min_count: min, ..merchant.clone() };
+            assert_eq!(
+                check_windows(&l, &Limits::default(), &month(0, 0), debit(101)),
+                Err(AchError::MonthlyAverage),
+                "{min:?}"
+            );
+        }
+    }
+
+    /// The velocities of `examples/requests/merchant.json` (1,200 checks a year,
+    /// lowest $1, highest $5,000) with this expected average (the file's is $85.50).
+    fn example_averaging(average_cents: i64) -> Velocities {
+        Velocities {
+            expected_checks_per_year: 1_200,
+            expected_average_check_amount: m(average_cents),
+            expected_sales_per_year: m(250_000_000),
+            lowest_amount_allowed: Some(m(100)),
+            highest_amount_allowed: m(500_000),
+            decline_duplicates: true,
+        }
+    }
+
+    #[test]
+    fn defaults_from_velocities() {
+        // 1,200 checks a year averaging $250: 100 a month, $25,000.
+        let v = example_averaging(25_000);
+        assert_eq!(expected_month(&v), (100, m(2_500_000)));
+        assert_eq!(
+            Limits::from_velocities(&v),
+            Limits {
+                max_transaction_amount: Some(m(500_000)),
+                min_transaction_amount: Some(m(100)),
+                period_days: Some(DEFAULT_PERIOD_DAYS),
+                monthly_count: Some(300),
+                monthly_amount: Some(m(7_500_000)),
+                monthly_average_amount: Some(m(75_000)),
+                monthly_average_min_count: Some(50),
+                ..Limits::default()
+            }
+        );
+        // The expected count rounds up and is at least 1; the threshold is at least 10.
+        let few = |checks| Velocities { expected_checks_per_year: checks, ..v.clone() };
+        let at = |checks| {
+            let l = Limits::from_velocities(&few(checks));
+            (expected_month(&few(checks)).0, l.monthly_count, l.monthly_average_min_count)
+        };
+        assert_eq!(at(0), (1, Some(3), Some(10)));
+        assert_eq!(at(13), (2, Some(6), Some(10)));
+        assert_eq!(at(240), (20, Some(60), Some(10)));
+        assert_eq!(at(241), (21, Some(63), Some(11)));
+        assert_eq!(at(1_201), (101, Some(303), Some(51)));
+        // A lowest amount of zero is no minimum.
+        let zero = Velocities { lowest_amount_allowed: Some(m(0)), ..v };
+        assert_eq!(Limits::from_velocities(&zero).min_transaction_amount, None);
+    }
+
+    /// Runs `amounts` as one month's debits under `l`: the number accepted and
+    /// the first refusal.
+    fn month_of(l: &Limits, amounts: &[i64]) -> (usize, Option<AchError>) {
+        let mut used = Usage::default();
+        for (i, &a) in amounts.iter().enumerate() {
+            let w = Windows { merchant_month: used, ..Windows::default() };
+            let verdict = check_transaction(l, debit(a))
+                .and_then(|()| check_windows(l, &Limits::default(), &w, debit(a)));
+            if let Err(e) = verdict {
+                return (i, Some(e));
+            }
+            used = used.plus(Usage::one(m(a)));
+        }
+        (amounts.len(), None)
+    }
+
+    /// 100 debits of $5 to $900 averaging $250, the first $1,000 and the biggest
+    /// next: the running average is about $904 after 27 of them.
+    fn adversarial_month() -> Vec<i64> {
+        let mut month = vec![100_000];
+        month.extend([90_000; 26]);
+        month.extend([1_000; 8]);
+        month.extend([800; 65]);
+        month
+    }
+
+    #[test]
+    fn averaging_250_an_ordinary_month_is_accepted_in_any_order() {
+        let l = Limits::from_velocities(&example_averaging(25_000));
+        let month = adversarial_month();
+        assert_eq!((month.len(), month.iter().sum::<i64>()), (100, 2_500_000));
+        // The worst prefix the average is judged on: the first 50, $24,600 ($492.00
+        // each, under the $750 cap by a third).
+        let first_50: i64 = month[..50].iter().sum();
+        assert_eq!(first_50, 2_460_000);
+        let first_27: i64 = month[..27].iter().sum();
+        assert!(first_27 > 27 * 90_000, "judged from the first, the 27th would be refused");
+        assert_eq!(month_of(&l, &month), (100, None));
+        let mut ascending = month.clone();
+        ascending.sort_unstable();
+        assert_eq!(month_of(&l, &ascending), (100, None));
+        // Rotations of it, the $1,000 debit first.
+        for k in 1..100 {
+            let mut rotated = month[1..].to_vec();
+            rotated.rotate_left(k % 99);
+            rotated.insert(0, 100_000);
+            assert_eq!(month_of(&l, &rotated), (100, None), "rotated by {k}");
+        }
+    }
+
+    #[test]
+    fn averaging_250_three_times_the_month_is_refused() {
+        let l = Limits::from_velocities(&example_averaging(25_000));
+        // 300 debits are the most; the 301st is message 30.
+        assert_eq!(month_of(&l, &[1_000; 301]), (300, Some(AchError::MonthlyVolume)));
+        // $75,000 is the most; a cent more is message 31 (15 at $5,000: too few
+        // for the average to be judged).
+        let mut dollars = vec![500_000; 15];
+        dollars.push(100);
+        assert_eq!(month_of(&l, &dollars), (15, Some(AchError::MonthlyAmount)));
+        // 100 debits of $800 and $1,200 (averaging $1,000): the 50th is message 32.
+        let high: Vec<i64> = (0..100).map(|i| if i % 2 == 0 { 80_000 } else { 120_000 }).collect();
+        assert_eq!(month_of(&l, &high), (49, Some(AchError::MonthlyAverage)));
+        // Ascending, the first 50 are all $800: still over $750.
+        let mut sorted = high;
+        sorted.sort_unstable();
+        assert_eq!(month_of(&l, &sorted), (49, Some(AchError::MonthlyAverage)));
+    }
+
+    #[test]
+    fn limits_without_the_minimum_count_still_read() {
+        // Limits stored before `monthly_average_min_count` existed.
+        let old = r#"{"max_transaction_amount":"5000.00","min_transaction_amount":null,
+            "max_credit_amount":null,"daily_count":null,"daily_amount":null,"period_days":7,
+            "period_count":null,"period_amount":null,"monthly_count":200,
+            "monthly_amount":"17100.00","monthly_average_amount":"171.00"}"#;
+        let l: Limits = serde_json::from_str(old).unwrap();
+        assert_eq!(l.monthly_average_min_count, None);
+        assert_eq!(l.monthly_average_amount, Some(m(17_100)));
+        // And the field round-trips.
+        let set = Limits { monthly_average_min_count: Some(50), ..l.clone() };
+        let text = serde_json::to_string(&set).unwrap();
+        assert!(text.contains(r#""monthly_average_min_count":50"#), "{text}");
+        assert_eq!(serde_json::from_str::<Limits>(&text).unwrap(), set);
+        // An update sets it, or keeps it when it does not name it.
+        let update = Limits { monthly_average_min_count: Some(7), ..Limits::default() };
+        assert_eq!(set.updated(&update).monthly_average_min_count, Some(7));
+        assert_eq!(set.updated(&Limits::default()).monthly_average_min_count, Some(50));
+        assert_eq!(set.updated(&update).monthly_count, Some(200));
     }
 
     #[test]

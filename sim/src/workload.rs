@@ -165,6 +165,9 @@ impl Workload {
             if r.percent(30) {
                 l.monthly_average_amount = money(*r.pick(&[20_000, 100_000, 9_999_999_999]));
             }
+            if r.percent(20) {
+                l.monthly_average_min_count = Some(*r.pick(&[0, 1, 3, 10]));
+            }
         }
         if r.percent(25) {
             l.daily_count = Some(r.range(2, 12) as u64);

@@ -3,10 +3,11 @@
 //! period and month boundaries in Eastern Time.
 #![allow(clippy::unwrap_used)]
 
+use ach_core::api::{route, Request};
 use ach_core::engine::{Caller, Operation, Outcome};
 use ach_core::limits::Limits;
 use ach_core::Money;
-use ach_tests::world::{open_application, transaction, World};
+use ach_tests::world::{amount, application, open_application, transaction, World, OPERATOR_KEY};
 use serde_json::json;
 
 fn dollars(d: i64) -> Option<Money> {
@@ -195,6 +196,8 @@ fn messages_30_to_32_by_eastern_calendar_month() {
             l.monthly_count = Some(2);
             l.monthly_amount = dollars(1000);
             l.monthly_average_amount = dollars(400);
+            // Judged from the first transaction (the default waits for 10).
+            l.monthly_average_min_count = Some(1);
         }),
     );
     assert_eq!(
@@ -354,16 +357,196 @@ fn a_refused_transaction_stores_nothing_and_moves_no_counter() {
 
 #[test]
 fn defaults_come_from_the_velocities() {
-    // examples/requests/merchant.json: highest 5,000, 1,200 checks a year averaging
-    // 85.50: at most 200 a month (twice the declared 100), averaging at most 171.00.
+    // examples/requests/merchant.json: highest 5,000, lowest 1.00, 1,200 checks a
+    // year averaging 85.50: 100 a month, $8,550. The month's caps are three times
+    // that (300, $25,650.00), its average at most 256.50 once it has 50.
     let w = World::new("2026-11-23 09:00");
     let (p, pc) = w.partner();
     let (m, _) = w.merchant_with(&p, &pc, &open_application(&["PPD"]), Limits::default());
     let s = Shop { w, p, pc, m };
     assert_eq!(s.debit("5000.01", 1), "Exceeded maximum dollar amount ($5,000.00) for this merchant.");
+    assert_eq!(s.debit("0.99", 2), "'0.99' is an invalid Amount");
+    // A first debit of 5,000 (58 times the average) is accepted: one debit is no
+    // average.
+    assert_eq!(s.debit("5000.00", 3), "ok");
+    for n in 4..=5 {
+        assert_eq!(s.debit("5000.00", n), "ok");
+    }
+    // Three debits, $15,000 so far; 46 more of $1 make 49, $15,046. The 50th is
+    // judged: $15,047 is over 50 × 256.50 = $12,825.
+    for n in 6..=51 {
+        assert_eq!(s.debit("1.00", n), "ok", "debit {n}");
+    }
     assert_eq!(
-        s.debit("171.01", 2),
+        s.debit("1.00", 52),
         "This transaction brings your monthly dollar amount over the maximum average amount allowed"
     );
-    assert_eq!(s.debit("171.00", 3), "ok");
+}
+
+/// The router and an operator, partner and merchants on a manual clock.
+struct Router {
+    w: World,
+    partner_id: String,
+    key: String,
+}
+
+impl Router {
+    fn new(start: &str) -> Router {
+        let w = World::new(start);
+        let mut r = Router { w, partner_id: String::new(), key: String::new() };
+        let (status, p) = r.call("POST", "/admin/partners", OPERATOR_KEY, &json!({"name": "Acme Payments"}));
+        assert_eq!(status, 201, "{p}");
+        r.partner_id = p["payload"]["partner_id"].as_str().unwrap().to_owned();
+        r.key = p["payload"]["api_key"].as_str().unwrap().to_owned();
+        r
+    }
+
+    fn call(
+        &self,
+        method: &str,
+        path: &str,
+        key: &str,
+        body: &serde_json::Value,
+    ) -> (u16, serde_json::Value) {
+        let req = Request {
+            method: method.into(),
+            path: path.into(),
+            api_key: Some(key.into()),
+            body: body.to_string().into_bytes(),
+            ..Request::default()
+        };
+        let r = route(&self.w.engine, &req);
+        (r.status, serde_json::from_str(&r.body).unwrap())
+    }
+
+    /// A merchant of the spec's example application (duplicates declined) with
+    /// an expected average of $250, approved with `{}`: its id and the limits
+    /// the approval answered.
+    fn merchant(&self) -> (String, serde_json::Value) {
+        self.merchant_approved_with(&json!({}))
+    }
+
+    /// [`Router::merchant`] approved with this body.
+    fn merchant_approved_with(&self, approval: &serde_json::Value) -> (String, serde_json::Value) {
+        let mut app = application(&["PPD"]);
+        app["partner_id"] = json!(self.partner_id);
+        app["velocities"]["expected_average_check_amount"] = json!(250);
+        let (status, m) = self.call("POST", "/merchants", &self.key, &app);
+        assert_eq!(status, 201, "{m}");
+        let id = m["id"].as_str().unwrap().to_owned();
+        let (status, a) =
+            self.call("POST", &format!("/admin/merchants/{id}/approve"), OPERATOR_KEY, approval);
+        assert_eq!(status, 200, "{a}");
+        (id, a["payload"]["limits"].clone())
+    }
+
+    /// A PPD debit of `cents` from account `n`: the status and the message ("" when created).
+    fn debit(&self, merchant: &str, cents: u64, n: usize) -> (u16, String) {
+        let mut t = transaction(merchant, "debit", &amount(cents));
+        t["partner_id"] = json!(self.partner_id);
+        t["customer"]["account_number"] = json!(format!("7770{n:05}"));
+        let (status, v) = self.call("POST", "/transactions", &self.key, &t);
+        (status, v["message"].as_str().unwrap_or_default().to_owned())
+    }
+
+    /// Debits of `amounts` from distinct accounts, each expected to be created.
+    fn accepted(&self, merchant: &str, amounts: &[u64]) {
+        for (n, &cents) in amounts.iter().enumerate() {
+            assert_eq!(self.debit(merchant, cents, n), (201, String::new()), "debit {n} of {cents} cents");
+        }
+    }
+}
+
+/// A month of 100 debits of $5 to $900 averaging $250, the first $1,000 and the
+/// biggest ones next (the running average is $904 after 27 of them).
+fn ordinary_month() -> Vec<u64> {
+    let mut month = vec![100_000];
+    month.extend([90_000; 26]);
+    month.extend([1_000; 8]);
+    month.extend([800; 65]);
+    month
+}
+
+#[test]
+fn a_merchant_approved_with_no_limits_runs_an_ordinary_month_and_no_more() {
+    let r = Router::new("2026-11-02 09:00");
+    let (ordinary, limits) = r.merchant();
+    // 1,200 checks a year at $250: 100 a month, $25,000; three times that.
+    let expected = r#"{"max_transaction_amount": 5000.00, "min_transaction_amount": 1.00,
+        "max_credit_amount": null, "daily_count": null, "daily_amount": null, "period_days": 7,
+        "period_count": null, "period_amount": null, "monthly_count": 300, "monthly_amount": 75000.00,
+        "monthly_average_amount": 750.00, "monthly_average_min_count": 50}"#;
+    assert_eq!(limits, serde_json::from_str::<serde_json::Value>(expected).unwrap());
+    let month = ordinary_month();
+    assert_eq!((month.len(), month.iter().sum::<u64>()), (100, 2_500_000));
+    // Five a business day through November, biggest first.
+    for (day, debits) in month.chunks(5).enumerate() {
+        let date = chrono::NaiveDate::from_ymd_opt(2026, 11, 2).unwrap()
+            + chrono::Days::new(day as u64 / 5 * 7 + day as u64 % 5);
+        r.w.at(&format!("{date} 10:00"));
+        for (i, &cents) in debits.iter().enumerate() {
+            assert_eq!(r.debit(&ordinary, cents, day * 5 + i), (201, String::new()), "{date} debit {i}");
+        }
+    }
+    assert_eq!(r.w.today(), chrono::NaiveDate::from_ymd_opt(2026, 11, 27).unwrap());
+    // The same month in another order (the $1,000 first) for another merchant.
+    let (shuffled, _) = r.merchant();
+    let mut other = vec![month[0]];
+    other.extend((0..99).map(|i| month[1 + (i * 37) % 99]));
+    assert_eq!(other.iter().sum::<u64>(), 2_500_000);
+    r.accepted(&shuffled, &other);
+
+    // 300 debits are the most in a month; the 301st is message 30.
+    let (volume, _) = r.merchant();
+    r.accepted(&volume, &[1_000; 300]);
+    assert_eq!(
+        r.debit(&volume, 1_000, 300),
+        (403, "You have exceeded your monthly transaction volume".into())
+    );
+    // $75,000 is the most; a dollar more is message 31.
+    let (dollars, _) = r.merchant();
+    r.accepted(&dollars, &[500_000; 15]);
+    assert_eq!(r.debit(&dollars, 100, 15), (403, "You have exceeded your monthly dollar amount cap".into()));
+    // Debits of $800 and $1,200 (averaging $1,000): the 50th is message 32.
+    let (average, _) = r.merchant();
+    let high: Vec<u64> = (0..49).map(|i| if i % 2 == 0 { 80_000 } else { 120_000 }).collect();
+    r.accepted(&average, &high);
+    let message =
+        "This transaction brings your monthly dollar amount over the maximum average amount allowed";
+    assert_eq!(r.debit(&average, 120_000, 49), (403, message.into()));
+    assert_eq!(r.debit(&average, 500, 49), (403, message.into()), "$48,805 over 50 is still $976");
+    // December is a new month.
+    r.w.at("2026-12-01 00:00");
+    assert_eq!(r.debit(&average, 120_000, 50), (201, String::new()));
+    assert_eq!(r.debit(&volume, 1_000, 301), (201, String::new()));
+    assert_eq!(r.w.engine.audit_usage().unwrap(), Ok(()));
+}
+
+#[test]
+fn the_operator_sets_when_the_average_is_judged() {
+    let r = Router::new("2026-11-02 09:00");
+    let message =
+        "This transaction brings your monthly dollar amount over the maximum average amount allowed";
+    // At approval: judged from the first transaction, the other defaults kept.
+    let (m, limits) = r.merchant_approved_with(&json!({"limits": {"monthly_average_min_count": 1}}));
+    assert_eq!(limits["monthly_average_min_count"], json!(1));
+    assert_eq!(limits["monthly_average_amount"].to_string(), "750.00");
+    assert_eq!(r.debit(&m, 100_000, 0), (403, message.into()));
+    // Later: from the third on.
+    let path = format!("/admin/merchants/{m}/limits");
+    let (status, v) = r.call("POST", &path, OPERATOR_KEY, &json!({"monthly_average_min_count": 3}));
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["payload"]["limits"]["monthly_average_min_count"], json!(3));
+    assert_eq!(v["payload"]["limits"]["monthly_count"], json!(300));
+    assert_eq!(r.debit(&m, 100_000, 1), (201, String::new()));
+    assert_eq!(r.debit(&m, 100_000, 2), (201, String::new()));
+    assert_eq!(r.debit(&m, 100_000, 3), (403, message.into()), "$3,000 over 3");
+    assert_eq!(r.debit(&m, 25_000, 4), (201, String::new()), "$2,250 over 3 is the most");
+    // Not a count: refused, nothing changed.
+    for bad in [json!({"monthly_average_min_count": -1}), json!({"monthly_average_min_cuont": 3})] {
+        let (status, v) = r.call("POST", &path, OPERATOR_KEY, &bad);
+        assert_eq!(status, 422, "{bad}: {v}");
+    }
+    let (_, v) = r.call("POST", &path, OPERATOR_KEY, &json!({}));
+    assert_eq!(v["payload"]["limits"]["monthly_average_min_count"], json!(3));
 }

@@ -2,8 +2,8 @@
 //! `ROUTES` (read from `core/src/api/routes.rs`, so the two cannot drift) is
 //! documented, every documented operation is routed, the security each operation
 //! declares is the one the router enforces, every `$ref` resolves, the problem
-//! codes are the ones `docs/errors.md` lists, and `GET /openapi.json` serves this
-//! very file.
+//! codes are the ones `docs/errors.md` lists, the limits schemas name exactly the
+//! fields of `Limits`, and `GET /openapi.json` serves this very file.
 #![allow(clippy::unwrap_used)]
 
 use std::collections::BTreeSet;
@@ -218,4 +218,35 @@ fn problem_codes_are_the_ones_docs_errors_md_lists() {
         .map(|v| v.as_str().unwrap())
         .collect();
     assert_eq!(documented, listed);
+}
+
+#[test]
+fn the_limits_schemas_name_every_field_of_limits() {
+    // Every field set, so that each appears in the serialized form.
+    let l = ach_core::limits::Limits {
+        max_credit_amount: Some(ach_core::Money::from_cents(1)),
+        period_days: Some(7),
+        monthly_average_min_count: Some(10),
+        ..ach_tests::world::roomy_limits()
+    };
+    let serialized = serde_json::to_value(&l).unwrap();
+    let fields: BTreeSet<&str> = serialized.as_object().unwrap().keys().map(String::as_str).collect();
+    assert!(serialized.as_object().unwrap().values().all(|v| !v.is_null()), "{serialized}");
+    let doc = document();
+    for schema in ["Limits", "LimitsUpdate"] {
+        let documented: BTreeSet<&str> = doc["components"]["schemas"][schema]["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(documented, fields, "{schema}");
+    }
+    let required: BTreeSet<&str> = doc["components"]["schemas"]["Limits"]["required"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(required, fields, "the limits in force name every field");
 }

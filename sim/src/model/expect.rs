@@ -369,7 +369,11 @@ impl Model {
             return no("You have exceeded your monthly dollar amount cap", 403);
         }
         if let Some(avg) = ml.monthly_average_amount {
-            if i128::from(m_month.amount + cents) > i128::from(avg.cents()) * i128::from(m_month.count + 1) {
+            let judged = ml.monthly_average_min_count.is_none_or(|min| m_month.count + 1 >= min);
+            if judged
+                && i128::from(m_month.amount + cents)
+                    > i128::from(avg.cents()) * i128::from(m_month.count + 1)
+            {
                 return no(
                     "This transaction brings your monthly dollar amount over the maximum average amount allowed",
                     403,

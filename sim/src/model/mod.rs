@@ -205,7 +205,7 @@ pub enum Expect {
     /// A refusal: envelope message and HTTP status.
     No(String, u16),
     /// A replayed idempotent answer, exactly.
-    Replay(Result<Outcome, Failure>),
+    Replay(Box<Result<Outcome, Failure>>),
 }
 
 /// Message 10, the general refusal.
@@ -251,17 +251,19 @@ impl Model {
     }
 
     /// The limits a merchant gets from its application (before the approval's
-    /// overrides): per transaction as declared, the month at twice the declared
-    /// volume.
+    /// overrides): per transaction as declared, the month at three times the
+    /// declared count, dollars and average, the average judged from max(10, half
+    /// the declared monthly count) transactions on.
     pub fn velocity_limits(app: &App) -> Limits {
         let monthly = app.checks_per_year.div_ceil(12).max(1);
         Limits {
             max_transaction_amount: Some(Money::from_cents(app.highest)),
             min_transaction_amount: app.lowest.filter(|l| *l > 0).map(Money::from_cents),
             period_days: Some(7),
-            monthly_count: Some(monthly * 2),
-            monthly_amount: Some(Money::from_cents(monthly as i64 * app.average * 2)),
-            monthly_average_amount: Some(Money::from_cents(app.average * 2)),
+            monthly_count: Some(monthly * 3),
+            monthly_amount: Some(Money::from_cents(monthly as i64 * app.average * 3)),
+            monthly_average_amount: Some(Money::from_cents(app.average * 3)),
+            monthly_average_min_count: Some(monthly.div_ceil(2).max(10)),
             ..Limits::default()
         }
     }

@@ -248,7 +248,8 @@ pub(super) fn merged(base: &Limits, update: &Limits) -> Limits {
         period_amount,
         monthly_count,
         monthly_amount,
-        monthly_average_amount
+        monthly_average_amount,
+        monthly_average_min_count
     );
     l
 }

@@ -479,7 +479,7 @@ impl Sim {
                 let partner = inner.parties().map_or(0, |(_, p)| p);
                 match m.partners[partner].idem.get(key) {
                     Some(stored) if stored.request == format!("{inner:?}") => {
-                        Expect::Replay(stored.answer.clone())
+                        Expect::Replay(Box::new(stored.answer.clone()))
                     }
                     Some(_) => Expect::No(AchError::AlreadySubmitted.to_string(), 409),
                     None => self.expect(inner),
@@ -498,7 +498,7 @@ impl Sim {
         let ok = match (&expect, &got) {
             (Expect::Ok, Ok(_)) | (Expect::Auth, Err(Failure::Authentication)) => true,
             (Expect::No(message, status), Err(f)) => f.message() == *message && f.status() == *status,
-            (Expect::Replay(first), got) => first == got,
+            (Expect::Replay(first), got) => first.as_ref() == got,
             _ => false,
         };
         if std::env::var_os("SIM_TRACE").is_some() {
