@@ -70,9 +70,16 @@ fn walk(r: &mut Report, value: &Body<'_>, ctx: &Context<'_>) -> Option<NewTransa
     if let (Some(class), Some(amount)) = (class, amount) {
         if let Some(cap) = class.entry_cap() {
             if amount > cap {
-                let e = AchError::MaxAmountExceeded { limit: cap };
-                let msg = format!("{} entries are capped at {} each: {e}", class.as_str(), cap.dollars());
-                r.push("amount".into(), ProblemCode::OverLimit, msg, e, Rank::ClassRule);
+                // The network's cap, not the merchant's limit (message 21 says "for this
+                // merchant"): the amount is invalid for the class, message 14.
+                let sent = fields::member(map, "amount").map(fields::literal).unwrap_or_default();
+                let e = AchError::InvalidAmount { value: echo(&sent) };
+                let msg = format!(
+                    "{e}: {} entries are limited to {} each by the Nacha rules",
+                    class.as_str(),
+                    cap.dollars()
+                );
+                r.push(root.key("amount").render(), ProblemCode::OverLimit, msg, e, Rank::Amount);
             }
         }
     }

@@ -218,8 +218,10 @@ impl Model {
         if debit_only(class) && spec.credit {
             p.push((3, format!("Unable to accept {class} credit transactions for this merchant"), 403));
         }
-        if cents.is_some_and(|c| matches!(class, "BOC" | "POP") && c > 2_500_000) {
-            p.push((3, "Exceeded maximum dollar amount ($25,000.00) for this merchant.".into(), 403));
+        // The Nacha cap is an amount problem (message 14, the amount as sent), not
+        // the merchant's limit.
+        if let Some(c) = cents.filter(|c| matches!(class, "BOC" | "POP") && *c > 2_500_000) {
+            p.push((2, format!("'{}' is an invalid Amount", decimal(c)), 422));
         }
         if let Some(e) = first(p) {
             return e;
