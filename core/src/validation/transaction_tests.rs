@@ -261,9 +261,6 @@ fn images_required_for_pop_icl_boc_and_must_be_real() {
     v["check_image_front"] =
         json!(base64::engine::general_purpose::STANDARD.encode(b"GIF89a-not-a-check-image"));
     assert_eq!(summary(&v).1, one("check_image_front", "not_an_image"));
-    let mut ppd_with_bad_image = ppd();
-    ppd_with_bad_image["check_image_front"] = json!("@@@");
-    assert_eq!(summary(&ppd_with_bad_image).1, one("check_image_front", "invalid_base64"));
 }
 
 /// The verdict of a transaction body given as text (exact number literals).
@@ -277,6 +274,82 @@ fn with_literal(v: &Value, key: &str, literal: &str) -> String {
     let mut v = v.clone();
     v[key] = json!("@@LITERAL@@");
     serde_json::to_string(&v).unwrap().replace("\"@@LITERAL@@\"", literal)
+}
+
+#[test]
+fn members_a_class_does_not_use_are_ignored_not_refused() {
+    let big = "9".repeat(1 << 20);
+    let junk = [
+        json!("12a"),
+        json!("XX"),
+        json!("@@@"),
+        json!(5),
+        json!(true),
+        json!([1]),
+        json!({"a": 1}),
+        json!(big),
+    ];
+    let d = dir();
+    for class in ["PPD", "WEB", "CCD", "TEL"] {
+        for value in &junk {
+            let mut v = ppd();
+            v["standard_entry_class"] = json!(class);
+            for key in ["check_number", "state", "check_image_front", "check_image_back"] {
+                v[key] = value.clone();
+            }
+            let t = transaction::validate_value(&v, &ctx(&d)).unwrap_or_else(|r| panic!("{class}: {r:?}"));
+            assert_eq!(t.standard_entry_class.as_str(), class);
+            let unused = (&t.check_number, &t.state, &t.check_image_front, &t.check_image_back);
+            assert_eq!(unused, (&None, &None, &None, &None), "{class}: nothing unused is stored");
+        }
+        // Well-formed values are not stored either.
+        let mut v = pop();
+        v["standard_entry_class"] = json!(class);
+        let t = transaction::validate_value(&v, &ctx(&d)).unwrap();
+        assert_eq!((t.check_number, t.state, t.check_image_front), (None, None, None), "{class}");
+    }
+    // BOC and ICL do not use the terminal state; ICL does use a check number.
+    for class in ["BOC", "ICL"] {
+        let mut v = pop();
+        v["standard_entry_class"] = json!(class);
+        v["state"] = json!(big);
+        let t = transaction::validate_value(&v, &ctx(&d)).unwrap();
+        assert_eq!((t.state, t.check_number.as_deref()), (None, Some("1001")), "{class}");
+        v["check_number"] = json!("12a");
+        assert_eq!(summary(&v).1, one("check_number", "invalid_format"), "{class}");
+    }
+    // Without a valid class no class member is read: only the class is reported,
+    // and a hostile value is not reflected.
+    let mut v = pop();
+    v["standard_entry_class"] = json!("XYZ");
+    v["check_number"] = json!(big);
+    v["state"] = json!(big);
+    let verdict = verdict(&v);
+    let fields: Vec<&str> = verdict.errors.iter().map(|e| e.field.as_str()).collect();
+    assert_eq!(fields, ["standard_entry_class"]);
+    assert!(verdict.to_json().len() < 1024);
+}
+
+#[test]
+fn the_pop_state_is_read_in_any_letter_case_and_stored_upper_case() {
+    let d = dir();
+    for sent in ["ny", "Ny", "nY", "NY"] {
+        let mut v = pop();
+        v["state"] = json!(sent);
+        let t = transaction::validate_value(&v, &ctx(&d)).unwrap();
+        assert_eq!(t.state.as_deref(), Some("NY"), "{sent}");
+    }
+    let mut v = pop();
+    v["state"] = json!("pr");
+    assert_eq!(transaction::validate_value(&v, &ctx(&d)).unwrap().state.as_deref(), Some("PR"));
+    // Still a code: not a military mail code, not a look-alike, not a name.
+    for sent in ["ae", "zz", "ｎｙ", "New York", "n"] {
+        v["state"] = json!(sent);
+        let (message, fields) = summary(&v);
+        assert_eq!(message.as_deref(), Some("State Required For POP Transactions"), "{sent}");
+        assert_eq!(fields.len(), 1, "{sent}");
+        assert_eq!(fields[0].0, "state", "{sent}");
+    }
 }
 
 #[test]

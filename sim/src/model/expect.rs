@@ -6,8 +6,8 @@ use ach_core::Money;
 use chrono::{Datelike, Duration, NaiveDate};
 
 use super::{
-    decimal, dollars, Account, AmountSpec, App, CustomerRef, Expect, Ix, MerchantRef, Model, State, Target,
-    Txn, TxnSpec, CLASSES, DUPLICATE_WINDOW_HOURS, FAILED, KNOWN_ROUTING, RETURN_CODES,
+    decimal, dollars, uses_check, Account, AmountSpec, App, CustomerRef, Expect, Ix, MerchantRef, Model,
+    State, Target, Txn, TxnSpec, CLASSES, DUPLICATE_WINDOW_HOURS, FAILED, KNOWN_ROUTING, RETURN_CODES,
 };
 use crate::calendar;
 
@@ -275,7 +275,7 @@ impl Model {
         let counted = |t: &&Txn| {
             t.reversal_of.is_none() && t.merchant == m && t.routing == routing && t.number == number
         };
-        if let Some(check) = &spec.check {
+        if let Some(check) = spec.check.as_ref().filter(|_| uses_check(class)) {
             let trimmed = check.trim_start_matches('0');
             if self
                 .txns
