@@ -160,6 +160,18 @@ fn transaction(t: &Tenant, merchant: &str, amount: &str) -> Value {
                         "account_number": "987654321", "account_type": "checking"}})
 }
 
+/// A BOC debit of 1.00 with its check number and both images: every member a
+/// check class reads (a PPD ignores them).
+fn check_transaction(t: &Tenant, merchant: &str) -> Value {
+    let png = "iVBORw0KGgoAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
+    let mut v = transaction(t, merchant, "1.00");
+    v["standard_entry_class"] = json!("BOC");
+    v["check_number"] = json!("1001");
+    v["check_image_front"] = json!(png);
+    v["check_image_back"] = json!(png);
+    v
+}
+
 fn customer_body(t: &Tenant, scope: &str, account: &str) -> Value {
     json!({"partner_id": t.id, "merchant_id": scope, "name": "Grace Hopper", "routing_number": "026009593",
            "account_number": account, "account_type": "savings"})
@@ -592,16 +604,18 @@ fn value_rows(f: &Fixture) -> Vec<Row> {
     let digits = "9".repeat(400);
     let mut rows = Vec::new();
     let t = transaction(a, &a.merchant, "1.00");
+    let check = check_transaction(a, &a.merchant);
     for literal in
         [digits.as_str(), &format!("0.{}", "0".repeat(399)), "1e400", "-0", "-0.00", "-0e0", "-0.0e-0"]
     {
         for (path, expect) in [
             ("amount", Refused(422, 14, "amount", "invalid_amount")),
-            ("check_number", Any),
+            ("check_number", Refused(422, 10, "check_number", "invalid_format")),
             ("customer/routing_number", Any),
             ("customer/account_number", Any),
         ] {
-            let body = with_literal(&t, path, literal);
+            // The check number in a class that reads it (a PPD ignores its own).
+            let body = with_literal(if path == "check_number" { &check } else { &t }, path, literal);
             rows.push(row(
                 format!("{path} = {literal:.12}"),
                 f.post("/transactions", &a.key, body),
@@ -681,8 +695,7 @@ fn size_rows(f: &Fixture) -> Vec<Row> {
     let a = &f.a;
     let big = "9".repeat(MB);
     let mut rows = Vec::new();
-    let mut t = transaction(a, &a.merchant, "1.00");
-    t["check_number"] = json!("1001");
+    let t = check_transaction(a, &a.merchant);
     for (path, body) in [
         ("/transactions", t),
         ("/customers", customer_body(a, "global", "918273645599")),

@@ -105,3 +105,40 @@ fn every_example_request_is_valid() {
         assert_eq!(o.status.code(), Some(0), "{file}: {}", String::from_utf8_lossy(&o.stdout));
     }
 }
+
+#[test]
+fn values_are_read_as_the_spec_types_them() {
+    let pop = std::fs::read_to_string(example("transaction-pop.json")).unwrap();
+    let run = |kind: &str, body: &str| {
+        let o = achd(&["validate", kind, "-"], Some(body.as_bytes()));
+        (o.status.code(), stdout_json(&o))
+    };
+    // A POP terminal state in any letter case.
+    let (code, v) = run("transaction", &pop.replace("\"NY\"", "\"ny\""));
+    assert_eq!(code, Some(0), "{v}");
+    // The BOC/POP cap is message 14, echoing the amount exactly as sent.
+    let (code, v) = run("transaction", &pop.replace("\"42.00\"", "25000.50"));
+    assert_eq!(code, Some(1));
+    assert_eq!(v["message"], "'25000.50' is an invalid Amount");
+    assert_eq!(
+        (v["errors"][0]["field"].as_str(), v["errors"][0]["code"].as_str()),
+        (Some("amount"), Some("over_limit"))
+    );
+    // A PPD ignores the members it does not use.
+    let ppd = pop.replace("\"POP\"", "\"PPD\"").replace("\"1001\"", "\"12a\"").replace("\"NY\"", "[]");
+    let (code, v) = run("transaction", &ppd);
+    assert_eq!(code, Some(0), "{v}");
+    // SSN and tax id as JSON numbers that lost a leading zero.
+    let merchant = std::fs::read_to_string(example("merchant.json")).unwrap();
+    let numeric = merchant.replace("\"123-45-6789\"", "12345678").replace("\"12-3456789\"", "1234567");
+    assert_ne!(numeric, merchant);
+    let (code, v) = run("merchant", &numeric);
+    assert_eq!(code, Some(0), "{v}");
+    let (code, v) = run("merchant", &merchant.replace("\"123-45-6789\"", "1.2345678e8"));
+    assert_eq!(code, Some(1));
+    assert_eq!(v["errors"][0]["field"], "principal[0].ssn");
+    assert_eq!(
+        v["errors"][0]["message"],
+        "principal[0].ssn is not a valid SSN: a JSON number for it must not have an exponent"
+    );
+}

@@ -377,6 +377,18 @@ static char *txn(const struct tenant *t, const char *amount, const char *field, 
     return t_take(&b);
 }
 
+/* A's BOC debit of 1.00 with both check images and the check number written as
+ * the JSON text `number`: a class that reads its check number (a PPD ignores it). */
+static char *check_txn(const struct tenant *t, const char *number) {
+    char *ppd = txn(t, "1.00", "check_number", number);
+    char *boc = replace_all(ppd, "\"standard_entry_class\":\"PPD\"",
+                            "\"standard_entry_class\":\"BOC\","
+                            "\"check_image_front\":\"iVBORw0KGgoAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\","
+                            "\"check_image_back\":\"iVBORw0KGgoAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\"");
+    free(ppd);
+    return boc;
+}
+
 static void debit(AchEngine *engine, const struct tenant *t, const char *merchant, const char *amount,
                   char *id, size_t cap, long status, long error_code) {
     struct tenant as = *t;
@@ -1212,18 +1224,18 @@ static void value_rows(void) {
         row(name, (struct req){.method = "POST", .path = "/transactions", .key = a->key, .body = body}, invalid_amount);
         free(body);
     }
-    body = txn(a, "1.00", "check_number", digits);
+    body = check_txn(a, digits);
     row("a 400-digit check number", (struct req){.method = "POST", .path = "/transactions", .key = a->key, .body = body},
-        E_ANY);
+        E_REFUSED(422, 10, "check_number", "invalid_format"));
     free(body);
     body = txn(a, "1.00", "customer/routing_number", digits);
     row("a 400-digit routing number",
         (struct req){.method = "POST", .path = "/transactions", .key = a->key, .body = body},
         E_REFUSED(422, 12, "customer.routing_number", "invalid_type"));
     free(body);
-    body = txn(a, "1.00", "check_number", "-0");
+    body = check_txn(a, "-0");
     row("check number negative zero", (struct req){.method = "POST", .path = "/transactions", .key = a->key, .body = body},
-        E_ANY);
+        E_REFUSED(422, 10, "check_number", "invalid_format"));
     free(body);
     {
         const char *members[][2] = {{"partners", "daily_count"},

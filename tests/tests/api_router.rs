@@ -28,6 +28,51 @@ impl Api {
         (status, serde_json::from_str(&body).unwrap_or_else(|e| panic!("{e}: {body}")))
     }
 
+    /// A request whose body is this exact text (number literals as written).
+    fn call_raw(&self, path: &str, key: &str, body: &str) -> (u16, Value) {
+        let req = Request {
+            method: "POST".into(),
+            path: path.into(),
+            api_key: Some(key.into()),
+            body: body.as_bytes().to_vec(),
+            ..Request::default()
+        };
+        let Response { status, body } = route(&self.engine, &req);
+        (status, serde_json::from_str(&body).unwrap_or_else(|e| panic!("{e}: {body}")))
+    }
+
+    /// A partner with an approved merchant for `classes`, approved with `limits`
+    /// (the others roomy): (partner_id, partner key, merchant id).
+    fn merchant(
+        &self,
+        classes: &[&str],
+        decline_duplicates: bool,
+        limits: Value,
+    ) -> (String, String, String) {
+        let (_, p) = self.op("POST", "/admin/partners", json!({"name": "Acme Payments"}));
+        let pid = p["payload"]["partner_id"].as_str().unwrap().to_owned();
+        let key = p["payload"]["api_key"].as_str().unwrap().to_owned();
+        let mut app = application(classes);
+        app["partner_id"] = json!(pid);
+        app["velocities"]["decline_duplicates"] = json!(decline_duplicates);
+        let (status, m) = self.call("POST", "/merchants", Some(&key), Some(app));
+        assert_eq!(status, 201, "{m}");
+        let mid = m["id"].as_str().unwrap().to_owned();
+        // Roomy limits (none of them in the way) but those given.
+        let big = "99999999.99";
+        let mut all = json!({"max_transaction_amount": big, "min_transaction_amount": "0.01",
+            "daily_count": 1_000_000_000u64, "daily_amount": big, "period_count": 1_000_000_000u64,
+            "period_amount": big, "monthly_count": 1_000_000_000u64, "monthly_amount": big,
+            "monthly_average_amount": big});
+        for (k, v) in limits.as_object().unwrap() {
+            all[k] = v.clone();
+        }
+        let path = format!("/admin/merchants/{mid}/approve");
+        let (status, a) = self.op("POST", &path, json!({ "limits": all }));
+        assert_eq!(status, 200, "{a}");
+        (pid, key, mid)
+    }
+
     fn op(&self, method: &str, path: &str, body: Value) -> (u16, Value) {
         self.call(method, path, Some(OPERATOR_KEY), Some(body))
     }
@@ -315,4 +360,142 @@ fn the_json_form_for_c_and_wasm_hosts() {
     assert_eq!(out["body"]["success"], json!("true"));
     let bad: Value = serde_json::from_str(&route_json(&api.engine, "{not json")).unwrap();
     assert_eq!(bad["status"], json!(400));
+}
+
+/// A POP debit (check number, state, images) of the merchant.
+fn pop(pid: &str, mid: &str, amount: &str) -> Value {
+    let png = "iVBORw0KGgoAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
+    let mut t = transaction(mid, "debit", amount);
+    t["partner_id"] = json!(pid);
+    t["standard_entry_class"] = json!("POP");
+    t["check_number"] = json!("1001");
+    t["state"] = json!("NY");
+    t["check_image_front"] = json!(png);
+    t["check_image_back"] = json!(png);
+    t
+}
+
+/// `v` as JSON text with the member `key` written as `literal`.
+fn with_literal(v: &Value, key: &str, literal: &str) -> String {
+    let mut v = v.clone();
+    v[key] = json!("@@LITERAL@@");
+    v.to_string().replace("\"@@LITERAL@@\"", literal)
+}
+
+/// (HTTP status, catalogue code) of an answer, after checking it is one.
+fn refusal(answer: &(u16, Value)) -> (u16, u64) {
+    let (status, v) = answer;
+    assert_eq!(v["success"], json!(false), "{v}");
+    (*status, v["error_code"].as_u64().unwrap_or_else(|| panic!("{v}")))
+}
+
+#[test]
+fn the_network_cap_and_the_merchants_limits_at_the_router() {
+    let api = Api::new();
+    let limits = json!({"max_transaction_amount": "30000.00", "min_transaction_amount": "5.00"});
+    let (pid, key, mid) = api.merchant(&["PPD", "BOC", "POP"], false, limits);
+    let mut statuses = std::collections::BTreeMap::new();
+    let mut seen = |answer: &(u16, Value)| {
+        let (status, code) = refusal(answer);
+        assert_eq!(*statuses.entry(code).or_insert(status), status, "message {code}: {}", answer.1);
+        answer.1.clone()
+    };
+
+    // Nacha's cap for BOC and POP: message 14, the amount as sent, not "for this merchant".
+    assert_eq!(api.call("POST", "/transactions", Some(&key), Some(pop(&pid, &mid, "25000.00"))).0, 201);
+    let v = seen(&api.call("POST", "/transactions", Some(&key), Some(pop(&pid, &mid, "25000.01"))));
+    assert_eq!(v["message"], json!("'25000.01' is an invalid Amount"));
+    assert_eq!(
+        (v["errors"][0]["field"].clone(), v["errors"][0]["code"].clone()),
+        (json!("amount"), json!("over_limit"))
+    );
+    let problem = v["errors"][0]["message"].as_str().unwrap();
+    assert!(problem.contains("POP entries are limited to $25,000.00 each by the Nacha rules"), "{problem}");
+    assert!(!v.to_string().contains("for this merchant"), "{v}");
+    let mut boc = pop(&pid, &mid, "1.00");
+    boc["standard_entry_class"] = json!("BOC");
+    let v = seen(&api.call_raw("/transactions", &key, &with_literal(&boc, "amount", "25000.50")));
+    assert_eq!(v["message"], json!("'25000.50' is an invalid Amount"));
+
+    // The merchant's own limits: above its maximum is message 21, below its minimum 14.
+    let mut ppd = transaction(&mid, "debit", "25000.01");
+    ppd["partner_id"] = json!(pid);
+    assert_eq!(api.call("POST", "/transactions", Some(&key), Some(ppd.clone())).0, 201, "no cap for PPD");
+    ppd["amount"] = json!("30000.01");
+    let v = seen(&api.call("POST", "/transactions", Some(&key), Some(ppd.clone())));
+    assert_eq!(v["message"], json!("Exceeded maximum dollar amount ($30,000.00) for this merchant."));
+    ppd["amount"] = json!("4.99");
+    let v = seen(&api.call("POST", "/transactions", Some(&key), Some(ppd.clone())));
+    assert_eq!(v["message"], json!("'4.99' is an invalid Amount"));
+    ppd["amount"] = json!("4.999");
+    seen(&api.call("POST", "/transactions", Some(&key), Some(ppd)));
+    assert_eq!(statuses, [(14, 422), (21, 403)].into_iter().collect());
+}
+
+#[test]
+fn amounts_are_one_amount_and_message_14_has_one_status() {
+    let api = Api::new();
+    let (pid, key, mid) = api.merchant(&["PPD"], true, json!({"max_transaction_amount": "5000.00"}));
+    let mut t = transaction(&mid, "debit", "1.00");
+    t["partner_id"] = json!(pid);
+    // The same amount written three ways is one transaction: the others are its duplicates.
+    let (status, v) = api.call_raw("/transactions", &key, &with_literal(&t, "amount", "1200.0"));
+    assert_eq!(status, 201, "{v}");
+    for literal in ["1200", "\"1200.00\"", "1200.00"] {
+        let answer = api.call_raw("/transactions", &key, &with_literal(&t, "amount", literal));
+        assert_eq!(refusal(&answer), (409, 17), "{literal}: {}", answer.1);
+    }
+    // Message 14 echoes exactly what was sent.
+    for (literal, shown) in [("1200.000", "1200.000"), ("\"1200.000\"", "1200.000"), ("12E2", "12E2")] {
+        let answer = api.call_raw("/transactions", &key, &with_literal(&t, "amount", literal));
+        assert_eq!(refusal(&answer), (422, 14), "{literal}");
+        assert_eq!(answer.1["message"], json!(format!("'{shown}' is an invalid Amount")));
+    }
+}
+
+#[test]
+fn values_as_the_spec_types_them_at_the_router() {
+    let api = Api::new();
+    let (pid, key, mid) = api.merchant(&["PPD", "WEB", "POP"], false, json!({}));
+    // SSN and tax id as JSON numbers that lost their leading zero.
+    let mut app = application(&["PPD"]);
+    app["partner_id"] = json!(pid);
+    app["principal"][0]["ssn"] = json!(12345678);
+    app["business_data"]["federal_tax_id"] = json!(12345678);
+    let (status, m) = api.call("POST", "/merchants", Some(&key), Some(app.clone()));
+    assert_eq!(status, 201, "{m}");
+    app["principal"][0]["ssn"] = serde_json::from_str("123456789.0").unwrap();
+    let answer = api.call("POST", "/merchants", Some(&key), Some(app));
+    assert_eq!(refusal(&answer), (422, 10));
+    let problem = &answer.1["errors"][0];
+    assert_eq!(
+        (problem["field"].clone(), problem["code"].clone()),
+        (json!("principal[0].ssn"), json!("invalid_format"))
+    );
+    assert_eq!(
+        problem["message"],
+        json!("principal[0].ssn is not a valid SSN: a JSON number for it must not have a fraction")
+    );
+
+    // The POP state in any letter case.
+    for (check, state) in [("2001", "ny"), ("2002", "Ny")] {
+        let mut t = pop(&pid, &mid, "10.00");
+        t["state"] = json!(state);
+        t["check_number"] = json!(check);
+        let (status, v) = api.call("POST", "/transactions", Some(&key), Some(t));
+        assert_eq!(status, 201, "{state}: {v}");
+    }
+
+    // Members the class does not use are ignored, whatever they hold.
+    for class in ["PPD", "WEB"] {
+        let mut t = transaction(&mid, "debit", "11.00");
+        t["partner_id"] = json!(pid);
+        t["standard_entry_class"] = json!(class);
+        t["check_number"] = json!("12a");
+        t["state"] = json!(["XX"]);
+        t["check_image_front"] = json!("not base64!");
+        t["check_image_back"] = json!(7);
+        let (status, v) = api.call("POST", "/transactions", Some(&key), Some(t));
+        assert_eq!(status, 201, "{class}: {v}");
+    }
 }

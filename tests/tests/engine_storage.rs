@@ -424,9 +424,12 @@ fn a_spent_check_stays_spent_across_a_key_change() {
         Engine::open(&path, options(START).with_encryption_key(EncryptionKey::generate())).unwrap(),
     );
     let (p, pc) = w.partner();
-    let (m, _, _) = w.roomy_merchant(&p, &pc, &["PPD"]);
+    let (m, _, _) = w.roomy_merchant(&p, &pc, &["BOC"]);
     let mut v = transaction(&m, "debit", "31.00");
+    v["standard_entry_class"] = json!("BOC");
     v["check_number"] = json!("1001");
+    v["check_image_front"] = json!("iVBORw0KGgoAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=");
+    v["check_image_back"] = json!("iVBORw0KGgoAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=");
     w.create(&p, &pc, &v).unwrap();
     let again = w.create(&p, &pc, &v).unwrap_err();
     assert_eq!(again.message(), "Duplicate transaction for this check. Check number: 1001");

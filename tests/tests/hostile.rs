@@ -26,6 +26,19 @@ use serde_json::{json, Value};
 
 const MB: usize = 1 << 20;
 
+/// A PNG signature and zeros in base64: a valid check image.
+const PNG: &str = "iVBORw0KGgoAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
+
+/// A BOC debit of 1.00 with its check number and both images.
+fn boc(merchant: &str) -> Value {
+    let mut v = transaction(merchant, "debit", "1.00");
+    v["standard_entry_class"] = json!("BOC");
+    v["check_number"] = json!("1001");
+    v["check_image_front"] = json!(PNG);
+    v["check_image_back"] = json!(PNG);
+    v
+}
+
 /// One partner of the fixture and what it owns.
 struct Tenant {
     id: String,
@@ -272,6 +285,15 @@ impl Fixture {
         v.to_string().into_bytes()
     }
 
+    /// [`Fixture::transaction_with`] for a BOC check: every member a class can use
+    /// but the POP state (which BOC ignores) is present and read.
+    fn check_with(&self, field: &str, value: Value) -> Vec<u8> {
+        let mut v = boc(&self.a.merchant);
+        v["partner_id"] = json!(self.a.id);
+        set(&mut v, field, value);
+        v.to_string().into_bytes()
+    }
+
     fn post(&self, path: &str, body: Vec<u8>) -> Request {
         request("POST", path, Some(&self.a.key), body)
     }
@@ -483,11 +505,11 @@ fn value_rows(f: &Fixture) -> Vec<Row> {
     let digits = "9".repeat(400);
     let invalid_amount = Refused(422, 14, "amount", "invalid_amount");
     let mut rows = Vec::new();
-    let raw_number = |field: &str, literal: &str| {
-        let placeholder = json!("@@NUMBER@@");
-        let text = String::from_utf8(f.transaction_with(field, placeholder)).unwrap();
-        text.replace("\"@@NUMBER@@\"", literal).into_bytes()
+    let literal_in = |body: Vec<u8>, literal: &str| {
+        String::from_utf8(body).unwrap().replace("\"@@NUMBER@@\"", literal).into_bytes()
     };
+    let raw_number =
+        |field: &str, literal: &str| literal_in(f.transaction_with(field, json!("@@NUMBER@@")), literal);
     for (name, literal) in [
         ("a 400-digit amount", digits.clone()),
         ("a 400-digit fraction", format!("0.{}", "0".repeat(399))),
@@ -504,16 +526,18 @@ fn value_rows(f: &Fixture) -> Vec<Row> {
         let text = f.transaction_with("amount", json!(literal));
         rows.push(row(format!("{name} (string)"), f.post("/transactions", text), invalid_amount.clone()));
     }
-    let r = f.post("/transactions", raw_number("check_number", &digits));
-    rows.push(row("a 400-digit check number", r, AnyRefusal));
+    // A check number is read by the classes that use it (a PPD's is ignored).
+    let bad_check = Refused(422, 10, "check_number", "invalid_format");
+    let r = f.post("/transactions", literal_in(f.check_with("check_number", json!("@@NUMBER@@")), &digits));
+    rows.push(row("a 400-digit check number", r, bad_check.clone()));
     let r = f.post("/transactions", raw_number("customer/routing_number", &digits));
     rows.push(row(
         "a 400-digit routing number",
         r,
         Refused(422, 12, "customer.routing_number", "invalid_type"),
     ));
-    let r = f.post("/transactions", raw_number("check_number", "-0"));
-    rows.push(row("check number negative zero", r, AnyRefusal));
+    let r = f.post("/transactions", literal_in(f.check_with("check_number", json!("@@NUMBER@@")), "-0"));
+    rows.push(row("check number negative zero", r, bad_check));
     let mut app = application(&["PPD"]);
     app["partner_id"] = json!(a.id);
     for field in [
@@ -606,9 +630,10 @@ fn size_rows(f: &Fixture) -> Vec<Row> {
     let big = "9".repeat(MB);
     let mut rows = Vec::new();
     let mut bodies = Vec::new();
-    let mut t = transaction(&a.merchant, "debit", "1.00");
+    // A BOC, so that the check number and images are read (see
+    // `a_megabyte_in_a_member_the_class_does_not_use_is_ignored` for a PPD's).
+    let mut t = boc(&a.merchant);
     t["partner_id"] = json!(a.id);
-    t["check_number"] = json!("1001");
     bodies.push(("/transactions", t));
     let mut c = customer_body("global", "918273645599");
     c["partner_id"] = json!(a.id);
@@ -860,6 +885,54 @@ fn hostile_input_is_refused_clearly_and_stores_nothing() {
     });
     assert!(failed.is_empty(), "{} of {} rows failed: {failed:#?}", failed.len(), rows.len());
     f.assert_counters_unchanged();
+}
+
+/// The rows above are all refused; this is the hostile value a request may carry
+/// and still succeed: a member its class does not use (a PPD's or WEB's check
+/// number, state and check images) is ignored, whatever it holds, within the body
+/// limit. It is neither stored nor answered, and it spends no check number.
+#[test]
+fn a_megabyte_in_a_member_the_class_does_not_use_is_ignored() {
+    let w = World::new("2026-11-23 10:00");
+    let (id, key, caller) = w.partner_with_key();
+    let (merchant, _, _) = w.roomy_merchant(&id, &caller, &["PPD", "WEB"]);
+    let big = "9".repeat(MB);
+    let post = |body: &Value| {
+        route(&w.engine, &request("POST", "/transactions", Some(&key), body.to_string().into_bytes()))
+    };
+    for class in ["PPD", "WEB"] {
+        for member in ["check_number", "state", "check_image_front", "check_image_back"] {
+            for value in [json!(big), json!({"deep": [big]}), json!(-0.0), json!(true)] {
+                let mut t = transaction(&merchant, "debit", "1.00");
+                t["partner_id"] = json!(id);
+                t["standard_entry_class"] = json!(class);
+                t[member] = value;
+                let r = post(&t);
+                assert_eq!(r.status, 201, "{class} {member}: {}", &r.body[..r.body.len().min(200)]);
+                assert!(r.body.len() < 256 && !r.body.contains("999"), "{class} {member}: {}", r.body);
+            }
+        }
+        // Refused for another reason: the ignored member is not reflected either.
+        let mut t = transaction(&merchant, "debit", "abc");
+        t["partner_id"] = json!(id);
+        t["standard_entry_class"] = json!(class);
+        t["check_number"] = json!(big);
+        let r = post(&t);
+        assert_eq!(r.status, 422);
+        let v: Value = serde_json::from_str(&r.body).unwrap();
+        assert_eq!((v["error_code"].clone(), v["errors"].as_array().map(Vec::len)), (json!(14), Some(1)));
+        assert!(r.body.len() < 1024 && !r.body.contains("999"), "{}", r.body);
+    }
+    // A PPD's check number is not a check: the same one twice is no duplicate.
+    for _ in 0..2 {
+        let mut t = transaction(&merchant, "debit", "2.00");
+        t["partner_id"] = json!(id);
+        t["check_number"] = json!("1001");
+        assert_eq!(post(&t).status, 201);
+    }
+    let feed =
+        route(&w.engine, &request("GET", &format!("/status-changes/0?partner_id={id}"), Some(&key), vec![]));
+    assert!(!feed.body.contains("999") && !feed.body.contains("1001"));
 }
 
 #[test]

@@ -109,7 +109,7 @@ fn account_numbers_ssns_and_tax_ids_are_never_stored_or_answered_in_clear() {
     let s = |i: usize| SECRETS[i];
 
     // A merchant application with every kind of secret it holds.
-    let mut app = application(&["PPD", "WEB"]);
+    let mut app = application(&["PPD", "WEB", "BOC"]);
     app["partner_id"] = json!(pid);
     app["velocities"]["decline_duplicates"] = json!(false);
     app["custodial_bank_account"]["account"] = json!(s(0));
@@ -148,11 +148,13 @@ fn account_numbers_ssns_and_tax_ids_are_never_stored_or_answered_in_clear() {
     });
     assert_eq!(status, 201, "{c3}");
 
-    // Transactions: a JSON body (with a check number), form data, an idempotent
-    // retry, the JSON form, by token.
+    // Transactions: a JSON body (a check, with its number), form data, an
+    // idempotent retry, the JSON form, by token.
+    let png = "iVBORw0KGgoAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
     let tx = |account: &str, amount: &str| {
         json!({"partner_id": pid, "merchant_id": mid, "amount": amount, "description": "test", "type": "debit",
-               "standard_entry_class": "PPD", "check_number": "1001",
+               "standard_entry_class": "BOC", "check_number": "1001",
+               "check_image_front": png, "check_image_back": png,
                "customer": {"name": "Ada", "routing_number": "021000021", "account_number": account, "account_type": "checking"}})
     };
     let (status, t1) = api.call("POST", "/transactions", key, &tx(s(9), "10.00"));

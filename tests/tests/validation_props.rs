@@ -1,10 +1,11 @@
 //! Property tests of the validation layer: generated valid requests pass; removing
 //! or corrupting any single required field is rejected with that field's path;
-//! nothing panics on arbitrary JSON values or bytes.
+//! any value in a member the class does not use changes nothing; a POP state is
+//! read in any letter case; nothing panics on arbitrary JSON values or bytes.
 #![allow(clippy::unwrap_used)]
 
 use ach_core::routing::RoutingDirectory;
-use ach_core::validation::{check_bytes, check_value, Context, Kind, Verdict};
+use ach_core::validation::{check_bytes, check_value, transaction, Context, Kind, Verdict};
 use chrono::NaiveDate;
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -180,6 +181,65 @@ proptest! {
         *broken.pointer_mut(pointer).unwrap() = junk;
         let verdict = verdict(Kind::Transaction, &broken);
         prop_assert_eq!(verdict.valid, verdict.errors.is_empty());
+    }
+}
+
+/// The members a class may use, each with the classes that use it.
+const CLASS_MEMBERS: [(&str, &[&str]); 4] = [
+    ("check_number", &["BOC", "POP", "ICL"]),
+    ("state", &["POP"]),
+    ("check_image_front", &["BOC", "POP", "ICL"]),
+    ("check_image_back", &["BOC", "POP", "ICL"]),
+];
+
+/// The 50 states, DC and the territories: every POP terminal state.
+const TERMINAL_STATES: [&str; 56] = [
+    "AL", "AK", "AZ", "AR", "CA", "CO", "CT", "DE", "DC", "FL", "GA", "HI", "ID", "IL", "IN", "IA", "KS",
+    "KY", "LA", "ME", "MD", "MA", "MI", "MN", "MS", "MO", "MT", "NE", "NV", "NH", "NJ", "NM", "NY", "NC",
+    "ND", "OH", "OK", "OR", "PA", "RI", "SC", "SD", "TN", "TX", "UT", "VT", "VA", "WA", "WV", "WI", "WY",
+    "AS", "GU", "MP", "PR", "VI",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn a_member_the_class_does_not_use_never_changes_the_verdict(
+        v in valid_transaction(),
+        pick in any::<prop::sample::Index>(),
+        junk in arb_json(),
+    ) {
+        let class = v["standard_entry_class"].as_str().unwrap().to_owned();
+        let unused: Vec<&str> =
+            CLASS_MEMBERS.iter().filter(|(_, users)| !users.contains(&class.as_str())).map(|(k, _)| *k).collect();
+        prop_assume!(!unused.is_empty());
+        let mut with = v.clone();
+        with[unused[pick.index(unused.len())]] = junk;
+        prop_assert_eq!(verdict(Kind::Transaction, &with), verdict(Kind::Transaction, &v));
+    }
+
+    #[test]
+    fn a_pop_state_is_read_in_any_letter_case(
+        v in valid_transaction(),
+        code in prop::sample::select(TERMINAL_STATES.to_vec()),
+        lower in any::<[bool; 2]>(),
+    ) {
+        let mut pop = v;
+        pop["standard_entry_class"] = json!("POP");
+        pop["type"] = json!("debit");
+        pop["check_number"] = json!("1001");
+        pop["check_image_front"] = json!(PNG);
+        pop["check_image_back"] = json!(PNG);
+        let sent: String = code
+            .chars()
+            .zip(lower)
+            .map(|(c, lower)| if lower { c.to_ascii_lowercase() } else { c })
+            .collect();
+        pop["state"] = json!(sent);
+        let directory = RoutingDirectory::embedded();
+        let ctx = Context { today: NaiveDate::from_ymd_opt(2026, 11, 22).unwrap(), directory: &directory };
+        let read = transaction::validate_value(&pop, &ctx).map_err(|r| r.verdict());
+        prop_assert_eq!(read.map(|t| t.state), Ok(Some(code.to_owned())), "{}", sent);
     }
 }
 

@@ -105,6 +105,13 @@ impl EntryClass {
         matches!(self, EntryClass::BOC | EntryClass::POP)
     }
 
+    /// Whether the class reads `check_number` at all: required for BOC and POP,
+    /// optional for ICL (a check item too, so a number given is checked for
+    /// duplicates). Other classes carry no check: their `check_number` is ignored.
+    pub const fn uses_check_number(self) -> bool {
+        matches!(self, EntryClass::BOC | EntryClass::POP | EntryClass::ICL)
+    }
+
     /// Whether front and back check images are required (POP, ICL, BOC).
     pub const fn requires_images(self) -> bool {
         matches!(self, EntryClass::BOC | EntryClass::POP | EntryClass::ICL)
@@ -151,16 +158,20 @@ pub struct NewTransaction {
     pub direction: Direction,
     /// The ACH standard entry class.
     pub standard_entry_class: EntryClass,
-    /// Check number (BOC, POP; optional otherwise).
+    /// Check number: BOC and POP (required), ICL (optional); `None` for the other
+    /// classes, which ignore the member.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub check_number: Option<String>,
-    /// Base64 front image of the check (BOC, POP, ICL).
+    /// Base64 front image of the check (BOC, POP, ICL; `None` for the other
+    /// classes, which ignore the member).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub check_image_front: Option<String>,
-    /// Base64 back image of the check (BOC, POP, ICL).
+    /// Base64 back image of the check (BOC, POP, ICL; `None` for the other
+    /// classes, which ignore the member).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub check_image_back: Option<String>,
-    /// Terminal state for POP (US state or territory code).
+    /// Terminal state for POP (US state or territory code, upper case; `None` for
+    /// the other classes, which ignore the member).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<String>,
     /// The receiver.

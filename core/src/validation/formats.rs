@@ -169,6 +169,55 @@ pub fn nine_digits(text: &str, allow_dashes_at: &[usize]) -> Option<[u8; 9]> {
     (n == 9).then_some(out)
 }
 
+/// Why a JSON number is not a nine-digit identifier (SSN, tax id).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NumberIdError {
+    /// It has a sign (`-123456789`, `-0`).
+    Sign,
+    /// It has a fraction (`123456789.0`).
+    Fraction,
+    /// It has an exponent (`1.23456789e8`).
+    Exponent,
+    /// It has more than nine digits.
+    TooManyDigits,
+    /// It is not a JSON number's text at all.
+    NotANumber,
+}
+
+impl NumberIdError {
+    /// What is wrong, for a field problem (never echoing the value).
+    pub const fn reason(self) -> &'static str {
+        match self {
+            NumberIdError::Sign => "a JSON number for it must not have a sign",
+            NumberIdError::Fraction => "a JSON number for it must not have a fraction",
+            NumberIdError::Exponent => "a JSON number for it must not have an exponent",
+            NumberIdError::TooManyDigits => "a JSON number for it has at most nine digits",
+            NumberIdError::NotANumber => "a JSON number for it must be digits only",
+        }
+    }
+}
+
+/// A nine-digit identifier sent as a JSON number, from the number's literal text.
+/// A JSON number cannot keep leading zeros (`012345678` is not JSON; clients send
+/// `12345678`), so 1 to 9 digits are left-padded with zeros to nine. A sign, a
+/// fraction, an exponent or more than nine digits is refused, never rounded.
+pub fn pad_number_id(literal: &str) -> Result<String, NumberIdError> {
+    let has = |set: &[u8]| literal.bytes().any(|b| set.contains(&b));
+    if literal.starts_with('-') {
+        Err(NumberIdError::Sign)
+    } else if has(b"eE") {
+        Err(NumberIdError::Exponent)
+    } else if has(b".") {
+        Err(NumberIdError::Fraction)
+    } else if literal.is_empty() || !literal.bytes().all(|b| b.is_ascii_digit()) {
+        Err(NumberIdError::NotANumber)
+    } else if literal.len() > 9 {
+        Err(NumberIdError::TooManyDigits)
+    } else {
+        Ok(format!("{literal:0>9}"))
+    }
+}
+
 /// SSN: nine digits (`123456789` or `123-45-6789`), area not 000, 666 or 9xx, group
 /// not 00, serial not 0000.
 pub fn ssn_ok(text: &str) -> bool {
@@ -341,6 +390,34 @@ mod tests {
         }
         assert!(ein_ok("123456789") && ein_ok("12-3456789"));
         assert!(!ein_ok("000000000") && !ein_ok("123-456789") && !ein_ok("1234"));
+    }
+
+    #[test]
+    fn number_ids_are_padded_to_nine_digits() {
+        for (literal, padded) in [
+            ("12345678", "012345678"),
+            ("123456789", "123456789"),
+            ("1", "000000001"),
+            ("0", "000000000"),
+            ("000000001", "000000001"),
+        ] {
+            assert_eq!(pad_number_id(literal).as_deref(), Ok(padded), "{literal}");
+        }
+        for (literal, why) in [
+            ("-12345678", NumberIdError::Sign),
+            ("-0", NumberIdError::Sign),
+            ("12345678.0", NumberIdError::Fraction),
+            ("1.2345678e7", NumberIdError::Exponent),
+            ("-1.5e3", NumberIdError::Sign),
+            ("12345678e0", NumberIdError::Exponent),
+            ("1E8", NumberIdError::Exponent),
+            ("1234567890", NumberIdError::TooManyDigits),
+            ("", NumberIdError::NotANumber),
+            ("12 345", NumberIdError::NotANumber),
+        ] {
+            assert_eq!(pad_number_id(literal), Err(why), "{literal}");
+        }
+        assert_eq!(pad_number_id(&"9".repeat(400)), Err(NumberIdError::TooManyDigits));
     }
 
     fn b64(bytes: &[u8]) -> String {

@@ -7,13 +7,15 @@
 //! garbled "the service" member of `business_data` is read as
 //! `merchant_category_code` (an ISO 18245 MCC, see [`crate::categories`]).
 
+use std::borrow::Cow;
+
 use chrono::NaiveDate;
 
 use super::account;
 use super::fields::{self, problem, Need, Rule, STRUCTURE};
 use super::formats::{
-    check_image, ein_ok, email_ok, is_po_box, nine_digits, parse_date, phone_ok, postal_state_ok, ssn_ok,
-    website_ok, zip_ok, ImageError,
+    check_image, ein_ok, email_ok, is_po_box, nine_digits, pad_number_id, parse_date, phone_ok,
+    postal_state_ok, ssn_ok, website_ok, zip_ok, ImageError,
 };
 use super::json::{Body, JsonType, Node, Object};
 use super::report::{Path, ProblemCode as C, Rank, Report};
@@ -325,15 +327,31 @@ type Id = (fn(&str) -> bool, &'static str);
 const SSN: Id = (ssn_ok, "SSN");
 const EIN: Id = (ein_ok, "federal tax id (nine digits, like 12-3456789)");
 
-/// A nine-digit identifier (SSN, EIN), as a JSON number or a string; normalized to
-/// nine digits. Its value is never echoed.
+/// A nine-digit identifier (SSN, EIN), as a string (`123-45-6789`, `12-3456789`,
+/// nine digits) or a JSON number (the spec types both ids "number", and a JSON
+/// number cannot keep leading zeros, so it is left-padded to nine digits);
+/// normalized to nine digits. Its value is never echoed.
 fn nine_digit(r: &mut Report, m: &Obj, parent: &Path<'_>, key: &str, kind: Id) -> Option<String> {
     let text = fields::number_or_text(r, m, parent, key, Need::Required, STRUCTURE)?;
     let (ok, what) = kind;
+    let at = parent.key(key);
+    let is_number = fields::member(m, key).is_some_and(|n| n.json_type() == JsonType::Number);
+    let text = if is_number {
+        match pad_number_id(&text) {
+            Ok(padded) => Cow::Owned(padded),
+            Err(why) => {
+                let rest = format!("is not a valid {what}: {}", why.reason());
+                fail(r, &at, C::InvalidFormat, &rest);
+                return None;
+            }
+        }
+    } else {
+        text
+    };
     let digits = ok(&text).then(|| nine_digit_text(&text)).flatten();
     if digits.is_none() {
         let rest = format!("is not a valid {what}");
-        fail(r, &parent.key(key), C::InvalidFormat, &rest);
+        fail(r, &at, C::InvalidFormat, &rest);
     }
     digits
 }

@@ -264,7 +264,8 @@ fn each_rule_reports_its_field_code_and_envelope() {
         "/business_data/business_start_date" => json!("06/01/2015"), InvalidFormat, TEN;
         "/business_data/business_start_date" => json!(20150601), InvalidType, TEN;
         "/business_data/federal_tax_id" => json!("00-0000000"), InvalidFormat, TEN;
-        "/business_data/federal_tax_id" => json!(12345678), InvalidFormat, TEN;
+        "/business_data/federal_tax_id" => json!(1234567890), InvalidFormat, TEN, "a JSON number for it has at most nine digits";
+        "/business_data/federal_tax_id" => json!(0), InvalidFormat, TEN;
         "/business_data/corporate_structure" => json!("S".repeat(256)), TooLong, TEN;
         "/business_data/merchant_category_code" => json!(0), InvalidValue, TEN;
         "/business_data/merchant_category_code" => json!("0000"), InvalidValue, TEN;
@@ -292,7 +293,9 @@ fn each_rule_reports_its_field_code_and_envelope() {
         "/support_contact/fax" => json!("fax me"), InvalidFormat, TEN;
         // principal
         "/principal/0/ssn" => json!("123-45-678"), InvalidFormat, TEN, "principal[0].ssn is not a valid SSN";
-        "/principal/0/ssn" => json!(12345678), InvalidFormat, TEN;
+        "/principal/0/ssn" => json!(12345), InvalidFormat, TEN, "principal[0].ssn is not a valid SSN";
+        "/principal/0/ssn" => json!(-123456789), InvalidFormat, TEN, "must not have a sign";
+        "/principal/0/ssn" => json!(123456789.5), InvalidFormat, TEN, "must not have a fraction";
         "/principal/1/ssn" => json!("666-12-3456"), InvalidFormat, TEN;
         "/principal/0/ssn" => json!(true), InvalidType, TEN;
         "/principal/1/address/zip" => json!("6310"), InvalidFormat, TEN;
@@ -402,9 +405,22 @@ fn references_may_be_null_or_empty() {
 
 #[test]
 fn an_ssn_tax_id_or_account_number_is_never_echoed() {
-    for bad in [json!(12345678), json!("666-12-3456"), json!(1.5), json!("1234567890")] {
+    for bad in [json!(12345), json!("666-12-3456"), json!("12345678"), json!("1234567890")] {
         let e = only("/principal/0/ssn", bad, C::InvalidFormat, TEN);
         assert_eq!(e.message, "principal[0].ssn is not a valid SSN");
+    }
+    for (bad, why) in [
+        ("-123456789", "a JSON number for it must not have a sign"),
+        ("123456789.0", "a JSON number for it must not have a fraction"),
+        ("1.5", "a JSON number for it must not have a fraction"),
+        ("123456789e0", "a JSON number for it must not have an exponent"),
+        ("1234567890", "a JSON number for it has at most nine digits"),
+    ] {
+        let e = only("/principal/0/ssn", number(bad), C::InvalidFormat, TEN);
+        assert_eq!(e.message, format!("principal[0].ssn is not a valid SSN: {why}"), "{bad}");
+        let e = only("/business_data/federal_tax_id", number(bad), C::InvalidFormat, TEN);
+        let what = "federal tax id (nine digits, like 12-3456789)";
+        assert_eq!(e.message, format!("business_data.federal_tax_id is not a valid {what}: {why}"), "{bad}");
     }
     let v = with! {
         "/principal/1/ssn" => json!("999-45-1357"),
@@ -416,6 +432,64 @@ fn an_ssn_tax_id_or_account_number_is_never_echoed() {
     let text = serde_json::to_string(&check(&v)).unwrap();
     for secret in ["999", "1357", "765432", "SECRET", "13579"] {
         assert!(!text.contains(secret), "{secret} in {text}");
+    }
+}
+
+/// A JSON number with exactly this literal text.
+fn number(literal: &str) -> Value {
+    serde_json::from_str(literal).unwrap()
+}
+
+#[test]
+fn numeric_ssns_and_tax_ids_are_left_padded_to_nine_digits() {
+    let ids = |v: &Value| {
+        let m = validate_value(v, &ctx()).unwrap_or_else(|r| panic!("{:?}", r.verdict()));
+        (m.principal[0].ssn.clone(), m.business_data.federal_tax_id)
+    };
+    // A JSON number loses its leading zeros: 012345678 arrives as 12345678.
+    let v = with! {
+        "/principal/0/ssn" => json!(12345678),
+        "/business_data/federal_tax_id" => json!(12345678),
+    };
+    assert_eq!(ids(&v), ("012345678".to_owned(), "012345678".to_owned()));
+    let v = with! {
+        "/principal/0/ssn" => json!(1234567),
+        "/business_data/federal_tax_id" => json!(1),
+    };
+    assert_eq!(ids(&v), ("001234567".to_owned(), "000000001".to_owned()));
+    // Strings are read as written: eight digits in a string are not nine.
+    for pointer in ["/principal/0/ssn", "/business_data/federal_tax_id"] {
+        only(pointer, json!("12345678"), C::InvalidFormat, TEN);
+    }
+    let v = with! {
+        "/principal/0/ssn" => json!("012-34-5678"),
+        "/business_data/federal_tax_id" => json!("01-2345678"),
+    };
+    assert_eq!(ids(&v), ("012345678".to_owned(), "012345678".to_owned()));
+    // Padding happens before the SSN rules: 12345 is 000012345, area 000.
+    only("/principal/0/ssn", json!(12345), C::InvalidFormat, TEN);
+    only("/business_data/federal_tax_id", json!(0), C::InvalidFormat, TEN);
+}
+
+proptest! {
+    #[test]
+    fn a_numeric_id_reads_as_its_nine_digit_string(n in 0u64..=999_999_999) {
+        let text = format!("{n:09}");
+        let as_number = with! {
+            "/principal/0/ssn" => json!(n),
+            "/business_data/federal_tax_id" => json!(n),
+        };
+        let as_string = with! {
+            "/principal/0/ssn" => json!(text),
+            "/business_data/federal_tax_id" => json!(text),
+        };
+        let (number, string) = (validate_value(&as_number, &ctx()), validate_value(&as_string, &ctx()));
+        prop_assert_eq!(check(&as_number), check(&as_string));
+        if let (Ok(number), Ok(string)) = (number, string) {
+            prop_assert_eq!(&number.principal[0].ssn, &text);
+            prop_assert_eq!(&number.business_data.federal_tax_id, &text);
+            prop_assert_eq!(number, string);
+        }
     }
 }
 

@@ -47,10 +47,24 @@ fn walk(r: &mut Report, value: &Body<'_>, ctx: &Context<'_>) -> Option<NewTransa
     let description = fields::text(r, map, &root, "description", Need::Required, MAX_DESCRIPTION, STRUCTURE);
     let direction = direction(r, map, &root);
     let class = entry_class(r, map, &root);
-    let check_number = check_number(r, map, &root, class);
-    let state = terminal_state(r, map, &root, class);
-    let front = image(r, map, &root, "check_image_front", class);
-    let back = image(r, map, &root, "check_image_back", class);
+    // A member the class does not use is ignored like an unknown member: not read,
+    // not type-checked, not stored (and with no valid class, none is used).
+    let used = |rule: fn(EntryClass) -> bool| class.filter(|c| rule(*c));
+    let check_number = match used(EntryClass::uses_check_number) {
+        Some(class) => check_number(r, map, &root, class),
+        None => Some(None),
+    };
+    let state = match used(EntryClass::requires_state) {
+        Some(_) => terminal_state(r, map, &root).map(Some),
+        None => Some(None),
+    };
+    let (front, back) = match used(EntryClass::requires_images) {
+        Some(class) => (
+            image(r, map, &root, "check_image_front", class).map(Some),
+            image(r, map, &root, "check_image_back", class).map(Some),
+        ),
+        None => (Some(None), Some(None)),
+    };
     let customer = customer(r, map, &root, ctx);
 
     if let (Some(amount), Some(direction)) = (amount, direction) {
@@ -70,9 +84,16 @@ fn walk(r: &mut Report, value: &Body<'_>, ctx: &Context<'_>) -> Option<NewTransa
     if let (Some(class), Some(amount)) = (class, amount) {
         if let Some(cap) = class.entry_cap() {
             if amount > cap {
-                let e = AchError::MaxAmountExceeded { limit: cap };
-                let msg = format!("{} entries are capped at {} each: {e}", class.as_str(), cap.dollars());
-                r.push("amount".into(), ProblemCode::OverLimit, msg, e, Rank::ClassRule);
+                // The network's cap, not the merchant's limit (message 21 says "for this
+                // merchant"): the amount is invalid for the class, message 14.
+                let sent = fields::member(map, "amount").map(fields::literal).unwrap_or_default();
+                let e = AchError::InvalidAmount { value: echo(&sent) };
+                let msg = format!(
+                    "{e}: {} entries are limited to {} each by the Nacha rules",
+                    class.as_str(),
+                    cap.dollars()
+                );
+                r.push(root.key("amount").render(), ProblemCode::OverLimit, msg, e, Rank::Amount);
             }
         }
     }
@@ -135,21 +156,16 @@ fn entry_class(r: &mut Report, map: &Object<'_>, parent: &Path<'_>) -> Option<En
     parsed
 }
 
-/// `Some(None)` when absent and allowed; `None` when a problem was recorded.
+/// `check_number` of a class that uses it: `Some(None)` when absent and allowed;
+/// `None` when a problem was recorded.
 fn check_number(
     r: &mut Report,
     map: &Object<'_>,
     parent: &Path<'_>,
-    class: Option<EntryClass>,
+    class: EntryClass,
 ) -> Option<Option<String>> {
-    let required = class.is_some_and(EntryClass::requires_check_number);
+    let required = class.requires_check_number();
     let path = parent.key("check_number");
-    let missing_rule = Rule {
-        rank: Rank::ClassRule,
-        error: &|_| AchError::CheckNumberRequired {
-            transaction_type: class.map_or("", EntryClass::as_str).to_owned(),
-        },
-    };
     let text = match fields::member(map, "check_number") {
         None => None,
         Some(n) if n.json_type() == JsonType::Number => Some(n.text().to_owned()),
@@ -164,7 +180,7 @@ fn check_number(
     };
     match text {
         None if required => {
-            let e = (missing_rule.error)("");
+            let e = AchError::CheckNumberRequired { transaction_type: class.as_str().to_owned() };
             let msg = e.to_string();
             r.push(path.render(), ProblemCode::Required, msg, e, Rank::ClassRule);
             None
@@ -181,22 +197,15 @@ fn check_number(
     }
 }
 
-fn terminal_state(
-    r: &mut Report,
-    map: &Object<'_>,
-    parent: &Path<'_>,
-    class: Option<EntryClass>,
-) -> Option<Option<String>> {
-    let required = class.is_some_and(EntryClass::requires_state);
-    let rule =
-        if required { Rule { rank: Rank::ClassRule, error: &|_| AchError::StateRequired } } else { CLASS };
-    let before = r.problems().len();
-    let need = if required { Need::Required } else { Need::Optional };
-    let Some(text) = fields::text(r, map, parent, "state", need, 2, rule) else {
-        return if r.problems().len() > before { None } else { Some(None) };
-    };
-    if terminal_state_ok(&text) {
-        return Some(Some(text.into_owned()));
+/// The POP terminal's `state` (message 9 when missing or not a code): a state or
+/// territory code in any letter case, stored upper case.
+fn terminal_state(r: &mut Report, map: &Object<'_>, parent: &Path<'_>) -> Option<String> {
+    let rule = Rule { rank: Rank::ClassRule, error: &|_| AchError::StateRequired };
+    let text = fields::text(r, map, parent, "state", Need::Required, 2, rule)?;
+    // ASCII only: a Unicode case mapping would turn look-alikes (`ſ` to `S`) into codes.
+    let upper = text.to_ascii_uppercase();
+    if terminal_state_ok(&upper) {
+        return Some(upper);
     }
     let path = parent.key("state");
     let msg = format!("state must be a US state or territory code (like NY or PR), not '{}'", echo(&text));
@@ -204,14 +213,14 @@ fn terminal_state(
     None
 }
 
+/// A check image of a class that requires it (BOC, POP, ICL).
 fn image(
     r: &mut Report,
     map: &Object<'_>,
     parent: &Path<'_>,
     key: &str,
-    class: Option<EntryClass>,
-) -> Option<Option<String>> {
-    let required = class.is_some_and(EntryClass::requires_images);
+    class: EntryClass,
+) -> Option<String> {
     let path = parent.key(key);
     let text = match fields::member(map, key) {
         None => None,
@@ -223,16 +232,12 @@ fn image(
         }
     };
     let Some(text) = text else {
-        if required {
-            let class = class.map_or("", EntryClass::as_str);
-            let msg = format!("{key} is required for {class} transactions");
-            problem(r, &path, ProblemCode::Required, msg, CLASS, "");
-            return None;
-        }
-        return Some(None);
+        let msg = format!("{key} is required for {} transactions", class.as_str());
+        problem(r, &path, ProblemCode::Required, msg, CLASS, "");
+        return None;
     };
     match check_image(&text) {
-        Ok(()) => Some(Some(text.into_owned())),
+        Ok(()) => Some(text.into_owned()),
         Err(why) => {
             let (code, msg) = match why {
                 ImageError::Base64 => (ProblemCode::InvalidBase64, format!("{key} is not valid base64")),

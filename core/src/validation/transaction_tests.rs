@@ -261,9 +261,95 @@ fn images_required_for_pop_icl_boc_and_must_be_real() {
     v["check_image_front"] =
         json!(base64::engine::general_purpose::STANDARD.encode(b"GIF89a-not-a-check-image"));
     assert_eq!(summary(&v).1, one("check_image_front", "not_an_image"));
-    let mut ppd_with_bad_image = ppd();
-    ppd_with_bad_image["check_image_front"] = json!("@@@");
-    assert_eq!(summary(&ppd_with_bad_image).1, one("check_image_front", "invalid_base64"));
+}
+
+/// The verdict of a transaction body given as text (exact number literals).
+fn raw_verdict(body: &str) -> Verdict {
+    let d = dir();
+    super::check_bytes(Kind::Transaction, body.as_bytes(), &ctx(&d))
+}
+
+/// `v` as JSON text with the member `key` written as `literal`.
+fn with_literal(v: &Value, key: &str, literal: &str) -> String {
+    let mut v = v.clone();
+    v[key] = json!("@@LITERAL@@");
+    serde_json::to_string(&v).unwrap().replace("\"@@LITERAL@@\"", literal)
+}
+
+#[test]
+fn members_a_class_does_not_use_are_ignored_not_refused() {
+    let big = "9".repeat(1 << 20);
+    let junk = [
+        json!("12a"),
+        json!("XX"),
+        json!("@@@"),
+        json!(5),
+        json!(true),
+        json!([1]),
+        json!({"a": 1}),
+        json!(big),
+    ];
+    let d = dir();
+    for class in ["PPD", "WEB", "CCD", "TEL"] {
+        for value in &junk {
+            let mut v = ppd();
+            v["standard_entry_class"] = json!(class);
+            for key in ["check_number", "state", "check_image_front", "check_image_back"] {
+                v[key] = value.clone();
+            }
+            let t = transaction::validate_value(&v, &ctx(&d)).unwrap_or_else(|r| panic!("{class}: {r:?}"));
+            assert_eq!(t.standard_entry_class.as_str(), class);
+            let unused = (&t.check_number, &t.state, &t.check_image_front, &t.check_image_back);
+            assert_eq!(unused, (&None, &None, &None, &None), "{class}: nothing unused is stored");
+        }
+        // Well-formed values are not stored either.
+        let mut v = pop();
+        v["standard_entry_class"] = json!(class);
+        let t = transaction::validate_value(&v, &ctx(&d)).unwrap();
+        assert_eq!((t.check_number, t.state, t.check_image_front), (None, None, None), "{class}");
+    }
+    // BOC and ICL do not use the terminal state; ICL does use a check number.
+    for class in ["BOC", "ICL"] {
+        let mut v = pop();
+        v["standard_entry_class"] = json!(class);
+        v["state"] = json!(big);
+        let t = transaction::validate_value(&v, &ctx(&d)).unwrap();
+        assert_eq!((t.state, t.check_number.as_deref()), (None, Some("1001")), "{class}");
+        v["check_number"] = json!("12a");
+        assert_eq!(summary(&v).1, one("check_number", "invalid_format"), "{class}");
+    }
+    // Without a valid class no class member is read: only the class is reported,
+    // and a hostile value is not reflected.
+    let mut v = pop();
+    v["standard_entry_class"] = json!("XYZ");
+    v["check_number"] = json!(big);
+    v["state"] = json!(big);
+    let verdict = verdict(&v);
+    let fields: Vec<&str> = verdict.errors.iter().map(|e| e.field.as_str()).collect();
+    assert_eq!(fields, ["standard_entry_class"]);
+    assert!(verdict.to_json().len() < 1024);
+}
+
+#[test]
+fn the_pop_state_is_read_in_any_letter_case_and_stored_upper_case() {
+    let d = dir();
+    for sent in ["ny", "Ny", "nY", "NY"] {
+        let mut v = pop();
+        v["state"] = json!(sent);
+        let t = transaction::validate_value(&v, &ctx(&d)).unwrap();
+        assert_eq!(t.state.as_deref(), Some("NY"), "{sent}");
+    }
+    let mut v = pop();
+    v["state"] = json!("pr");
+    assert_eq!(transaction::validate_value(&v, &ctx(&d)).unwrap().state.as_deref(), Some("PR"));
+    // Still a code: not a military mail code, not a look-alike, not a name.
+    for sent in ["ae", "zz", "ｎｙ", "New York", "n"] {
+        v["state"] = json!(sent);
+        let (message, fields) = summary(&v);
+        assert_eq!(message.as_deref(), Some("State Required For POP Transactions"), "{sent}");
+        assert_eq!(fields.len(), 1, "{sent}");
+        assert_eq!(fields[0].0, "state", "{sent}");
+    }
 }
 
 #[test]
@@ -280,21 +366,75 @@ fn class_rules_debit_only_and_the_25000_cap() {
             )
         );
     }
-    let mut v = pop();
-    v["amount"] = json!("25000.00");
-    assert!(verdict(&v).valid);
-    v["amount"] = json!("25000.01");
-    assert_eq!(
-        summary(&v),
-        (
-            Some("Exceeded maximum dollar amount ($25,000.00) for this merchant.".into()),
-            one("amount", "over_limit")
-        )
-    );
     let mut icl = pop();
     icl["standard_entry_class"] = json!("ICL");
     icl["amount"] = json!("90000");
     assert!(verdict(&icl).valid);
+}
+
+#[test]
+fn the_boc_and_pop_network_cap_is_message_14_not_the_merchants_limit() {
+    for class in ["BOC", "POP"] {
+        let mut v = pop();
+        v["standard_entry_class"] = json!(class);
+        for at_cap in ["25000.00", "25000", "25000.0"] {
+            assert!(raw_verdict(&with_literal(&v, "amount", at_cap)).valid, "{class} {at_cap}");
+        }
+        // The amount is echoed exactly as sent, string or number.
+        for (literal, shown) in [
+            ("\"25000.01\"", "25000.01"),
+            ("25000.5", "25000.5"),
+            ("30000", "30000"),
+            ("99999999.99", "99999999.99"),
+        ] {
+            let verdict = raw_verdict(&with_literal(&v, "amount", literal));
+            let expected = format!("'{shown}' is an invalid Amount");
+            assert_eq!(verdict.message.as_deref(), Some(expected.as_str()), "{class} {literal}");
+            assert_eq!(verdict.errors.len(), 1, "{class} {literal}");
+            let e = &verdict.errors[0];
+            assert_eq!((e.field.as_str(), e.code.as_str()), ("amount", "over_limit"));
+            let limit = format!("{class} entries are limited to $25,000.00 each by the Nacha rules");
+            assert!(e.message.contains(&limit) && e.message.starts_with(&expected), "{}", e.message);
+            assert!(!e.message.contains("for this merchant"), "{}", e.message);
+        }
+    }
+    let d = dir();
+    let mut v = pop();
+    v["amount"] = json!("25000.01");
+    let report = transaction::validate_value(&v, &ctx(&d)).unwrap_err();
+    let error = report.first_error().unwrap();
+    assert_eq!((error.code(), error.http_status()), (14, 422));
+    // An amount problem: it comes before the class rules (a POP credit over the cap).
+    v["type"] = json!("credit");
+    assert_eq!(
+        summary(&v),
+        (
+            Some("'25000.01' is an invalid Amount".into()),
+            vec![("amount".into(), "over_limit".into()), ("type".into(), "direction_not_allowed".into())]
+        )
+    );
+}
+
+#[test]
+fn one_amount_however_it_is_written() {
+    let d = dir();
+    let parse = |literal: &str| {
+        transaction::validate_bytes(with_literal(&ppd(), "amount", literal).as_bytes(), &ctx(&d))
+    };
+    let forms = ["1200.0", "1200", "\"1200.00\"", "1200.00", "\"1200\"", "\"1200.0\""];
+    let first = parse(forms[0]).unwrap();
+    assert_eq!(first.amount.cents(), 120_000);
+    for literal in forms {
+        assert_eq!(parse(literal).unwrap(), first, "{literal}");
+    }
+    // Message 14 echoes the amount exactly as sent, never normalised.
+    for (literal, shown) in
+        [("1200.000", "1200.000"), ("\"1200.000\"", "1200.000"), ("1.2e3", "1.2e3"), ("\"01200\"", "01200")]
+    {
+        let body = with_literal(&ppd(), "amount", literal);
+        let expected = format!("'{shown}' is an invalid Amount");
+        assert_eq!(raw_verdict(&body).message.as_deref(), Some(expected.as_str()), "{literal}");
+    }
 }
 
 #[test]

@@ -6,8 +6,8 @@ use ach_core::Money;
 use chrono::{Datelike, Duration, NaiveDate};
 
 use super::{
-    decimal, dollars, Account, AmountSpec, App, CustomerRef, Expect, Ix, MerchantRef, Model, State, Target,
-    Txn, TxnSpec, CLASSES, DUPLICATE_WINDOW_HOURS, FAILED, KNOWN_ROUTING, RETURN_CODES,
+    decimal, dollars, uses_check, Account, AmountSpec, App, CustomerRef, Expect, Ix, MerchantRef, Model,
+    State, Target, Txn, TxnSpec, CLASSES, DUPLICATE_WINDOW_HOURS, FAILED, KNOWN_ROUTING, RETURN_CODES,
 };
 use crate::calendar;
 
@@ -218,8 +218,10 @@ impl Model {
         if debit_only(class) && spec.credit {
             p.push((3, format!("Unable to accept {class} credit transactions for this merchant"), 403));
         }
-        if cents.is_some_and(|c| matches!(class, "BOC" | "POP") && c > 2_500_000) {
-            p.push((3, "Exceeded maximum dollar amount ($25,000.00) for this merchant.".into(), 403));
+        // The Nacha cap is an amount problem (message 14, the amount as sent), not
+        // the merchant's limit.
+        if let Some(c) = cents.filter(|c| matches!(class, "BOC" | "POP") && *c > 2_500_000) {
+            p.push((2, format!("'{}' is an invalid Amount", decimal(c)), 422));
         }
         if let Some(e) = first(p) {
             return e;
@@ -273,7 +275,7 @@ impl Model {
         let counted = |t: &&Txn| {
             t.reversal_of.is_none() && t.merchant == m && t.routing == routing && t.number == number
         };
-        if let Some(check) = &spec.check {
+        if let Some(check) = spec.check.as_ref().filter(|_| uses_check(class)) {
             let trimmed = check.trim_start_matches('0');
             if self
                 .txns

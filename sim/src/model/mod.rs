@@ -32,6 +32,12 @@ pub type Ix = usize;
 /// The classes the service knows.
 pub const CLASSES: [&str; 7] = ["PPD", "WEB", "CCD", "TEL", "BOC", "POP", "ICL"];
 
+/// Whether a class reads `check_number` (the check classes); the others ignore it,
+/// so their check numbers are neither validated nor spent.
+pub fn uses_check(class: &str) -> bool {
+    matches!(class, "BOC" | "POP" | "ICL")
+}
+
 /// Routing numbers of the embedded directory.
 pub const KNOWN_ROUTING: [&str; 4] = ["021000021", "026009593", "071000013", "121000248"];
 /// Routing numbers with a valid check digit that are not in the directory (message 16).

@@ -128,7 +128,7 @@ impl Sim {
                     spec.class.clone(),
                     routing,
                     number,
-                    spec.check.clone(),
+                    spec.check.clone().filter(|_| crate::model::uses_check(&spec.class)),
                     None,
                 );
                 self.label(transaction_id, 'T', n);

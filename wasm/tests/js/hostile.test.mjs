@@ -200,6 +200,16 @@ function transaction(merchantId, type, amount) {
   };
 }
 
+/** A BOC debit of 1.00 with its check number and both images: every member a
+ * check class reads (a PPD ignores them). */
+function check(merchantId) {
+  const png = 'iVBORw0KGgoAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
+  return {
+    ...transaction(merchantId, 'debit', '1.00'), standard_entry_class: 'BOC', check_number: '1001',
+    check_image_front: png, check_image_back: png,
+  };
+}
+
 function customerBody(scope, accountNumber) {
   return { merchant_id: scope, name: 'Grace Hopper', routing_number: '026009593', account_number: accountNumber, account_type: 'savings' };
 }
@@ -282,6 +292,13 @@ class Fixture {
   /** A's transaction body text (partner id included) with `field` set. */
   transactionWith(field, value) {
     const v = { ...transaction(this.a.merchant, 'debit', '1.00'), partner_id: this.a.id };
+    set(v, field, value);
+    return JSON.stringify(v);
+  }
+
+  /** `transactionWith` for a BOC check, whose check number and images are read. */
+  checkWith(field, value) {
+    const v = { ...check(this.a.merchant), partner_id: this.a.id };
     set(v, field, value);
     return JSON.stringify(v);
   }
@@ -468,10 +485,13 @@ function valueRows(f) {
   rows.push(row('negative zero (JS number)', f.post('/transactions', JSON.parse(f.transactionWith('amount', 0))), AnyRefusal));
   rows.push(row('-0 amount', f.post('/transactions', { ...JSON.parse(f.transactionWith('amount', 0)), amount: -0 }), invalidAmount));
   rows.push(row('Infinity amount (JS number)', f.post('/transactions', { ...JSON.parse(f.transactionWith('amount', 0)), amount: Infinity }), AnyRefusal));
-  rows.push(row('a 400-digit check number', f.post('/transactions', rawNumber('check_number', digits)), AnyRefusal));
+  // A check number is read by the classes that use it (a PPD's is ignored).
+  const rawCheckNumber = (literal) => f.checkWith('check_number', '@@NUMBER@@').replace('"@@NUMBER@@"', literal);
+  const badCheck = Refused(422, 10, 'check_number', 'invalid_format');
+  rows.push(row('a 400-digit check number', f.post('/transactions', rawCheckNumber(digits)), badCheck));
   rows.push(row('a 400-digit routing number', f.post('/transactions', rawNumber('customer/routing_number', digits)),
     Refused(422, 12, 'customer.routing_number', 'invalid_type')));
-  rows.push(row('check number negative zero', f.post('/transactions', rawNumber('check_number', '-0')), AnyRefusal));
+  rows.push(row('check number negative zero', f.post('/transactions', rawCheckNumber('-0')), badCheck));
   for (const field of ['velocities/expected_checks_per_year', 'velocities/highest_amount_allowed',
     'business_data/merchant_category_code', 'business_data/federal_tax_id']) {
     for (const literal of [digits, '-0']) {
@@ -519,7 +539,8 @@ function sizeRows(f) {
   const big = '9'.repeat(MB);
   const rows = [];
   const bodies = [
-    ['/transactions', { ...transaction(a.merchant, 'debit', '1.00'), partner_id: a.id, check_number: '1001' }],
+    // A BOC, so that the check number and images are read.
+    ['/transactions', { ...check(a.merchant), partner_id: a.id }],
     ['/customers', { ...customerBody('global', '918273645599'), partner_id: a.id }],
     ['/merchants', application(['PPD', 'WEB'], a.id)],
   ];
