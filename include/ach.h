@@ -217,7 +217,7 @@ void ach_buffer_release(struct AchBuffer *buffer);
  *   sets it (`POST /admin/clock`); `false` (default): the system clock.
  * * `"encryption_key"`: 64 hex digits, the key that seals account numbers at rest.
  * * `"start"`: a sandbox's first instant, RFC 3339 with an offset
- *   (`"2026-11-23T09:00:00-05:00"`); default now. Only with `"sandbox": true`. A
+ *   (`"2026-11-23T09:00:00-05:00"`) or milliseconds since 1970; default now. Only with `"sandbox": true`. A
  *   reopened sandbox database resumes where its clock stood if that is later.
  *
  * Answers `ACH_OK` (`*out` written), or: `ACH_NULL_POINTER`, `ACH_INVALID_UTF8`,

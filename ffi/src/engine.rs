@@ -15,11 +15,8 @@ use std::path::Path;
 use std::sync::{Arc, LazyLock, Mutex, MutexGuard, PoisonError};
 
 use ach_core::api::{self, Request};
-use ach_core::calendar;
 use ach_core::clock::{Clock, SystemClock};
-use ach_core::engine::{Engine, EngineOptions, OpenError};
-use ach_core::secrets::EncryptionKey;
-use serde::Deserialize;
+use ach_core::engine::{Engine, EngineOptions, HostOptions, OpenError, OptionNames, OptionsError};
 
 use crate::boundary::{self, c_str, out_param, Refusal};
 use crate::buffer::AchBuffer;
@@ -107,71 +104,29 @@ pub fn shared_engine(handle: *mut AchEngine) -> Result<Arc<Engine>, AchResult> {
     lookup(handle).map_err(|r| r.code)
 }
 
-/// The options of `ach_engine_open`.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename = "options")]
-struct OpenOptions {
-    /// The database file; absent or null: in memory.
-    #[serde(default)]
-    path: Option<String>,
-    /// The operator's API key; absent or null: no operator plane.
-    #[serde(default)]
-    operator_key: Option<String>,
-    /// Sandbox mode: the operator sets the clock.
-    #[serde(default)]
-    sandbox: bool,
-    /// 64 hex digits; absent or null: `<path>.key`, or a fresh key in memory.
-    #[serde(default)]
-    encryption_key: Option<String>,
-    /// The sandbox clock's first instant (RFC 3339); absent or null: now.
-    #[serde(default)]
-    start: Option<String>,
-}
-
 fn invalid(detail: impl Into<String>) -> Refusal {
     Refusal::new(AchResult::ACH_INVALID_ARGUMENT, detail)
 }
 
-/// Read the options JSON: malformed JSON is `ACH_INVALID_JSON`; well-formed JSON of
-/// the wrong shape (an unknown member, a wrong type) is `ACH_INVALID_ARGUMENT`.
+/// Read the options JSON (the core's one parser, C's member names): malformed JSON
+/// is `ACH_INVALID_JSON`; well-formed JSON of the wrong shape (an unknown member, a
+/// wrong type or value) is `ACH_INVALID_ARGUMENT`. A sandbox's clock starts at
+/// `start` or now; any other engine runs on the system clock.
 fn parse_options(text: &str) -> Result<(Option<String>, EngineOptions), Refusal> {
-    let value: serde_json::Value = serde_json::from_str(text)
-        .map_err(|e| Refusal::new(AchResult::ACH_INVALID_JSON, format!("options_json is not JSON: {e}")))?;
-    if !value.is_object() {
-        return Err(invalid("options_json must be a JSON object ({} for every default)"));
-    }
-    let o = OpenOptions::deserialize(value).map_err(|e| invalid(format!("options_json: {e}")))?;
-    if o.path.as_deref() == Some("") {
-        return Err(invalid("options_json: path must not be empty (null or absent: in memory)"));
-    }
-    let mut options = if o.sandbox {
-        let start = match o.start.as_deref() {
-            None => SystemClock.now(),
-            Some(text) => calendar::parse_instant(text).map_err(|_| {
-                invalid(format!(
-                    "options_json: start must be an RFC 3339 instant with an offset \
-                     (2026-11-23T09:00:00-05:00), not {text:?}"
-                ))
-            })?,
-        };
-        EngineOptions::manual(start).sandbox()
-    } else {
-        if o.start.is_some() {
-            return Err(invalid("options_json: start applies only to a sandbox (\"sandbox\": true)"));
+    let o = HostOptions::parse(text, OptionNames::C).map_err(|e| match e {
+        OptionsError::NotJson(why) => {
+            Refusal::new(AchResult::ACH_INVALID_JSON, format!("options_json is not JSON: {why}"))
         }
+        OptionsError::NotObject => invalid("options_json must be a JSON object ({} for every default)"),
+        OptionsError::Invalid(why) => invalid(format!("options_json: {why}")),
+    })?;
+    let mut options = if o.sandbox {
+        EngineOptions::manual(o.start.unwrap_or_else(|| SystemClock.now())).sandbox()
+    } else {
         EngineOptions::system()
     };
-    if let Some(key) = o.operator_key {
-        if key.is_empty() || key.len() > 256 {
-            return Err(invalid("options_json: operator_key must be 1 to 256 bytes"));
-        }
-        options = options.with_operator_key(key);
-    }
-    if let Some(hex) = o.encryption_key {
-        let key = EncryptionKey::from_hex(&hex)
-            .ok_or_else(|| invalid("options_json: encryption_key must be exactly 64 hex digits"))?;
-        options = options.with_encryption_key(key);
-    }
+    options.operator_key = o.operator_key;
+    options.encryption_key = o.encryption_key;
     Ok((o.path, options))
 }
 
@@ -198,7 +153,7 @@ fn open_refusal(e: &OpenError) -> Refusal {
 ///   sets it (`POST /admin/clock`); `false` (default): the system clock.
 /// * `"encryption_key"`: 64 hex digits, the key that seals account numbers at rest.
 /// * `"start"`: a sandbox's first instant, RFC 3339 with an offset
-///   (`"2026-11-23T09:00:00-05:00"`); default now. Only with `"sandbox": true`. A
+///   (`"2026-11-23T09:00:00-05:00"`) or milliseconds since 1970; default now. Only with `"sandbox": true`. A
 ///   reopened sandbox database resumes where its clock stood if that is later.
 ///
 /// Answers `ACH_OK` (`*out` written), or: `ACH_NULL_POINTER`, `ACH_INVALID_UTF8`,

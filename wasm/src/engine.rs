@@ -1,25 +1,13 @@
 //! `class Engine`: the whole service as a sandbox in a browser tab.
 
 use ach_core::api;
-use ach_core::calendar;
 use ach_core::clock::{Clock, ManualClock};
-use ach_core::engine::{EngineClock, EngineOptions};
-use ach_core::secrets::EncryptionKey;
+use ach_core::engine::{EngineClock, EngineOptions, HostOptions, OptionNames, OptionsError};
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
 
 use crate::convert::{cut, json_text, now, to_js};
-
-/// The first and last instants `start` may name in milliseconds: the years an
-/// RFC 3339 instant can write (0000 to 9999). Beyond them the calendar's date
-/// arithmetic overflows chrono's range (year 262,143) within a limit period.
-const EARLIEST_MS: f64 = -62_167_219_200_000.0;
-const LATEST_MS: f64 = 253_402_300_799_999.0;
-
-/// Longer than any RFC 3339 instant with an offset (35 characters with
-/// nanoseconds).
-const MAX_INSTANT_LEN: usize = 64;
 
 /// The engine in the browser: redb's in-memory backend and a clock the page
 /// drives (the sandbox's moves only through `POST /admin/clock`; otherwise it
@@ -61,56 +49,24 @@ export interface EngineResponse {
 }
 "#;
 
-/// Options as the page gives them: `{operatorKey?, sandbox?, start?, encryptionKey?}`.
+/// Options as the page gives them, `{operatorKey?, sandbox?, start?,
+/// encryptionKey?}`, read by the core's one parser with JavaScript's member names.
+/// The clock starts at `start` or the page's wall time `wall`.
 pub(crate) fn options_from_json(
     text: &str,
     wall: DateTime<Utc>,
 ) -> Result<(EngineOptions, ManualClock), String> {
-    let value: Value = serde_json::from_str(text).map_err(|e| format!("options are not valid JSON: {e}"))?;
-    let Value::Object(map) = value else { return Err("options must be an object".into()) };
-    for key in map.keys() {
-        if !["operatorKey", "sandbox", "start", "encryptionKey"].contains(&key.as_str()) {
-            let key = cut(key, 40);
-            return Err(format!("unknown option '{key}' (operatorKey, sandbox, start, encryptionKey)"));
-        }
-    }
-    let start = match map.get("start") {
-        None | Some(Value::Null) => wall,
-        // No RFC 3339 instant is this long: refused without quoting it back.
-        Some(Value::String(s)) if s.len() > MAX_INSTANT_LEN => {
-            return Err(
-                "start must be an RFC 3339 instant with an offset, e.g. 2026-11-23T10:00:00-05:00".into()
-            )
-        }
-        Some(Value::String(s)) => calendar::parse_instant(s).map_err(|e| format!("start: {e}"))?,
-        Some(Value::Number(n)) => n
-            .as_f64()
-            .filter(|ms| (EARLIEST_MS..=LATEST_MS).contains(ms))
-            .and_then(|ms| DateTime::from_timestamp_millis(ms as i64))
-            .ok_or("start: not a time in milliseconds within the years 0000 to 9999")?,
-        Some(_) => return Err("start must be an RFC 3339 string or milliseconds".into()),
-    };
-    let clock = ManualClock::new(start);
-    let mut options = EngineOptions::manual(start);
+    let o = HostOptions::parse(text, OptionNames::JS).map_err(|e| match e {
+        OptionsError::NotJson(why) => format!("options are not valid JSON: {why}"),
+        OptionsError::NotObject => "options must be an object".to_owned(),
+        OptionsError::Invalid(why) => why,
+    })?;
+    let clock = ManualClock::new(o.start.unwrap_or(wall));
+    let mut options = EngineOptions::manual(clock.now());
     options.clock = EngineClock::Manual(clock.clone());
-    match map.get("operatorKey") {
-        None | Some(Value::Null) => {}
-        Some(Value::String(k)) => options.operator_key = Some(k.clone()),
-        Some(_) => return Err("operatorKey must be a string".into()),
-    }
-    match map.get("sandbox") {
-        None | Some(Value::Null) => {}
-        Some(Value::Bool(b)) => options.sandbox = *b,
-        Some(_) => return Err("sandbox must be true or false".into()),
-    }
-    match map.get("encryptionKey") {
-        None | Some(Value::Null) => {}
-        Some(Value::String(hex)) => {
-            options.encryption_key =
-                Some(EncryptionKey::from_hex(hex).ok_or("encryptionKey must be 64 hex digits")?);
-        }
-        Some(_) => return Err("encryptionKey must be a string".into()),
-    }
+    options.sandbox = o.sandbox;
+    options.operator_key = o.operator_key;
+    options.encryption_key = o.encryption_key;
     Ok((options, clock))
 }
 
@@ -193,7 +149,7 @@ mod tests {
     use super::*;
 
     fn at(s: &str) -> DateTime<Utc> {
-        calendar::parse_instant(s).unwrap()
+        ach_core::calendar::parse_instant(s).unwrap()
     }
 
     #[test]
@@ -265,8 +221,8 @@ mod tests {
 
     #[test]
     fn a_live_engine_follows_the_wall_clock() {
-        let e = Engine::from_options(r#"{"start":"2026-11-23T10:00:00-05:00"}"#, at("2026-11-23T12:00:00Z"))
-            .unwrap();
+        let e = Engine::from_options("{}", at("2026-11-23T12:00:00Z")).unwrap();
+        assert_eq!(e.clock.now(), at("2026-11-23T12:00:00Z"));
         e.request_json(r#"{"method":"GET","path":"/categories"}"#, at("2026-11-24T10:00:00-05:00")).unwrap();
         assert_eq!(e.clock.now(), at("2026-11-24T10:00:00-05:00"));
     }

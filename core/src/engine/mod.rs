@@ -12,6 +12,7 @@ mod customers;
 mod duplicates;
 mod failure;
 mod feeds;
+mod host_options;
 mod idempotency;
 mod ops;
 mod prepare;
@@ -32,6 +33,7 @@ use chrono::{DateTime, Datelike, Utc};
 
 pub use failure::Failure;
 pub use feeds::{EventsPage, StatusPage, PAGE_LIMIT};
+pub use host_options::{HostOptions, OptionNames, OptionsError, MAX_OPERATOR_KEY};
 pub use ops::{Caller, Operation, Outcome};
 pub use prepare::Prepared;
 pub use schedule::Progress;
