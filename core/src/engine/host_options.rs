@@ -193,7 +193,9 @@ mod tests {
         assert_eq!((o.operator_key.as_deref(), o.start), (Some("ok_1"), DateTime::from_timestamp_millis(0)));
         // Each host's names only.
         let camel = r#"{"operatorKey":"ok_1"}"#;
-        assert!(refused(camel, OptionNames::C).starts_with("unknown option 'operatorKey' (path, operator_key,"));
+        assert!(
+            refused(camel, OptionNames::C).starts_with("unknown option 'operatorKey' (path, operator_key,")
+        );
         assert!(
             refused(r#"{"path":"x"}"#, OptionNames::JS).starts_with("unknown option 'path' (operatorKey,")
         );
