@@ -2,6 +2,7 @@
 //! JSON case corpus that the Rust, C and WebAssembly hosts all run.
 
 pub mod json_paths;
+pub mod lookalike;
 
 use std::path::PathBuf;
 

@@ -21,6 +21,7 @@ use ach_core::ids::random_alphanumeric;
 use ach_core::limits::Limits;
 use ach_core::Money;
 use ach_tests::json_paths::{leaves, nested_arrays, nested_objects, set};
+use ach_tests::lookalike::{cyrillic, fullwidth};
 use ach_tests::world::{application, customer_body, transaction, World, OPERATOR_KEY};
 use serde_json::{json, Value};
 
@@ -467,38 +468,6 @@ fn structure_rows(f: &Fixture) -> Vec<Row> {
     rows
 }
 
-/// `id` with every Latin letter that has a Cyrillic twin replaced by it (every
-/// prefix has one: `txn`, `cus`, `mer`, `par`).
-fn lookalike_cyrillic(id: &str) -> String {
-    let twins = [
-        ('a', 'а'),
-        ('c', 'с'),
-        ('e', 'е'),
-        ('o', 'о'),
-        ('p', 'р'),
-        ('x', 'х'),
-        ('y', 'у'),
-        ('A', 'А'),
-        ('B', 'В'),
-        ('E', 'Е'),
-        ('K', 'К'),
-        ('M', 'М'),
-        ('O', 'О'),
-        ('T', 'Т'),
-    ];
-    let out: String =
-        id.chars().map(|c| twins.iter().find(|(l, _)| *l == c).map_or(c, |(_, t)| *t)).collect();
-    assert_ne!(out, id);
-    out
-}
-
-/// `id` with its digits, and its last character, in fullwidth forms.
-fn lookalike_fullwidth(id: &str) -> String {
-    let wide = |c: char| char::from_u32(c as u32 + 0xFEE0).unwrap();
-    let last = id.len() - 1;
-    id.char_indices().map(|(i, c)| if c.is_ascii_digit() || i == last { wide(c) } else { c }).collect()
-}
-
 /// Numbers with 400 digits, negative zero, look-alike Unicode.
 fn value_rows(f: &Fixture) -> Vec<Row> {
     let a = &f.a;
@@ -570,7 +539,6 @@ fn value_rows(f: &Fixture) -> Vec<Row> {
     }
 
     // Look-alikes: Cyrillic letters and fullwidth digits in ids and codes.
-    let (cyrillic, fullwidth) = (lookalike_cyrillic, lookalike_fullwidth);
     for (name, id) in [
         ("Cyrillic", cyrillic(&a.merchant)),
         ("fullwidth digits", fullwidth(&a.merchant)),
