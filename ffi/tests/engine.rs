@@ -44,9 +44,11 @@ fn request(engine: *mut AchEngine, envelope: &str) -> Result<String, AchResult> 
 
 #[test]
 fn answers_are_the_routers_byte_for_byte() {
-    let engine = open(&format!(r#"{{"sandbox":true,"operator_key":"{OPERATOR}"}}"#))
+    const START: &str = "2026-11-23T10:00:00-05:00";
+    let engine = open(&format!(r#"{{"sandbox":true,"start":"{START}","operator_key":"{OPERATOR}"}}"#))
         .unwrap_or_else(|e| panic!("{e:?}"));
-    let reference = Engine::in_memory(EngineOptions::system().with_operator_key(OPERATOR).sandbox())
+    let start = ach_core::calendar::parse_instant(START).unwrap_or_else(|e| panic!("{e}"));
+    let reference = Engine::in_memory(EngineOptions::manual(start).with_operator_key(OPERATOR).sandbox())
         .unwrap_or_else(|e| panic!("{e}"));
     for envelope in [
         format!(r#"{{"method":"GET","path":"/categories","api_key":"{OPERATOR}"}}"#),
