@@ -99,8 +99,8 @@ mod tests {
 
     #[test]
     fn concurrent_operations_share_commits_and_all_answer() {
-        let start = ach_core::calendar::parse_instant("2026-11-23T10:00:00-05:00").unwrap();
-        let options = EngineOptions::manual(start).with_operator_key("ok_test");
+        let at = ach_core::calendar::parse_instant("2026-11-23T10:00:00-05:00").unwrap();
+        let options = EngineOptions::manual(at).with_operator_key("ok_test");
         let engine = Arc::new(Engine::in_memory(options).unwrap());
         let (writer, thread) = start(Arc::clone(&engine)).unwrap();
         let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).build().unwrap();
