@@ -85,8 +85,12 @@ run_checked() { # run_checked NAME COMMAND...: under valgrind when available
 step "C tests: compile against include/ach.h, static and shared"
 gcc "${cflags[@]}" -o "$out/test_ach_static" tests/c/test_ach.c "$lib/libach.a" "${static_libs[@]}"
 gcc "${cflags[@]}" -o "$out/test_ach_shared" tests/c/test_ach.c -L"$lib" -lach -lpthread
-if ldd "$out/test_ach_static" | grep -q libach; then fail "test_ach_static links libach.so"; fi
-ldd "$out/test_ach_shared" | grep -q 'libach\.so' || fail "test_ach_shared does not link libach.so"
+# ldd's output is read whole before grep looks at it: `ldd | grep -q` under
+# pipefail failed now and then (grep -q exits at its match, ldd gets SIGPIPE).
+static_deps=$(ldd "$out/test_ach_static")
+shared_deps=$(LD_LIBRARY_PATH="$lib" ldd "$out/test_ach_shared")
+if grep -q libach <<<"$static_deps"; then fail "test_ach_static links libach.so"; fi
+grep -q 'libach\.so' <<<"$shared_deps" || fail "test_ach_shared does not link libach.so"
 
 step "C tests: run (static, shared)"
 run_checked test_ach_static "$out/test_ach_static" "$out"
@@ -95,7 +99,7 @@ run_checked test_ach_shared "$out/test_ach_shared" "$out"
 step "C hostile-input table: compile (static, shared) and run under valgrind"
 gcc "${cflags[@]}" -o "$out/hostile_static" tests/c/hostile.c "$lib/libach.a" "${static_libs[@]}"
 gcc "${cflags[@]}" -o "$out/hostile_shared" tests/c/hostile.c -L"$lib" -lach -lpthread
-if ldd "$out/hostile_static" | grep -q libach; then fail "hostile_static links libach.so"; fi
+if grep -q libach <<<"$(ldd "$out/hostile_static")"; then fail "hostile_static links libach.so"; fi
 run_checked hostile_static "$out/hostile_static" "$out"
 run_checked hostile_shared "$out/hostile_shared" "$out"
 
