@@ -152,7 +152,11 @@ fn routing_numbers_against_the_embedded_directory() {
     assert_eq!(get(&check_routing_number(&"021000021".into()).unwrap(), "valid"), JsValue::TRUE);
     let bad = check_routing_number(&"021000022".into()).unwrap();
     assert_eq!(get(&bad, "message").as_string().unwrap(), "'021000022' is an invalid Routing Number");
-    assert_eq!(fields(&bad), vec![("routing_number".to_owned(), "invalid_format".to_owned())]);
+    // The core's one routing-number rule: nine digits with a bad check digit...
+    assert_eq!(fields(&bad), vec![("routing_number".to_owned(), "invalid_check_digit".to_owned())]);
+    // ... and not nine digits are told apart, as the server tells them apart.
+    let short = check_routing_number(&"02100002".into()).unwrap();
+    assert_eq!(fields(&short), vec![("routing_number".to_owned(), "invalid_format".to_owned())]);
     let missing = check_routing_number(&"231380104".into()).unwrap();
     assert_eq!(fields(&missing), vec![("routing_number".to_owned(), "not_found".to_owned())]);
 }

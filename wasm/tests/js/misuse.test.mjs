@@ -47,8 +47,10 @@ test('checkRoutingNumber, then loadRoutingDirectory with the real FedACH file', 
   assert.deepEqual(ach.checkRoutingNumber('021000022'), {
     valid: false,
     message: "'021000022' is an invalid Routing Number",
-    errors: [{ field: 'routing_number', code: 'invalid_format', message: "'021000022' is an invalid Routing Number" }],
+    errors: [{ field: 'routing_number', code: 'invalid_check_digit', message: "'021000022' is an invalid Routing Number" }],
   });
+  // Not nine digits is told apart from a bad check digit, as the server tells them apart.
+  assert.equal(ach.checkRoutingNumber('02100002').errors[0].code, 'invalid_format');
   const notFound = "Routing Number '231380104' was not found";
   assert.deepEqual(ach.checkRoutingNumber('231380104'), {
     valid: false,
