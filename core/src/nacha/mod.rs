@@ -29,6 +29,8 @@ mod records;
 mod write;
 
 #[cfg(test)]
+mod props;
+#[cfg(test)]
 mod tests;
 
 pub use check::{check, findings, Finding, Place, Rule};
