@@ -128,12 +128,22 @@ pub(crate) fn put_time(out: &mut Vec<u8>, time: Option<NaiveTime>) {
 /// One record being read: its bytes (exactly 94, padded by the reader), its
 /// number, and where its problems go.
 pub(crate) struct Fields<'a> {
-    pub(crate) bytes: &'a [u8],
+    bytes: &'a [u8],
+    /// The record as text when it is all printable ASCII (the usual case): its
+    /// fields are then sliced without checking each.
+    ascii: Option<&'a str>,
     pub(crate) number: usize,
     pub(crate) problems: &'a mut Vec<Problem>,
 }
 
 impl<'a> Fields<'a> {
+    /// The fields of `bytes`, record number `number`.
+    pub(crate) fn new(bytes: &'a [u8], number: usize, problems: &'a mut Vec<Problem>) -> Fields<'a> {
+        let printable = bytes.iter().all(|b| (b' '..=b'~').contains(b));
+        let ascii = if printable { std::str::from_utf8(bytes).ok() } else { None };
+        Fields { bytes, ascii, number, problems }
+    }
+
     fn slice(&self, start: usize, len: usize) -> &'a [u8] {
         let bytes: &'a [u8] = self.bytes;
         bytes.get(start.saturating_sub(1)..start.saturating_sub(1) + len).unwrap_or(&[])
@@ -146,12 +156,16 @@ impl<'a> Fields<'a> {
 
     /// An alphanumeric field without its trailing spaces.
     pub(crate) fn text(&mut self, start: usize, len: usize, field: &'static str) -> String {
+        if let Some(text) = self.ascii {
+            let from = start.saturating_sub(1);
+            return text.get(from..from + len).unwrap_or_default().trim_end_matches(' ').to_owned();
+        }
         let raw = self.slice(start, len);
         let end = raw.iter().rposition(|&b| b != b' ').map_or(0, |i| i + 1);
         let raw = &raw[..end];
         if raw.iter().all(|b| (b' '..=b'~').contains(b)) {
-            // Printable ASCII is UTF-8.
-            String::from_utf8_lossy(raw).into_owned()
+            // Printable ASCII: valid UTF-8, checked by the fast ASCII path.
+            std::str::from_utf8(raw).unwrap_or_default().to_owned()
         } else {
             self.problems.push(Problem::new(self.number, field, "not printable ASCII"));
             String::from_utf8_lossy(raw).into_owned()

@@ -95,18 +95,31 @@ impl Parsed {
     }
 }
 
-/// Split the input into records: by line ends when it has any, otherwise every
-/// 94 bytes.
-fn records(bytes: &[u8]) -> Vec<&[u8]> {
-    if memchr::memchr(b'\n', bytes).is_some() {
-        let mut out: Vec<&[u8]> =
-            bytes.split(|&b| b == b'\n').map(|line| line.strip_suffix(b"\r").unwrap_or(line)).collect();
-        while out.last().is_some_and(|l| l.is_empty()) {
-            out.pop();
+/// The records of the input: by line ends (LF or CRLF) when it has any,
+/// otherwise every 94 bytes.
+struct Records<'a> {
+    rest: &'a [u8],
+    lines: bool,
+}
+
+impl<'a> Iterator for Records<'a> {
+    type Item = &'a [u8];
+
+    fn next(&mut self) -> Option<&'a [u8]> {
+        if self.rest.is_empty() {
+            return None;
         }
-        out
-    } else {
-        bytes.chunks(RECORD_LEN).collect()
+        let rest: &'a [u8] = self.rest;
+        let (record, after) = if self.lines {
+            match memchr::memchr(b'\n', rest) {
+                Some(i) => (&rest[..i], &rest[i + 1..]),
+                None => (rest, &rest[rest.len()..]),
+            }
+        } else {
+            rest.split_at(RECORD_LEN.min(rest.len()))
+        };
+        self.rest = after;
+        Some(record.strip_suffix(b"\r").unwrap_or(record))
     }
 }
 
@@ -126,17 +139,23 @@ struct Reader {
     /// The last entry read in the open batch: its record and addenda indicator.
     entry: Option<(usize, bool)>,
     padding_seen: bool,
+    /// The open batch's controls so far.
+    open_totals: Totals,
+    /// Each closed batch's controls, computed from its entries.
+    totals: Vec<Totals>,
 }
 
 /// Read a NACHA file from any bytes. See the module documentation for what is a
 /// [`Problem`] and what a [`ReadError`].
 pub fn read(bytes: &[u8]) -> Result<Parsed, ReadError> {
-    let records = records(bytes);
-    let Some(first) = records.first() else {
-        return Err(ReadError::Empty);
-    };
-    if first.first() != Some(&b'1') {
-        return Err(ReadError::NoFileHeader);
+    let mut bytes = bytes;
+    while let [rest @ .., b'\n' | b'\r'] = bytes {
+        bytes = rest;
+    }
+    match bytes.first() {
+        None => return Err(ReadError::Empty),
+        Some(b'1') => {}
+        Some(_) => return Err(ReadError::NoFileHeader),
     }
     let mut r = Reader {
         header: None,
@@ -148,11 +167,16 @@ pub fn read(bytes: &[u8]) -> Result<Parsed, ReadError> {
         open: false,
         entry: None,
         padding_seen: false,
+        open_totals: Totals::default(),
+        totals: Vec::new(),
     };
     let mut padded = [b' '; RECORD_LEN];
     let mut last_real = 0;
-    for (i, raw) in records.iter().enumerate() {
-        let number = i + 1;
+    let mut records = 0;
+    let lines = memchr::memchr(b'\n', bytes).is_some();
+    for raw in (Records { rest: bytes, lines }) {
+        records += 1;
+        let number = records;
         let record: &[u8] = if raw.len() == RECORD_LEN {
             raw
         } else {
@@ -181,7 +205,6 @@ pub fn read(bytes: &[u8]) -> Result<Parsed, ReadError> {
         r.problems.push(Problem::new(last_real, "record", "the last batch has no batch control"));
         r.close_batch(None, last_real);
     }
-    let records = records.len();
     match &r.file_control {
         None => r.problems.push(Problem::new(last_real, "record", "no file control record")),
         Some(control) => {
@@ -236,7 +259,7 @@ impl Reader {
         if kind != b'7' {
             self.finish_entry();
         }
-        let mut f = Fields { bytes: record, number, problems: &mut self.problems };
+        let mut f = Fields::new(record, number, &mut self.problems);
         match kind {
             b'1' if number == 1 => self.header = Some(decode_file_header(&mut f)),
             b'1' => self.problem(number, "record_type_code", "a second file header"),
@@ -262,6 +285,7 @@ impl Reader {
                 }
                 if let (Some(batch), Some(loc)) = (self.batches.last_mut(), self.locations.batches.last_mut())
                 {
+                    self.open_totals.add_entry(&entry);
                     batch.entries.push(entry);
                     loc.entries.push(number);
                 }
@@ -293,7 +317,7 @@ impl Reader {
     }
 
     fn addenda(&mut self, number: usize, record: &[u8]) {
-        let mut f = Fields { bytes: record, number, problems: &mut self.problems };
+        let mut f = Fields::new(record, number, &mut self.problems);
         let (addenda, sequence) = decode_addenda(&mut f);
         let Some((_, indicator)) = self.entry else {
             self.problem(number, "record_type_code", "addenda without an entry detail");
@@ -303,6 +327,7 @@ impl Reader {
             return;
         };
         entry.addenda.push(addenda);
+        self.open_totals.entry_addenda_count += 1;
         let expected = entry.addenda.len() as u64;
         let trace_tail = entry.trace_number.get(8..).unwrap_or("").to_string();
         if !indicator && expected == 1 {
@@ -335,9 +360,10 @@ impl Reader {
 
     fn close_batch(&mut self, control: Option<BatchControl>, number: usize) {
         self.open = false;
+        let t = std::mem::take(&mut self.open_totals);
+        self.totals.push(t);
         let Some(batch) = self.batches.last() else { return };
         if let Some(c) = &control {
-            let t = Totals::of(batch);
             let mut found = Vec::new();
             let mut compare = |field: &'static str, written: String, actual: String| {
                 if written != actual {
@@ -383,8 +409,8 @@ impl Reader {
     fn check_file_control(&mut self, c: &FileControl) {
         let number = self.locations.file_control.unwrap_or(0);
         let mut t = Totals::default();
-        for b in &self.batches {
-            t.add(&Totals::of(b));
+        for b in &self.totals {
+            t.add(b);
         }
         let real_records = self.locations.file_control.unwrap_or(0) as u64;
         let blocks = real_records.div_ceil(BLOCKING_FACTOR as u64);
