@@ -7,7 +7,7 @@ use std::hint::black_box;
 
 use ach_core::model::{AccountType, Direction};
 use ach_core::nacha::{
-    read, service_class_for, transaction_code, write, Addenda, Batch, Entry, NachaFile, Originator,
+    read, service_class_for, transaction_code, write, Addenda, Batch, Entry, NachaFile, Originator, Text,
 };
 use ach_core::Money;
 use chrono::{NaiveDate, NaiveTime};
@@ -33,20 +33,21 @@ fn file() -> NachaFile {
                 .map(|i| {
                     let n = b * per + i + 1;
                     let routing = RECEIVERS[(n % 4) as usize];
-                    let account = if n % 5 == 0 { AccountType::Savings } else { AccountType::Checking };
-                    let direction = if n % 3 == 0 { Direction::Credit } else { Direction::Debit };
+                    let account =
+                        if n.is_multiple_of(5) { AccountType::Savings } else { AccountType::Checking };
+                    let direction = if n.is_multiple_of(3) { Direction::Credit } else { Direction::Debit };
                     Entry {
                         transaction_code: transaction_code(account, direction),
                         receiving_dfi: routing[..8].into(),
                         check_digit: char::from(routing.as_bytes()[8]),
-                        account_number: format!("{}", 1_000_000_000 + u64::from(n) * 7919),
+                        account_number: format!("{}", 1_000_000_000 + u64::from(n) * 7919).into(),
                         amount: Money::from_cents(i64::from(n % 1_000_000) + 1),
-                        identification: format!("CUST{n:08}"),
-                        name: format!("RECEIVER NUMBER {n}"),
-                        discretionary_data: if sec == "WEB" { "S".into() } else { String::new() },
+                        identification: format!("CUST{n:08}").into(),
+                        name: format!("RECEIVER NUMBER {n}").into(),
+                        discretionary_data: if sec == "WEB" { "S".into() } else { Text::new() },
                         trace_number: o.trace_number(n),
-                        addenda: if n % 10 == 0 {
-                            vec![Addenda::Payment(format!("INVOICE {n}"))]
+                        addenda: if n.is_multiple_of(10) {
+                            vec![Addenda::Payment(format!("INVOICE {n}").into())]
                         } else {
                             vec![]
                         },
@@ -56,13 +57,13 @@ fn file() -> NachaFile {
             Batch {
                 service_class_code: service_class_for(&entries),
                 company_name: "ACME WIDGETS".into(),
-                company_discretionary_data: String::new(),
+                company_discretionary_data: Text::new(),
                 company_identification: "1234567890".into(),
                 sec_code: sec.into(),
                 company_entry_description: "PURCHASE".into(),
-                company_descriptive_date: String::new(),
+                company_descriptive_date: Text::new(),
                 effective_entry_date: NaiveDate::from_ymd_opt(2026, 11, 30).unwrap(),
-                settlement_date: String::new(),
+                settlement_date: Text::new(),
                 originator_status_code: '1',
                 odfi_identification: o.odfi_identification().into(),
                 batch_number: b + 1,

@@ -13,7 +13,7 @@ use std::process::Command;
 use ach_core::model::{AccountType, Direction};
 use ach_core::nacha::{
     pop_identification, service_class_for, transaction_code, write, Addenda, Batch, Entry, NachaFile,
-    Originator,
+    Originator, Text,
 };
 use ach_core::Money;
 use chrono::{NaiveDate, NaiveTime};
@@ -69,16 +69,16 @@ fn build(specs: &[Spec]) -> NachaFile {
                         transaction_code: transaction_code(account, direction),
                         receiving_dfi: routing[..8].into(),
                         check_digit: char::from(routing.as_bytes()[8]),
-                        account_number: format!("{}", 10_000_000 + sequence * 7919),
+                        account_number: format!("{}", 10_000_000 + sequence * 7919).into(),
                         amount: Money::from_cents(cents),
-                        identification: format!("CUST{sequence:04}"),
-                        name: format!("Receiver {sequence}"),
-                        discretionary_data: String::new(),
+                        identification: format!("CUST{sequence:04}").into(),
+                        name: format!("Receiver {sequence}").into(),
+                        discretionary_data: Text::new(),
                         trace_number: o.trace_number(sequence),
                         addenda: Vec::new(),
                     };
                     match spec.sec {
-                        "BOC" => e.identification = format!("{}", 1000 + sequence),
+                        "BOC" => e.identification = format!("{}", 1000 + sequence).into(),
                         "POP" => {
                             e.identification =
                                 pop_identification(&format!("{}", 5000 + sequence), "Philadelphia", "PA")
@@ -96,13 +96,13 @@ fn build(specs: &[Spec]) -> NachaFile {
             Batch {
                 service_class_code: service_class_for(&entries),
                 company_name: "Acme Widgets".into(),
-                company_discretionary_data: String::new(),
+                company_discretionary_data: Text::new(),
                 company_identification: "1234567890".into(),
                 sec_code: spec.sec.into(),
                 company_entry_description: spec.description.into(),
-                company_descriptive_date: String::new(),
+                company_descriptive_date: Text::new(),
                 effective_entry_date: NaiveDate::from_ymd_opt(2026, 11, 30).unwrap(),
-                settlement_date: String::new(),
+                settlement_date: Text::new(),
                 originator_status_code: '1',
                 odfi_identification: o.odfi_identification().into(),
                 batch_number: i as u32 + 1,

@@ -106,7 +106,7 @@ fn return_codes(name: &str) -> Vec<(String, String)> {
         .iter()
         .flat_map(|b| &b.entries)
         .filter_map(|e| e.return_addenda())
-        .map(|r| (r.return_code.clone(), r.original_trace.clone()))
+        .map(|r| (r.return_code.to_string(), r.original_trace.to_string()))
         .collect()
 }
 

@@ -135,57 +135,84 @@ fn batch_findings(b: usize, batch: &Batch, out: &mut Vec<Finding>) {
     if !matches!(batch.service_class_code, MIXED | CREDITS_ONLY | DEBITS_ONLY) {
         at("service_class_code", Rule::UnknownServiceClass);
     }
-    let mut previous: Option<&str> = None;
+    let class = BatchClass {
+        sec: batch.sec_code.as_bytes(),
+        odfi: batch.odfi_identification.as_bytes(),
+        service_class: batch.service_class_code,
+        credits_allowed: !is_debit_only_class(&batch.sec_code) || batch.is_reversal(),
+    };
+    let mut previous: Option<&[u8]> = None;
     for (i, entry) in batch.entries.iter().enumerate() {
         let place = Place::Entry { batch: b, entry: i };
-        entry_rules(batch, entry, previous, &mut |field, rule| out.push(Finding { place, field, rule }));
-        previous = Some(&entry.trace_number);
+        entry_rules(&class, entry, previous, &mut |field, rule| out.push(Finding { place, field, rule }));
+        previous = Some(entry.trace_number.as_bytes());
     }
 }
 
-fn entry_rules(batch: &Batch, e: &Entry, previous: Option<&str>, out: &mut dyn FnMut(&'static str, Rule)) {
+/// What the entry rules need of their batch, worked out once per batch.
+struct BatchClass<'a> {
+    sec: &'a [u8],
+    odfi: &'a [u8],
+    service_class: u16,
+    /// Not a debit-only class, or a reversal batch.
+    credits_allowed: bool,
+}
+
+fn trim(bytes: &[u8]) -> &[u8] {
+    let start = bytes.iter().position(|&b| b != b' ').unwrap_or(bytes.len());
+    let end = bytes.iter().rposition(|&b| b != b' ').map_or(start, |i| i + 1);
+    &bytes[start..end]
+}
+
+fn entry_rules(
+    batch: &BatchClass<'_>,
+    e: &Entry,
+    previous: Option<&[u8]>,
+    out: &mut dyn FnMut(&'static str, Rule),
+) {
     if !is_known_transaction_code(e.transaction_code) {
         out("transaction_code", Rule::UnknownTransactionCode);
     }
     if e.is_credit() {
-        if batch.service_class_code == DEBITS_ONLY {
+        if batch.service_class == DEBITS_ONLY {
             out("transaction_code", Rule::CreditInDebitOnlyBatch);
         }
-        if is_debit_only_class(&batch.sec_code) && !batch.is_reversal() {
+        if !batch.credits_allowed {
             out("transaction_code", Rule::CreditInDebitOnlyClass);
         }
     }
-    if e.is_debit() && batch.service_class_code == CREDITS_ONLY {
+    if e.is_debit() && batch.service_class == CREDITS_ONLY {
         out("transaction_code", Rule::DebitInCreditOnlyBatch);
     }
+    let dfi = e.receiving_dfi.as_bytes();
     let mut routing = [0u8; 9];
-    let routing_ok = e.receiving_dfi.len() == 8 && e.check_digit.is_ascii_digit() && {
-        routing[..8].copy_from_slice(e.receiving_dfi.as_bytes());
+    let routing_ok = dfi.len() == 8 && e.check_digit.is_ascii_digit() && {
+        routing[..8].copy_from_slice(dfi);
         routing[8] = e.check_digit as u8;
         std::str::from_utf8(&routing).is_ok_and(is_valid_routing_number)
     };
     if !routing_ok {
         out("check_digit", Rule::BadRoutingNumber);
     }
-    if !e.trace_number.starts_with(batch.odfi_identification.as_str()) || batch.odfi_identification.is_empty()
-    {
+    let trace = e.trace_number.as_bytes();
+    if batch.odfi.is_empty() || !trace.starts_with(batch.odfi) {
         out("trace_number", Rule::TracePrefixNotOdfi);
     }
-    if previous.is_some_and(|p| p >= e.trace_number.as_str()) {
+    if previous.is_some_and(|p| p >= trace) {
         out("trace_number", Rule::TraceNotAscending);
     }
-    match batch.sec_code.as_str() {
-        "BOC" | "ARC" | "RCK" if e.identification.trim().is_empty() => {
+    match batch.sec {
+        b"BOC" | b"ARC" | b"RCK" if trim(e.identification.as_bytes()).is_empty() => {
             out("check_serial_number", Rule::MissingCheckSerial);
         }
-        "POP" => {
+        b"POP" => {
             let t = e.pop_terminal();
             let state_ok = t.state.len() == 2 && t.state.bytes().all(|b| b.is_ascii_alphabetic());
             if t.check_serial.is_empty() || t.city.is_empty() || !state_ok {
                 out("individual_identification_number", Rule::MissingPopTerminal);
             }
         }
-        "WEB" | "TEL" if !matches!(e.discretionary_data.trim(), "S" | "R") => {
+        b"WEB" | b"TEL" if !matches!(trim(e.discretionary_data.as_bytes()), b"S" | b"R") => {
             out("payment_type_code", Rule::MissingPaymentType);
         }
         _ => {}

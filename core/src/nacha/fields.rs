@@ -7,6 +7,7 @@ use std::fmt;
 use chrono::{NaiveDate, NaiveTime};
 
 use super::problem::Problem;
+use super::text::Text;
 
 /// Why a value does not fit its field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,8 +47,8 @@ impl fmt::Display for FieldProblem {
 }
 
 /// Whether `text` fits an alphanumeric field of `width`.
-pub(crate) fn check_alpha(text: &str, width: usize) -> Result<(), FieldProblem> {
-    if !text.bytes().all(|b| (b' '..=b'~').contains(&b)) {
+pub(crate) fn check_alpha(text: &[u8], width: usize) -> Result<(), FieldProblem> {
+    if !text.iter().all(|b| (b' '..=b'~').contains(b)) {
         return Err(FieldProblem::NotPrintable);
     }
     if text.len() > width {
@@ -57,8 +58,8 @@ pub(crate) fn check_alpha(text: &str, width: usize) -> Result<(), FieldProblem> 
 }
 
 /// Whether `text` is exactly `width` ASCII digits.
-pub(crate) fn check_digits(text: &str, width: usize) -> Result<(), FieldProblem> {
-    if text.len() == width && text.bytes().all(|b| b.is_ascii_digit()) {
+pub(crate) fn check_digits(text: &[u8], width: usize) -> Result<(), FieldProblem> {
+    if text.len() == width && text.iter().all(u8::is_ascii_digit) {
         Ok(())
     } else {
         Err(FieldProblem::NotDigits { width })
@@ -76,20 +77,24 @@ pub(crate) fn check_number(value: u64, width: usize) -> Result<(), FieldProblem>
 
 /// Append `text` left-justified, space-filled to `width`, letters upper-cased.
 /// Longer text is cut (the writer checks widths first).
-pub(crate) fn put_alpha(out: &mut Vec<u8>, text: &str, width: usize) {
-    let bytes = text.as_bytes();
+pub(crate) fn put_alpha(out: &mut Vec<u8>, text: impl AsRef<[u8]>, width: usize) {
+    let bytes = text.as_ref();
     let n = bytes.len().min(width);
-    out.extend(bytes[..n].iter().map(u8::to_ascii_uppercase));
-    out.resize(out.len() + (width - n), b' ');
+    let start = out.len();
+    out.extend_from_slice(&bytes[..n]);
+    out[start..].make_ascii_uppercase();
+    out.resize(start + width, b' ');
 }
 
 /// Append `text` right-justified, space-filled to `width` (immediate destination
 /// and origin).
-pub(crate) fn put_right(out: &mut Vec<u8>, text: &str, width: usize) {
-    let bytes = text.as_bytes();
+pub(crate) fn put_right(out: &mut Vec<u8>, text: impl AsRef<[u8]>, width: usize) {
+    let bytes = text.as_ref();
     let n = bytes.len().min(width);
     out.resize(out.len() + (width - n), b' ');
-    out.extend(bytes[..n].iter().map(u8::to_ascii_uppercase));
+    let start = out.len();
+    out.extend_from_slice(&bytes[..n]);
+    out[start..].make_ascii_uppercase();
 }
 
 /// Append `value` right-justified, zero-filled to `width` (its low digits if it
@@ -155,28 +160,28 @@ impl<'a> Fields<'a> {
     }
 
     /// An alphanumeric field without its trailing spaces.
-    pub(crate) fn text(&mut self, start: usize, len: usize, field: &'static str) -> String {
+    pub(crate) fn text(&mut self, start: usize, len: usize, field: &'static str) -> Text {
         if let Some(text) = self.ascii {
             let from = start.saturating_sub(1);
-            return text.get(from..from + len).unwrap_or_default().trim_end_matches(' ').to_owned();
+            return Text::from(text.get(from..from + len).unwrap_or_default().trim_end_matches(' '));
         }
         let raw = self.slice(start, len);
         let end = raw.iter().rposition(|&b| b != b' ').map_or(0, |i| i + 1);
         let raw = &raw[..end];
         if raw.iter().all(|b| (b' '..=b'~').contains(b)) {
             // Printable ASCII: valid UTF-8, checked by the fast ASCII path.
-            std::str::from_utf8(raw).unwrap_or_default().to_owned()
+            Text::from(std::str::from_utf8(raw).unwrap_or_default())
         } else {
             self.problems.push(Problem::new(self.number, field, "not printable ASCII"));
-            String::from_utf8_lossy(raw).into_owned()
+            Text::from(String::from_utf8_lossy(raw).as_ref())
         }
     }
 
     /// A field right-justified with blanks (immediate destination and origin),
     /// without its surrounding spaces.
-    pub(crate) fn trimmed(&mut self, start: usize, len: usize, field: &'static str) -> String {
+    pub(crate) fn trimmed(&mut self, start: usize, len: usize, field: &'static str) -> Text {
         let text = self.text(start, len, field);
-        text.trim_start().to_string()
+        Text::from(text.trim_start())
     }
 
     /// A numeric field. Anything but digits is a problem, read as 0.
@@ -195,7 +200,7 @@ impl<'a> Fields<'a> {
     }
 
     /// A field of exactly `len` digits kept as text (routing ids, trace numbers).
-    pub(crate) fn digits(&mut self, start: usize, len: usize, field: &'static str) -> String {
+    pub(crate) fn digits(&mut self, start: usize, len: usize, field: &'static str) -> Text {
         let text = self.text(start, len, field);
         if text.len() != len || !text.bytes().all(|b| b.is_ascii_digit()) {
             self.problems.push(Problem::new(self.number, field, format!("{text:?} is not {len} digits")));

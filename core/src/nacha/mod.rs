@@ -26,6 +26,7 @@ pub mod model;
 mod problem;
 mod read;
 mod records;
+mod text;
 mod write;
 
 #[cfg(test)]
@@ -42,6 +43,7 @@ pub use model::{
 pub use problem::Problem;
 pub use read::{read, BatchLocation, Locations, Parsed, ReadError};
 pub use records::{BatchControl, FileControl};
+pub use text::Text;
 pub use write::{write, WriteError, WriteIssue};
 
 /// Length of every record, without its line ending.

@@ -8,6 +8,7 @@
 
 use chrono::{NaiveDate, NaiveTime};
 
+use super::text::Text;
 use super::{is_credit_code, is_debit_code, CREDITS_ONLY, DEBITS_ONLY, MIXED};
 use crate::model::{AccountType, Direction};
 use crate::money::Money;
@@ -27,10 +28,10 @@ pub struct NachaFile {
 pub struct FileHeader {
     /// Immediate destination: the routing number (9 digits) of the bank or
     /// operator receiving the file; written as a blank and the nine digits.
-    pub immediate_destination: String,
+    pub immediate_destination: Text,
     /// Immediate origin: 9 or 10 characters (a routing number, or `1` and a tax
     /// id); written right-justified, blank-filled.
-    pub immediate_origin: String,
+    pub immediate_origin: Text,
     /// File creation date (YYMMDD in the record; years 2000–2099).
     pub creation_date: NaiveDate,
     /// File creation time (HHMM), blank when `None`.
@@ -38,11 +39,11 @@ pub struct FileHeader {
     /// File id modifier: `A`–`Z` or `0`–`9`, distinguishing files of one day.
     pub file_id_modifier: char,
     /// Immediate destination name (≤ 23).
-    pub immediate_destination_name: String,
+    pub immediate_destination_name: Text,
     /// Immediate origin name (≤ 23).
-    pub immediate_origin_name: String,
+    pub immediate_origin_name: Text,
     /// Reference code (≤ 8), free for the originator.
-    pub reference_code: String,
+    pub reference_code: Text,
 }
 
 /// The originator's side of a file: who sends it, through which bank.
@@ -76,22 +77,22 @@ impl Originator {
         file_id_modifier: char,
     ) -> FileHeader {
         FileHeader {
-            immediate_destination: self.immediate_destination.clone(),
-            immediate_origin: self.immediate_origin.clone(),
+            immediate_destination: Text::from(&self.immediate_destination),
+            immediate_origin: Text::from(&self.immediate_origin),
             creation_date,
             creation_time,
             file_id_modifier,
-            immediate_destination_name: self.immediate_destination_name.clone(),
-            immediate_origin_name: self.immediate_origin_name.clone(),
-            reference_code: String::new(),
+            immediate_destination_name: Text::from(&self.immediate_destination_name),
+            immediate_origin_name: Text::from(&self.immediate_origin_name),
+            reference_code: Text::new(),
         }
     }
 
     /// The trace number of the entry with `sequence` (its last 7 digits): the
     /// ODFI identification followed by the sequence, zero-filled. Numbering is the
     /// caller's: it must keep trace numbers unique and ascending.
-    pub fn trace_number(&self, sequence: u32) -> String {
-        format!("{}{:07}", self.odfi_identification(), sequence % 10_000_000)
+    pub fn trace_number(&self, sequence: u32) -> Text {
+        Text::from(format!("{}{:07}", self.odfi_identification(), sequence % 10_000_000))
     }
 }
 
@@ -101,27 +102,27 @@ pub struct Batch {
     /// 220 credits only, 225 debits only, 200 mixed (see [`service_class_for`]).
     pub service_class_code: u16,
     /// Company name (≤ 16).
-    pub company_name: String,
+    pub company_name: Text,
     /// Company discretionary data (≤ 20).
-    pub company_discretionary_data: String,
+    pub company_discretionary_data: Text,
     /// Company identification (≤ 10), the same in the batch control.
-    pub company_identification: String,
+    pub company_identification: Text,
     /// Standard entry class code (`PPD`, `CCD`, `WEB`, `TEL`, `BOC`, `POP`, …).
-    pub sec_code: String,
+    pub sec_code: Text,
     /// Company entry description (≤ 10): `PAYROLL`, `PURCHASE`, `REVERSAL`
     /// (which makes the batch a reversal batch: see [`Batch::is_reversal`]), …
-    pub company_entry_description: String,
+    pub company_entry_description: Text,
     /// Company descriptive date (≤ 6), free text.
-    pub company_descriptive_date: String,
+    pub company_descriptive_date: Text,
     /// Effective entry date: the banking day the originator intends to settle.
     pub effective_entry_date: NaiveDate,
     /// Settlement date (Julian, 3 digits), filled in by the ACH operator: blank
     /// in an origination file.
-    pub settlement_date: String,
+    pub settlement_date: Text,
     /// Originator status code (`1` for a depository financial institution).
     pub originator_status_code: char,
     /// ODFI identification: the first 8 digits of its routing number.
-    pub odfi_identification: String,
+    pub odfi_identification: Text,
     /// Batch number (7 digits), ascending within the file.
     pub batch_number: u32,
     /// The entries, in trace-number order.
@@ -143,24 +144,24 @@ pub struct Entry {
     /// [`transaction_code`]); returns and NOCs carry 21/26/31/36.
     pub transaction_code: u8,
     /// Receiving DFI identification: the first 8 digits of its routing number.
-    pub receiving_dfi: String,
+    pub receiving_dfi: Text,
     /// The routing number's check digit.
     pub check_digit: char,
     /// DFI account number (≤ 17).
-    pub account_number: String,
+    pub account_number: Text,
     /// Amount in cents (10 digits: at most 99,999,999.99).
     pub amount: Money,
     /// Individual identification number (≤ 15): the check serial number for BOC,
     /// ARC and RCK; for POP the check serial (9), terminal city (4) and state (2)
     /// (see [`pop_identification`]); a receiver id otherwise.
-    pub identification: String,
+    pub identification: Text,
     /// Individual name (≤ 22), or the receiving company's name (CCD).
-    pub name: String,
+    pub name: Text,
     /// Discretionary data (≤ 2); for WEB and TEL the payment type code, `S`
     /// (single) or `R` (recurring).
-    pub discretionary_data: String,
+    pub discretionary_data: Text,
     /// Trace number (15 digits): the ODFI identification and a 7-digit sequence.
-    pub trace_number: String,
+    pub trace_number: Text,
     /// The entry's addenda records (the addenda indicator is `1` when any).
     pub addenda: Vec<Addenda>,
 }
@@ -178,7 +179,7 @@ impl Entry {
 
     /// The receiving DFI's routing number: its identification and check digit.
     pub fn routing_number(&self) -> String {
-        let mut text = self.receiving_dfi.clone();
+        let mut text = self.receiving_dfi.to_string();
         text.push(self.check_digit);
         text
     }
@@ -210,7 +211,7 @@ impl Entry {
 pub enum Addenda {
     /// `05`: payment related information (≤ 80). Sequence numbers are the
     /// writer's (1, 2, … and the entry's trace sequence).
-    Payment(String),
+    Payment(Text),
     /// `98`: a notification of change.
     Change(NoticeOfChange),
     /// `99`: a return.
@@ -218,9 +219,9 @@ pub enum Addenda {
     /// Any other type code (`02`, IAT `10`–`18`, …): kept verbatim.
     Other {
         /// The two-character addenda type code.
-        type_code: String,
+        type_code: Text,
         /// Record positions 4–94, as read.
-        content: String,
+        content: Text,
     },
 }
 
@@ -229,32 +230,32 @@ pub enum Addenda {
 pub struct NoticeOfChange {
     /// Change code (`C01` account number, `C02` routing number, `C03` both,
     /// `C05` transaction code, `C06` account and transaction code, `C07` all three…).
-    pub change_code: String,
+    pub change_code: Text,
     /// Trace number of the entry being corrected.
-    pub original_trace: String,
+    pub original_trace: Text,
     /// Receiving DFI identification (8 digits) of the original entry.
-    pub original_receiving_dfi: String,
+    pub original_receiving_dfi: Text,
     /// The corrected data (≤ 29).
-    pub corrected_data: String,
+    pub corrected_data: Text,
     /// This addenda's trace number (15 digits).
-    pub trace_number: String,
+    pub trace_number: Text,
 }
 
 /// Addenda `99`: why the receiving bank sent an entry back.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReturnEntry {
     /// Return reason code (`R01`…; see [`crate::returns`]).
-    pub return_code: String,
+    pub return_code: Text,
     /// Trace number of the entry returned.
-    pub original_trace: String,
+    pub original_trace: Text,
     /// Date of death (YYMMDD) for R14/R15, blank otherwise.
-    pub date_of_death: String,
+    pub date_of_death: Text,
     /// Receiving DFI identification (8 digits) of the original entry.
-    pub original_receiving_dfi: String,
+    pub original_receiving_dfi: Text,
     /// Addenda information (≤ 44).
-    pub information: String,
+    pub information: Text,
     /// This addenda's trace number (15 digits).
-    pub trace_number: String,
+    pub trace_number: Text,
 }
 
 /// The POP layout of the individual identification field: check serial number
@@ -262,18 +263,18 @@ pub struct ReturnEntry {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PopTerminal {
     /// Check serial number (≤ 9), trimmed.
-    pub check_serial: String,
+    pub check_serial: Text,
     /// Terminal city (≤ 4), trimmed.
-    pub city: String,
+    pub city: Text,
     /// Terminal state (2), trimmed.
-    pub state: String,
+    pub state: Text,
 }
 
 impl PopTerminal {
     /// Split an identification field (as held in [`Entry::identification`]).
     pub fn parse(identification: &str) -> PopTerminal {
         let part = |from: usize, to: usize| {
-            identification.get(from..to.min(identification.len())).unwrap_or("").trim().to_string()
+            Text::from(identification.get(from..to.min(identification.len())).unwrap_or("").trim())
         };
         PopTerminal { check_serial: part(0, 9), city: part(9, 13), state: part(13, 15) }
     }
@@ -282,13 +283,13 @@ impl PopTerminal {
 /// The identification field of a POP entry: the check serial number in 9
 /// characters, the terminal city abbreviated to its first 4 characters and the
 /// 2-letter state. `None` when the serial is longer than 9 characters.
-pub fn pop_identification(check_serial: &str, city: &str, state: &str) -> Option<String> {
+pub fn pop_identification(check_serial: &str, city: &str, state: &str) -> Option<Text> {
     if check_serial.len() > 9 || !check_serial.is_ascii() || !city.is_ascii() || !state.is_ascii() {
         return None;
     }
     let city: String = city.chars().take(4).collect();
     let state: String = state.chars().take(2).collect();
-    Some(format!("{check_serial:<9}{city:<4}{state:<2}").trim_end().to_string())
+    Some(Text::from(format!("{check_serial:<9}{city:<4}{state:<2}").trim_end()))
 }
 
 /// The transaction code of a live entry: 22/27 checking credit/debit, 32/37

@@ -109,18 +109,18 @@ fn model(batches: &[GenBatch]) -> NachaFile {
                     let account = if ge.savings { AccountType::Savings } else { AccountType::Checking };
                     let mut e = entry(transaction_code(account, direction), ge.amount, sequence);
                     let routing = ROUTING[ge.routing];
-                    e.receiving_dfi = routing[..8].to_string();
+                    e.receiving_dfi = routing[..8].into();
                     e.check_digit = char::from(routing.as_bytes()[8]);
-                    e.account_number = ge.account.clone();
-                    e.name = ge.name.clone();
+                    e.account_number = ge.account.as_str().into();
+                    e.name = ge.name.as_str().into();
                     match sec {
-                        "BOC" => e.identification = ge.serial.clone(),
+                        "BOC" => e.identification = ge.serial.as_str().into(),
                         "POP" => e.identification = pop_identification(&ge.serial, "Phila", "pa").unwrap(),
                         "WEB" | "TEL" => e.discretionary_data = if ge.recurring { "R" } else { "S" }.into(),
                         _ => {}
                     }
                     if let Some(info) = &ge.payment {
-                        e.addenda.push(Addenda::Payment(info.clone()));
+                        e.addenda.push(Addenda::Payment(info.as_str().into()));
                     }
                     e
                 })

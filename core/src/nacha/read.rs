@@ -17,6 +17,7 @@ use super::records::{
     decode_addenda, decode_batch_control, decode_batch_header, decode_entry, decode_file_control,
     decode_file_header, BatchControl, FileControl, Totals,
 };
+use super::text::Text;
 use super::{BLOCKING_FACTOR, RECORD_LEN};
 use crate::money::Money;
 
@@ -234,14 +235,14 @@ pub fn read(bytes: &[u8]) -> Result<Parsed, ReadError> {
 /// is always a type 1 and decoded leniently), kept panic-free.
 fn unreachable_header() -> FileHeader {
     FileHeader {
-        immediate_destination: String::new(),
-        immediate_origin: String::new(),
+        immediate_destination: Text::new(),
+        immediate_origin: Text::new(),
         creation_date: chrono::NaiveDate::default(),
         creation_time: None,
         file_id_modifier: ' ',
-        immediate_destination_name: String::new(),
-        immediate_origin_name: String::new(),
-        reference_code: String::new(),
+        immediate_destination_name: Text::new(),
+        immediate_origin_name: Text::new(),
+        reference_code: Text::new(),
     }
 }
 
@@ -396,7 +397,11 @@ impl Reader {
                 c.company_identification.trim().to_string(),
                 batch.company_identification.trim().to_string(),
             );
-            compare("odfi_identification", c.odfi_identification.clone(), batch.odfi_identification.clone());
+            compare(
+                "odfi_identification",
+                c.odfi_identification.to_string(),
+                batch.odfi_identification.to_string(),
+            );
             compare("batch_number", c.batch_number.to_string(), batch.batch_number.to_string());
             self.problems.extend(found);
             if let Some(loc) = self.locations.batches.last_mut() {

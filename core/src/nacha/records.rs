@@ -6,6 +6,7 @@
 
 use super::fields::{put_alpha, put_date, put_num, put_right, put_time, Fields};
 use super::model::{Addenda, Batch, Entry, FileHeader, NoticeOfChange, ReturnEntry};
+use super::text::Text;
 use crate::money::Money;
 
 /// A batch control record (`8`) as read.
@@ -22,11 +23,11 @@ pub struct BatchControl {
     /// Total credit amount.
     pub total_credit: Money,
     /// Company identification (must equal the header's).
-    pub company_identification: String,
+    pub company_identification: Text,
     /// Message authentication code (≤ 19), usually blank.
-    pub message_authentication_code: String,
+    pub message_authentication_code: Text,
     /// ODFI identification (must equal the header's).
-    pub odfi_identification: String,
+    pub odfi_identification: Text,
     /// Batch number (must equal the header's).
     pub batch_number: u32,
 }
@@ -207,7 +208,7 @@ pub(crate) fn encode_addenda(a: &Addenda, sequence: u64, trace: &str, out: &mut 
 
 /// An addenda record, with its sequence numbers for a `05` (addenda sequence,
 /// entry detail sequence).
-pub(crate) fn decode_addenda(r: &mut Fields<'_>) -> (Addenda, Option<(u64, String)>) {
+pub(crate) fn decode_addenda(r: &mut Fields<'_>) -> (Addenda, Option<(u64, Text)>) {
     let type_code = r.text(2, 2, "addenda_type_code");
     match type_code.as_str() {
         "05" => {
@@ -267,7 +268,11 @@ impl Totals {
 
     pub(crate) fn add_entry(&mut self, e: &Entry) {
         self.entry_addenda_count += 1 + e.addenda.len() as u64;
-        let dfi = e.receiving_dfi.bytes().fold(0u64, |n, b| n * 10 + u64::from(b.wrapping_sub(b'0') % 10));
+        let dfi = e
+            .receiving_dfi
+            .as_bytes()
+            .iter()
+            .fold(0u64, |n, b| n * 10 + u64::from(b.wrapping_sub(b'0') % 10));
         self.entry_hash = (self.entry_hash + dfi) % HASH_MODULUS;
         if e.is_credit() {
             self.total_credit = self.total_credit.saturating_add(amount(e.amount));

@@ -30,7 +30,7 @@ pub(super) fn entry(code: u8, amount: i64, sequence: u32) -> Entry {
         amount: Money::from_cents(amount),
         identification: "ID-1".into(),
         name: "RECEIVER ACCOUNT NAME".into(),
-        discretionary_data: String::new(),
+        discretionary_data: Text::new(),
         trace_number: originator().trace_number(sequence),
         addenda: Vec::new(),
     }
@@ -40,14 +40,14 @@ pub(super) fn batch(sec: &str, entries: Vec<Entry>) -> Batch {
     Batch {
         service_class_code: service_class_for(&entries),
         company_name: "NAME ON ACCOUNT".into(),
-        company_discretionary_data: String::new(),
+        company_discretionary_data: Text::new(),
         company_identification: "1234567890".into(),
         sec_code: sec.into(),
         company_entry_description: "PURCHASE".into(),
-        company_descriptive_date: String::new(),
+        company_descriptive_date: Text::new(),
         // A Monday.
         effective_entry_date: d(2026, 11, 30),
-        settlement_date: String::new(),
+        settlement_date: Text::new(),
         originator_status_code: '1',
         odfi_identification: "12104288".into(),
         batch_number: 1,
@@ -97,7 +97,7 @@ fn batch_header_and_control_layout() {
 #[test]
 fn entry_layout_matches_a_real_ppd_debit() {
     let mut e = entry(27, 100_000_000, 1);
-    e.identification = String::new();
+    e.identification = Text::new();
     let l = written(&file(vec![batch("PPD", vec![e])]));
     // ppd-debit.ach's entry, byte for byte.
     assert_eq!(
@@ -146,9 +146,9 @@ fn addenda_layouts() {
     ret.addenda.push(Addenda::Return(ReturnEntry {
         return_code: "R01".into(),
         original_trace: "091400600000001".into(),
-        date_of_death: String::new(),
+        date_of_death: Text::new(),
         original_receiving_dfi: "09100001".into(),
-        information: String::new(),
+        information: Text::new(),
         trace_number: "121042887611242".into(),
     }));
     let l = written(&file(vec![batch("WEB", vec![ret])]));

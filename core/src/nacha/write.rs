@@ -16,6 +16,7 @@ use super::records::{
     encode_addenda, encode_batch_control, encode_batch_header, encode_entry, encode_file_control,
     encode_file_header, Totals,
 };
+use super::text::Text;
 use super::{BLOCKING_FACTOR, RECORD_LEN};
 use crate::money::NACHA_MAX;
 
@@ -59,20 +60,20 @@ impl Checker {
         WriteError { place: self.place, field, issue: WriteIssue::Field(problem) }
     }
 
-    fn alpha(&self, field: &'static str, text: &str, width: usize) -> Result<(), WriteError> {
-        check_alpha(text, width).map_err(|p| self.fail(field, p))
+    fn alpha(&self, field: &'static str, text: &Text, width: usize) -> Result<(), WriteError> {
+        check_alpha(text.as_bytes(), width).map_err(|p| self.fail(field, p))
     }
 
-    fn required(&self, field: &'static str, text: &str, width: usize) -> Result<(), WriteError> {
+    fn required(&self, field: &'static str, text: &Text, width: usize) -> Result<(), WriteError> {
         self.alpha(field, text, width)?;
-        if text.trim().is_empty() {
+        if text.as_bytes().iter().all(|&b| b == b' ') {
             return Err(self.fail(field, FieldProblem::Missing));
         }
         Ok(())
     }
 
-    fn digits(&self, field: &'static str, text: &str, width: usize) -> Result<(), WriteError> {
-        check_digits(text, width).map_err(|p| self.fail(field, p))
+    fn digits(&self, field: &'static str, text: &Text, width: usize) -> Result<(), WriteError> {
+        check_digits(text.as_bytes(), width).map_err(|p| self.fail(field, p))
     }
 
     fn number(&self, field: &'static str, value: u64, width: usize) -> Result<(), WriteError> {
@@ -119,8 +120,8 @@ fn check_batch(index: usize, b: &Batch) -> Result<(), WriteError> {
 }
 
 impl Checker {
-    fn digits_or_letters(&self, field: &'static str, text: &str) -> Result<(), WriteError> {
-        if text.len() == 3 && text.bytes().all(|b| b.is_ascii_uppercase()) {
+    fn digits_or_letters(&self, field: &'static str, text: &Text) -> Result<(), WriteError> {
+        if text.as_bytes().len() == 3 && text.as_bytes().iter().all(u8::is_ascii_uppercase) {
             Ok(())
         } else {
             Err(self.fail(field, FieldProblem::Missing))
