@@ -214,6 +214,44 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Hostile bytes: any input, or a valid file with bytes overwritten, cut or
+    /// with line ends removed, reads to a result (never a panic), and the
+    /// checker runs over whatever was read.
+    #[test]
+    fn any_bytes_read_without_panicking(
+        noise in proptest::collection::vec(any::<u8>(), 0..2_000),
+        edits in proptest::collection::vec((any::<usize>(), any::<u8>()), 0..40),
+        cut in any::<usize>(),
+        header in any::<bool>(),
+        strip in any::<bool>(),
+    ) {
+        let mut noisy = noise.clone();
+        if header {
+            noisy.insert(0, b'1');
+        }
+        if let Ok(parsed) = read(&noisy) {
+            let _ = check(&parsed);
+        }
+        let f = file(vec![batch("PPD", vec![entry(27, 5, 1), entry(22, 6, 2)])]);
+        let mut bytes = write(&f).unwrap();
+        for (at, byte) in edits {
+            let len = bytes.len();
+            bytes[at % len] = byte;
+        }
+        bytes.truncate(cut % (bytes.len() + 1));
+        if strip {
+            bytes.retain(|&b| b != b'\n');
+        }
+        if let Ok(parsed) = read(&bytes) {
+            prop_assert!(parsed.records >= 1);
+            let _ = check(&parsed);
+        }
+    }
+}
+
 #[test]
 fn the_originator_numbers_traces_from_its_odfi() {
     assert_eq!(originator().trace_number(42), "121042880000042");

@@ -364,6 +364,10 @@ impl Reader {
         let t = std::mem::take(&mut self.open_totals);
         self.totals.push(t);
         let Some(batch) = self.batches.last() else { return };
+        if batch.entries.is_empty() {
+            let header = self.locations.batches.last().map_or(number, |l| l.header);
+            self.problems.push(Problem::new(header, "record", "batch without entries"));
+        }
         if let Some(c) = &control {
             let mut found = Vec::new();
             let mut compare = |field: &'static str, written: String, actual: String| {

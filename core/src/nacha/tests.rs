@@ -281,6 +281,16 @@ fn writer_refuses_what_a_bank_rejects() {
 }
 
 #[test]
+fn writer_refuses_empty_files_and_batches() {
+    assert_eq!(
+        refusal(&file(vec![])),
+        (Place::FileHeader, "batches", WriteIssue::Field(FieldProblem::Missing))
+    );
+    let f = file(vec![batch("PPD", vec![entry(27, 1, 1)]), batch("PPD", vec![])]);
+    assert_eq!(refusal(&f), (Place::Batch(1), "entries", WriteIssue::Field(FieldProblem::Missing)));
+}
+
+#[test]
 fn writer_refuses_totals_too_large_for_the_controls() {
     let entries: Vec<Entry> = (1..=101).map(|i| entry(27, 9_999_999_999, i)).collect();
     let e = write(&file(vec![batch("PPD", entries)])).unwrap_err();
@@ -345,6 +355,11 @@ fn reader_reports_bad_order() {
     lines.insert(1, entry_line);
     let got = problems_of(&lines.join("\n"));
     assert!(got.contains(&(2, "record_type_code")), "{got:?}");
+    // A batch without entries.
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.remove(2);
+    let got = problems_of(&lines.join("\n"));
+    assert!(got.contains(&(2, "record")), "{got:?}");
     // Addenda flagged but missing.
     let tampered = text.replacen("RECEIVER ACCOUNT NAME   0", "RECEIVER ACCOUNT NAME   1", 1);
     assert_eq!(problems_of(&tampered), vec![(3, "addenda_record_indicator")]);

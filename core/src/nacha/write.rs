@@ -113,6 +113,9 @@ fn check_batch(index: usize, b: &Batch) -> Result<(), WriteError> {
     c.char("originator_status_code", b.originator_status_code)?;
     c.digits("odfi_identification", &b.odfi_identification, 8)?;
     c.number("batch_number", u64::from(b.batch_number), 7)?;
+    if b.entries.is_empty() {
+        return Err(c.fail("entries", FieldProblem::Missing));
+    }
     for (i, e) in b.entries.iter().enumerate() {
         check_entry(&Checker { place: Place::Entry { batch: index, entry: i } }, e)?;
     }
@@ -171,8 +174,9 @@ fn check_entry(c: &Checker, e: &Entry) -> Result<(), WriteError> {
 }
 
 /// Write `file` as NACHA records, each followed by `\n`, padded to a multiple of
-/// ten records. Refuses (never panics) a field that does not fit, a total or count
-/// too large for its control field, and any rule of
+/// ten records. Refuses (never panics) a file without batches, a batch without
+/// entries, a field that does not fit, a total or count too large for its control
+/// field, and any rule of
 /// [`findings`](super::findings): an effective date that is not a banking day, a
 /// trace number not prefixed by the batch's ODFI or not ascending, a credit in a
 /// debit-only batch or class (outside a reversal batch), a BOC without check
@@ -180,6 +184,9 @@ fn check_entry(c: &Checker, e: &Entry) -> Result<(), WriteError> {
 /// payment type.
 pub fn write(file: &NachaFile) -> Result<Vec<u8>, WriteError> {
     check_header(&file.header)?;
+    if file.batches.is_empty() {
+        return Err(Checker { place: Place::FileHeader }.fail("batches", FieldProblem::Missing));
+    }
     let mut totals = Vec::with_capacity(file.batches.len());
     let mut file_totals = Totals::default();
     let mut records: u64 = 2;
