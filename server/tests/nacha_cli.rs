@@ -28,7 +28,38 @@ const INVALID: &[(&str, &[(u64, &str)])] = &[
     ("NACHA_SAMPLE_TEL_REVERSAL.ach", &[(4, "payment_type_code")]),
     ("return-WEB.ach", &[(2, "effective_entry_date"), (6, "effective_entry_date")]),
     ("issue702.ach", &[(1, "record"), (7, "payment_type_code"), (11, "payment_type_code")]),
-    ("20110805A.ach", &[(93, "batch_count"), (93, "block_count")]),
+    ("20110805A.ach", &TRACES_20110805A),
+];
+
+/// 20110805A: its file control's batch count and block count (record 93), and
+/// the entries whose trace number an earlier batch already used (each batch
+/// numbers from 0000001 again), in record order.
+const TRACES_20110805A: [(u64, &str); 25] = [
+    (30, "trace_number"),
+    (31, "trace_number"),
+    (32, "trace_number"),
+    (33, "trace_number"),
+    (34, "trace_number"),
+    (35, "trace_number"),
+    (36, "trace_number"),
+    (37, "trace_number"),
+    (38, "trace_number"),
+    (39, "trace_number"),
+    (40, "trace_number"),
+    (41, "trace_number"),
+    (42, "trace_number"),
+    (43, "trace_number"),
+    (44, "trace_number"),
+    (45, "trace_number"),
+    (46, "trace_number"),
+    (47, "trace_number"),
+    (50, "trace_number"),
+    (58, "trace_number"),
+    (66, "trace_number"),
+    (76, "trace_number"),
+    (84, "trace_number"),
+    (93, "batch_count"),
+    (93, "block_count"),
 ];
 
 #[test]

@@ -50,8 +50,36 @@ const FILES: &[Expected] = &[
     ),
     ("NACHA_SAMPLE_TEL_REVERSAL.ach", 1, 2, 685_100, 685_100, &[], &[(4, "payment_type_code")]),
     // The file control claims 5 batches (there are 4) and the file stops at 93
-    // records, without its blocking records.
-    ("20110805A.ach", 4, 48, 5_101_000, 200, &[(93, "batch_count"), (93, "block_count")], &[]),
+    // records, without its blocking records. Each batch numbers its traces from
+    // 0000001 again, so the later batches repeat the first's trace numbers.
+    ("20110805A.ach", 4, 48, 5_101_000, 200, &[(93, "batch_count"), (93, "block_count")], &TRACES_20110805A),
+];
+
+/// 20110805A's entries whose trace number an earlier batch already used.
+const TRACES_20110805A: [(usize, &str); 23] = [
+    (30, "trace_number"),
+    (31, "trace_number"),
+    (32, "trace_number"),
+    (33, "trace_number"),
+    (34, "trace_number"),
+    (35, "trace_number"),
+    (36, "trace_number"),
+    (37, "trace_number"),
+    (38, "trace_number"),
+    (39, "trace_number"),
+    (40, "trace_number"),
+    (41, "trace_number"),
+    (42, "trace_number"),
+    (43, "trace_number"),
+    (44, "trace_number"),
+    (45, "trace_number"),
+    (46, "trace_number"),
+    (47, "trace_number"),
+    (50, "trace_number"),
+    (58, "trace_number"),
+    (66, "trace_number"),
+    (76, "trace_number"),
+    (84, "trace_number"),
 ];
 
 fn at(problems: &[ach_core::nacha::Problem]) -> Vec<(usize, &'static str)> {

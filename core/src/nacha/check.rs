@@ -3,7 +3,7 @@
 //! One implementation for both directions: the writer refuses a file with any
 //! [`Finding`], and [`check`] turns the findings of a file read into problems
 //! with record numbers. The rules: effective entry dates on banking days, trace
-//! numbers prefixed by the batch's ODFI and ascending, receiving routing numbers
+//! numbers prefixed by the batch's ODFI, ascending and unique in the file, receiving routing numbers
 //! with a good check digit, known SEC, service class and transaction codes, a
 //! check serial number on BOC, ARC and RCK entries, a check serial, terminal city
 //! and state on POP entries, a payment type code (`S` or `R`) on WEB and TEL
@@ -35,6 +35,8 @@ pub enum Rule {
     TracePrefixNotOdfi,
     /// The trace number is not above the previous entry's in the batch.
     TraceNotAscending,
+    /// The trace number is another entry's in the same file.
+    TraceNotUnique,
     /// The receiving DFI identification and check digit are not a routing number.
     BadRoutingNumber,
     /// Not a Nacha SEC code (ICL, for one, is not).
@@ -64,6 +66,7 @@ impl fmt::Display for Rule {
             Rule::NotBankingDay => "not a banking day",
             Rule::TracePrefixNotOdfi => "trace number does not start with the batch's ODFI identification",
             Rule::TraceNotAscending => "trace number not ascending within the batch",
+            Rule::TraceNotUnique => "trace number used by another entry of the file",
             Rule::BadRoutingNumber => "receiving DFI and check digit are not a valid routing number",
             Rule::UnknownSecCode => "not a Nacha standard entry class code",
             Rule::UnknownServiceClass => "service class code is not 200, 220 or 225",
@@ -121,7 +124,49 @@ pub fn findings(file: &NachaFile) -> Vec<Finding> {
     for (b, batch) in file.batches.iter().enumerate() {
         batch_findings(b, batch, &mut out);
     }
+    duplicate_traces(file, &mut out);
     out
+}
+
+/// Trace numbers repeated across batches (within a batch, ascending order
+/// already rules them out). When each batch's traces ascend and every batch
+/// starts above the previous one's last, as the writer's callers number them,
+/// none can repeat and nothing is sorted.
+fn duplicate_traces(file: &NachaFile, out: &mut Vec<Finding>) {
+    let mut last: Option<&[u8]> = None;
+    let mut ordered = true;
+    for batch in &file.batches {
+        let traces = || batch.entries.iter().map(|e| e.trace_number.as_bytes());
+        let ascending = traces().zip(traces().skip(1)).all(|(a, b)| a < b);
+        let first = traces().next();
+        if !ascending || first.zip(last).is_some_and(|(f, l)| f <= l) {
+            ordered = false;
+            break;
+        }
+        last = batch.entries.last().map(|e| e.trace_number.as_bytes()).or(last);
+    }
+    if ordered {
+        return;
+    }
+    let mut all: Vec<(&[u8], usize, usize)> = file
+        .batches
+        .iter()
+        .enumerate()
+        .flat_map(|(b, batch)| {
+            batch.entries.iter().enumerate().map(move |(i, e)| (e.trace_number.as_bytes(), b, i))
+        })
+        .collect();
+    all.sort_unstable();
+    let mut repeated: Vec<(usize, usize)> =
+        all.windows(2).filter(|w| w[0].0 == w[1].0).map(|w| (w[1].1, w[1].2)).collect();
+    repeated.sort_unstable();
+    for (batch, entry) in repeated {
+        out.push(Finding {
+            place: Place::Entry { batch, entry },
+            field: "trace_number",
+            rule: Rule::TraceNotUnique,
+        });
+    }
 }
 
 fn batch_findings(b: usize, batch: &Batch, out: &mut Vec<Finding>) {

@@ -263,6 +263,21 @@ fn writer_refuses_what_a_bank_rejects() {
         rule(&file(vec![batch("PPD", vec![entry(27, 1, 2), entry(27, 1, 1)])])),
         Rule::TraceNotAscending
     );
+    // Trace numbers repeated in another batch.
+    let mut second = batch("PPD", vec![entry(27, 1, 1)]);
+    second.batch_number = 2;
+    assert_eq!(
+        findings(&file(vec![batch("PPD", vec![entry(27, 1, 1), entry(27, 1, 2)]), second])),
+        vec![Finding {
+            place: Place::Entry { batch: 1, entry: 0 },
+            field: "trace_number",
+            rule: Rule::TraceNotUnique
+        }]
+    );
+    // Batches out of order but unique: fine.
+    let mut second = batch("PPD", vec![entry(27, 1, 1)]);
+    second.batch_number = 2;
+    assert!(write(&file(vec![batch("PPD", vec![entry(27, 1, 5)]), second])).is_ok());
     // BOC without check serial.
     let mut e = entry(27, 1, 1);
     e.identification = " ".into();
