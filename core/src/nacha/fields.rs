@@ -134,9 +134,9 @@ pub(crate) fn put_time(out: &mut Vec<u8>, time: Option<NaiveTime>) {
 /// number, and where its problems go.
 pub(crate) struct Fields<'a> {
     bytes: &'a [u8],
-    /// The record as text when it is all printable ASCII (the usual case): its
-    /// fields are then sliced without checking each.
-    ascii: Option<&'a str>,
+    /// The record is all printable ASCII (the usual case): its fields are then
+    /// taken without checking each.
+    ascii: bool,
     pub(crate) number: usize,
     pub(crate) problems: &'a mut Vec<Problem>,
 }
@@ -144,8 +144,7 @@ pub(crate) struct Fields<'a> {
 impl<'a> Fields<'a> {
     /// The fields of `bytes`, record number `number`.
     pub(crate) fn new(bytes: &'a [u8], number: usize, problems: &'a mut Vec<Problem>) -> Fields<'a> {
-        let printable = bytes.iter().all(|b| (b' '..=b'~').contains(b));
-        let ascii = if printable { std::str::from_utf8(bytes).ok() } else { None };
+        let ascii = bytes.iter().all(|b| (b' '..=b'~').contains(b));
         Fields { bytes, ascii, number, problems }
     }
 
@@ -161,13 +160,12 @@ impl<'a> Fields<'a> {
 
     /// An alphanumeric field without its trailing spaces.
     pub(crate) fn text(&mut self, start: usize, len: usize, field: &'static str) -> Text {
-        if let Some(text) = self.ascii {
-            let from = start.saturating_sub(1);
-            return Text::from(text.get(from..from + len).unwrap_or_default().trim_end_matches(' '));
-        }
         let raw = self.slice(start, len);
         let end = raw.iter().rposition(|&b| b != b' ').map_or(0, |i| i + 1);
         let raw = &raw[..end];
+        if self.ascii {
+            return Text::from_ascii(raw);
+        }
         if raw.iter().all(|b| (b' '..=b'~').contains(b)) {
             // Printable ASCII: valid UTF-8, checked by the fast ASCII path.
             Text::from(std::str::from_utf8(raw).unwrap_or_default())
@@ -202,7 +200,7 @@ impl<'a> Fields<'a> {
     /// A field of exactly `len` digits kept as text (routing ids, trace numbers).
     pub(crate) fn digits(&mut self, start: usize, len: usize, field: &'static str) -> Text {
         let text = self.text(start, len, field);
-        if text.len() != len || !text.bytes().all(|b| b.is_ascii_digit()) {
+        if text.as_bytes().len() != len || !text.as_bytes().iter().all(u8::is_ascii_digit) {
             self.problems.push(Problem::new(self.number, field, format!("{text:?} is not {len} digits")));
         }
         text

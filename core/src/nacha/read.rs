@@ -98,6 +98,7 @@ impl Parsed {
 
 /// The records of the input: by line ends (LF or CRLF) when it has any,
 /// otherwise every 94 bytes.
+#[derive(Clone)]
 struct Records<'a> {
     rest: &'a [u8],
     lines: bool,
@@ -140,6 +141,8 @@ struct Reader {
     /// The last entry read in the open batch: its record and addenda indicator.
     entry: Option<(usize, bool)>,
     padding_seen: bool,
+    /// Entry records ahead of the batch header being read.
+    batch_entries: usize,
     /// The open batch's controls so far.
     open_totals: Totals,
     /// Each closed batch's controls, computed from its entries.
@@ -170,12 +173,23 @@ pub fn read(bytes: &[u8]) -> Result<Parsed, ReadError> {
         padding_seen: false,
         open_totals: Totals::default(),
         totals: Vec::new(),
+        batch_entries: 0,
     };
     let mut padded = [b' '; RECORD_LEN];
     let mut last_real = 0;
     let mut records = 0;
     let lines = memchr::memchr(b'\n', bytes).is_some();
-    for raw in (Records { rest: bytes, lines }) {
+    let mut input = Records { rest: bytes, lines };
+    while let Some(raw) = input.next() {
+        if raw.first() == Some(&b'5') {
+            // Size the batch's entries exactly: count them ahead (one cheap pass
+            // over line ends) rather than copy a growing vector.
+            r.batch_entries = input
+                .clone()
+                .take_while(|rec| !matches!(rec.first(), Some(b'5' | b'8' | b'9')))
+                .filter(|rec| rec.first() == Some(&b'6'))
+                .count();
+        }
         records += 1;
         let number = records;
         let record: &[u8] = if raw.len() == RECORD_LEN {
@@ -265,7 +279,8 @@ impl Reader {
             b'1' if number == 1 => self.header = Some(decode_file_header(&mut f)),
             b'1' => self.problem(number, "record_type_code", "a second file header"),
             b'5' => {
-                let batch = decode_batch_header(&mut f);
+                let mut batch = decode_batch_header(&mut f);
+                batch.entries.reserve_exact(self.batch_entries);
                 if self.open {
                     self.problem(
                         number,

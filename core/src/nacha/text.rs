@@ -32,6 +32,19 @@ impl Text {
         Text(Repr::Inline { len: 0, bytes: [0; INLINE] })
     }
 
+    /// Text from bytes the caller has checked are printable ASCII (a record
+    /// read): no UTF-8 check when short. Other bytes are not unsafe, only read
+    /// back as an empty `str`.
+    pub(crate) fn from_ascii(ascii: &[u8]) -> Text {
+        if ascii.len() <= INLINE {
+            let mut bytes = [0; INLINE];
+            bytes[..ascii.len()].copy_from_slice(ascii);
+            Text(Repr::Inline { len: ascii.len() as u8, bytes })
+        } else {
+            Text::from(std::str::from_utf8(ascii).unwrap_or_default())
+        }
+    }
+
     /// The content as `str`.
     pub fn as_str(&self) -> &str {
         match &self.0 {
