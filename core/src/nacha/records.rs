@@ -272,7 +272,9 @@ impl Totals {
             .receiving_dfi
             .as_bytes()
             .iter()
-            .fold(0u64, |n, b| n * 10 + u64::from(b.wrapping_sub(b'0') % 10));
+            // Modulo as it goes: a field read from hostile bytes may be longer
+            // than 8 digits (invalid UTF-8 becomes 3-byte replacement characters).
+            .fold(0u64, |n, b| (n * 10 + u64::from(b.wrapping_sub(b'0') % 10)) % HASH_MODULUS);
         self.entry_hash = (self.entry_hash + dfi) % HASH_MODULUS;
         if e.is_credit() {
             self.total_credit = self.total_credit.saturating_add(amount(e.amount));

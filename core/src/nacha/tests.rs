@@ -388,6 +388,22 @@ fn reader_refuses_what_is_no_nacha_file() {
 }
 
 #[test]
+fn reader_survives_invalid_utf8_in_a_numeric_text_field() {
+    // Found by the fuzz target: a receiving DFI of non-UTF-8 bytes read as
+    // replacement characters (24 bytes) overflowed the entry hash.
+    let text = String::from_utf8(write(&file(vec![batch("PPD", vec![entry(27, 5, 1)])])).unwrap()).unwrap();
+    let mut bytes = text.into_bytes();
+    let dfi = 94 + 1 + 94 + 1 + 3;
+    bytes[dfi..dfi + 8].copy_from_slice(&[0xd4, 0xcf, 0xce, 0xcd, 0xcf, 0xc9, 0xce, 0xcf]);
+    let parsed = read(&bytes).unwrap();
+    assert_eq!(parsed.file.batches[0].entries[0].receiving_dfi.chars().count(), 8);
+    let fields: Vec<&str> = parsed.problems.iter().map(|p| p.field).collect();
+    assert!(fields.contains(&"receiving_dfi_identification"), "{fields:?}");
+    assert!(fields.contains(&"entry_hash"), "{fields:?}");
+    let _ = check(&parsed);
+}
+
+#[test]
 fn reader_survives_garbage() {
     let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut next = || {
