@@ -17,6 +17,7 @@ pub mod lifecycle;
 pub mod limits;
 pub mod model;
 pub mod money;
+pub mod nacha;
 pub mod returns;
 pub mod routing;
 pub mod secrets;

@@ -6,6 +6,9 @@
 //! `achd serve [--data DIR] [--listen ADDR] [--tls-cert PEM --tls-key PEM] [--sandbox]
 //! [--web DIR]` runs the service over HTTPS.
 //!
+//! `achd nacha check FILE` reads a NACHA file with the engine's reader, validates
+//! it and prints a JSON summary.
+//!
 //! `achd demo [--on YYYY-MM-DD]` is a newcomer's tour of the whole service against
 //! a sandbox server.
 
@@ -13,6 +16,7 @@ mod demo;
 mod directory;
 mod http;
 mod logging;
+mod nacha;
 mod serve;
 mod shutdown;
 mod tls;
@@ -37,6 +41,10 @@ enum Command {
     /// Validate a request body against the service's rules; prints
     /// {"valid","message","errors"}. Exit 0 valid, 1 invalid, 2 unreadable input.
     Validate(validate::Args),
+    /// NACHA files: `achd nacha check FILE` reads and validates one; prints
+    /// {"valid","batches","entries","total_debit","total_credit","problems"}.
+    /// Exit 0 valid, 1 invalid, 2 unreadable.
+    Nacha(nacha::Args),
     /// Run the service over HTTPS until SIGINT or SIGTERM (then exit 0).
     Serve(serve::Args),
     /// A tour: start a sandbox server on a temporary directory and run a whole
@@ -54,6 +62,7 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Command::Validate(args) => validate::run(&args),
+        Command::Nacha(args) => nacha::run(&args),
         Command::Serve(args) => serve::run(args),
         Command::Demo(args) => demo::run(&args),
     }

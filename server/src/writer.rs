@@ -102,7 +102,7 @@ mod tests {
         let at = ach_core::calendar::parse_instant("2026-11-23T10:00:00-05:00").unwrap();
         let options = EngineOptions::manual(at).with_operator_key("ok_test");
         let engine = Arc::new(Engine::in_memory(options).unwrap());
-        let (writer, thread) = start(Arc::clone(&engine)).unwrap();
+        let (writer, thread) = super::start(Arc::clone(&engine)).unwrap();
         let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).build().unwrap();
         let answers = runtime.block_on(async {
             let tasks: Vec<_> = (0..64)

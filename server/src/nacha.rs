@@ -1,0 +1,71 @@
+//! `achd nacha check FILE`: read a NACHA file with the engine's own reader,
+//! validate it, print one JSON summary line.
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use ach_core::nacha::{self, Problem};
+use serde_json::json;
+
+/// Arguments of `achd nacha`.
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: NachaCommand,
+}
+
+#[derive(clap::Subcommand)]
+enum NachaCommand {
+    /// Read and validate a NACHA file; prints {"valid","batches","entries",
+    /// "total_debit","total_credit","problems"}. Exit 0 valid, 1 invalid,
+    /// 2 unreadable.
+    Check {
+        /// The NACHA file; `-` reads standard input.
+        file: PathBuf,
+    },
+}
+
+/// Run the command.
+pub fn run(args: &Args) -> ExitCode {
+    match &args.command {
+        NachaCommand::Check { file } => check(file),
+    }
+}
+
+fn check(file: &PathBuf) -> ExitCode {
+    let bytes = if file.as_os_str() == "-" {
+        let mut buf = Vec::new();
+        std::io::stdin().read_to_end(&mut buf).map(|_| buf)
+    } else {
+        std::fs::read(file)
+    };
+    let bytes = match bytes {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            eprintln!("achd nacha check: cannot read {}: {e}", file.display());
+            return ExitCode::from(2);
+        }
+    };
+    let parsed = match nacha::read(&bytes) {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            eprintln!("achd nacha check: {}: not a NACHA file: {e}", file.display());
+            return ExitCode::from(2);
+        }
+    };
+    let mut problems: Vec<Problem> = parsed.problems.clone();
+    problems.extend(nacha::check(&parsed));
+    problems.sort_by_key(|p| p.record);
+    let valid = problems.is_empty();
+    let summary = json!({
+        "valid": valid,
+        "batches": parsed.file.batches.len(),
+        "entries": parsed.entry_count(),
+        "total_debit": parsed.total_debit(),
+        "total_credit": parsed.total_credit(),
+        "problems": problems,
+    });
+    println!("{summary}");
+    ExitCode::from(if valid { 0 } else { 1 })
+}

@@ -1,0 +1,230 @@
+//! Files the engine's NACHA writer makes, checked by an independent reader: the
+//! PyPI package `achlens` (`achlens validate FILE`, exit 1 on errors).
+//!
+//! The executable is `$ACHLENS`, or else `target/achlens-venv/bin/achlens`
+//! (which `scripts/test-all` installs). Without either the test fails: it never
+//! skips silently.
+
+#![allow(clippy::unwrap_used)]
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use ach_core::model::{AccountType, Direction};
+use ach_core::nacha::{
+    pop_identification, service_class_for, transaction_code, write, Addenda, Batch, Entry, NachaFile,
+    Originator, Text,
+};
+use ach_core::Money;
+use chrono::{NaiveDate, NaiveTime};
+
+fn achlens() -> PathBuf {
+    if let Some(path) = std::env::var_os("ACHLENS") {
+        return PathBuf::from(path);
+    }
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/achlens-venv/bin/achlens");
+    assert!(
+        path.exists(),
+        "achlens is not installed: run `python3 -m venv target/achlens-venv && \
+         target/achlens-venv/bin/pip install achlens==0.1.7` (scripts/test-all does it), \
+         or point ACHLENS at the executable"
+    );
+    path
+}
+
+fn originator() -> Originator {
+    Originator {
+        odfi_routing_number: "121042882".into(),
+        immediate_destination: "231380104".into(),
+        immediate_destination_name: "Federal Reserve Bank".into(),
+        immediate_origin: "121042882".into(),
+        immediate_origin_name: "My Bank Name".into(),
+    }
+}
+
+/// Receivers at real routing numbers.
+const RECEIVERS: [&str; 3] = ["231380104", "026009593", "091000019"];
+
+struct Spec {
+    sec: &'static str,
+    description: &'static str,
+    entries: Vec<(AccountType, Direction, i64)>,
+}
+
+fn build(specs: &[Spec]) -> NachaFile {
+    let o = originator();
+    let mut sequence = 0;
+    let batches = specs
+        .iter()
+        .enumerate()
+        .map(|(i, spec)| {
+            let entries: Vec<Entry> = spec
+                .entries
+                .iter()
+                .enumerate()
+                .map(|(j, &(account, direction, cents))| {
+                    sequence += 1;
+                    let routing = RECEIVERS[j % RECEIVERS.len()];
+                    let mut e = Entry {
+                        transaction_code: transaction_code(account, direction),
+                        receiving_dfi: routing[..8].into(),
+                        check_digit: char::from(routing.as_bytes()[8]),
+                        account_number: format!("{}", 10_000_000 + sequence * 7919).into(),
+                        amount: Money::from_cents(cents),
+                        identification: format!("CUST{sequence:04}").into(),
+                        name: format!("Receiver {sequence}").into(),
+                        discretionary_data: Text::new(),
+                        trace_number: o.trace_number(sequence),
+                        addenda: Vec::new(),
+                    };
+                    match spec.sec {
+                        "BOC" => e.identification = format!("{}", 1000 + sequence).into(),
+                        "POP" => {
+                            e.identification =
+                                pop_identification(&format!("{}", 5000 + sequence), "Philadelphia", "PA")
+                                    .unwrap()
+                        }
+                        "WEB" | "TEL" => e.discretionary_data = if j % 2 == 0 { "S" } else { "R" }.into(),
+                        _ => {}
+                    }
+                    if spec.sec == "WEB" && j == 0 {
+                        e.addenda.push(Addenda::Payment("Order 1234".into()));
+                    }
+                    e
+                })
+                .collect();
+            Batch {
+                service_class_code: service_class_for(&entries),
+                company_name: "Acme Widgets".into(),
+                company_discretionary_data: Text::new(),
+                company_identification: "1234567890".into(),
+                sec_code: spec.sec.into(),
+                company_entry_description: spec.description.into(),
+                company_descriptive_date: Text::new(),
+                effective_entry_date: NaiveDate::from_ymd_opt(2026, 11, 30).unwrap(),
+                settlement_date: Text::new(),
+                originator_status_code: '1',
+                odfi_identification: o.odfi_identification().into(),
+                batch_number: i as u32 + 1,
+                entries,
+            }
+        })
+        .collect();
+    NachaFile {
+        header: o.file_header(
+            NaiveDate::from_ymd_opt(2026, 11, 27).unwrap(),
+            NaiveTime::from_hms_opt(18, 0, 0),
+            'A',
+        ),
+        batches,
+    }
+}
+
+use AccountType::{Checking as C, Savings as S};
+use Direction::{Credit as Cr, Debit as Dr};
+
+fn files() -> Vec<(&'static str, NachaFile)> {
+    vec![
+        (
+            "ppd-debits",
+            build(&[Spec { sec: "PPD", description: "UTILITY", entries: vec![(C, Dr, 12_345), (S, Dr, 1)] }]),
+        ),
+        (
+            "ppd-payroll",
+            build(&[Spec {
+                sec: "PPD",
+                description: "PAYROLL",
+                entries: vec![(C, Cr, 250_000), (S, Cr, 9_999_999_999)],
+            }]),
+        ),
+        (
+            "ccd-mixed",
+            build(&[Spec {
+                sec: "CCD",
+                description: "VENDOR PAY",
+                entries: vec![(C, Cr, 500_000), (C, Dr, 125), (S, Dr, 77)],
+            }]),
+        ),
+        (
+            "web",
+            build(&[Spec {
+                sec: "WEB",
+                description: "PURCHASE",
+                entries: vec![(C, Dr, 4_999), (S, Dr, 10_000), (C, Cr, 300)],
+            }]),
+        ),
+        (
+            "tel",
+            build(&[Spec {
+                sec: "TEL",
+                description: "PAYMENT",
+                entries: vec![(C, Dr, 5_000), (S, Dr, 6_000)],
+            }]),
+        ),
+        (
+            "boc",
+            build(&[Spec {
+                sec: "BOC",
+                description: "CHECK PYMT",
+                entries: vec![(C, Dr, 2_500_000), (C, Dr, 100)],
+            }]),
+        ),
+        ("pop", build(&[Spec { sec: "POP", description: "PURCHASE", entries: vec![(C, Dr, 250_500)] }])),
+        (
+            "several-batches",
+            build(&[
+                Spec { sec: "PPD", description: "PAYROLL", entries: vec![(C, Cr, 100), (S, Cr, 200)] },
+                Spec { sec: "PPD", description: "UTILITY", entries: vec![(C, Dr, 300)] },
+                Spec {
+                    sec: "WEB",
+                    description: "PURCHASE",
+                    entries: (0..25).map(|i| (C, Dr, 1_000 + i)).collect(),
+                },
+                Spec { sec: "CCD", description: "VENDOR PAY", entries: vec![(C, Cr, 42), (S, Dr, 43)] },
+            ]),
+        ),
+    ]
+}
+
+#[test]
+fn achlens_finds_no_errors_in_written_files() {
+    let achlens = achlens();
+    let dir = tempfile::tempdir().unwrap();
+    for (name, file) in files() {
+        let path = dir.path().join(format!("{name}.ach"));
+        std::fs::write(&path, write(&file).unwrap()).unwrap();
+        let out = Command::new(&achlens).arg("validate").arg(&path).output().unwrap();
+        assert!(
+            out.status.success(),
+            "achlens refused {name}: {}\n{}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(report["valid"], true, "{name}: {report}");
+        assert_eq!(report["counts"]["error"], 0, "{name}: {report}");
+        // achlens knows PPD, CCD and WEB: those files draw no finding at all; for
+        // TEL, BOC and POP its only remark is that it does not know the class.
+        let knows = file.batches.iter().all(|b| matches!(b.sec_code.as_str(), "PPD" | "CCD" | "WEB"));
+        let findings = report["findings"].as_array().unwrap();
+        if knows {
+            assert!(findings.is_empty(), "{name}: {report}");
+        } else {
+            assert!(findings.iter().all(|f| f["rule_id"] == "BH004"), "{name}: {report}");
+        }
+    }
+}
+
+#[test]
+fn achlens_does_refuse_a_broken_file() {
+    // The check has teeth: a tampered amount breaks the controls.
+    let achlens = achlens();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("broken.ach");
+    let (_, file) = files().remove(0);
+    let text = String::from_utf8(write(&file).unwrap()).unwrap().replacen("0000012345", "0000012346", 1);
+    std::fs::write(&path, text).unwrap();
+    let out = Command::new(&achlens).arg("validate").arg(&path).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
+}
