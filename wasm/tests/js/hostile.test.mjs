@@ -109,14 +109,26 @@ function assertInvalidVerdict(name, verdict) {
   assert.ok(JSON.stringify(verdict).length <= 16 * 1024, `${name}: a ${JSON.stringify(verdict).length}-byte verdict`);
 }
 
+/** The one problem of the 401 a partner's right key gets without partner_id. */
+const PARTNER_ID_REQUIRED = {
+  field: 'partner_id', code: 'required',
+  message: 'partner_id is required with this key: send it in the body or in the query string',
+};
+
 /** The refusal's `[status, code, first field, first problem code]` after
- * checking its envelope (exactly `Authentication failed.` for a 401). */
+ * checking its envelope (exactly `Authentication failed.` for a 401, with the
+ * one problem naming partner_id when a right key came without it). */
 function refusal(name, answer) {
   assert.deepEqual(Object.keys(answer).sort(), ['body', 'status'], name);
   const { status, body } = answer;
   const size = JSON.stringify(body).length;
   assert.ok(size <= 16 * 1024, `${name}: a ${size}-byte refusal`);
   assert.equal(body.success, false, `${name}: ${status} ${JSON.stringify(body).slice(0, 300)}`);
+  if (status === 401 && body.errors !== undefined) {
+    // A partner's right key without partner_id: the 401 names it, nothing more.
+    assert.deepEqual(body, { success: false, message: AUTHENTICATION_FAILED, errors: [PARTNER_ID_REQUIRED] }, name);
+    return [401, 0, 'partner_id', 'required'];
+  }
   if (status === 401) {
     assert.deepEqual(body, { success: false, message: AUTHENTICATION_FAILED }, name);
     return [401, 0, '', ''];
@@ -139,7 +151,7 @@ function checkAnswer(name, answer, expect) {
       assert.deepEqual([answer.status, answer.body], [200, expect.body], name);
       break;
     case 'auth':
-      assert.equal(refusal(name, answer)[0], 401, `${name}: ${JSON.stringify(answer).slice(0, 300)}`);
+      assert.deepEqual(refusal(name, answer), [401, 0, '', ''], `${name}: ${JSON.stringify(answer).slice(0, 300)}`);
       break;
     case 'any': {
       const [status] = refusal(name, answer);
