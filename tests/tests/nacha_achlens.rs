@@ -228,3 +228,49 @@ fn achlens_does_refuse_a_broken_file() {
     let out = Command::new(&achlens).arg("validate").arg(&path).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
 }
+
+/// The files the engine itself writes at its cut-offs (a mix of classes,
+/// directions, account types, a reversal) pass achlens with no error.
+#[test]
+fn achlens_finds_no_errors_in_the_engines_own_files() {
+    use ach_tests::world::{transaction, World};
+    let achlens = achlens();
+    let dir = tempfile::tempdir().unwrap();
+    let w = World::new("2026-11-23 10:00");
+    let (partner_id, partner) = w.partner();
+    let (m, _) = w.merchant(&partner_id, &partner, &["PPD", "CCD", "WEB", "TEL", "BOC", "POP"]);
+    let mut first = None;
+    for (n, class) in ["PPD", "CCD", "WEB", "TEL", "BOC", "POP"].iter().enumerate() {
+        for (k, kind) in ["debit", "credit"].iter().enumerate() {
+            if *kind == "credit" && matches!(*class, "TEL" | "BOC" | "POP") {
+                continue;
+            }
+            let mut v = transaction(&m, kind, &format!("{}.{k}{n}", 10 + n));
+            v["standard_entry_class"] = serde_json::json!(class);
+            v["customer"]["account_type"] =
+                serde_json::json!(if n % 2 == 0 { "checking" } else { "savings" });
+            if matches!(*class, "BOC" | "POP") {
+                v["check_number"] = serde_json::json!(format!("{}", 2000 + n));
+                v["state"] = serde_json::json!("NY");
+                v["check_image_front"] = serde_json::json!("iVBORw0KGgoAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=");
+                v["check_image_back"] = serde_json::json!("SUkqAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=");
+            }
+            let id = w.create(&partner_id, &partner, &v).unwrap_or_else(|e| panic!("{class} {kind}: {e:?}"));
+            first.get_or_insert(id);
+        }
+    }
+    w.at("2026-11-27 09:00");
+    w.reverse(&partner_id, &partner, first.as_deref().unwrap()).unwrap();
+    w.at("2026-11-27 18:00");
+    let files = w.engine.origination_files().unwrap();
+    assert_eq!(files.len(), 2, "{files:?}");
+    for summary in files {
+        let (_, bytes) = w.engine.origination_file(&summary.id).unwrap().unwrap();
+        let path = dir.path().join(format!("{}.ach", summary.id));
+        std::fs::write(&path, &bytes).unwrap();
+        let out = Command::new(&achlens).arg("validate").arg(&path).output().unwrap();
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(out.status.success(), "achlens refused {}: {report}", summary.id);
+        assert_eq!(report["counts"]["error"], 0, "{}: {report}", summary.id);
+    }
+}

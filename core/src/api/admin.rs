@@ -4,9 +4,11 @@
 use chrono::NaiveDate;
 use serde::Deserialize;
 
+use super::render::{self, Response};
 use super::request::Request;
 use super::routes::Endpoint;
-use crate::engine::{Failure, Operation};
+use crate::engine::{Engine, Failure, Operation};
+use crate::error::echo;
 use crate::limits::Limits;
 use crate::validation::{FieldError, ProblemCode};
 use crate::{calendar, AchError};
@@ -22,7 +24,38 @@ pub(crate) fn is_admin(e: Endpoint) -> bool {
             | Endpoint::AdminRouting
             | Endpoint::AdminReturns
             | Endpoint::AdminClock
+            | Endpoint::AdminSetOriginator
+            | Endpoint::AdminOriginator
+            | Endpoint::AdminFiles
+            | Endpoint::AdminFile
     )
+}
+
+/// The operator's reads: the originator and the origination files. `None`: the
+/// endpoint is an operation, not a read.
+pub(crate) fn read(engine: &Engine, e: Endpoint, params: &[String]) -> Result<Option<Response>, Failure> {
+    Ok(Some(match e {
+        Endpoint::AdminOriginator => match engine.originator()? {
+            Some(o) => render::data(o),
+            None => {
+                let msg = "no originator is set: PUT /admin/originator first";
+                return Err(Failure::not_found("originator", msg));
+            }
+        },
+        Endpoint::AdminFiles => render::data(engine.origination_files()?),
+        Endpoint::AdminFile => {
+            let id = params.first().map_or("", String::as_str);
+            let Some((summary, bytes)) = engine.origination_file(id)? else {
+                return Err(Failure::not_found("file_id", format!("no origination file '{}'", echo(id))));
+            };
+            let mut payload = serde_json::to_value(&summary).unwrap_or_default();
+            if let serde_json::Value::Object(map) = &mut payload {
+                map.insert("text".into(), String::from_utf8_lossy(&bytes).into_owned().into());
+            }
+            render::data(payload)
+        }
+        _ => return Ok(None),
+    }))
 }
 
 fn invalid(field: &str, message: impl Into<String>) -> Failure {
@@ -124,6 +157,7 @@ pub(crate) fn plan(e: Endpoint, params: &[String], req: &Request) -> Result<Oper
                 return_date,
             }
         }
+        Endpoint::AdminSetOriginator => Operation::SetOriginator { originator: body(req)? },
         Endpoint::AdminClock => {
             let c: Clock = body(req)?;
             let now = calendar::parse_instant(&c.now).map_err(|_| {

@@ -103,6 +103,7 @@ pub(crate) fn outcome(o: &Outcome) -> Response {
         Outcome::DirectoryLoaded { records } => {
             ok(200, Success::Bool, serde_json::json!({"records": records}))
         }
+        Outcome::OriginatorSet { originator } => ok(200, Success::Bool, originator),
         Outcome::ClockSet { now, progress } => ok(
             200,
             Success::Bool,

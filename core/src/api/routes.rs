@@ -34,6 +34,10 @@ pub(crate) enum Endpoint {
     AdminRouting,
     AdminReturns,
     AdminClock,
+    AdminSetOriginator,
+    AdminOriginator,
+    AdminFiles,
+    AdminFile,
 }
 
 /// `(method, path pattern, endpoint)`; `{}` matches one segment, `{?}` an
@@ -57,6 +61,10 @@ const ROUTES: &[(&str, &str, Endpoint)] = &[
     ("POST", "/admin/routing", Endpoint::AdminRouting),
     ("POST", "/admin/returns", Endpoint::AdminReturns),
     ("POST", "/admin/clock", Endpoint::AdminClock),
+    ("PUT", "/admin/originator", Endpoint::AdminSetOriginator),
+    ("GET", "/admin/originator", Endpoint::AdminOriginator),
+    ("GET", "/admin/origination-files", Endpoint::AdminFiles),
+    ("GET", "/admin/origination-files/{}", Endpoint::AdminFile),
 ];
 
 /// The path's parameters if it matches `pattern`.
@@ -244,6 +252,9 @@ pub(crate) fn plan(engine: &Engine, req: &Request) -> Result<Plan, Failure> {
     if admin::is_admin(endpoint) {
         if caller != Caller::Operator {
             return Err(Failure::Authentication);
+        }
+        if let Some(answer) = admin::read(engine, endpoint, &params)? {
+            return Ok(Plan::Done(answer));
         }
         return admin::plan(endpoint, &params, req).and_then(execute);
     }

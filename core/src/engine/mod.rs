@@ -8,6 +8,7 @@
 //! [`Engine::execute_batch`] applies many operations in one write transaction (one
 //! fsync), each with its own result.
 
+mod batch_kind;
 mod customers;
 mod duplicates;
 mod failure;
@@ -15,6 +16,8 @@ mod feeds;
 mod host_options;
 mod idempotency;
 mod ops;
+mod origination;
+mod originator;
 mod prepare;
 mod records;
 mod schedule;
@@ -35,6 +38,7 @@ pub use failure::Failure;
 pub use feeds::{EventsPage, StatusPage, PAGE_LIMIT};
 pub use host_options::{HostOptions, OptionNames, OptionsError, MAX_OPERATOR_KEY};
 pub use ops::{Caller, Operation, Outcome};
+pub use origination::{HeldEntry, OriginationFile};
 pub use prepare::Prepared;
 pub use schedule::Progress;
 
@@ -356,7 +360,7 @@ impl Engine {
         let mut log = Vec::new();
         let result = self.store.write(|w| -> Result<(Answers, Option<DateTime<Utc>>), StorageError> {
             let mut cx = Cx::new(w, now, self, &mut window, &mut log);
-            schedule::catch_up(&mut cx, now)?;
+            schedule::catch_up(&mut cx, now, Some(schedule::CHUNK))?;
             let mut out = Vec::with_capacity(count);
             let mut today = (now, crate::calendar::eastern_date(now));
             for (caller, op) in ops {
@@ -398,23 +402,57 @@ impl Engine {
         }
     }
 
-    /// Run every cut-off and settlement due up to `now`, in time order, in one
-    /// write transaction. Production calls this from the wall clock; the sandbox
-    /// through [`Operation::SetClock`].
+    /// Run every cut-off, origination file and settlement due up to `now`, in
+    /// time order, in write transactions of at most [`schedule::CHUNK`] items
+    /// each (other writers run between them). Production calls this from the
+    /// wall clock; the sandbox through [`Operation::SetClock`].
     pub fn advance_to(&self, now: DateTime<Utc>) -> Result<Progress, Failure> {
-        // Nothing due: no write transaction (an idle server does not fsync).
-        if !self.store.read(|r| schedule::anything_due(r, now))? {
-            return Ok(Progress::default());
+        let mut total = Progress::default();
+        loop {
+            // Nothing due: no write transaction (an idle server does not fsync).
+            if !self.store.read(|r| schedule::anything_due(r, now, self.sandbox))? {
+                return Ok(total);
+            }
+            let mut window = self.lock_window()?;
+            let mut log = Vec::new();
+            let (progress, done) = self.store.write(|w| {
+                let mut cx = Cx::new(w, now, self, &mut window, &mut log);
+                let step = schedule::catch_up(&mut cx, now, Some(schedule::CHUNK))?;
+                cx.finish()?;
+                Ok::<_, StorageError>(step)
+            })?;
+            total.originated += progress.originated;
+            total.settled += progress.settled;
+            if done {
+                return Ok(total);
+            }
         }
-        let mut window = self.lock_window()?;
-        let mut log = Vec::new();
-        let progress = self.store.write(|w| {
-            let mut cx = Cx::new(w, now, self, &mut window, &mut log);
-            let progress = schedule::catch_up(&mut cx, now)?;
-            cx.finish()?;
-            Ok::<_, StorageError>(progress)
-        })?;
-        Ok(progress)
+    }
+
+    /// The originator files are written for (`None`: none set on a production
+    /// engine; a sandbox has a default).
+    pub fn originator(&self) -> Result<Option<crate::nacha::Originator>, Failure> {
+        Ok(self.store.read(|r| originator::load(r, self.sandbox))?)
+    }
+
+    /// Every origination file written, oldest first.
+    pub fn origination_files(&self) -> Result<Vec<OriginationFile>, Failure> {
+        Ok(self.store.read(origination::list)?)
+    }
+
+    /// One origination file and its bytes (`None`: no such file).
+    pub fn origination_file(&self, id: &str) -> Result<Option<(OriginationFile, Vec<u8>)>, Failure> {
+        Ok(self.store.read(|r| origination::get(r, &self.cipher, id))?)
+    }
+
+    /// The account number of a stored account, unsealed.
+    fn unseal_account(&self, account: &records::SealedAccount) -> Result<String, SecretError> {
+        use base64::Engine as _;
+        let sealed = base64::engine::general_purpose::STANDARD
+            .decode(&account.account_sealed)
+            .map_err(|_| SecretError::Decrypt)?;
+        let plain = self.cipher.decrypt(&sealed, account.sealed_for.as_bytes())?;
+        String::from_utf8(plain).map_err(|_| SecretError::Decrypt)
     }
 
     /// The partner's status-changes feed after `pointer` (`"0"` for the first call).

@@ -116,6 +116,11 @@ pub enum Operation {
         /// The file's text.
         text: String,
     },
+    /// Operator: set the originator every origination file is written for.
+    SetOriginator {
+        /// The ODFI, immediate destination and origin.
+        originator: crate::nacha::Originator,
+    },
     /// Operator, sandbox only: set the clock and run everything due up to it.
     SetClock {
         /// The new instant (never earlier than the current one).
@@ -215,6 +220,11 @@ pub enum Outcome {
         /// Records in it.
         records: usize,
     },
+    /// The originator was set.
+    OriginatorSet {
+        /// The originator now in force (names in upper case).
+        originator: crate::nacha::Originator,
+    },
     /// The sandbox clock was set.
     ClockSet {
         /// The new instant.
@@ -240,6 +250,7 @@ pub(crate) enum Prepared {
     ReverseTransaction { partner_id: String, transaction_id: String },
     RecordReturn { transaction_id: String, return_code: String, return_date: Option<NaiveDate> },
     LoadDirectory { directory: Result<(RoutingDirectory, String), String> },
+    SetOriginator { originator: Result<crate::nacha::Originator, Vec<validation::FieldError>> },
     SetClock { now: DateTime<Utc> },
     Idempotent { key: Result<String, Failure>, scope: Option<String>, request: String, inner: Box<Prepared> },
 }
@@ -318,6 +329,12 @@ fn prepare_plain(
         Operation::LoadDirectory { text } => Prepared::LoadDirectory {
             directory: RoutingDirectory::parse_fedach(&text).map(|d| (d, text)).map_err(|e| e.to_string()),
         },
+        Operation::SetOriginator { originator } => {
+            let problems = super::originator::problems(&originator);
+            Prepared::SetOriginator {
+                originator: if problems.is_empty() { Ok(originator) } else { Err(problems) },
+            }
+        }
         Operation::SetClock { now } => Prepared::SetClock { now },
         Operation::Idempotent { operation, .. } => prepare_plain(*operation, engine, now, directory),
     }
@@ -402,6 +419,10 @@ pub(crate) fn apply(cx: &mut Cx<'_, '_>, caller: &Caller, op: Prepared) -> Resul
             )?;
             let records = directory.len();
             Ok(Applied::Directory(directory, Outcome::DirectoryLoaded { records }))
+        }
+        Prepared::SetOriginator { originator } => {
+            operator(caller)?;
+            done(super::originator::set(cx, originator)?)
         }
         Prepared::SetClock { now } => {
             operator(caller)?;

@@ -10,7 +10,7 @@ use chrono::{DateTime, Datelike, Utc};
 use serde::Serialize;
 
 use super::records::TransactionRecord;
-use super::{feeds, Cx, Fail, Failure, Outcome};
+use super::{feeds, origination, originator, Cx, Fail, Failure, Outcome};
 use crate::lifecycle::{self, State};
 use crate::storage::{keys, StorageError, Table};
 use crate::validation::ProblemCode;
@@ -25,26 +25,53 @@ pub struct Progress {
     pub settled: u64,
 }
 
-/// Run everything due at or before `now`.
-pub(crate) fn catch_up(cx: &mut Cx<'_, '_>, now: DateTime<Utc>) -> Result<Progress, StorageError> {
+/// Work items a request's write transaction does at most before its own
+/// operation ([`catch_up`]'s budget there): a cut-off of many transactions is
+/// spread over many short transactions instead of holding every writer.
+pub(crate) const CHUNK: u64 = 1_000;
+
+/// Run what is due at or before `now`, in time order: cut-offs, each cut-off's
+/// origination file once its last transaction has originated, settlements. With
+/// a `budget`, stop once that many items ran (a file counts its entries); the
+/// answer says whether everything due is done.
+pub(crate) fn catch_up(
+    cx: &mut Cx<'_, '_>,
+    now: DateTime<Utc>,
+    budget: Option<u64>,
+) -> Result<(Progress, bool), StorageError> {
     let mut progress = Progress::default();
+    let files = originator::current(cx)?.is_some();
+    let mut spent = 0u64;
     loop {
+        if budget.is_some_and(|b| spent >= b) {
+            return Ok((progress, false));
+        }
         let pending = due(cx, Table::Pending, now)?;
         let settling = due(cx, Table::Settlements, now)?;
-        match (pending, settling) {
-            (None, None) => return Ok(progress),
-            (Some((pt, pk)), Some((st, _))) if pt <= st => {
-                originate(cx, &pk, pt)?;
+        let file = if files { origination::next_due(cx.w)? } else { None };
+        // Ties: a cut-off's transactions, then its file, then settlements.
+        let next = [
+            pending.as_ref().map(|(at, _)| (*at, 0)),
+            file.map(|at| (at, 1)),
+            settling.as_ref().map(|(at, _)| (*at, 2)),
+        ]
+        .into_iter()
+        .flatten()
+        .min();
+        match (next, pending, settling) {
+            (None, _, _) => return Ok((progress, true)),
+            (Some((at, 0)), Some((_, key)), _) => {
+                originate(cx, &key, at)?;
                 progress.originated += 1;
+                spent += 1;
             }
-            (Some((pt, pk)), None) => {
-                originate(cx, &pk, pt)?;
-                progress.originated += 1;
-            }
-            (_, Some((st, sk))) => {
-                settle(cx, &sk, st)?;
+            (Some((at, 1)), _, _) => spent += origination::assemble(cx, at)?.max(1),
+            (Some((at, _)), _, Some((_, key))) => {
+                settle(cx, &key, at)?;
                 progress.settled += 1;
+                spent += 1;
             }
+            _ => return Err(StorageError("the schedule's indexes disagree".into())),
         }
     }
 }
@@ -52,8 +79,16 @@ pub(crate) fn catch_up(cx: &mut Cx<'_, '_>, now: DateTime<Utc>) -> Result<Progre
 /// An index entry that is due: its instant and key.
 type Due = (DateTime<Utc>, Vec<u8>);
 
-/// Whether any cut-off or settlement is due by `now` (a read-only check).
-pub(crate) fn anything_due(r: &crate::storage::Read, now: DateTime<Utc>) -> Result<bool, StorageError> {
+/// Whether any cut-off, settlement or file is due by `now` (a read-only check;
+/// `sandbox` for the default originator).
+pub(crate) fn anything_due(
+    r: &crate::storage::Read,
+    now: DateTime<Utc>,
+    sandbox: bool,
+) -> Result<bool, StorageError> {
+    if origination::next_due(r)?.is_some() && originator::load(r, sandbox)?.is_some() {
+        return Ok(true);
+    }
     for table in [Table::Pending, Table::Settlements] {
         if let Some(key) = r.first_key(table)? {
             if keys::decode_instant(&key).is_some_and(|at| at <= now) {
@@ -95,6 +130,7 @@ fn originate(cx: &mut Cx<'_, '_>, key: &[u8], cutoff: DateTime<Utc>) -> Result<(
     t.settles_at = Some(settles_at);
     cx.w.put(Table::Transactions, t.id.as_bytes(), &t)?;
     cx.w.put_raw(Table::Settlements, &keys::at(settles_at, &t.id), &[])?;
+    origination::enqueue(cx, &t, cutoff)?;
     feeds::record_change(cx, &t, cutoff)
 }
 
@@ -129,7 +165,7 @@ pub(crate) fn set_clock(cx: &mut Cx<'_, '_>, now: DateTime<Utc>) -> Result<Outco
         let msg = format!("the clock cannot move backwards (it reads {})", cx.now.to_rfc3339());
         return Err(Failure::problem(AchError::FailedToAccept, "now", ProblemCode::InvalidValue, msg).into());
     }
-    let progress = catch_up(cx, now)?;
+    let (progress, _) = catch_up(cx, now, None)?;
     cx.w.put_raw(Table::Meta, keys::META_CLOCK, &keys::instant(now))?;
     cx.now = now;
     cx.clock_to = Some(now);

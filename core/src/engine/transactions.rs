@@ -1,7 +1,7 @@
 //! Transactions: create (A Pending), void, reverse, and returns.
 
 use super::records::{MerchantStatus, TransactionRecord};
-use super::{customers, duplicates, feeds, tenants, usage, Cx, Fail, Failure, Outcome};
+use super::{customers, duplicates, feeds, schedule, tenants, usage, Cx, Fail, Failure, Outcome};
 use crate::error::echo;
 use crate::lifecycle::{self, State};
 use crate::limits::{self, Candidate};
@@ -122,6 +122,15 @@ fn insert(cx: &mut Cx<'_, '_>, record: &TransactionRecord) -> Result<(), Fail> {
     Ok(())
 }
 
+/// Finish every cut-off and settlement already due, so that a transaction's
+/// state is the one the clock says before it is voided, reversed or returned
+/// (a request's own catch-up is bounded: see `schedule::CHUNK`).
+fn current(cx: &mut Cx<'_, '_>) -> Result<(), Fail> {
+    let now = cx.now;
+    schedule::catch_up(cx, now, None)?;
+    Ok(())
+}
+
 /// The partner's transaction (another partner's answers as unknown).
 fn load(cx: &Cx<'_, '_>, partner_id: Option<&str>, id: &str) -> Result<TransactionRecord, Fail> {
     let record: Option<TransactionRecord> = cx.w.get(Table::Transactions, id.as_bytes())?;
@@ -134,6 +143,7 @@ fn load(cx: &Cx<'_, '_>, partner_id: Option<&str>, id: &str) -> Result<Transacti
 /// Partner: void a Pending transaction; it never originates. The feeds report it
 /// as status R with no return code and the reason `Voided`.
 pub(crate) fn void(cx: &mut Cx<'_, '_>, partner_id: &str, id: &str) -> Result<Outcome, Fail> {
+    current(cx)?;
     let mut t = load(cx, Some(partner_id), id)?;
     lifecycle::can_void(t.state).map_err(Failure::from)?;
     t.state = State::Voided;
@@ -148,6 +158,7 @@ pub(crate) fn void(cx: &mut Cx<'_, '_>, partner_id: &str, id: &str) -> Result<Ou
 /// Partner: reverse a Settled transaction: a new transaction in the opposite
 /// direction, with its own id, linked to the original.
 pub(crate) fn reverse(cx: &mut Cx<'_, '_>, partner_id: &str, id: &str) -> Result<Outcome, Fail> {
+    current(cx)?;
     let mut original = load(cx, Some(partner_id), id)?;
     let reversal = match &original.reversed_by {
         Some(rid) => Some(load(cx, Some(partner_id), rid)?),
@@ -181,6 +192,7 @@ pub(crate) fn record_return(
     code: &str,
     date: Option<chrono::NaiveDate>,
 ) -> Result<Outcome, Fail> {
+    current(cx)?;
     let mut t = load(cx, None, id)?;
     lifecycle::can_return(t.state).map_err(Failure::from)?;
     let today = calendar::eastern_date(cx.now);

@@ -46,8 +46,10 @@ pub struct FileHeader {
     pub reference_code: Text,
 }
 
-/// The originator's side of a file: who sends it, through which bank.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The originator's side of a file: who sends it, through which bank. Its serde
+/// form is the body of `PUT /admin/originator`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Originator {
     /// The ODFI's routing number (9 digits): its first 8 digits identify the ODFI
     /// in every batch header and prefix every trace number.
@@ -55,10 +57,12 @@ pub struct Originator {
     /// Immediate destination (9-digit routing number).
     pub immediate_destination: String,
     /// Immediate destination name (≤ 23).
+    #[serde(default)]
     pub immediate_destination_name: String,
     /// Immediate origin (9 or 10 characters).
     pub immediate_origin: String,
     /// Immediate origin name (≤ 23).
+    #[serde(default)]
     pub immediate_origin_name: String,
 }
 

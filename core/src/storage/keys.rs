@@ -10,6 +10,10 @@ pub(crate) const META_POINTER_SECRET: &[u8] = b"pointer_secret";
 pub(crate) const META_KEY_CHECK: &[u8] = b"key_check";
 /// Meta key: the sandbox clock's position, so a reopened sandbox never goes back.
 pub(crate) const META_CLOCK: &[u8] = b"sandbox_clock";
+/// Meta key: the originator (ODFI, immediate destination and origin).
+pub(crate) const META_ORIGINATOR: &[u8] = b"originator";
+/// Meta key: the last trace sequence number used (never restarts per file).
+pub(crate) const META_TRACE_SEQUENCE: &[u8] = b"trace_sequence";
 /// Blob key: the loaded FedACH directory file.
 pub(crate) const BLOB_DIRECTORY: &[u8] = b"fedach_directory";
 

@@ -65,6 +65,15 @@ pub(crate) enum Table {
     Checks,
     /// Idempotency keys: (partner, key) → the request's hash and its answer.
     Idempotency,
+    /// The origination file in progress: (cut-off instant, batch, transaction id)
+    /// of each transaction originated at a cut-off whose file is not yet written.
+    Outgoing,
+    /// Written origination files by id → their summary (the text is a sealed blob).
+    Files,
+    /// Trace numbers (15 digits) → the transaction that carried them.
+    Traces,
+    /// Entries of bank files already applied (returns, notifications of change).
+    Inbound,
 }
 
 impl Table {
@@ -94,6 +103,10 @@ impl Table {
             Table::Usage => "usage",
             Table::Checks => "checks",
             Table::Idempotency => "idempotency",
+            Table::Outgoing => "outgoing",
+            Table::Files => "files",
+            Table::Traces => "traces",
+            Table::Inbound => "inbound",
         }
     }
 
@@ -101,7 +114,7 @@ impl Table {
         TableDefinition::new(self.name())
     }
 
-    const ALL: [Table; 15] = [
+    const ALL: [Table; 19] = [
         Table::Meta,
         Table::Partners,
         Table::Merchants,
@@ -117,6 +130,10 @@ impl Table {
         Table::Usage,
         Table::Checks,
         Table::Idempotency,
+        Table::Outgoing,
+        Table::Files,
+        Table::Traces,
+        Table::Inbound,
     ];
 }
 
@@ -195,18 +212,19 @@ impl Store {
         let store = Store { db };
         store.write(|w| {
             let version: Option<u32> = w.get(Table::Meta, keys::META_FORMAT)?;
-            match version {
-                Some(v) if v == FORMAT_VERSION => Ok(()),
-                Some(v) => Err(StorageError(format!(
+            if let Some(v) = version.filter(|v| *v != FORMAT_VERSION) {
+                return Err(StorageError(format!(
                     "the database has format version {v}; this build reads version {FORMAT_VERSION}"
-                ))),
-                None => {
-                    // Create every table now, so that readers never meet a missing one.
-                    for table in Table::ALL {
-                        w.with(table, |_| Ok(()))?;
-                    }
-                    w.put(Table::Meta, keys::META_FORMAT, &FORMAT_VERSION)
-                }
+                )));
+            }
+            // Create every table now (tables added within a format version too),
+            // so that readers never meet a missing one.
+            for table in Table::ALL {
+                w.with(table, |_| Ok(()))?;
+            }
+            match version {
+                Some(_) => Ok(()),
+                None => w.put(Table::Meta, keys::META_FORMAT, &FORMAT_VERSION),
             }
         })?;
         Ok(store)

@@ -1,0 +1,136 @@
+//! How a transaction appears in an origination file: its batch (SEC code and
+//! company entry description) and its entry detail. Pure: no storage.
+//!
+//! - A reversal within Nacha's window (made available by the fifth banking day
+//!   after the original's settlement date) goes in a `REVERSAL` batch of the
+//!   original's class, debit-only classes included.
+//! - A reversal credit after the window is a refund: a `REFUND` batch of the
+//!   original's class where that class carries credits (PPD, CCD, WEB), a PPD
+//!   credit otherwise (TEL, BOC, POP carry debits only).
+//! - Otherwise Nacha's standard descriptions where they apply (`PURCHASE` for WEB
+//!   debits, `PAYROLL` for PPD credits), `PAYMENT` for everything else.
+
+use chrono::NaiveDate;
+
+use super::records::TransactionRecord;
+use crate::calendar;
+use crate::model::{Direction, EntryClass};
+use crate::nacha::{self, Entry, Text};
+
+/// Banking days after the original's settlement date within which a reversing
+/// entry must be available to the receiving bank (Nacha rule 2.9).
+pub(crate) const REVERSAL_WINDOW_BANKING_DAYS: u32 = 5;
+
+/// A batch's class and description.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct BatchKind {
+    pub sec_code: &'static str,
+    pub description: &'static str,
+}
+
+/// The batch of transaction `t` originating on `origination`; `original` is the
+/// transaction it reverses, if any.
+pub(crate) fn of(
+    t: &TransactionRecord,
+    original: Option<&TransactionRecord>,
+    origination: NaiveDate,
+) -> BatchKind {
+    let class = t.class.as_str();
+    if t.reversal_of.is_some() {
+        let window_end = original
+            .and_then(|o| o.settlement_date)
+            .map(|s| calendar::add_banking_days(s, REVERSAL_WINDOW_BANKING_DAYS));
+        if window_end.is_none_or(|end| origination <= end) || t.direction == Direction::Debit {
+            return BatchKind { sec_code: class, description: "REVERSAL" };
+        }
+        let sec_code = if t.class.debit_only() { "PPD" } else { class };
+        return BatchKind { sec_code, description: "REFUND" };
+    }
+    let description = match (t.class, t.direction) {
+        (EntryClass::WEB, Direction::Debit) => "PURCHASE",
+        (EntryClass::PPD, Direction::Credit) => "PAYROLL",
+        _ => "PAYMENT",
+    };
+    BatchKind { sec_code: class, description }
+}
+
+/// `text` as a NACHA alphanumeric field of at most `width` characters: upper
+/// case, accented Latin letters without their accents, anything else that is not
+/// printable ASCII as a space; never empty (`?` stands for nothing printable).
+pub(crate) fn field(text: &str, width: usize) -> Text {
+    let mut out = String::with_capacity(width);
+    for c in text.trim().chars() {
+        if out.len() >= width {
+            break;
+        }
+        let folded = fold(c);
+        out.push(if (' '..='~').contains(&folded) { folded.to_ascii_uppercase() } else { ' ' });
+    }
+    let trimmed = out.trim();
+    Text::from(if trimmed.is_empty() { "?" } else { trimmed })
+}
+
+/// A Latin-1 letter without its accent (`é` → `e`); other characters as they are.
+fn fold(c: char) -> char {
+    match c {
+        'À'..='Å' | 'à'..='å' => 'a',
+        'Ç' | 'ç' => 'c',
+        'È'..='Ë' | 'è'..='ë' => 'e',
+        'Ì'..='Ï' | 'ì'..='ï' => 'i',
+        'Ñ' | 'ñ' => 'n',
+        'Ò'..='Ö' | 'Ø' | 'ò'..='ö' | 'ø' => 'o',
+        'Ù'..='Ü' | 'ù'..='ü' => 'u',
+        'Ý' | 'ý' | 'ÿ' => 'y',
+        'ß' => 's',
+        _ => c,
+    }
+}
+
+/// The entry detail of `t` in a batch of class `sec`, with its `account_number`
+/// (unsealed) and `trace`; `terminal` is the merchant's city and state (POP).
+pub(crate) fn entry(
+    t: &TransactionRecord,
+    sec: &str,
+    account_number: &str,
+    trace: Text,
+    terminal: (&str, &str),
+) -> Entry {
+    let routing = t.account.routing_number.as_str();
+    let check = t.check_number.as_deref().unwrap_or("");
+    let identification = match t.class {
+        EntryClass::BOC => field(check, 15),
+        EntryClass::POP => {
+            let state = t.terminal_state.as_deref().unwrap_or(terminal.1).to_ascii_uppercase();
+            let city = field(terminal.0, 4);
+            nacha::pop_identification(field(check, 9).as_str(), city.as_str(), &state)
+                .unwrap_or_else(|| field(check, 9))
+        }
+        _ => field(t.id.get(t.id.len().saturating_sub(15)..).unwrap_or(&t.id), 15),
+    };
+    let discretionary = if matches!(sec, "WEB" | "TEL") { "S" } else { "" };
+    Entry {
+        transaction_code: nacha::transaction_code(t.account.account_type, t.direction),
+        receiving_dfi: Text::from(routing.get(..8).unwrap_or(routing)),
+        check_digit: routing.chars().nth(8).unwrap_or('0'),
+        account_number: field(account_number, 17),
+        amount: t.amount,
+        identification,
+        name: field(&t.account.name, 22),
+        discretionary_data: Text::from(discretionary),
+        trace_number: trace,
+        addenda: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_are_upper_case_ascii_within_their_width() {
+        assert_eq!(field("José Núñez-García", 22).as_str(), "JOSE NUNEZ-GARCIA");
+        assert_eq!(field("株式会社", 16).as_str(), "?");
+        assert_eq!(field("  Acme Widgets International LLC", 16).as_str(), "ACME WIDGETS INT");
+        assert_eq!(field("a\u{7}b", 5).as_str(), "A B");
+    }
+}

@@ -1,0 +1,282 @@
+//! Origination files through the router: each cut-off writes one NACHA file for
+//! what it originated, readable by the engine's reader with no problems, with
+//! trace numbers that never repeat across files, listed and fetched by the
+//! operator; the originator set and validated.
+#![allow(clippy::unwrap_used)]
+
+use std::collections::BTreeSet;
+
+use ach_core::api::{route, Request, Response};
+use ach_core::engine::{Caller, Engine, Operation, Outcome};
+use ach_core::nacha::{self, NachaFile};
+use ach_tests::world::{et, options, transaction, World, OPERATOR_KEY};
+use serde_json::{json, Value};
+
+fn call(engine: &Engine, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+    let req = Request {
+        method: method.into(),
+        path: path.into(),
+        api_key: Some(OPERATOR_KEY.into()),
+        body: body.map(|b| b.to_string().into_bytes()).unwrap_or_default(),
+        ..Request::default()
+    };
+    let Response { status, body } = route(engine, &req);
+    (status, serde_json::from_str(&body).unwrap_or_else(|e| panic!("{e}: {body}")))
+}
+
+/// Every file listed, with its parsed text (read with no problems).
+fn files(engine: &Engine) -> Vec<(Value, NachaFile, String)> {
+    let (status, list) = call(engine, "GET", "/admin/origination-files", None);
+    assert_eq!(status, 200, "{list}");
+    let mut out = Vec::new();
+    for summary in list["payload"].as_array().unwrap() {
+        let id = summary["id"].as_str().unwrap();
+        let (status, file) = call(engine, "GET", &format!("/admin/origination-files/{id}"), None);
+        assert_eq!(status, 200, "{file}");
+        let text = file["payload"]["text"].as_str().unwrap().to_owned();
+        let parsed = nacha::read(text.as_bytes()).unwrap_or_else(|e| panic!("{id}: {e}"));
+        assert!(parsed.problems.is_empty(), "{id}: {:?}", parsed.problems);
+        assert!(nacha::findings(&parsed.file).is_empty(), "{id}: {:?}", nacha::findings(&parsed.file));
+        out.push((summary.clone(), parsed.file, text));
+    }
+    out
+}
+
+fn pop(merchant_id: &str, amount: &str, check: &str) -> Value {
+    json!({
+        "merchant_id": merchant_id, "amount": amount, "description": "lane 3", "type": "debit",
+        "standard_entry_class": "POP", "check_number": check, "state": "ny",
+        "check_image_front": "iVBORw0KGgoAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
+        "check_image_back": "SUkqAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
+        "customer": {"name": "José Núñez", "routing_number": "021000021", "account_number": "12345678901", "account_type": "savings"}
+    })
+}
+
+fn web(merchant_id: &str, kind: &str, amount: &str) -> Value {
+    let mut v = transaction(merchant_id, kind, amount);
+    v["standard_entry_class"] = json!("WEB");
+    v
+}
+
+#[test]
+fn each_cutoff_writes_one_file_of_what_it_originated() {
+    let w = World::new("2026-11-23 10:00");
+    let (partner_id, partner) = w.partner();
+    let (m1, _) = w.merchant(&partner_id, &partner, &["PPD", "WEB", "POP"]);
+    let (m2, _) = w.merchant(&partner_id, &partner, &["PPD"]);
+    let mut ids = BTreeSet::new();
+    for n in 0..5 {
+        ids.insert(w.create(&partner_id, &partner, &transaction(&m1, "debit", &format!("1{n}.00"))).unwrap());
+        ids.insert(w.create(&partner_id, &partner, &transaction(&m1, "credit", "7.25")).unwrap());
+        ids.insert(w.create(&partner_id, &partner, &web(&m1, "debit", "3.10")).unwrap());
+        ids.insert(w.create(&partner_id, &partner, &pop(&m1, "42.00", &format!("10{n}"))).unwrap());
+        ids.insert(w.create(&partner_id, &partner, &transaction(&m2, "debit", "99.99")).unwrap());
+    }
+    let voided = w.create(&partner_id, &partner, &transaction(&m2, "debit", "1.00")).unwrap();
+    w.void(&partner_id, &partner, &voided).unwrap();
+    assert!(files(&w.engine).is_empty(), "no file before the cut-off");
+
+    w.at("2026-11-23 18:00");
+    let written = files(&w.engine);
+    assert_eq!(written.len(), 1, "one file for the cut-off");
+    let (summary, file, text) = &written[0];
+    assert_eq!(summary["id"], "fil_20261123A");
+    assert_eq!(summary["entries"], 25);
+    assert_eq!(summary["effective_date"], "2026-11-24");
+    assert!(text.lines().all(|l| l.len() == 94) && text.ends_with('\n') && text.lines().count() % 10 == 0);
+    // One batch per merchant, class and description: m1 PPD debits (PAYMENT), m1
+    // PPD credits (PAYROLL), m1 WEB (PURCHASE), m1 POP, m2 PPD.
+    let mut batches: Vec<(String, String, usize)> = file
+        .batches
+        .iter()
+        .map(|b| (b.sec_code.to_string(), b.company_entry_description.to_string(), b.entries.len()))
+        .collect();
+    batches.sort();
+    let want: Vec<(String, String, usize)> = [
+        ("POP", "PAYMENT", 5),
+        ("PPD", "PAYMENT", 5),
+        ("PPD", "PAYMENT", 5),
+        ("PPD", "PAYROLL", 5),
+        ("WEB", "PURCHASE", 5),
+    ]
+    .into_iter()
+    .map(|(s, d, n)| (s.to_owned(), d.to_owned(), n))
+    .collect();
+    assert_eq!(batches, want);
+    assert_eq!(file.batches.len(), 5, "m1's and m2's PPD debits are separate batches");
+    for b in &file.batches {
+        let class = b.service_class_code;
+        let credits = b.entries.iter().all(|e| e.is_credit());
+        let debits = b.entries.iter().all(|e| e.is_debit());
+        assert_eq!(
+            class,
+            if credits {
+                220
+            } else if debits {
+                225
+            } else {
+                200
+            }
+        );
+        assert_eq!(b.effective_entry_date.to_string(), "2026-11-24");
+        assert!(b.company_identification.as_str().starts_with('1') && b.company_identification.len() == 10);
+        for e in &b.entries {
+            assert!(e.trace_number.as_str().starts_with("01100001"), "trace prefix is the ODFI");
+            if b.sec_code.as_str() == "POP" {
+                let t = e.pop_terminal();
+                assert!(t.check_serial.as_str().starts_with("10") && t.state.as_str() == "NY", "{t:?}");
+                assert_eq!(e.name.as_str(), "JOSE NUNEZ");
+                assert_eq!(e.account_number.as_str(), "12345678901");
+                assert_eq!(e.transaction_code, 37, "savings debit");
+            }
+            if b.sec_code.as_str() == "WEB" {
+                assert_eq!(e.discretionary_data.as_str(), "S");
+            }
+        }
+    }
+    let traces: Vec<String> =
+        file.batches.iter().flat_map(|b| b.entries.iter().map(|e| e.trace_number.to_string())).collect();
+    assert!(traces.windows(2).all(|p| p[0] < p[1]), "trace numbers ascend through the file");
+    let debit: i64 =
+        file.batches.iter().flat_map(|b| &b.entries).filter(|e| e.is_debit()).map(|e| e.amount.cents()).sum();
+    assert_eq!(summary["total_debit"], json!(ach_core::Money::from_cents(debit)));
+
+    // The next cut-off: a second file, trace numbers continuing, none repeated.
+    w.create(&partner_id, &partner, &transaction(&m2, "debit", "5.00")).unwrap();
+    w.at("2026-11-24 18:05");
+    let written = files(&w.engine);
+    assert_eq!(written.len(), 2);
+    assert_eq!(written[1].0["id"], "fil_20261124A");
+    let second: Vec<String> =
+        written[1].1.batches[0].entries.iter().map(|e| e.trace_number.to_string()).collect();
+    assert_eq!(second.len(), 1);
+    assert!(second[0] > *traces.last().unwrap(), "the sequence does not restart per file");
+}
+
+#[test]
+fn a_reversal_goes_in_a_reversal_batch_and_a_late_refund_as_a_refund() {
+    let w = World::new("2026-11-23 10:00");
+    let (partner_id, partner) = w.partner();
+    let (m, _) = w.merchant(&partner_id, &partner, &["PPD", "TEL"]);
+    let mut tel = transaction(&m, "debit", "20.00");
+    tel["standard_entry_class"] = json!("TEL");
+    let prompt = w.create(&partner_id, &partner, &tel).unwrap();
+    tel["amount"] = json!("21.00");
+    let late = w.create(&partner_id, &partner, &tel).unwrap();
+    // Effective Tue 11-24; debits settle two banking days later (Fri 11-27, after
+    // Thanksgiving).
+    w.at("2026-11-27 09:00");
+    w.reverse(&partner_id, &partner, &prompt).unwrap();
+    w.at("2026-11-27 18:00");
+    // Five banking days after 11-27 is 12-04: a reversal made after it is a refund.
+    w.at("2026-12-07 09:00");
+    w.reverse(&partner_id, &partner, &late).unwrap();
+    w.at("2026-12-07 18:00");
+    let written = files(&w.engine);
+    assert_eq!(written.len(), 3, "{:?}", written.iter().map(|f| &f.0["id"]).collect::<Vec<_>>());
+    let reversal = &written[1].1.batches;
+    assert_eq!(reversal.len(), 1);
+    assert_eq!(
+        (reversal[0].sec_code.as_str(), reversal[0].company_entry_description.as_str()),
+        ("TEL", "REVERSAL")
+    );
+    assert!(reversal[0].entries[0].is_credit());
+    let refund = &written[2].1.batches;
+    assert_eq!(
+        (refund[0].sec_code.as_str(), refund[0].company_entry_description.as_str()),
+        ("PPD", "REFUND")
+    );
+    assert_eq!(refund[0].service_class_code, 220);
+}
+
+#[test]
+fn the_originator_is_validated_and_named_in_every_file() {
+    let w = World::new("2026-11-23 10:00");
+    let (status, body) = call(&w.engine, "GET", "/admin/originator", None);
+    assert_eq!(
+        (status, &body["payload"]["odfi_routing_number"]),
+        (200, &json!("011000015")),
+        "sandbox default"
+    );
+    let bad = json!({"odfi_routing_number": "021000022", "immediate_destination": "12345678",
+        "immediate_origin": "1 2", "immediate_origin_name": "x".repeat(24)});
+    let (status, body) = call(&w.engine, "PUT", "/admin/originator", Some(bad));
+    assert_eq!(status, 422, "{body}");
+    let fields: BTreeSet<&str> =
+        body["errors"].as_array().unwrap().iter().map(|e| e["field"].as_str().unwrap()).collect();
+    assert_eq!(
+        fields,
+        ["odfi_routing_number", "immediate_destination", "immediate_origin", "immediate_origin_name"].into()
+    );
+    let good = json!({"odfi_routing_number": "021000021", "immediate_destination": "021000021",
+        "immediate_destination_name": "Chase", "immediate_origin": "1234567890", "immediate_origin_name": "Acme Pay"});
+    let (status, body) = call(&w.engine, "PUT", "/admin/originator", Some(good));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["payload"]["immediate_destination_name"], "CHASE");
+    let (_, partner) = w.partner();
+    let Caller::Partner { partner_id } = &partner else { panic!() };
+    let (m, _) = w.merchant(partner_id, &partner, &["PPD"]);
+    w.create(partner_id, &partner, &transaction(&m, "debit", "1.00")).unwrap();
+    w.at("2026-11-23 18:00");
+    let written = files(&w.engine);
+    let header = &written[0].1.header;
+    assert_eq!(
+        (header.immediate_destination.as_str(), header.immediate_origin.as_str()),
+        ("021000021", "1234567890")
+    );
+    assert!(written[0].1.batches[0].entries[0].trace_number.as_str().starts_with("02100002"));
+    let (status, _) = call(&w.engine, "GET", "/admin/origination-files/fil_20991231A", None);
+    assert_eq!(status, 404);
+}
+
+#[test]
+fn a_production_engine_holds_its_files_until_an_originator_is_set() {
+    let mut opts = options("2026-11-23 10:00");
+    opts.sandbox = false;
+    let w = World::with(Engine::in_memory(opts).unwrap());
+    let (partner_id, partner) = w.partner();
+    let (m, _) = w.merchant(&partner_id, &partner, &["PPD"]);
+    let id = w.create(&partner_id, &partner, &transaction(&m, "debit", "1.00")).unwrap();
+    w.engine.advance_to(et("2026-11-23 18:00")).unwrap();
+    assert_eq!(
+        w.history(&partner_id, &partner, &id).last().map(|c| c.status),
+        Some(ach_core::model::Status::B)
+    );
+    assert!(files(&w.engine).is_empty(), "no originator: the file waits");
+    let (status, _) = call(&w.engine, "GET", "/admin/originator", None);
+    assert_eq!(status, 404);
+    let good = json!({"odfi_routing_number": "021000021", "immediate_destination": "021000021", "immediate_origin": "021000021"});
+    assert_eq!(call(&w.engine, "PUT", "/admin/originator", Some(good)).0, 200);
+    w.engine.advance_to(et("2026-11-23 18:01")).unwrap();
+    let written = files(&w.engine);
+    assert_eq!(written.len(), 1);
+    assert_eq!(written[0].0["cutoff"], json!(et("2026-11-23 18:00")));
+}
+
+#[test]
+fn a_cutoff_of_many_runs_in_chunks_and_writes_one_file() {
+    let w = World::new("2026-11-23 10:00");
+    let (partner_id, partner) = w.partner();
+    let (m, _) = w.merchant(&partner_id, &partner, &["PPD"]);
+    let ops: Vec<(Caller, Operation)> = (0..2_500)
+        .map(|n| {
+            let body = transaction(&m, "debit", &format!("{}.{:02}", 1 + n / 100, n % 100));
+            (
+                partner.clone(),
+                Operation::CreateTransaction {
+                    partner_id: partner_id.clone(),
+                    body: body.to_string().into_bytes(),
+                },
+            )
+        })
+        .collect();
+    for r in w.engine.execute_batch(ops) {
+        assert!(matches!(r, Ok(Outcome::TransactionCreated { .. })), "{r:?}");
+    }
+    // Production's path: the ticker runs chunks until done.
+    let progress = w.engine.advance_to(et("2026-11-23 18:00")).unwrap();
+    assert_eq!(progress.originated, 2_500);
+    let written = files(&w.engine);
+    assert_eq!(written.len(), 1);
+    assert_eq!(written[0].0["entries"], 2_500);
+}
