@@ -14,6 +14,8 @@
 //!   would reject.
 //! - [`read()`]: the reader. It takes any bytes, never panics, and reports each
 //!   layout or control problem with its record number and field.
+//! - [`inbound()`]: what a bank sent back (returns, notifications of change),
+//!   typed for the engine to apply.
 //! - [`check()`]: the rules beyond layout (banking days, trace prefixes, check
 //!   serial numbers, POP terminals, WEB/TEL payment types, credits in debit-only
 //!   batches), shared by the writer and by the reader's callers.
@@ -22,6 +24,7 @@
 
 mod check;
 mod fields;
+mod inbound;
 pub mod model;
 mod problem;
 mod read;
@@ -30,12 +33,15 @@ mod text;
 mod write;
 
 #[cfg(test)]
+mod inbound_tests;
+#[cfg(test)]
 mod props;
 #[cfg(test)]
 mod tests;
 
 pub use check::{check, findings, Finding, Place, Rule};
 pub use fields::FieldProblem;
+pub use inbound::{inbound, Correction, Inbound, InboundNotice, InboundReturn};
 pub use model::{
     pop_identification, service_class_for, transaction_code, Addenda, Batch, Entry, FileHeader, NachaFile,
     NoticeOfChange, Originator, PopTerminal, ReturnEntry,
