@@ -28,6 +28,7 @@ pub(crate) fn is_admin(e: Endpoint) -> bool {
             | Endpoint::AdminOriginator
             | Endpoint::AdminFiles
             | Endpoint::AdminFile
+            | Endpoint::AdminReturnFiles
     )
 }
 
@@ -158,6 +159,7 @@ pub(crate) fn plan(e: Endpoint, params: &[String], req: &Request) -> Result<Oper
             }
         }
         Endpoint::AdminSetOriginator => Operation::SetOriginator { originator: body(req)? },
+        Endpoint::AdminReturnFiles => Operation::IngestReturnFile { bytes: req.body.clone() },
         Endpoint::AdminClock => {
             let c: Clock = body(req)?;
             let now = calendar::parse_instant(&c.now).map_err(|_| {

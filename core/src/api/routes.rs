@@ -38,6 +38,7 @@ pub(crate) enum Endpoint {
     AdminOriginator,
     AdminFiles,
     AdminFile,
+    AdminReturnFiles,
 }
 
 /// `(method, path pattern, endpoint)`; `{}` matches one segment, `{?}` an
@@ -65,6 +66,7 @@ const ROUTES: &[(&str, &str, Endpoint)] = &[
     ("GET", "/admin/originator", Endpoint::AdminOriginator),
     ("GET", "/admin/origination-files", Endpoint::AdminFiles),
     ("GET", "/admin/origination-files/{}", Endpoint::AdminFile),
+    ("POST", "/admin/return-files", Endpoint::AdminReturnFiles),
 ];
 
 /// The path's parameters if it matches `pattern`.

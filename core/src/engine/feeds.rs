@@ -10,6 +10,7 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use super::bank_files::NoticeRecord;
 use super::records::TransactionRecord;
 use super::{Caller, Cx, Engine, Failure};
 use crate::calendar;
@@ -100,6 +101,44 @@ pub(crate) fn record_change(
     cx.w.put_raw(Table::Events, &keys::seq(&t.merchant_id, event_seq), &bytes)
 }
 
+/// Append a notification of change to the transaction's merchant's events
+/// feed: the transaction's current status change with the notice. Stored as a
+/// `0` byte (no status change starts with one: its transaction id is never
+/// empty) and the pair, so the feed tells the two kinds apart.
+pub(crate) fn record_notice(
+    cx: &mut Cx<'_, '_>,
+    t: &TransactionRecord,
+    notice: &NoticeRecord,
+    at: DateTime<Utc>,
+) -> Result<(), StorageError> {
+    let mut bytes = vec![NOTICE_TAG];
+    bytes.extend(crate::storage::encode(Table::Events, &(change_of(t, at), notice))?);
+    let seq = next_seq(cx, Table::Events, &t.merchant_id)?;
+    cx.w.put_raw(Table::Events, &keys::seq(&t.merchant_id, seq), &bytes)
+}
+
+/// The first byte of a stored notification of change in the events table.
+const NOTICE_TAG: u8 = 0;
+
+/// The type of an event reporting a notification of change.
+pub const NOTICE_EVENT_TYPE: &str = "transaction.notice_of_change";
+
+/// A stored event: a status change, or a notification of change.
+enum Stored {
+    Change(StatusChange),
+    Notice(StatusChange, NoticeRecord),
+}
+
+fn decode_event(bytes: &[u8]) -> Result<Stored, StorageError> {
+    match bytes.split_first() {
+        Some((&NOTICE_TAG, rest)) => {
+            let (change, notice) = crate::storage::decode(Table::Events, rest)?;
+            Ok(Stored::Notice(change, notice))
+        }
+        _ => crate::storage::decode(Table::Events, bytes).map(Stored::Change),
+    }
+}
+
 /// The event at position `seq` of a merchant's feed, reporting `change`.
 pub(crate) fn event_at(seq: u64, change: StatusChange) -> Event {
     Event {
@@ -107,6 +146,19 @@ pub(crate) fn event_at(seq: u64, change: StatusChange) -> Event {
         kind: EVENT_TYPE.to_owned(),
         occurred_at: change.change_timestamp.clone(),
         change,
+        notice_of_change: None,
+    }
+}
+
+/// The event at `seq` from its stored form (a notice's seals opened).
+fn event_of(engine: &Engine, seq: u64, stored: Stored) -> Event {
+    match stored {
+        Stored::Change(change) => event_at(seq, change),
+        Stored::Notice(change, notice) => Event {
+            kind: NOTICE_EVENT_TYPE.to_owned(),
+            notice_of_change: Some(super::bank_files::render(engine, &notice)),
+            ..event_at(seq, change)
+        },
     }
 }
 
@@ -127,11 +179,23 @@ fn position(engine: &Engine, scope: &str, pointer: &str) -> Result<u64, Failure>
 }
 
 /// Status changes with their positions, the last position read, whether more follow.
-type Page = (Vec<(u64, StatusChange)>, u64, bool);
+type Page<T = StatusChange> = (Vec<(u64, T)>, u64, bool);
 
 /// Up to `limit` status changes of `scope`'s feed after position `after`, each
 /// with its position; the last position read; whether more follow.
 fn page(r: &Read, table: Table, scope: &str, after: u64, limit: usize) -> Result<Page, StorageError> {
+    page_of(r, table, scope, after, limit, |v| crate::storage::decode(table, v))
+}
+
+/// [`page`] with each stored value read by `decode`.
+fn page_of<T>(
+    r: &Read,
+    table: Table,
+    scope: &str,
+    after: u64,
+    limit: usize,
+    decode: impl Fn(&[u8]) -> Result<T, StorageError>,
+) -> Result<Page<T>, StorageError> {
     let (from, to) = keys::seq_range_after(scope, after);
     let entries = r.range(table, &from, &to, limit + 1)?;
     let more = entries.len() > limit;
@@ -139,8 +203,7 @@ fn page(r: &Read, table: Table, scope: &str, after: u64, limit: usize) -> Result
     let mut items = Vec::with_capacity(entries.len().min(limit));
     for (k, v) in entries.into_iter().take(limit) {
         last = keys::seq_of(&k).unwrap_or(last);
-        let change = crate::storage::decode(table, &v)?;
-        items.push((last, change));
+        items.push((last, decode(&v)?));
     }
     Ok((items, last, more))
 }
@@ -176,9 +239,9 @@ pub(crate) fn events_page(
         Some(p) => position(engine, merchant_id, p)?,
     };
     let (events, last, more) =
-        engine.store.read(|r| page(r, Table::Events, merchant_id, after, PAGE_LIMIT))?;
+        engine.store.read(|r| page_of(r, Table::Events, merchant_id, after, PAGE_LIMIT, decode_event))?;
     Ok(EventsPage {
-        events: events.into_iter().map(|(seq, c)| event_at(seq, c)).collect(),
+        events: events.into_iter().map(|(seq, e)| event_of(engine, seq, e)).collect(),
         new_pointer: engine.pointers.encode(merchant_id, last),
         exists_more_events: more,
     })

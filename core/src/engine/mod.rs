@@ -8,6 +8,7 @@
 //! [`Engine::execute_batch`] applies many operations in one write transaction (one
 //! fsync), each with its own result.
 
+mod bank_files;
 mod batch_kind;
 mod customers;
 mod duplicates;
@@ -34,8 +35,9 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
 use chrono::{DateTime, Datelike, Utc};
 
+pub use bank_files::Ingested;
 pub use failure::Failure;
-pub use feeds::{EventsPage, StatusPage, PAGE_LIMIT};
+pub use feeds::{EventsPage, StatusPage, NOTICE_EVENT_TYPE, PAGE_LIMIT};
 pub use host_options::{HostOptions, OptionNames, OptionsError, MAX_OPERATOR_KEY};
 pub use ops::{Caller, Operation, Outcome};
 pub use origination::{HeldEntry, OriginationFile};

@@ -121,6 +121,12 @@ pub enum Operation {
         /// The ODFI, immediate destination and origin.
         originator: crate::nacha::Originator,
     },
+    /// Operator: apply a NACHA file of returns and notifications of change
+    /// from the bank (`POST /admin/return-files`).
+    IngestReturnFile {
+        /// The file's bytes.
+        bytes: Vec<u8>,
+    },
     /// Operator, sandbox only: set the clock and run everything due up to it.
     SetClock {
         /// The new instant (never earlier than the current one).
@@ -225,6 +231,11 @@ pub enum Outcome {
         /// The originator now in force (names in upper case).
         originator: crate::nacha::Originator,
     },
+    /// A file of returns and notifications of change was applied.
+    ReturnFileIngested {
+        /// What each entry did.
+        ingested: super::Ingested,
+    },
     /// The sandbox clock was set.
     ClockSet {
         /// The new instant.
@@ -251,6 +262,7 @@ pub(crate) enum Prepared {
     RecordReturn { transaction_id: String, return_code: String, return_date: Option<NaiveDate> },
     LoadDirectory { directory: Result<(RoutingDirectory, String), String> },
     SetOriginator { originator: Result<crate::nacha::Originator, Vec<validation::FieldError>> },
+    IngestReturnFile { entries: Result<Vec<crate::nacha::Inbound>, Vec<validation::FieldError>> },
     SetClock { now: DateTime<Utc> },
     Idempotent { key: Result<String, Failure>, scope: Option<String>, request: String, inner: Box<Prepared> },
 }
@@ -334,6 +346,9 @@ fn prepare_plain(
             Prepared::SetOriginator {
                 originator: if problems.is_empty() { Ok(originator) } else { Err(problems) },
             }
+        }
+        Operation::IngestReturnFile { bytes } => {
+            Prepared::IngestReturnFile { entries: super::bank_files::read(&bytes) }
         }
         Operation::SetClock { now } => Prepared::SetClock { now },
         Operation::Idempotent { operation, .. } => prepare_plain(*operation, engine, now, directory),
@@ -423,6 +438,15 @@ pub(crate) fn apply(cx: &mut Cx<'_, '_>, caller: &Caller, op: Prepared) -> Resul
         Prepared::SetOriginator { originator } => {
             operator(caller)?;
             done(super::originator::set(cx, originator)?)
+        }
+        Prepared::IngestReturnFile { entries } => {
+            operator(caller)?;
+            let entries = entries.map_err(|errors| Failure::Refused {
+                error: AchError::FailedToAccept,
+                status: 422,
+                errors,
+            })?;
+            done(super::bank_files::ingest(cx, &entries)?)
         }
         Prepared::SetClock { now } => {
             operator(caller)?;

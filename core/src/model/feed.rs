@@ -75,4 +75,31 @@ pub struct Event {
     /// The status change the event reports.
     #[serde(flatten)]
     pub change: StatusChange,
+    /// For `transaction.notice_of_change`: what the receiving bank says must
+    /// change (the status change is then the transaction's current one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notice_of_change: Option<NoticeOfChange>,
+}
+
+/// A notification of change as the events feed shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NoticeOfChange {
+    /// `C01` account number, `C02` routing number, `C03` both, `C05` account
+    /// type, `C06` account number and type, `C07` all three; others as sent.
+    pub change_code: String,
+    /// The corrected routing number, if this change gives one.
+    pub routing_number: Option<String>,
+    /// The corrected account number, if this change gives one.
+    pub account_number: Option<String>,
+    /// The corrected account type (`checking`, `savings`), if this change gives one.
+    pub account_type: Option<String>,
+    /// The corrected data as the bank sent it, for a change the engine does not
+    /// read (a code other than C01–C03, C05–C07, or data off its layout).
+    pub corrected_data: Option<String>,
+    /// The stored customer the transaction was made with, if any.
+    pub customer_id: Option<String>,
+    /// Whether that customer's account was updated (later transactions with the
+    /// token carry the corrected data). `false` for an inline account: the
+    /// partner acts on the event.
+    pub customer_updated: bool,
 }

@@ -9,6 +9,6 @@ mod merchant;
 mod transaction;
 
 pub use customer::{AccountType, BankAccount, CustomerScope, NewCustomer};
-pub use feed::{Event, Status, StatusChange};
+pub use feed::{Event, NoticeOfChange, Status, StatusChange};
 pub use merchant::*;
 pub use transaction::{CustomerRef, Direction, EntryClass, NewTransaction};

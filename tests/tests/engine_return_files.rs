@@ -1,0 +1,236 @@
+//! Return and notification-of-change files through the router: matched by the
+//! original trace number, applied exactly once, a malformed file refused whole.
+#![allow(clippy::unwrap_used)]
+
+use ach_core::api::{route, Request, Response};
+use ach_core::engine::Engine;
+use ach_core::model::Status;
+use ach_core::nacha::{
+    self, Addenda, Batch, Entry, FileHeader, NachaFile, NoticeOfChange, ReturnEntry, Text,
+};
+use ach_core::Money;
+use ach_tests::world::{transaction, World, OPERATOR_KEY};
+use chrono::NaiveDate;
+use serde_json::{json, Value};
+
+fn post_file(engine: &Engine, bytes: &[u8]) -> (u16, Value) {
+    let req = Request {
+        method: "POST".into(),
+        path: "/admin/return-files".into(),
+        api_key: Some(OPERATOR_KEY.into()),
+        body: bytes.to_vec(),
+        ..Request::default()
+    };
+    let Response { status, body } = route(engine, &req);
+    (status, serde_json::from_str(&body).unwrap_or_else(|e| panic!("{e}: {body}")))
+}
+
+/// The entries of every origination file written so far, by transaction amount.
+fn originated(engine: &Engine) -> Vec<Entry> {
+    let mut out = Vec::new();
+    for f in engine.origination_files().unwrap() {
+        let (_, bytes) = engine.origination_file(&f.id).unwrap().unwrap();
+        let parsed = nacha::read(&bytes).unwrap();
+        out.extend(parsed.file.batches.into_iter().flat_map(|b| b.entries));
+    }
+    out
+}
+
+const RDFI: &str = "02100002";
+
+/// A return file from the receiving bank: each `(original entry, code)` returned,
+/// each `(original entry, change code, corrected data)` a notification of change.
+fn bank_file(returns: &[(&Entry, &str)], notices: &[(&Entry, &str, &str)], effective: NaiveDate) -> Vec<u8> {
+    let mut sequence = 0u32;
+    let mut trace = || {
+        sequence += 1;
+        Text::from(format!("{RDFI}{sequence:07}"))
+    };
+    // A return or notice carries the original's code less one (27 → 26, 22 → 21).
+    let entry = |original: &Entry, amount: Money, addenda: Addenda, own: Text| Entry {
+        transaction_code: original.transaction_code - 1,
+        receiving_dfi: Text::from("01100001"),
+        check_digit: '5',
+        account_number: original.account_number.clone(),
+        amount,
+        identification: original.identification.clone(),
+        name: original.name.clone(),
+        discretionary_data: Text::new(),
+        trace_number: own,
+        addenda: vec![addenda],
+    };
+    let mut returns_batch = Vec::new();
+    for (original, code) in returns {
+        let own = trace();
+        let addenda = Addenda::Return(ReturnEntry {
+            return_code: Text::from(*code),
+            original_trace: original.trace_number.clone(),
+            date_of_death: Text::new(),
+            original_receiving_dfi: original.receiving_dfi.clone(),
+            information: Text::new(),
+            trace_number: own.clone(),
+        });
+        returns_batch.push(entry(original, original.amount, addenda, own));
+    }
+    let mut notices_batch = Vec::new();
+    for (original, code, data) in notices {
+        let own = trace();
+        let addenda = Addenda::Change(NoticeOfChange {
+            change_code: Text::from(*code),
+            original_trace: original.trace_number.clone(),
+            original_receiving_dfi: original.receiving_dfi.clone(),
+            corrected_data: Text::from(*data),
+            trace_number: own.clone(),
+        });
+        notices_batch.push(entry(original, Money::from_cents(0), addenda, own));
+    }
+    let batch = |entries: Vec<Entry>, sec: &str, n: u32| Batch {
+        service_class_code: nacha::service_class_for(&entries),
+        company_name: Text::from("TEST COMPANY"),
+        company_discretionary_data: Text::new(),
+        company_identification: Text::from("1123456789"),
+        sec_code: Text::from(sec),
+        company_entry_description: Text::from("PAYMENT"),
+        company_descriptive_date: Text::new(),
+        effective_entry_date: effective,
+        settlement_date: Text::new(),
+        originator_status_code: '1',
+        odfi_identification: Text::from(RDFI),
+        batch_number: n,
+        entries,
+    };
+    let mut batches = Vec::new();
+    if !returns_batch.is_empty() {
+        batches.push(batch(returns_batch, "PPD", 1));
+    }
+    if !notices_batch.is_empty() {
+        let n = batches.len() as u32 + 1;
+        batches.push(batch(notices_batch, "COR", n));
+    }
+    let header = FileHeader {
+        immediate_destination: Text::from("011000015"),
+        immediate_origin: Text::from("021000021"),
+        creation_date: effective,
+        creation_time: None,
+        file_id_modifier: 'A',
+        immediate_destination_name: Text::from("ACH SANDBOX"),
+        immediate_origin_name: Text::from("RDFI"),
+        reference_code: Text::new(),
+    };
+    nacha::write(&NachaFile { header, batches }).unwrap()
+}
+
+fn counts(body: &Value) -> (u64, u64, u64, u64) {
+    let p = &body["payload"];
+    let n = |k: &str| p[k].as_u64().unwrap_or_else(|| panic!("{k}: {body}"));
+    (n("returns"), n("notices_of_change"), n("unmatched"), n("already_applied"))
+}
+
+#[test]
+fn returns_and_notices_apply_once_and_later_files_carry_the_correction() {
+    let w = World::new("2026-11-23 10:00");
+    let (partner_id, partner) = w.partner();
+    let (m, merchant) = w.merchant(&partner_id, &partner, &["PPD"]);
+    let token = w.customer(&partner_id, &partner, &m, "111122223333");
+    let with_token = |amount: &str| {
+        let mut v = transaction(&m, "debit", amount);
+        v["customer"] = json!({"id": token});
+        w.create(&partner_id, &partner, &v).unwrap()
+    };
+    let returned = w.create(&partner_id, &partner, &transaction(&m, "debit", "10.00")).unwrap();
+    let settled_then_returned = w.create(&partner_id, &partner, &transaction(&m, "debit", "20.00")).unwrap();
+    let corrected = with_token("30.00");
+    let inline_notice = w.create(&partner_id, &partner, &transaction(&m, "debit", "40.00")).unwrap();
+    w.at("2026-11-23 18:00");
+    // Debits effective 11-24 settle on 11-27 (Thanksgiving skipped).
+    w.at("2026-11-27 09:00");
+    let entries = originated(&w.engine);
+    let by_amount = |cents: i64| entries.iter().find(|e| e.amount.cents() == cents).unwrap();
+    let effective = NaiveDate::from_ymd_opt(2026, 11, 27).unwrap();
+    let unknown = {
+        let mut e = by_amount(1_000).clone();
+        e.trace_number = Text::from("021000029999999");
+        e
+    };
+    let file = bank_file(
+        &[(by_amount(1_000), "R01"), (by_amount(2_000), "R10"), (&unknown, "R03")],
+        &[(by_amount(3_000), "C01", "999988887777"), (by_amount(4_000), "C05", "32")],
+        effective,
+    );
+    let (status, body) = post_file(&w.engine, &file);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(counts(&body), (2, 2, 1, 0));
+
+    for (id, code, reason) in [
+        (&returned, "R01", "Insufficient Funds"),
+        (&settled_then_returned, "R10", "Customer Advises Not Authorized"),
+    ] {
+        let last = w.history(&partner_id, &partner, id).pop().unwrap();
+        assert_eq!(last.status, Status::R, "{last:?}");
+        assert_eq!(last.return_code.as_deref(), Some(code));
+        assert_eq!(last.return_date.as_deref(), Some("2026-11-27"), "the return batch's effective date");
+        assert!(last.reason.as_deref().unwrap_or("").starts_with(&reason[..8]), "{last:?}");
+    }
+    // The same file again changes nothing.
+    let changes_before = w.changes(&partner_id, &partner).len();
+    let events_before = w.events(&merchant).len();
+    let (status, body) = post_file(&w.engine, &file);
+    assert_eq!(status, 200);
+    assert_eq!(counts(&body), (0, 0, 1, 4));
+    assert_eq!(w.changes(&partner_id, &partner).len(), changes_before);
+    assert_eq!(w.events(&merchant).len(), events_before);
+
+    // The notices are events; the token's account is corrected, the inline one is not.
+    let notices: Vec<_> = w.events(&merchant).into_iter().filter(|e| e.notice_of_change.is_some()).collect();
+    assert_eq!(notices.len(), 2);
+    let on = |id: &str| {
+        notices.iter().find(|e| e.change.transaction_id == id).unwrap().notice_of_change.clone().unwrap()
+    };
+    let c01 = on(&corrected);
+    assert_eq!((c01.account_number.as_deref(), c01.customer_updated), (Some("999988887777"), true));
+    assert_eq!(c01.customer_id.as_deref(), Some(token.as_str()));
+    let c05 = on(&inline_notice);
+    assert_eq!(
+        (c05.account_type.as_deref(), c05.customer_updated, c05.customer_id),
+        (Some("savings"), false, None)
+    );
+    assert_eq!(notices[0].kind, ach_core::engine::NOTICE_EVENT_TYPE);
+
+    // The next file carries the corrected account for the token.
+    with_token("50.00");
+    w.at("2026-11-27 18:00");
+    let entries = originated(&w.engine);
+    let next = entries.iter().find(|e| e.amount.cents() == 5_000).unwrap();
+    assert_eq!(next.account_number.as_str(), "999988887777");
+}
+
+#[test]
+fn a_malformed_file_is_refused_and_changes_nothing() {
+    let w = World::new("2026-11-23 10:00");
+    let (partner_id, partner) = w.partner();
+    let (m, _) = w.merchant(&partner_id, &partner, &["PPD"]);
+    let id = w.create(&partner_id, &partner, &transaction(&m, "debit", "10.00")).unwrap();
+    w.at("2026-11-23 18:00");
+    let entries = originated(&w.engine);
+    let file = bank_file(&[(&entries[0], "R01")], &[], NaiveDate::from_ymd_opt(2026, 11, 24).unwrap());
+    // A record one character short, and a control total that does not add up.
+    let text = String::from_utf8(file).unwrap();
+    let short: String = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| if i == 2 { format!("{}\n", &l[..93]) } else { format!("{l}\n") })
+        .collect();
+    let tampered = text.replacen("0000001000", "0000001001", 1);
+    for bad in [short.as_bytes(), tampered.as_bytes(), b"not a nacha file".as_slice(), b"".as_slice()] {
+        let (status, body) = post_file(&w.engine, bad);
+        assert_eq!(status, 422, "{body}");
+        assert_eq!(body["message"], "Failed to accept this transaction", "{body}");
+        assert!(!body["errors"].as_array().unwrap().is_empty(), "{body}");
+    }
+    assert_eq!(w.history(&partner_id, &partner, &id).pop().unwrap().status, Status::B, "nothing applied");
+    // A real bank's return file whose traces are not ours: every entry unmatched.
+    let real = std::fs::read(ach_tests::shared_data().join("nacha/return-WEB.ach")).unwrap();
+    let (status, body) = post_file(&w.engine, &real);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(counts(&body), (0, 0, 2, 0));
+}
