@@ -21,6 +21,7 @@ pub(crate) fn is_admin(e: Endpoint) -> bool {
             | Endpoint::AdminMerchantLimits
             | Endpoint::AdminRouting
             | Endpoint::AdminReturns
+            | Endpoint::AdminReturnRates
             | Endpoint::AdminClock
     )
 }

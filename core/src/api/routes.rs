@@ -33,6 +33,7 @@ pub(crate) enum Endpoint {
     AdminMerchantLimits,
     AdminRouting,
     AdminReturns,
+    AdminReturnRates,
     AdminClock,
 }
 
@@ -56,6 +57,7 @@ const ROUTES: &[(&str, &str, Endpoint)] = &[
     ("POST", "/admin/merchants/{}/limits", Endpoint::AdminMerchantLimits),
     ("POST", "/admin/routing", Endpoint::AdminRouting),
     ("POST", "/admin/returns", Endpoint::AdminReturns),
+    ("GET", "/admin/return-rates", Endpoint::AdminReturnRates),
     ("POST", "/admin/clock", Endpoint::AdminClock),
 ];
 
@@ -244,6 +246,9 @@ pub(crate) fn plan(engine: &Engine, req: &Request) -> Result<Plan, Failure> {
     if admin::is_admin(endpoint) {
         if caller != Caller::Operator {
             return Err(Failure::Authentication);
+        }
+        if endpoint == Endpoint::AdminReturnRates {
+            return Ok(Plan::Done(render::return_rates(&engine.return_rates()?)));
         }
         return admin::plan(endpoint, &params, req).and_then(execute);
     }

@@ -17,6 +17,7 @@ mod idempotency;
 mod ops;
 mod prepare;
 mod records;
+mod return_rates;
 mod schedule;
 #[cfg(feature = "simulation")]
 mod simulation;
@@ -36,6 +37,7 @@ pub use feeds::{EventsPage, StatusPage, PAGE_LIMIT};
 pub use host_options::{HostOptions, OptionNames, OptionsError, MAX_OPERATOR_KEY};
 pub use ops::{Caller, Operation, Outcome};
 pub use prepare::Prepared;
+pub use return_rates::{GroupRate, ReturnGroup, ReturnRates, ThresholdCrossing, WINDOW_DAYS};
 pub use schedule::Progress;
 
 /// The simulated disk and the backend trait for [`Engine::open_with_backend`]
