@@ -13,7 +13,7 @@ use std::thread::JoinHandle;
 use ach_core::engine::{Caller, Engine, Failure, Outcome, Prepared};
 use ach_core::AchError;
 use tokio::sync::{mpsc, oneshot};
-use tracing::{debug, error};
+use tracing::{debug, error, warn};
 
 /// Most operations in one write transaction.
 pub const MAX_BATCH: usize = 1000;
@@ -83,11 +83,33 @@ fn commit(engine: &Engine, batch: Vec<Job>) {
         }
     };
     debug!(size, "group commit");
+    warn_of_crossings(&answers);
     let mut answers = answers.into_iter();
     for reply in replies {
         let answer = answers.next().unwrap_or_else(|| Err(Failure::refused(AchError::SystemUnable)));
         // The client may have gone; the operation is committed all the same.
         let _ = reply.send(answer);
+    }
+}
+
+/// A warning for every Nacha return-rate threshold a committed return put its
+/// merchant over (`GET /admin/return-rates` shows them all).
+fn warn_of_crossings(answers: &[Answer]) {
+    for answer in answers {
+        let Ok(Outcome::ReturnRecorded { transaction_id, crossings }) = answer else { continue };
+        for c in crossings {
+            warn!(
+                merchant_id = %c.merchant_id,
+                partner_id = %c.partner_id,
+                group = ?c.group,
+                returns = c.count,
+                debits = c.debits,
+                rate = c.rate(),
+                threshold = c.threshold(),
+                transaction_id = %transaction_id,
+                "return rate over the Nacha threshold"
+            );
+        }
     }
 }
 

@@ -23,6 +23,7 @@ pub(crate) fn is_admin(e: Endpoint) -> bool {
             | Endpoint::AdminMerchantLimits
             | Endpoint::AdminRouting
             | Endpoint::AdminReturns
+            | Endpoint::AdminReturnRates
             | Endpoint::AdminClock
             | Endpoint::AdminSetOriginator
             | Endpoint::AdminOriginator
@@ -32,8 +33,8 @@ pub(crate) fn is_admin(e: Endpoint) -> bool {
     )
 }
 
-/// The operator's reads: the originator and the origination files. `None`: the
-/// endpoint is an operation, not a read.
+/// The operator's reads: the originator, the origination files, the return
+/// rates. `None`: the endpoint is an operation, not a read.
 pub(crate) fn read(engine: &Engine, e: Endpoint, params: &[String]) -> Result<Option<Response>, Failure> {
     Ok(Some(match e {
         Endpoint::AdminOriginator => match engine.originator()? {
@@ -44,6 +45,7 @@ pub(crate) fn read(engine: &Engine, e: Endpoint, params: &[String]) -> Result<Op
             }
         },
         Endpoint::AdminFiles => render::data(engine.origination_files()?),
+        Endpoint::AdminReturnRates => render::return_rates(&engine.return_rates()?),
         Endpoint::AdminFile => {
             let id = params.first().map_or("", String::as_str);
             let Some((summary, bytes)) = engine.origination_file(id)? else {

@@ -6,7 +6,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::engine::{EventsPage, Failure, Outcome, StatusPage};
+use crate::engine::{EventsPage, Failure, Outcome, ReturnRates, StatusPage};
 use crate::error::ERROR_TYPE;
 use crate::validation::FieldError;
 
@@ -99,7 +99,7 @@ pub(crate) fn outcome(o: &Outcome) -> Response {
         Outcome::LimitsSet { id, limits } => {
             ok(200, Success::Bool, serde_json::json!({"id": id, "limits": limits}))
         }
-        Outcome::ReturnRecorded { transaction_id } => ok(200, Success::Bool, Id { id: transaction_id }),
+        Outcome::ReturnRecorded { transaction_id, .. } => ok(200, Success::Bool, Id { id: transaction_id }),
         Outcome::DirectoryLoaded { records } => {
             ok(200, Success::Bool, serde_json::json!({"records": records}))
         }
@@ -121,6 +121,11 @@ pub(crate) fn status_page(page: &StatusPage) -> Response {
 /// `GET /events[/{pointer}]`: the spec's own shape, no envelope.
 pub(crate) fn events_page(page: &EventsPage) -> Response {
     Response { status: 200, body: json(page) }
+}
+
+/// `GET /admin/return-rates`: `{success: true, payload: [per merchant]}`.
+pub(crate) fn return_rates(rates: &[ReturnRates]) -> Response {
+    ok(200, Success::Bool, rates)
 }
 
 #[derive(Serialize)]

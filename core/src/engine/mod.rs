@@ -21,6 +21,7 @@ mod origination;
 mod originator;
 mod prepare;
 mod records;
+mod return_rates;
 mod schedule;
 #[cfg(feature = "simulation")]
 mod simulation;
@@ -42,6 +43,7 @@ pub use host_options::{HostOptions, OptionNames, OptionsError, MAX_OPERATOR_KEY}
 pub use ops::{Caller, Operation, Outcome};
 pub use origination::{HeldEntry, OriginationFile};
 pub use prepare::Prepared;
+pub use return_rates::{GroupRate, ReturnGroup, ReturnRates, ThresholdCrossing, WINDOW_DAYS};
 pub use schedule::Progress;
 
 /// The simulated disk and the backend trait for [`Engine::open_with_backend`]

@@ -220,6 +220,10 @@ pub enum Outcome {
     ReturnRecorded {
         /// The transaction.
         transaction_id: String,
+        /// The return-rate thresholds this return put its merchant over
+        /// ([`super::Engine::return_rates`]); hosts log them.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        crossings: Vec<super::ThresholdCrossing>,
     },
     /// A routing directory was loaded.
     DirectoryLoaded {

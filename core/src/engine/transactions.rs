@@ -1,7 +1,9 @@
 //! Transactions: create (A Pending), void, reverse, and returns.
 
 use super::records::{MerchantStatus, TransactionRecord};
-use super::{customers, duplicates, feeds, schedule, tenants, usage, Cx, Fail, Failure, Outcome};
+use super::{
+    customers, duplicates, feeds, return_rates, schedule, tenants, usage, Cx, Fail, Failure, Outcome,
+};
 use crate::error::echo;
 use crate::lifecycle::{self, State};
 use crate::limits::{self, Candidate};
@@ -207,5 +209,6 @@ pub(crate) fn record_return(
     t.return_date = Some(date);
     cx.w.put(Table::Transactions, t.id.as_bytes(), &t)?;
     feeds::record_change(cx, &t, cx.now)?;
-    Ok(Outcome::ReturnRecorded { transaction_id: t.id })
+    let crossings = return_rates::crossings(cx, &t)?;
+    Ok(Outcome::ReturnRecorded { transaction_id: t.id, crossings })
 }

@@ -401,6 +401,24 @@ macro_rules! readable {
                 })
             }
 
+            /// Call `visit` with every value whose key is in `[from, to)`, in key
+            /// order, one at a time (a long range is never held in memory whole).
+            pub(crate) fn for_each_value(
+                &self,
+                table: Table,
+                from: &[u8],
+                to: &[u8],
+                visit: &mut dyn FnMut(&[u8]) -> Result<(), StorageError>,
+            ) -> Result<(), StorageError> {
+                self.with(table, |t| {
+                    for item in t.range::<&[u8]>(from..to).map_err(fail)? {
+                        let (_, v) = item.map_err(fail)?;
+                        visit(v.value())?;
+                    }
+                    Ok(())
+                })
+            }
+
             /// The last key in `[from, to)`, if any.
             pub(crate) fn last_key(
                 &self,

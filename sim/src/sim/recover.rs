@@ -179,7 +179,7 @@ impl Sim {
             let outcome = match inner {
                 Step::CreateTxn { .. } => Outcome::TransactionCreated { transaction_id: id },
                 Step::Void { .. } => Outcome::TransactionVoided { transaction_id: id },
-                Step::Return { .. } => Outcome::ReturnRecorded { transaction_id: id },
+                Step::Return { .. } => Outcome::ReturnRecorded { transaction_id: id, crossings: Vec::new() },
                 Step::Reverse { txn: Target::Known(t), .. } => Outcome::TransactionReversed {
                     transaction_id: self.model.txns[*t].id.clone(),
                     reversal_id: id,
