@@ -96,7 +96,11 @@ fn commit(engine: &Engine, batch: Vec<Job>) {
 /// merchant over (`GET /admin/return-rates` shows them all).
 fn warn_of_crossings(answers: &[Answer]) {
     for answer in answers {
-        let Ok(Outcome::ReturnRecorded { transaction_id, crossings }) = answer else { continue };
+        let (transaction_id, crossings) = match answer {
+            Ok(Outcome::ReturnRecorded { transaction_id, crossings }) => (transaction_id.as_str(), crossings),
+            Ok(Outcome::ReturnFileIngested { crossings, .. }) => ("(a return file)", crossings),
+            _ => continue,
+        };
         for c in crossings {
             warn!(
                 merchant_id = %c.merchant_id,

@@ -234,3 +234,34 @@ fn a_malformed_file_is_refused_and_changes_nothing() {
     assert_eq!(status, 200, "{body}");
     assert_eq!(counts(&body), (0, 0, 2, 0));
 }
+
+#[test]
+fn a_file_that_puts_a_merchant_over_a_threshold_reports_it_once() {
+    use ach_core::engine::{Caller, Operation, Outcome, ReturnGroup};
+    let w = World::new("2026-11-23 10:00");
+    let (partner_id, partner) = w.partner();
+    let (m, _) = w.merchant(&partner_id, &partner, &["PPD"]);
+    for n in 0..10 {
+        w.create(&partner_id, &partner, &transaction(&m, "debit", &format!("{}.00", 10 + n))).unwrap();
+    }
+    w.at("2026-11-23 18:00");
+    let entries = originated(&w.engine);
+    // Two unauthorized returns of ten debits: 20 %, over 0.5 % and over 15 % overall.
+    let file = bank_file(
+        &[(&entries[0], "R10"), (&entries[1], "R05")],
+        &[],
+        NaiveDate::from_ymd_opt(2026, 11, 24).unwrap(),
+    );
+    let outcome =
+        w.engine.execute(&Caller::Operator, Operation::IngestReturnFile { bytes: file.clone() }).unwrap();
+    let Outcome::ReturnFileIngested { ingested, crossings } = outcome else { panic!("{outcome:?}") };
+    assert_eq!(ingested.returns, 2);
+    let groups: Vec<ReturnGroup> = crossings.iter().map(|c| c.group).collect();
+    assert_eq!(groups, [ReturnGroup::Unauthorized, ReturnGroup::Overall], "{crossings:?}");
+    assert!(crossings.iter().all(|c| c.merchant_id == m && c.count == 2 && c.debits == 10));
+    let again = w.engine.execute(&Caller::Operator, Operation::IngestReturnFile { bytes: file }).unwrap();
+    assert!(
+        matches!(again, Outcome::ReturnFileIngested { ref crossings, .. } if crossings.is_empty()),
+        "{again:?}"
+    );
+}

@@ -104,7 +104,7 @@ pub(crate) fn outcome(o: &Outcome) -> Response {
             ok(200, Success::Bool, serde_json::json!({"records": records}))
         }
         Outcome::OriginatorSet { originator } => ok(200, Success::Bool, originator),
-        Outcome::ReturnFileIngested { ingested } => ok(200, Success::Bool, ingested),
+        Outcome::ReturnFileIngested { ingested, .. } => ok(200, Success::Bool, ingested),
         Outcome::ClockSet { now, progress } => ok(
             200,
             Success::Bool,

@@ -79,9 +79,10 @@ pub(crate) fn ingest(cx: &mut Cx<'_, '_>, entries: &[Inbound]) -> Result<Outcome
     let now = cx.now;
     super::schedule::catch_up(cx, now, None)?;
     let mut done = Ingested::default();
+    let mut returned = Vec::new();
     for entry in entries {
         let counted = match entry {
-            Inbound::Return(r) => apply_return(cx, r)?,
+            Inbound::Return(r) => apply_return(cx, r, &mut returned)?,
             Inbound::Notice(n) => apply_notice(cx, n)?,
             Inbound::Other { .. } => Counted::Unmatched,
         };
@@ -92,7 +93,8 @@ pub(crate) fn ingest(cx: &mut Cx<'_, '_>, entries: &[Inbound]) -> Result<Outcome
             Counted::Already => done.already_applied += 1,
         }
     }
-    Ok(Outcome::ReturnFileIngested { ingested: done })
+    let crossings = super::return_rates::crossings(cx, &returned.iter().collect::<Vec<_>>())?;
+    Ok(Outcome::ReturnFileIngested { ingested: done, crossings })
 }
 
 enum Counted {
@@ -107,7 +109,12 @@ fn by_trace(cx: &Cx<'_, '_>, trace: &str) -> Result<Option<TransactionRecord>, S
     cx.w.get(Table::Transactions, &id)
 }
 
-fn apply_return(cx: &mut Cx<'_, '_>, r: &InboundReturn) -> Result<Counted, Fail> {
+/// Apply one return; the transaction returned is added to `returned`.
+fn apply_return(
+    cx: &mut Cx<'_, '_>,
+    r: &InboundReturn,
+    returned: &mut Vec<TransactionRecord>,
+) -> Result<Counted, Fail> {
     let marker = [b"r:".as_slice(), r.original_trace.as_bytes()].concat();
     if cx.w.get_raw(Table::Inbound, &marker)?.is_some() {
         return Ok(Counted::Already);
@@ -132,6 +139,7 @@ fn apply_return(cx: &mut Cx<'_, '_>, r: &InboundReturn) -> Result<Counted, Fail>
     cx.w.put_raw(Table::Inbound, &marker, t.id.as_bytes())?;
     let now = cx.now;
     feeds::record_change(cx, &t, now)?;
+    returned.push(t);
     Ok(Counted::Applied)
 }
 

@@ -239,6 +239,8 @@ pub enum Outcome {
     ReturnFileIngested {
         /// What each entry did.
         ingested: super::Ingested,
+        /// Return-rate thresholds the file's returns put a merchant over.
+        crossings: Vec<super::return_rates::ThresholdCrossing>,
     },
     /// The sandbox clock was set.
     ClockSet {

@@ -266,39 +266,52 @@ impl Engine {
     }
 }
 
-/// The thresholds the return just recorded on `t` (stored, in the write
-/// transaction) put its merchant over. Only a debit originated in the window
-/// changes a rate; for it, the merchant's window is counted (a scan of the
-/// window's transactions in the write transaction).
+/// The thresholds the returns just recorded on `returned` (stored, in the write
+/// transaction: one return, or a bank file's) put their merchants over. Only a
+/// debit originated in the window changes a rate; for those, the merchants'
+/// windows are counted in one scan of the window's transactions.
 pub(crate) fn crossings(
     cx: &Cx<'_, '_>,
-    t: &TransactionRecord,
+    returned: &[&TransactionRecord],
 ) -> Result<Vec<ThresholdCrossing>, StorageError> {
     let window = Window::at(cx.now);
-    let Some(code) = t.return_code.as_deref().filter(|_| window.holds(t)) else {
+    let mut codes: BTreeMap<(String, String), Vec<&str>> = BTreeMap::new();
+    for t in returned {
+        if let Some(code) = t.return_code.as_deref().filter(|_| window.holds(t)) {
+            codes.entry((t.partner_id.clone(), t.merchant_id.clone())).or_default().push(code);
+        }
+    }
+    if codes.is_empty() {
         return Ok(Vec::new());
+    }
+    let only = match codes.keys().collect::<Vec<_>>().as_slice() {
+        [(_, merchant)] => Some(merchant.clone()),
+        _ => None,
     };
-    let tallies = tally(&window, Some(&t.merchant_id), &mut |from, visit| {
+    let tallies = tally(&window, only.as_deref(), &mut |from, visit| {
         cx.w.for_each_value(Table::Transactions, from, &[u8::MAX], visit)
     })?;
-    let Some(tally) = tallies.get(&(t.partner_id.clone(), t.merchant_id.clone())) else {
-        return Ok(Vec::new());
-    };
-    Ok(ReturnGroup::ALL
-        .into_iter()
-        .filter(|g| g.contains(code))
-        .map(|g| (g, tally.count(g)))
-        .filter(|&(g, count)| {
-            g.exceeded(count, tally.debits) && !g.exceeded(count.saturating_sub(1), tally.debits)
-        })
-        .map(|(group, count)| ThresholdCrossing {
-            merchant_id: t.merchant_id.clone(),
-            partner_id: t.partner_id.clone(),
-            group,
-            count,
-            debits: tally.debits,
-        })
-        .collect())
+    let mut out = Vec::new();
+    for ((partner_id, merchant_id), new) in codes {
+        let Some(tally) = tallies.get(&(partner_id.clone(), merchant_id.clone())) else { continue };
+        for group in ReturnGroup::ALL {
+            let added = new.iter().filter(|c| group.contains(c)).count() as u64;
+            let count = tally.count(group);
+            if added > 0
+                && group.exceeded(count, tally.debits)
+                && !group.exceeded(count.saturating_sub(added), tally.debits)
+            {
+                out.push(ThresholdCrossing {
+                    merchant_id: merchant_id.clone(),
+                    partner_id: partner_id.clone(),
+                    group,
+                    count,
+                    debits: tally.debits,
+                });
+            }
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

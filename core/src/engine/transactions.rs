@@ -209,6 +209,6 @@ pub(crate) fn record_return(
     t.return_date = Some(date);
     cx.w.put(Table::Transactions, t.id.as_bytes(), &t)?;
     feeds::record_change(cx, &t, cx.now)?;
-    let crossings = return_rates::crossings(cx, &t)?;
+    let crossings = return_rates::crossings(cx, &[&t])?;
     Ok(Outcome::ReturnRecorded { transaction_id: t.id, crossings })
 }
