@@ -383,6 +383,43 @@ pub fn validate_return(
     Ok((return_code, date))
 }
 
+/// Banking days after the original's settlement date within which a reversing
+/// entry may be originated (Nacha: available to the receiving bank by the fifth
+/// banking day following the settlement date of the erroneous entry).
+pub const REVERSAL_WINDOW_BANKING_DAYS: u32 = 5;
+
+/// The last origination date of a reversing entry for an original that settled
+/// on `settlement`.
+pub fn reversal_window_end(settlement: NaiveDate) -> NaiveDate {
+    add_banking_days(settlement, REVERSAL_WINDOW_BANKING_DAYS)
+}
+
+/// Whether a reversal originating on `origination` may reverse an original in
+/// `direction` that settled on `settlement`. A debit's reversal (a credit to the
+/// receiver) is always allowed: after the window it leaves as a refund. A
+/// credit's reversal debits the receiver and is valid only within the window.
+///
+/// # Errors
+///
+/// A state conflict (HTTP 409, message 10) for a credit past its window.
+pub fn can_reverse_by(
+    direction: Direction,
+    settlement: NaiveDate,
+    origination: NaiveDate,
+) -> Result<(), Refusal> {
+    let end = reversal_window_end(settlement);
+    if direction == Direction::Credit && origination > end {
+        return Err(Refusal::state(
+            AchError::FailedToAccept,
+            format!(
+                "a credit can be reversed only until the cut-off of {end} (five banking days after it settled); \
+                 ask its receiver to send the funds back"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// The dates of a transaction originated at the cut-off of `cutoff_date` (the
 /// banking date [`crate::calendar::next_cutoff_after`] gave it), as
 /// `(origination date, effective date)`: the origination date is the cut-off's

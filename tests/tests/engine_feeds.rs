@@ -58,6 +58,16 @@ struct Txn {
     merchant: usize,
     reversal_of: Option<String>,
     reversed_by: Option<String>,
+    credit: bool,
+}
+
+/// Whether a credit settled on the date the feed reported last is still within
+/// the reversal window at the next cut-off (a debit always is).
+fn within_window(read: &[StatusChange], id: &str, credit: bool, now: chrono::DateTime<chrono::Utc>) -> bool {
+    let settled = read.iter().rev().find(|c| c.transaction_id == id).and_then(|c| c.settlement_date.clone());
+    let Some(settled) = settled.and_then(|d| d.parse().ok()) else { return true };
+    let (next_cutoff, _) = ach_core::calendar::next_cutoff_after(now);
+    !credit || next_cutoff <= ach_core::lifecycle::reversal_window_end(settled)
 }
 
 /// The current status of a transaction by what the feed reported last, and whether
@@ -106,7 +116,14 @@ fn interleaved_operations_appear_exactly_once_in_commit_order() {
             let v = transaction(&t.merchants[m].0, kind, &amount(100 + step));
             let id = w.create(&t.id, &t.caller, &v).unwrap();
             t.direct.push((id.clone(), Status::A, None, moves));
-            txns.insert(id.clone(), Txn { partner: p, merchant: m, reversal_of: None, reversed_by: None });
+            let txn = Txn {
+                partner: p,
+                merchant: m,
+                reversal_of: None,
+                reversed_by: None,
+                credit: kind == "credit",
+            };
+            txns.insert(id.clone(), txn);
             order.push(id);
             *done.entry("create").or_default() += 1;
         } else if roll < 70 {
@@ -131,14 +148,16 @@ fn interleaved_operations_appear_exactly_once_in_commit_order() {
                     let reversal_state = txn.reversed_by.as_ref().and_then(|r| current(&t.read, r));
                     let may = status == Status::S
                         && txn.reversal_of.is_none()
-                        && reversal_state.is_none_or(|(s, _)| s == Status::R);
+                        && reversal_state.is_none_or(|(s, _)| s == Status::R)
+                        && within_window(&t.read, &id, txn.credit, w.engine.now());
                     let result = w.reverse(&t.id, &t.caller, &id);
                     assert_eq!(result.is_ok(), may, "reverse {id} in {status:?} ({voided}): {result:?}");
                     if let Ok(Outcome::TransactionReversed { reversal_id, .. }) = result {
                         t.direct.push((reversal_id.clone(), Status::A, None, moves));
                         let (partner, merchant) = (txns[&id].partner, txns[&id].merchant);
                         txns.get_mut(&id).unwrap().reversed_by = Some(reversal_id.clone());
-                        let txn = Txn { partner, merchant, reversal_of: Some(id), reversed_by: None };
+                        let credit = !txns[&id].credit;
+                        let txn = Txn { partner, merchant, reversal_of: Some(id), reversed_by: None, credit };
                         txns.insert(reversal_id.clone(), txn);
                         order.push(reversal_id);
                         *done.entry("reverse").or_default() += 1;

@@ -280,3 +280,25 @@ fn a_cutoff_of_many_runs_in_chunks_and_writes_one_file() {
     assert_eq!(written.len(), 1);
     assert_eq!(written[0].0["entries"], 2_500);
 }
+
+#[test]
+fn a_credit_is_reversible_only_within_the_window() {
+    let w = World::new("2026-11-23 10:00");
+    let (partner_id, partner) = w.partner();
+    let (m, _) = w.merchant(&partner_id, &partner, &["PPD"]);
+    let early = w.create(&partner_id, &partner, &transaction(&m, "credit", "30.00")).unwrap();
+    let late = w.create(&partner_id, &partner, &transaction(&m, "credit", "31.00")).unwrap();
+    // Effective and settled Tue 11-24; five banking days later (Thanksgiving
+    // skipped) is Wed 12-02.
+    w.at("2026-12-02 17:59");
+    w.reverse(&partner_id, &partner, &early).unwrap();
+    w.at("2026-12-02 18:00");
+    let refused = w.reverse(&partner_id, &partner, &late).unwrap_err();
+    assert_eq!(refused.status(), 409, "{refused:?}");
+    assert!(format!("{refused:?}").contains("2026-12-02"), "{refused:?}");
+    w.at("2026-12-02 18:01");
+    let written = files(&w.engine);
+    let last = &written.last().unwrap().1.batches[0];
+    assert_eq!((last.sec_code.as_str(), last.company_entry_description.as_str()), ("PPD", "REVERSAL"));
+    assert!(last.entries[0].is_debit());
+}

@@ -13,13 +13,9 @@
 use chrono::NaiveDate;
 
 use super::records::TransactionRecord;
-use crate::calendar;
+use crate::lifecycle;
 use crate::model::{Direction, EntryClass};
 use crate::nacha::{self, Entry, Text};
-
-/// Banking days after the original's settlement date within which a reversing
-/// entry must be available to the receiving bank (Nacha rule 2.9).
-pub(crate) const REVERSAL_WINDOW_BANKING_DAYS: u32 = 5;
 
 /// A batch's class and description.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,9 +33,7 @@ pub(crate) fn of(
 ) -> BatchKind {
     let class = t.class.as_str();
     if t.reversal_of.is_some() {
-        let window_end = original
-            .and_then(|o| o.settlement_date)
-            .map(|s| calendar::add_banking_days(s, REVERSAL_WINDOW_BANKING_DAYS));
+        let window_end = original.and_then(|o| o.settlement_date).map(lifecycle::reversal_window_end);
         if window_end.is_none_or(|end| origination <= end) || t.direction == Direction::Debit {
             return BatchKind { sec_code: class, description: "REVERSAL" };
         }

@@ -169,8 +169,11 @@ pub(crate) fn reverse(cx: &mut Cx<'_, '_>, partner_id: &str, id: &str) -> Result
     let previous = reversal.as_ref().map(|r| (r.id.as_str(), r.state));
     lifecycle::can_reverse(original.state, original.reversal_of.is_some(), previous)
         .map_err(Failure::from)?;
+    let (cutoff_date, cutoff_at) = calendar::next_cutoff_after(cx.now);
+    if let Some(settled) = original.settlement_date {
+        lifecycle::can_reverse_by(original.direction, settled, cutoff_date).map_err(Failure::from)?;
+    }
     let rid = cx.new_transaction_id()?;
-    let (_, cutoff_at) = calendar::next_cutoff_after(cx.now);
     let mut description = format!("Reversal of {}", original.id);
     description.truncate(crate::validation::transaction::MAX_DESCRIPTION);
     let mut record = original.clone();

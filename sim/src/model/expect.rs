@@ -154,10 +154,17 @@ impl Model {
                 State::Returned | State::Voided => {}
             }
         }
-        if t.state == State::Settled {
-            Expect::Ok
-        } else {
-            no(FAILED, 409)
+        if t.state != State::Settled {
+            return no(FAILED, 409);
+        }
+        // A credit's reversal debits the receiver: only until the cut-off five
+        // banking days after the credit settled.
+        let (next_cutoff, _) = calendar::cutoff_after(self.now);
+        match t.settlement {
+            Some(settled) if t.credit && next_cutoff > calendar::add_banking_days(settled, 5) => {
+                no(FAILED, 409)
+            }
+            _ => Expect::Ok,
         }
     }
 
