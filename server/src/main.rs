@@ -4,7 +4,7 @@
 //! checks a request against the service's rules without a server or a database.
 //!
 //! `achd serve [--data DIR] [--listen ADDR] [--tls-cert PEM --tls-key PEM] [--sandbox]
-//! [--web DIR]` runs the service over HTTPS.
+//! [--web DIR] [--outbox DIR]` runs the service over HTTPS.
 //!
 //! `achd nacha check FILE` reads a NACHA file with the engine's reader, validates
 //! it and prints a JSON summary.
@@ -17,6 +17,7 @@ mod directory;
 mod http;
 mod logging;
 mod nacha;
+mod outbox;
 mod serve;
 mod shutdown;
 mod tls;

@@ -1,8 +1,8 @@
 //! `achd serve`: the service over HTTPS.
 //!
 //! Start-up: the data directory, the operator key file, the TLS certificate, the
-//! database, the group-commit writer thread, the clock ticker (production) and the
-//! listener. Shutdown (SIGINT/SIGTERM): stop accepting, let every connection finish
+//! outbox (`--outbox`), the database, the outbox's exporter thread, the
+//! group-commit writer thread, the clock ticker (production) and the listener. Shutdown (SIGINT/SIGTERM): stop accepting, let every connection finish
 //! the request it is serving, let the writer drain its queue, close the database,
 //! exit 0.
 
@@ -26,6 +26,7 @@ use tokio_rustls::TlsAcceptor;
 use tracing::{debug, error, info, warn};
 
 use crate::http::App;
+use crate::outbox::{Exporter, Outbox};
 use crate::shutdown::Signals;
 use crate::{directory, http, logging, tls, web, writer};
 
@@ -79,6 +80,14 @@ pub struct Args {
     /// Serve the static files of this directory at / (API paths take precedence).
     #[arg(long, value_name = "DIR")]
     web: Option<PathBuf>,
+    /// Also write every origination file into this directory, for the transfer
+    /// job that sends it to the bank: `<id>.ach` (mode 0600), written atomically
+    /// within about a second of its cut-off, each file once (the ids written are
+    /// kept in `DIR/.exported`; the job may move or delete the `.ach` files).
+    /// Created (0700) if missing; a directory that cannot be written stops the
+    /// start.
+    #[arg(long, value_name = "DIR")]
+    outbox: Option<PathBuf>,
 }
 
 /// Run the server until a signal; exit 0 after a clean shutdown, 1 if it cannot
@@ -116,6 +125,7 @@ fn serve(args: Args) -> Result<(), String> {
     let tls = tls::setup(&args.data, args.tls_cert.as_deref(), args.tls_key.as_deref(), listen)?;
     say(&tls.note);
     let site = args.web.as_deref().map(web::Site::open).transpose()?;
+    let outbox = args.outbox.as_deref().map(Outbox::open).transpose()?;
 
     let options = if args.sandbox {
         let start = match args.sandbox_start.as_deref() {
@@ -137,6 +147,14 @@ fn serve(args: Args) -> Result<(), String> {
         None => say(&directory::in_use(&engine)),
     }
     let engine = Arc::new(engine);
+    let exporter = match outbox {
+        Some(outbox) => {
+            say(&format!("outbox: {} ({} files exported before)", outbox.dir().display(), outbox.exported()));
+            let started = Exporter::start(Arc::clone(&engine), outbox);
+            Some(started.map_err(|e| format!("cannot start the outbox thread: {e}"))?)
+        }
+        None => None,
+    };
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -152,6 +170,10 @@ fn serve(args: Args) -> Result<(), String> {
     // Every sender is gone: the writer commits what is queued, answers, and stops.
     if writer_thread.join().is_err() {
         error!("the writer thread panicked");
+    }
+    // Everything is committed: the outbox writes what the last cut-offs made.
+    if let Some(exporter) = exporter {
+        exporter.stop();
     }
     match Arc::try_unwrap(engine) {
         Ok(engine) => {

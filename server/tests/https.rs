@@ -813,3 +813,105 @@ async fn http_answers_as_clients_expect_them() {
         c.send("POST", "/transactions", Some(&t.partner_key), &form, fields.into_bytes()).await.unwrap();
     assert_eq!(answer.status, 201, "{}", answer.text());
 }
+
+/// Wait (up to 10 s) for `path` to exist.
+async fn wait_for_file(path: &Path, data: &Path) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !path.exists() {
+        assert!(Instant::now() < deadline, "{} did not appear; log: {}", path.display(), read_log(data));
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The names in `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_outbox_gets_each_origination_file_once() {
+    use sha2::Digest as _;
+    use std::os::unix::fs::PermissionsExt;
+    let dir = TempDir::new();
+    let outbox = dir.0.join("outbox");
+    let args = ["--outbox", outbox.to_str().unwrap()];
+    let server = Server::start(&dir.0, &args);
+    assert!(
+        server.said.iter().any(|l| l.starts_with("outbox: ") && l.contains("(0 files")),
+        "{:?}",
+        server.said
+    );
+    let mut c = server.conn().await;
+    let t = Tenant::create(&server, &mut c).await;
+    for amount in ["10.00", "20.00", "30.00"] {
+        let (status, v) =
+            c.call("POST", "/transactions", Some(&t.partner_key), Some(t.transaction(amount))).await;
+        assert_eq!(status, 201, "{v}");
+    }
+    let (status, v) = c
+        .call("POST", "/admin/clock", Some(&t.operator), Some(json!({"now": "2026-11-23T18:00:00-05:00"})))
+        .await;
+    assert_eq!(status, 200, "{v}");
+
+    let first = outbox.join("fil_20261123A.ach");
+    wait_for_file(&first, &dir.0).await;
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!((mode(&first), mode(&outbox)), (0o600, 0o700));
+    let bytes = std::fs::read(&first).unwrap();
+    let (status, file) =
+        c.call("GET", "/admin/origination-files/fil_20261123A", Some(&t.operator), None).await;
+    assert_eq!(status, 200, "{file}");
+    assert_eq!(String::from_utf8(bytes.clone()).unwrap(), file["payload"]["text"].as_str().unwrap());
+    let (status, list) = c.call("GET", "/admin/origination-files", Some(&t.operator), None).await;
+    assert_eq!(status, 200, "{list}");
+    assert_eq!(list["payload"][0]["id"], "fil_20261123A");
+    assert_eq!(list["payload"][0]["entries"], 3);
+    let sha256: String = sha2::Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(list["payload"][0]["sha256"].as_str().unwrap(), sha256);
+    assert_eq!(names(&outbox), [".exported", "fil_20261123A.ach"], "no temporary file left");
+
+    // The transfer job takes the file; a restart on the same database does not
+    // write it again, and the next cut-off's file comes (after the earlier one
+    // would have: files go out oldest first).
+    std::fs::rename(&first, dir.0.join("sent.ach")).unwrap();
+    drop(c);
+    drop(server);
+    let server = Server::start(&dir.0, &args);
+    assert!(server.said.iter().any(|l| l.contains("(1 files exported before)")), "{:?}", server.said);
+    let mut c = server.conn().await;
+    let (status, v) =
+        c.call("POST", "/transactions", Some(&t.partner_key), Some(t.transaction("40.00"))).await;
+    assert_eq!(status, 201, "{v}");
+    let (status, v) = c
+        .call("POST", "/admin/clock", Some(&t.operator), Some(json!({"now": "2026-11-24T18:00:00-05:00"})))
+        .await;
+    assert_eq!(status, 200, "{v}");
+    wait_for_file(&outbox.join("fil_20261124A.ach"), &dir.0).await;
+    assert_eq!(names(&outbox), [".exported", "fil_20261124A.ach"]);
+    assert_eq!(std::fs::read_to_string(outbox.join(".exported")).unwrap(), "fil_20261123A\nfil_20261124A\n");
+    let log = read_log(&dir.0);
+    assert!(!log.contains("could not be written"), "{log}");
+}
+
+#[test]
+fn an_outbox_that_cannot_be_written_stops_the_start() {
+    let dir = TempDir::new();
+    let file = dir.0.join("not-a-directory");
+    std::fs::write(&file, "").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_achd"))
+        .args(["serve", "--sandbox", "--listen", "127.0.0.1:0", "--data"])
+        .arg(dir.0.join("data"))
+        .arg("--outbox")
+        .arg(&file)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("cannot create the outbox") && stderr.contains("not-a-directory"), "{stderr}");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("listening"));
+}
