@@ -5,9 +5,11 @@
 #      gcc -std=c99 -Wall -Wextra -Werror -pedantic against the committed
 #      include/ach.h, once linked with libach.a and once with libach.so, and run
 #      them under valgrind (no leak, no invalid access);
-#   3. run the shared JSON case corpus through ach_validate (tests/c/corpus.c) and
+#   3. the same for tests/c/test_bank_files.c: a sandbox cut-off, its origination
+#      file fetched and checked, a return file composed in C posted back;
+#   4. run the shared JSON case corpus through ach_validate (tests/c/corpus.c) and
 #      compare every verdict with the case's expectations (tests/c/corpus_lines.py);
-#   4. build and run the examples: examples/c/batch_submit.c and the GnuCOBOL
+#   5. build and run the examples: examples/c/batch_submit.c and the GnuCOBOL
 #      program examples/cobol/achdemo.cob, checking their output.
 # Installs valgrind and gnucobol with apt-get when they are missing. Exits non-zero
 # on any failure. Honours CARGO_TARGET_DIR.
@@ -102,6 +104,13 @@ gcc "${cflags[@]}" -o "$out/hostile_shared" tests/c/hostile.c -L"$lib" -lach -lp
 if grep -q libach <<<"$(ldd "$out/hostile_static")"; then fail "hostile_static links libach.so"; fi
 run_checked hostile_static "$out/hostile_static" "$out"
 run_checked hostile_shared "$out/hostile_shared" "$out"
+
+step "C bank files (cut-off, origination file, return file): compile (static, shared) and run under valgrind"
+gcc "${cflags[@]}" -o "$out/test_bank_files_static" tests/c/test_bank_files.c "$lib/libach.a" "${static_libs[@]}"
+gcc "${cflags[@]}" -o "$out/test_bank_files_shared" tests/c/test_bank_files.c -L"$lib" -lach -lpthread
+if grep -q libach <<<"$(ldd "$out/test_bank_files_static")"; then fail "test_bank_files_static links libach.so"; fi
+run_checked test_bank_files_static "$out/test_bank_files_static"
+run_checked test_bank_files_shared "$out/test_bank_files_shared"
 
 step "the shared JSON case corpus through ach_validate"
 gcc "${cflags[@]}" -o "$out/corpus" tests/c/corpus.c -L"$lib" -lach
