@@ -2,14 +2,17 @@
 //!
 //! When a cut-off moves a transaction to B Originated, the same write transaction
 //! adds an outgoing row keyed by (cut-off instant, batch, transaction id): the
-//! file in progress, already in file order. Once no transaction of that cut-off
-//! is left pending, [`assemble`] writes the file from its rows in one write
-//! transaction: trace numbers assigned in file order from the originator's
-//! sequence (which never restarts), the NACHA writer (which refuses anything a
-//! bank would reject), the text sealed at rest, the file listed. A crash between
-//! chunks leaves rows and transitions committed together; a file is listed only
-//! when complete. ICL transactions are check images, not NACHA entries: they
-//! originate without a row (see `docs/decisions.md`).
+//! file in progress, already in file order, with one summary row per batch
+//! (whether it has credits, debits or both) sorting just before its entries.
+//! Once no transaction of that cut-off is left pending, [`assemble`] writes the
+//! file from its rows in chunks, each its own write transaction: trace numbers
+//! assigned in file order from the originator's sequence (which never restarts),
+//! the records appended by the streaming writer ([`nacha::Stream`], which checks
+//! every field as the writer does) as one sealed part per chunk, the writer's
+//! state kept in the metadata between chunks. The last chunk writes the file
+//! control, and only then is the file listed. A crash between chunks leaves rows,
+//! parts and state committed together. ICL transactions are check images, not
+//! NACHA entries: they originate without a row (see `docs/decisions.md`).
 
 use std::collections::HashMap;
 
@@ -20,16 +23,17 @@ use sha2::Digest as _;
 use super::batch_kind::{self, BatchKind};
 use super::records::{MerchantRecord, TransactionRecord};
 use super::{originator, Cx};
-use crate::model::{EntryClass, MerchantApplication};
+use crate::model::{Direction, EntryClass, MerchantApplication};
 use crate::money::Money;
-use crate::nacha::{self, Batch, NachaFile, Originator, Text};
+use crate::nacha::{self, Batch, Originator, Stream, Text};
 use crate::storage::{keys, StorageError, Table};
 use crate::{calendar, lifecycle};
 
 /// A written origination file, as `GET /admin/origination-files` lists it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OriginationFile {
-    /// `fil_` + creation date (YYYYMMDD) + the file id modifier.
+    /// `fil_` + creation date (YYYYMMDD) + the file id modifier (and `-N` past
+    /// 36 files in a day).
     pub id: String,
     /// The cut-off it carries.
     pub cutoff: DateTime<Utc>,
@@ -64,57 +68,37 @@ pub struct HeldEntry {
     pub problem: String,
 }
 
-/// Take the entry the writer objected to out of `file` (and its batch, if that
-/// leaves it empty), recording it in `held`. A problem that is not one entry's
-/// (the header, a batch's totals) cannot be held: `Err`.
-fn hold(
-    file: &mut NachaFile,
-    traces: &mut Vec<(Text, String)>,
-    held: &mut Vec<HeldEntry>,
-    e: nacha::WriteError,
-) -> Result<(), StorageError> {
-    let nacha::Place::Entry { batch, entry } = e.place else {
-        return Err(StorageError(format!("an origination file could not be written: {e}")));
-    };
-    let Some(b) = file.batches.get_mut(batch) else { return Err(StorageError(e.to_string())) };
-    if entry >= b.entries.len() {
-        return Err(StorageError(e.to_string()));
-    }
-    let removed = b.entries.remove(entry);
-    if b.entries.is_empty() {
-        file.batches.remove(batch);
-        for (n, b) in file.batches.iter_mut().enumerate() {
-            b.batch_number = u32::try_from(n + 1).unwrap_or(u32::MAX);
-        }
-    }
-    if let Some(at) = traces.iter().position(|(t, _)| *t == removed.trace_number) {
-        let (_, transaction_id) = traces.remove(at);
-        held.push(HeldEntry { transaction_id, problem: e.to_string() });
-    }
-    Ok(())
+/// The blobs key prefix of a written file's parts (each sealed, bound to its key).
+fn part_prefix(id: &str) -> String {
+    format!("file/{id}/")
 }
 
-/// The key of a written file's sealed text in the blobs table.
-fn blob_key(id: &str) -> Vec<u8> {
-    format!("file/{id}").into_bytes()
+fn part_key(id: &str, part: u32) -> String {
+    format!("file/{id}/{part:06}")
 }
 
-/// An outgoing row's key: cut-off, batch (merchant, class, description), id.
-fn row_key(cutoff: DateTime<Utc>, merchant_id: &str, kind: &BatchKind, id: &str) -> Vec<u8> {
+/// An outgoing row's key: cut-off, batch (merchant, class, description), id. A
+/// batch's summary row is the same without the id, so it sorts first.
+fn row_key(cutoff: DateTime<Utc>, merchant_id: &str, kind: &BatchKind, id: Option<&str>) -> Vec<u8> {
     let mut k = keys::instant(cutoff).to_vec();
-    for part in [merchant_id, kind.sec_code, kind.description, id] {
+    for part in [merchant_id, kind.sec_code, kind.description].into_iter().chain(id) {
         k.extend_from_slice(part.as_bytes());
         k.push(0);
     }
     k
 }
 
-/// The parts of a row key after its instant.
+/// The parts of a row key after its instant: merchant, class, description and
+/// the transaction id (empty for a batch's summary row).
 fn row_parts(key: &[u8]) -> Option<(&str, &str, &str, &str)> {
     let text = std::str::from_utf8(key.get(8..)?).ok()?;
     let mut parts = text.split('\0');
     Some((parts.next()?, parts.next()?, parts.next()?, parts.next()?))
 }
+
+/// A batch summary's flags.
+const HAS_CREDITS: u8 = 1;
+const HAS_DEBITS: u8 = 2;
 
 /// Add an originated transaction to its cut-off's file in progress.
 pub(crate) fn enqueue(
@@ -130,7 +114,13 @@ pub(crate) fn enqueue(
         None => None,
     };
     let kind = batch_kind::of(t, original.as_ref(), calendar::eastern_date(cutoff));
-    cx.w.put_raw(Table::Outgoing, &row_key(cutoff, &t.merchant_id, &kind, &t.id), &[])
+    let summary = row_key(cutoff, &t.merchant_id, &kind, None);
+    let flag = if t.direction == Direction::Credit { HAS_CREDITS } else { HAS_DEBITS };
+    let flags = cx.w.get_raw(Table::Outgoing, &summary)?.and_then(|v| v.first().copied()).unwrap_or(0);
+    if flags & flag == 0 {
+        cx.w.put_raw(Table::Outgoing, &summary, &[flags | flag])?;
+    }
+    cx.w.put_raw(Table::Outgoing, &row_key(cutoff, &t.merchant_id, &kind, Some(&t.id)), &[])
 }
 
 /// The cut-off of the oldest file in progress, if any.
@@ -156,37 +146,207 @@ impl FirstKey for crate::storage::Write<'_> {
     }
 }
 
-/// Write the file of `cutoff` from its outgoing rows, if an originator is set.
-/// Returns the entries written (0 when no originator is set yet: the rows wait).
-pub(crate) fn assemble(cx: &mut Cx<'_, '_>, cutoff: DateTime<Utc>) -> Result<u64, StorageError> {
-    let Some(originator) = originator::current(cx)? else { return Ok(0) };
-    let from = keys::instant(cutoff);
-    let to = keys::instant(cutoff + chrono::Duration::microseconds(1));
-    let rows = cx.w.range(Table::Outgoing, &from, &to, usize::MAX)?;
-    let mut builder = Builder::new(cx, &originator, cutoff)?;
-    for (key, _) in &rows {
-        let (merchant_id, sec, description, id) =
-            row_parts(key).ok_or_else(|| StorageError("an outgoing row is unreadable".into()))?;
-        let Some(t) = cx.w.get::<TransactionRecord>(Table::Transactions, id.as_bytes())? else { continue };
-        builder.add(cx, merchant_id, sec, description, &t)?;
-    }
-    for (key, _) in &rows {
-        cx.w.remove(Table::Outgoing, key)?;
-    }
-    builder.finish(cx)
+/// A file being assembled, kept in the metadata between chunks.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Assembly {
+    cutoff: DateTime<Utc>,
+    id: String,
+    effective: NaiveDate,
+    originator: Originator,
+    stream: Stream,
+    /// The last trace sequence used.
+    sequence: u64,
+    parts: u32,
+    entries: u64,
+    #[serde(with = "crate::money::cents")]
+    total_debit: Money,
+    #[serde(with = "crate::money::cents")]
+    total_credit: Money,
+    first_trace: String,
+    last_trace: String,
+    held: Vec<HeldEntry>,
+    /// The open batch's (merchant, class, description), for the next chunk.
+    batch: Option<(String, String, String)>,
 }
 
-/// A file being assembled.
-struct Builder<'o> {
-    originator: &'o Originator,
+/// Write up to `budget` rows of the file of `cutoff` (a chunk); when none is
+/// left, finish and list it. Returns the rows done and whether the file is done.
+/// Nothing is done (and `true` answered) while no originator is set.
+pub(crate) fn assemble(
+    cx: &mut Cx<'_, '_>,
     cutoff: DateTime<Utc>,
-    effective: NaiveDate,
-    sequence: u64,
-    batches: Vec<Batch>,
-    /// The open batch's (merchant, class, description).
-    open: Option<(String, String, String)>,
-    companies: HashMap<String, Company>,
-    traces: Vec<(Text, String)>,
+    budget: u64,
+) -> Result<(u64, bool), StorageError> {
+    let mut out = Vec::new();
+    let mut a = match cx.w.get::<Assembly>(Table::Meta, keys::META_FILE_IN_PROGRESS)? {
+        Some(a) if a.cutoff == cutoff => a,
+        _ => match begin(cx, cutoff, &mut out)? {
+            Some(a) => a,
+            None => return Ok((0, true)),
+        },
+    };
+    let limit = usize::try_from(budget.max(1)).unwrap_or(usize::MAX);
+    let from = keys::instant(cutoff);
+    let to = keys::instant(cutoff + chrono::Duration::microseconds(1));
+    let rows = cx.w.range(Table::Outgoing, &from, &to, limit)?;
+    let mut companies = HashMap::new();
+    for (key, value) in &rows {
+        let (merchant_id, sec, description, id) =
+            row_parts(key).ok_or_else(|| StorageError("an outgoing row is unreadable".into()))?;
+        let company = company(cx, &mut companies, merchant_id)?;
+        if id.is_empty() {
+            let flags = value.first().copied().unwrap_or(0);
+            open_batch(&mut a, &company, (sec, description), flags, &mut out);
+            a.batch = Some((merchant_id.to_owned(), sec.to_owned(), description.to_owned()));
+        } else if let Some(t) = cx.w.get::<TransactionRecord>(Table::Transactions, id.as_bytes())? {
+            add_entry(cx, &mut a, &company, sec, &t, &mut out)?;
+        }
+        cx.w.remove(Table::Outgoing, key)?;
+    }
+    let finished = rows.len() < limit;
+    if finished {
+        let more = finish(cx, a, out)?;
+        return Ok((rows.len() as u64 + more, true));
+    }
+    store_part(cx, &mut a, &out)?;
+    cx.w.put(Table::Meta, keys::META_FILE_IN_PROGRESS, &a)?;
+    Ok((rows.len() as u64, false))
+}
+
+/// Start the file of `cutoff`: its id, its header into `out`.
+fn begin(
+    cx: &Cx<'_, '_>,
+    cutoff: DateTime<Utc>,
+    out: &mut Vec<u8>,
+) -> Result<Option<Assembly>, StorageError> {
+    let Some(originator) = originator::current(cx)? else { return Ok(None) };
+    let date = calendar::eastern_date(cutoff);
+    let (id, modifier) = free_id(cx, date)?;
+    let time = calendar::eastern_naive(cutoff).time();
+    let stream = Stream::start(&originator.file_header(date, Some(time), modifier), out)
+        .map_err(|e| StorageError(format!("origination file {id}: {e}")))?;
+    let (_, effective) = lifecycle::origination(date);
+    Ok(Some(Assembly {
+        cutoff,
+        id,
+        effective,
+        originator,
+        stream,
+        sequence: cx.w.get::<u64>(Table::Meta, keys::META_TRACE_SEQUENCE)?.unwrap_or(0),
+        parts: 0,
+        entries: 0,
+        total_debit: Money::from_cents(0),
+        total_credit: Money::from_cents(0),
+        first_trace: String::new(),
+        last_trace: String::new(),
+        held: Vec::new(),
+        batch: None,
+    }))
+}
+
+fn open_batch(
+    a: &mut Assembly,
+    company: &Company,
+    (sec, description): (&str, &str),
+    flags: u8,
+    out: &mut Vec<u8>,
+) {
+    let service_class_code = match flags {
+        HAS_CREDITS => nacha::CREDITS_ONLY,
+        HAS_DEBITS => nacha::DEBITS_ONLY,
+        _ => nacha::MIXED,
+    };
+    let batch = Batch {
+        service_class_code,
+        company_name: company.name.clone(),
+        company_discretionary_data: Text::new(),
+        company_identification: company.identification.clone(),
+        sec_code: Text::from(sec),
+        company_entry_description: Text::from(description),
+        company_descriptive_date: Text::new(),
+        effective_entry_date: a.effective,
+        settlement_date: Text::new(),
+        originator_status_code: '1',
+        odfi_identification: Text::from(a.originator.odfi_identification()),
+        batch_number: 0,
+        entries: Vec::new(),
+    };
+    // A header the writer refuses leaves no batch open: its entries are held.
+    let _ = a.stream.open_batch(&batch, out);
+}
+
+/// Append `t`'s entry with the next trace number, or hold it with the reason.
+fn add_entry(
+    cx: &mut Cx<'_, '_>,
+    a: &mut Assembly,
+    company: &Company,
+    sec: &str,
+    t: &TransactionRecord,
+    out: &mut Vec<u8>,
+) -> Result<(), StorageError> {
+    let sequence = a.sequence + 1;
+    let trace = a.originator.trace_number(u32::try_from(sequence % 10_000_000).unwrap_or(0));
+    let account = cx.engine.unseal_account(&t.account).map_err(|e| StorageError(e.to_string()))?;
+    let entry = batch_kind::entry(t, sec, &account, trace.clone(), (&company.city, &company.state));
+    if let Err(e) = a.stream.entry(&entry, out) {
+        a.held.push(HeldEntry { transaction_id: t.id.clone(), problem: e.to_string() });
+        return Ok(());
+    }
+    a.sequence = sequence;
+    let total = if entry.is_debit() { &mut a.total_debit } else { &mut a.total_credit };
+    *total = total.saturating_add(entry.amount);
+    a.entries += 1;
+    if a.first_trace.is_empty() {
+        a.first_trace = trace.to_string();
+    }
+    a.last_trace = trace.to_string();
+    cx.w.put_raw(Table::Traces, trace.as_bytes(), t.id.as_bytes())?;
+    cx.w.put(Table::Meta, keys::META_TRACE_SEQUENCE, &a.sequence)
+}
+
+/// Store `out` as the file's next part (sealed), if it holds anything.
+fn store_part(cx: &mut Cx<'_, '_>, a: &mut Assembly, out: &[u8]) -> Result<(), StorageError> {
+    if out.is_empty() {
+        return Ok(());
+    }
+    let key = part_key(&a.id, a.parts);
+    let sealed = cx.engine.cipher.encrypt(out, key.as_bytes());
+    cx.w.put_raw(Table::Blobs, key.as_bytes(), &sealed)?;
+    a.parts += 1;
+    Ok(())
+}
+
+/// The last chunk: the file control, the summary listed, the state gone.
+/// Returns the extra work (the parts read back for the checksum).
+fn finish(cx: &mut Cx<'_, '_>, mut a: Assembly, mut out: Vec<u8>) -> Result<u64, StorageError> {
+    let written = a.stream.clone().finish(&mut out);
+    let mut sha256 = String::new();
+    if written {
+        store_part(cx, &mut a, &out)?;
+        let bytes = read_parts(cx.w, &cx.engine.cipher, &a.id)?;
+        sha256 = crate::secrets::hex::encode(&sha2::Sha256::digest(&bytes));
+    } else {
+        // No entry was written (every one held): no file text at all.
+        for part in 0..a.parts {
+            cx.w.remove(Table::Blobs, part_key(&a.id, part).as_bytes())?;
+        }
+    }
+    let summary = OriginationFile {
+        id: a.id.clone(),
+        cutoff: a.cutoff,
+        effective_date: a.effective,
+        entries: a.entries,
+        batches: a.stream.batches(),
+        total_debit: a.total_debit,
+        total_credit: a.total_credit,
+        sha256,
+        first_trace: a.first_trace,
+        last_trace: a.last_trace,
+        held: a.held,
+    };
+    cx.w.put(Table::Files, summary.id.as_bytes(), &summary)?;
+    cx.w.remove(Table::Meta, keys::META_FILE_IN_PROGRESS)?;
+    Ok(u64::from(a.parts))
 }
 
 /// A merchant as its batches name it.
@@ -198,140 +358,32 @@ struct Company {
     state: String,
 }
 
-impl<'o> Builder<'o> {
-    fn new(cx: &Cx<'_, '_>, originator: &'o Originator, cutoff: DateTime<Utc>) -> Result<Self, StorageError> {
-        let (_, effective) = lifecycle::origination(calendar::eastern_date(cutoff));
-        let sequence = cx.w.get::<u64>(Table::Meta, keys::META_TRACE_SEQUENCE)?.unwrap_or(0);
-        Ok(Builder {
-            originator,
-            cutoff,
-            effective,
-            sequence,
-            batches: Vec::new(),
-            open: None,
-            companies: HashMap::new(),
-            traces: Vec::new(),
-        })
+/// The company of `merchant_id` (its application unsealed once per chunk).
+fn company(
+    cx: &Cx<'_, '_>,
+    cache: &mut HashMap<String, Company>,
+    merchant_id: &str,
+) -> Result<Company, StorageError> {
+    if let Some(c) = cache.get(merchant_id) {
+        return Ok(c.clone());
     }
-
-    fn company(&mut self, cx: &Cx<'_, '_>, merchant_id: &str) -> Result<Company, StorageError> {
-        if let Some(c) = self.companies.get(merchant_id) {
-            return Ok(c.clone());
-        }
-        let merchant: Option<MerchantRecord> = cx.w.get(Table::Merchants, merchant_id.as_bytes())?;
-        let app = merchant.and_then(|m| application(cx, &m));
-        let company = match app {
-            Some(app) => Company {
-                name: batch_kind::field(&app.company_info.name, 16),
-                identification: Text::from(format!("1{}", app.business_data.federal_tax_id)),
-                city: app.company_info.address.city.clone(),
-                state: app.company_info.address.state.clone(),
-            },
-            None => Company {
-                name: batch_kind::field(merchant_id, 16),
-                identification: batch_kind::field(merchant_id.trim_start_matches("mer_"), 10),
-                city: String::new(),
-                state: String::new(),
-            },
-        };
-        self.companies.insert(merchant_id.to_owned(), company.clone());
-        Ok(company)
-    }
-
-    fn add(
-        &mut self,
-        cx: &Cx<'_, '_>,
-        merchant_id: &str,
-        sec: &str,
-        description: &str,
-        t: &TransactionRecord,
-    ) -> Result<(), StorageError> {
-        let company = self.company(cx, merchant_id)?;
-        let batch_id = (merchant_id.to_owned(), sec.to_owned(), description.to_owned());
-        if self.open.as_ref() != Some(&batch_id) {
-            self.batches.push(Batch {
-                service_class_code: nacha::MIXED,
-                company_name: company.name.clone(),
-                company_discretionary_data: Text::new(),
-                company_identification: company.identification.clone(),
-                sec_code: Text::from(sec),
-                company_entry_description: Text::from(description),
-                company_descriptive_date: Text::new(),
-                effective_entry_date: self.effective,
-                settlement_date: Text::new(),
-                originator_status_code: '1',
-                odfi_identification: Text::from(self.originator.odfi_identification()),
-                batch_number: u32::try_from(self.batches.len() + 1).unwrap_or(u32::MAX),
-                entries: Vec::new(),
-            });
-            self.open = Some(batch_id);
-        }
-        self.sequence += 1;
-        let trace = self.originator.trace_number(u32::try_from(self.sequence % 10_000_000).unwrap_or(0));
-        let account = cx.engine.unseal_account(&t.account).map_err(|e| StorageError(e.to_string()))?;
-        let entry = batch_kind::entry(t, sec, &account, trace.clone(), (&company.city, &company.state));
-        self.traces.push((trace, t.id.clone()));
-        if let Some(batch) = self.batches.last_mut() {
-            batch.entries.push(entry);
-        }
-        Ok(())
-    }
-
-    fn finish(mut self, cx: &mut Cx<'_, '_>) -> Result<u64, StorageError> {
-        if self.traces.is_empty() {
-            return Ok(0);
-        }
-        for b in &mut self.batches {
-            b.service_class_code = nacha::service_class_for(&b.entries);
-        }
-        let date = calendar::eastern_date(self.cutoff);
-        let (id, modifier) = free_id(cx, date)?;
-        let time = calendar::eastern_naive(self.cutoff).time();
-        let mut file = NachaFile {
-            header: self.originator.file_header(date, Some(time), modifier),
-            batches: self.batches,
-        };
-        let mut held = Vec::new();
-        // Every entry held (never expected): the summary lists them, with no text.
-        let mut bytes = Vec::new();
-        while !file.batches.is_empty() {
-            match nacha::write(&file) {
-                Ok(written) => {
-                    bytes = written;
-                    break;
-                }
-                Err(e) => hold(&mut file, &mut self.traces, &mut held, e)?,
-            }
-        }
-        let (mut debit, mut credit) = (Money::from_cents(0), Money::from_cents(0));
-        for e in file.batches.iter().flat_map(|b| &b.entries) {
-            let total = if e.is_debit() { &mut debit } else { &mut credit };
-            *total = total.saturating_add(e.amount);
-        }
-        let summary = OriginationFile {
-            id: id.clone(),
-            cutoff: self.cutoff,
-            effective_date: self.effective,
-            entries: self.traces.len() as u64,
-            batches: file.batches.len() as u64,
-            total_debit: debit,
-            total_credit: credit,
-            sha256: crate::secrets::hex::encode(&sha2::Sha256::digest(&bytes)),
-            first_trace: self.traces.first().map(|(t, _)| t.to_string()).unwrap_or_default(),
-            last_trace: self.traces.last().map(|(t, _)| t.to_string()).unwrap_or_default(),
-            held,
-        };
-        for (trace, txn) in &self.traces {
-            cx.w.put_raw(Table::Traces, trace.as_bytes(), txn.as_bytes())?;
-        }
-        cx.w.put(Table::Meta, keys::META_TRACE_SEQUENCE, &self.sequence)?;
-        if !bytes.is_empty() {
-            let sealed = cx.engine.cipher.encrypt(&bytes, id.as_bytes());
-            cx.w.put_raw(Table::Blobs, &blob_key(&id), &sealed)?;
-        }
-        cx.w.put(Table::Files, id.as_bytes(), &summary)?;
-        Ok(summary.entries + summary.held.len() as u64)
-    }
+    let merchant: Option<MerchantRecord> = cx.w.get(Table::Merchants, merchant_id.as_bytes())?;
+    let company = match merchant.and_then(|m| application(cx, &m)) {
+        Some(app) => Company {
+            name: batch_kind::field(&app.company_info.name, 16),
+            identification: Text::from(format!("1{}", app.business_data.federal_tax_id)),
+            city: app.company_info.address.city.clone(),
+            state: app.company_info.address.state.clone(),
+        },
+        None => Company {
+            name: batch_kind::field(merchant_id, 16),
+            identification: batch_kind::field(merchant_id.trim_start_matches("mer_"), 10),
+            city: String::new(),
+            state: String::new(),
+        },
+    };
+    cache.insert(merchant_id.to_owned(), company.clone());
+    Ok(company)
 }
 
 /// The merchant's application, unsealed.
@@ -342,15 +394,54 @@ fn application(cx: &Cx<'_, '_>, m: &MerchantRecord) -> Option<MerchantApplicatio
     serde_json::from_slice(&json).ok()
 }
 
-/// The first file id free on `date`, with its file id modifier (`A`–`Z`, `0`–`9`).
+/// The first file id free on `date`, with its file id modifier: `A`–`Z`, then
+/// `0`–`9`; past 36 files in a day (never in practice: one cut-off a day) the
+/// modifiers repeat and the id gains `-1`, `-2`, … so a file is never refused.
 fn free_id(cx: &Cx<'_, '_>, date: NaiveDate) -> Result<(String, char), StorageError> {
-    for modifier in ('A'..='Z').chain('0'..='9') {
-        let id = format!("fil_{}{modifier}", date.format("%Y%m%d"));
+    let modifiers: Vec<char> = ('A'..='Z').chain('0'..='9').collect();
+    let day = date.format("%Y%m%d");
+    for n in 0usize.. {
+        let modifier = modifiers[n % modifiers.len()];
+        let round = n / modifiers.len();
+        let id =
+            if round == 0 { format!("fil_{day}{modifier}") } else { format!("fil_{day}{modifier}-{round}") };
         if cx.w.get_raw(Table::Files, id.as_bytes())?.is_none() {
             return Ok((id, modifier));
         }
     }
-    Err(StorageError(format!("36 origination files already exist for {date}")))
+    Err(StorageError(format!("no file id is free on {date}")))
+}
+
+/// A file's parts, unsealed and joined.
+fn read_parts(r: &impl Parts, cipher: &crate::secrets::Cipher, id: &str) -> Result<Vec<u8>, StorageError> {
+    let prefix = part_prefix(id);
+    let mut end = prefix.clone().into_bytes();
+    if let Some(last) = end.last_mut() {
+        *last += 1;
+    }
+    let mut bytes = Vec::new();
+    for (key, sealed) in r.parts(prefix.as_bytes(), &end)? {
+        let part = cipher.decrypt(&sealed, &key).map_err(|e| StorageError(e.to_string()))?;
+        bytes.extend_from_slice(&part);
+    }
+    Ok(bytes)
+}
+
+/// A range of the blobs table in either transaction kind.
+trait Parts {
+    fn parts(&self, from: &[u8], to: &[u8]) -> Result<Vec<crate::storage::Entry>, StorageError>;
+}
+
+impl Parts for crate::storage::Read {
+    fn parts(&self, from: &[u8], to: &[u8]) -> Result<Vec<crate::storage::Entry>, StorageError> {
+        self.range(Table::Blobs, from, to, usize::MAX)
+    }
+}
+
+impl Parts for crate::storage::Write<'_> {
+    fn parts(&self, from: &[u8], to: &[u8]) -> Result<Vec<crate::storage::Entry>, StorageError> {
+        self.range(Table::Blobs, from, to, usize::MAX)
+    }
 }
 
 /// Every written file's summary, oldest first.
@@ -371,9 +462,6 @@ pub(crate) fn get(
     id: &str,
 ) -> Result<Option<(OriginationFile, Vec<u8>)>, StorageError> {
     let Some(summary) = r.get::<OriginationFile>(Table::Files, id.as_bytes())? else { return Ok(None) };
-    let text = match r.get_raw(Table::Blobs, &blob_key(id))? {
-        Some(sealed) => cipher.decrypt(&sealed, id.as_bytes()).map_err(|e| StorageError(e.to_string()))?,
-        None => Vec::new(),
-    };
+    let text = if summary.sha256.is_empty() { Vec::new() } else { read_parts(r, cipher, id)? };
     Ok(Some((summary, text)))
 }

@@ -65,7 +65,11 @@ pub(crate) fn catch_up(
                 progress.originated += 1;
                 spent += 1;
             }
-            (Some((at, 1)), _, _) => spent += origination::assemble(cx, at)?.max(1),
+            (Some((at, 1)), _, _) => {
+                let left = budget.map_or(u64::MAX, |b| b.saturating_sub(spent));
+                let (done, _) = origination::assemble(cx, at, left)?;
+                spent += done.max(1);
+            }
             (Some((at, _)), _, Some((_, key))) => {
                 settle(cx, &key, at)?;
                 progress.settled += 1;

@@ -29,6 +29,7 @@ pub mod model;
 mod problem;
 mod read;
 mod records;
+mod stream;
 mod text;
 mod write;
 
@@ -49,6 +50,7 @@ pub use model::{
 pub use problem::Problem;
 pub use read::{read, BatchLocation, Locations, Parsed, ReadError};
 pub use records::{BatchControl, FileControl};
+pub use stream::Stream;
 pub use text::Text;
 pub use write::{write, WriteError, WriteIssue};
 

@@ -215,6 +215,38 @@ proptest! {
 }
 
 proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// The streaming writer, fed the same batches and entries in pieces, writes
+    /// the same bytes as the writer.
+    #[test]
+    fn a_streamed_file_is_the_written_file(batches in gen_batches(), cut in 1usize..7) {
+        let f = model(&batches);
+        let whole = write(&f).unwrap();
+        let mut out = Vec::new();
+        let mut stream = Stream::start(&f.header, &mut out).unwrap();
+        let mut pieces = vec![std::mem::take(&mut out)];
+        let mut n = 0;
+        for b in &f.batches {
+            stream.open_batch(b, &mut out).unwrap();
+            for e in &b.entries {
+                stream.entry(e, &mut out).unwrap();
+                n += 1;
+                if n % cut == 0 {
+                    // Stored and restored between pieces, as the engine does.
+                    let saved = serde_json::to_string(&stream).unwrap();
+                    stream = serde_json::from_str(&saved).unwrap();
+                    pieces.push(std::mem::take(&mut out));
+                }
+            }
+        }
+        prop_assert!(stream.finish(&mut out));
+        pieces.push(out);
+        prop_assert_eq!(String::from_utf8(pieces.concat()).unwrap(), String::from_utf8(whole).unwrap());
+    }
+}
+
+proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     /// Hostile bytes: any input, or a valid file with bytes overwritten, cut or

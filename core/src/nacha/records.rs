@@ -246,7 +246,7 @@ pub(crate) fn decode_addenda(r: &mut Fields<'_>) -> (Addenda, Option<(u64, Text)
 }
 
 /// The controls of one batch, as the writer computes them and the reader checks.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Totals {
     pub(crate) entry_addenda_count: u64,
     pub(crate) entry_hash: u64,

@@ -132,6 +132,24 @@ impl Checker {
     }
 }
 
+/// Check one entry's fields as [`write`] does (the streaming writer's check).
+pub(crate) fn check_entry_at(batch: usize, entry: usize, e: &Entry) -> Result<(), WriteError> {
+    check_entry(&Checker { place: Place::Entry { batch, entry } }, e)
+}
+
+/// Check a batch header's fields as [`write`] does (entries not included).
+pub(crate) fn check_batch_header(index: usize, b: &Batch) -> Result<(), WriteError> {
+    check_batch(index, &Batch { entries: Vec::new(), ..b.clone() }).or_else(|e| match e.field {
+        "entries" => Ok(()),
+        _ => Err(e),
+    })
+}
+
+/// Check a file header's fields as [`write`] does.
+pub(crate) fn check_file_header(h: &FileHeader) -> Result<(), WriteError> {
+    check_header(h)
+}
+
 fn check_entry(c: &Checker, e: &Entry) -> Result<(), WriteError> {
     c.digits("receiving_dfi_identification", &e.receiving_dfi, 8)?;
     if !e.check_digit.is_ascii_digit() {

@@ -14,6 +14,8 @@ pub(crate) const META_CLOCK: &[u8] = b"sandbox_clock";
 pub(crate) const META_ORIGINATOR: &[u8] = b"originator";
 /// Meta key: the last trace sequence number used (never restarts per file).
 pub(crate) const META_TRACE_SEQUENCE: &[u8] = b"trace_sequence";
+/// Meta key: the origination file being assembled (its writer's state).
+pub(crate) const META_FILE_IN_PROGRESS: &[u8] = b"file_in_progress";
 /// Blob key: the loaded FedACH directory file.
 pub(crate) const BLOB_DIRECTORY: &[u8] = b"fedach_directory";
 
