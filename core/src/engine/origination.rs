@@ -193,16 +193,20 @@ pub(crate) fn assemble(
     for (key, value) in &rows {
         let (merchant_id, sec, description, id) =
             row_parts(key).ok_or_else(|| StorageError("an outgoing row is unreadable".into()))?;
-        let company = company(cx, &mut companies, merchant_id)?;
+        if !companies.contains_key(merchant_id) {
+            companies.insert(merchant_id.to_owned(), company(cx, merchant_id)?);
+        }
+        let Some(company) = companies.get(merchant_id) else { continue };
         if id.is_empty() {
             let flags = value.first().copied().unwrap_or(0);
-            open_batch(&mut a, &company, (sec, description), flags, &mut out);
+            open_batch(&mut a, company, (sec, description), flags, &mut out);
             a.batch = Some((merchant_id.to_owned(), sec.to_owned(), description.to_owned()));
         } else if let Some(t) = cx.w.get::<TransactionRecord>(Table::Transactions, id.as_bytes())? {
-            add_entry(cx, &mut a, &company, sec, &t, &mut out)?;
+            add_entry(cx, &mut a, company, sec, &t, &mut out)?;
         }
         cx.w.remove(Table::Outgoing, key)?;
     }
+    cx.w.put(Table::Meta, keys::META_TRACE_SEQUENCE, &a.sequence)?;
     let finished = rows.len() < limit;
     if finished {
         let more = finish(cx, a, out)?;
@@ -300,8 +304,7 @@ fn add_entry(
         a.first_trace = trace.to_string();
     }
     a.last_trace = trace.to_string();
-    cx.w.put_raw(Table::Traces, trace.as_bytes(), t.id.as_bytes())?;
-    cx.w.put(Table::Meta, keys::META_TRACE_SEQUENCE, &a.sequence)
+    cx.w.put_raw(Table::Traces, trace.as_bytes(), t.id.as_bytes())
 }
 
 /// Store `out` as the file's next part (sealed), if it holds anything.
@@ -350,7 +353,6 @@ fn finish(cx: &mut Cx<'_, '_>, mut a: Assembly, mut out: Vec<u8>) -> Result<u64,
 }
 
 /// A merchant as its batches name it.
-#[derive(Clone)]
 struct Company {
     name: Text,
     identification: Text,
@@ -359,16 +361,9 @@ struct Company {
 }
 
 /// The company of `merchant_id` (its application unsealed once per chunk).
-fn company(
-    cx: &Cx<'_, '_>,
-    cache: &mut HashMap<String, Company>,
-    merchant_id: &str,
-) -> Result<Company, StorageError> {
-    if let Some(c) = cache.get(merchant_id) {
-        return Ok(c.clone());
-    }
+fn company(cx: &Cx<'_, '_>, merchant_id: &str) -> Result<Company, StorageError> {
     let merchant: Option<MerchantRecord> = cx.w.get(Table::Merchants, merchant_id.as_bytes())?;
-    let company = match merchant.and_then(|m| application(cx, &m)) {
+    Ok(match merchant.and_then(|m| application(cx, &m)) {
         Some(app) => Company {
             name: batch_kind::field(&app.company_info.name, 16),
             identification: Text::from(format!("1{}", app.business_data.federal_tax_id)),
@@ -381,9 +376,7 @@ fn company(
             city: String::new(),
             state: String::new(),
         },
-    };
-    cache.insert(merchant_id.to_owned(), company.clone());
-    Ok(company)
+    })
 }
 
 /// The merchant's application, unsealed.
