@@ -58,26 +58,44 @@ pub(crate) fn catch_up(
         .into_iter()
         .flatten()
         .min();
-        match (next, pending, settling) {
-            (None, _, _) => return Ok((progress, true)),
-            (Some((at, 0)), Some((_, key)), _) => {
-                originate(cx, &key, at)?;
-                progress.originated += 1;
-                spent += 1;
+        let left = budget.map_or(u64::MAX, |b| b.saturating_sub(spent));
+        // Everything of one instant (a cut-off's transactions, a day's
+        // settlements) is read as one range, up to what the budget leaves.
+        match next {
+            None => return Ok((progress, true)),
+            Some((at, 0)) => {
+                for key in at_instant(cx, Table::Pending, at, left)? {
+                    originate(cx, &key, at)?;
+                    progress.originated += 1;
+                    spent += 1;
+                }
             }
-            (Some((at, 1)), _, _) => {
-                let left = budget.map_or(u64::MAX, |b| b.saturating_sub(spent));
+            Some((at, 1)) => {
                 let (done, _) = origination::assemble(cx, at, left)?;
                 spent += done.max(1);
             }
-            (Some((at, _)), _, Some((_, key))) => {
-                settle(cx, &key, at)?;
-                progress.settled += 1;
-                spent += 1;
+            Some((at, _)) => {
+                for key in at_instant(cx, Table::Settlements, at, left)? {
+                    settle(cx, &key, at)?;
+                    progress.settled += 1;
+                    spent += 1;
+                }
             }
-            _ => return Err(StorageError("the schedule's indexes disagree".into())),
         }
     }
+}
+
+/// Up to `limit` (at least one) keys of an index at exactly `at`.
+fn at_instant(
+    cx: &Cx<'_, '_>,
+    table: Table,
+    at: DateTime<Utc>,
+    limit: u64,
+) -> Result<Vec<Vec<u8>>, StorageError> {
+    let from = keys::instant(at);
+    let to = keys::instant(at + chrono::Duration::microseconds(1));
+    let limit = usize::try_from(limit.max(1)).unwrap_or(usize::MAX);
+    Ok(cx.w.range(table, &from, &to, limit)?.into_iter().map(|(k, _)| k).collect())
 }
 
 /// An index entry that is due: its instant and key.
