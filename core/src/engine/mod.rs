@@ -172,6 +172,8 @@ pub struct Engine {
     checks: bool,
     /// This engine among the process's (a [`Prepared`] is only used by its own).
     instance: u64,
+    /// Requests waiting for the write lock (see [`Engine::advance_to`]).
+    waiting: std::sync::atomic::AtomicUsize,
 }
 
 impl Engine {
@@ -266,6 +268,7 @@ impl Engine {
             directory: RwLock::new(Arc::new(directory)),
             checks: true,
             instance: prepare::next_instance(),
+            waiting: std::sync::atomic::AtomicUsize::new(0),
         };
         let window = engine.load_window()?;
         *engine.window.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner) = window;
@@ -360,7 +363,12 @@ impl Engine {
         type Answers = Vec<Result<Outcome, Failure>>;
         let unavailable =
             || (0..count).map(|_| Err(Failure::refused(crate::AchError::DatabaseUnavailable))).collect();
-        let Ok(mut window) = self.lock_window() else { return unavailable() };
+        // Counted as waiting until it holds the lock, so that a long catch-up
+        // (`advance_to`) lets it in between two chunks.
+        self.waiting.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let locked = self.lock_window();
+        self.waiting.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+        let Ok(mut window) = locked else { return unavailable() };
         let mut log = Vec::new();
         let result = self.store.write(|w| -> Result<(Answers, Option<DateTime<Utc>>), StorageError> {
             let mut cx = Cx::new(w, now, self, &mut window, &mut log);
@@ -417,6 +425,7 @@ impl Engine {
             if !self.store.read(|r| schedule::anything_due(r, now, self.sandbox))? {
                 return Ok(total);
             }
+            self.let_requests_in();
             let mut window = self.lock_window()?;
             let mut log = Vec::new();
             let (progress, done) = self.store.write(|w| {
@@ -430,6 +439,19 @@ impl Engine {
             if done {
                 return Ok(total);
             }
+        }
+    }
+
+    /// Between two chunks of a catch-up: let requests already waiting for the
+    /// write lock take it first (a mutex is not fair: without this the catch-up
+    /// would take it again at once and hold creates back for its whole length).
+    /// Bounded, so a stream of requests cannot stop the catch-up either.
+    fn let_requests_in(&self) {
+        for _ in 0..100_000 {
+            if self.waiting.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+                return;
+            }
+            std::thread::yield_now();
         }
     }
 

@@ -28,7 +28,7 @@ pub struct Progress {
 /// Work items a request's write transaction does at most before its own
 /// operation ([`catch_up`]'s budget there): a cut-off of many transactions is
 /// spread over many short transactions instead of holding every writer.
-pub(crate) const CHUNK: u64 = 1_000;
+pub(crate) const CHUNK: u64 = 500;
 
 /// Run what is due at or before `now`, in time order: cut-offs, each cut-off's
 /// origination file once its last transaction has originated, settlements. With
