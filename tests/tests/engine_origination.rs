@@ -302,3 +302,68 @@ fn a_credit_is_reversible_only_within_the_window() {
     assert_eq!((last.sec_code.as_str(), last.company_entry_description.as_str()), ("PPD", "REVERSAL"));
     assert!(last.entries[0].is_debit());
 }
+
+/// A cut-off stopped after any chunk (the engine closed between two of its
+/// write transactions, as a crash leaves it) resumes on reopening: one file with
+/// every transaction exactly once, trace numbers unique and ascending.
+#[test]
+fn a_cutoff_interrupted_between_chunks_resumes_into_one_file() {
+    use ach_core::clock::ManualClock;
+    use ach_core::engine::{EngineClock, EngineOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("engine.redb");
+    let key = ach_core::secrets::EncryptionKey::generate();
+    let open = |at: &str| {
+        let mut opts = options(at);
+        opts.sandbox = false;
+        opts.clock = EngineClock::Manual(ManualClock::new(et(at)));
+        let opts = EngineOptions { encryption_key: Some(key.clone()), ..opts };
+        World::with(Engine::open(&path, opts).unwrap())
+    };
+    let w = open("2026-11-23 10:00");
+    let good = json!({"odfi_routing_number": "021000021", "immediate_destination": "021000021", "immediate_origin": "021000021"});
+    assert_eq!(call(&w.engine, "PUT", "/admin/originator", Some(good)).0, 200);
+    let (partner_id, partner) = w.partner();
+    let (m, _) = w.merchant(&partner_id, &partner, &["PPD"]);
+    let ops: Vec<(Caller, Operation)> = (0..1_700)
+        .map(|n| {
+            let body = transaction(&m, "debit", &format!("{}.{:02}", 1 + n / 100, n % 100));
+            (
+                partner.clone(),
+                Operation::CreateTransaction {
+                    partner_id: partner_id.clone(),
+                    body: body.to_string().into_bytes(),
+                },
+            )
+        })
+        .collect();
+    assert!(w.engine.execute_batch(ops).iter().all(Result::is_ok));
+    drop(w);
+    // After the cut-off, each request's transaction runs one chunk of it first:
+    // five requests, each followed by a "crash" (the engine closed).
+    let mut ids = Vec::new();
+    for minute in 1..=5 {
+        let w = open(&format!("2026-11-23 18:0{minute}"));
+        ids.push(
+            w.create(&partner_id, &partner, &transaction(&m, "debit", &format!("900.0{minute}"))).unwrap(),
+        );
+        // 1,700 originations and 1,701 rows to write take 7 chunks of 500: after
+        // 5, half the file is written and none of it is listed.
+        assert!(w.engine.origination_files().unwrap().is_empty(), "no file is listed before it is complete");
+    }
+    let w = open("2026-11-23 18:10");
+    w.engine.advance_to(et("2026-11-23 18:10")).unwrap();
+    let written = files(&w.engine);
+    assert_eq!(written.len(), 1, "one file for the cut-off");
+    let traces: Vec<String> = written[0]
+        .1
+        .batches
+        .iter()
+        .flat_map(|b| b.entries.iter().map(|e| e.trace_number.to_string()))
+        .collect();
+    assert_eq!(traces.len(), 1_700, "every transaction of the cut-off exactly once");
+    assert!(traces.windows(2).all(|p| p[0] < p[1]), "unique and ascending");
+    // The creates made after the cut-off wait for the next one.
+    let next = w.history(&partner_id, &partner, &ids[0]);
+    assert_eq!(next.last().map(|c| c.status), Some(ach_core::model::Status::A));
+}
