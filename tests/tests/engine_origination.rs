@@ -258,18 +258,7 @@ fn a_cutoff_of_many_runs_in_chunks_and_writes_one_file() {
     let w = World::new("2026-11-23 10:00");
     let (partner_id, partner) = w.partner();
     let (m, _) = w.merchant(&partner_id, &partner, &["PPD"]);
-    let ops: Vec<(Caller, Operation)> = (0..2_500)
-        .map(|n| {
-            let body = transaction(&m, "debit", &format!("{}.{:02}", 1 + n / 100, n % 100));
-            (
-                partner.clone(),
-                Operation::CreateTransaction {
-                    partner_id: partner_id.clone(),
-                    body: body.to_string().into_bytes(),
-                },
-            )
-        })
-        .collect();
+    let ops = debits(&partner_id, &partner, &m, 2_500);
     for r in w.engine.execute_batch(ops) {
         assert!(matches!(r, Ok(Outcome::TransactionCreated { .. })), "{r:?}");
     }
@@ -325,18 +314,7 @@ fn a_cutoff_interrupted_between_chunks_resumes_into_one_file() {
     assert_eq!(call(&w.engine, "PUT", "/admin/originator", Some(good)).0, 200);
     let (partner_id, partner) = w.partner();
     let (m, _) = w.merchant(&partner_id, &partner, &["PPD"]);
-    let ops: Vec<(Caller, Operation)> = (0..1_700)
-        .map(|n| {
-            let body = transaction(&m, "debit", &format!("{}.{:02}", 1 + n / 100, n % 100));
-            (
-                partner.clone(),
-                Operation::CreateTransaction {
-                    partner_id: partner_id.clone(),
-                    body: body.to_string().into_bytes(),
-                },
-            )
-        })
-        .collect();
+    let ops = debits(&partner_id, &partner, &m, 1_700);
     assert!(w.engine.execute_batch(ops).iter().all(Result::is_ok));
     drop(w);
     // After the cut-off, each request's transaction runs one chunk of it first:
@@ -366,4 +344,20 @@ fn a_cutoff_interrupted_between_chunks_resumes_into_one_file() {
     // The creates made after the cut-off wait for the next one.
     let next = w.history(&partner_id, &partner, &ids[0]);
     assert_eq!(next.last().map(|c| c.status), Some(ach_core::model::Status::A));
+}
+
+/// `count` distinct PPD debits of merchant `m` as one batch of operations.
+fn debits(partner_id: &str, partner: &Caller, m: &str, count: u64) -> Vec<(Caller, Operation)> {
+    (0..count)
+        .map(|n| {
+            let body = transaction(m, "debit", &format!("{}.{:02}", 1 + n / 100, n % 100));
+            (
+                partner.clone(),
+                Operation::CreateTransaction {
+                    partner_id: partner_id.to_owned(),
+                    body: body.to_string().into_bytes(),
+                },
+            )
+        })
+        .collect()
 }
