@@ -875,6 +875,28 @@ async fn the_outbox_gets_each_origination_file_once() {
     assert_eq!(list["payload"][0]["sha256"].as_str().unwrap(), sha256);
     assert_eq!(names(&outbox), [".exported", "fil_20261123A.ach"], "no temporary file left");
 
+    // The bank returns the file's first entry: applied once over HTTPS.
+    let returns = return_file_for_first_entry(&bytes);
+    for (returned, already) in [(1, 0), (0, 1)] {
+        let answer = c
+            .send(
+                "POST",
+                "/admin/return-files",
+                Some(&t.operator),
+                &[("content-type", "text/plain")],
+                returns.clone(),
+            )
+            .await
+            .unwrap();
+        let v = answer.json();
+        assert_eq!(answer.status, 200, "{v}");
+        assert_eq!(
+            (v["payload"]["returns"].as_u64(), v["payload"]["already_applied"].as_u64()),
+            (Some(returned), Some(already)),
+            "{v}"
+        );
+    }
+
     // The transfer job takes the file; a restart on the same database does not
     // write it again, and the next cut-off's file comes (after the earlier one
     // would have: files go out oldest first).
@@ -914,4 +936,29 @@ fn an_outbox_that_cannot_be_written_stops_the_start() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("cannot create the outbox") && stderr.contains("not-a-directory"), "{stderr}");
     assert!(!String::from_utf8_lossy(&out.stdout).contains("listening"));
+}
+
+/// A bank's return file (R01) for the first entry of an origination file, built
+/// with the engine's own NACHA writer.
+fn return_file_for_first_entry(origination: &[u8]) -> Vec<u8> {
+    use ach_core::nacha::{self, Addenda, ReturnEntry, Text};
+    let parsed = nacha::read(origination).unwrap();
+    let mut batch = parsed.file.batches[0].clone();
+    let original = batch.entries[0].clone();
+    let trace = Text::from("021000020000001");
+    let mut entry = original.clone();
+    entry.transaction_code = original.transaction_code - 1;
+    entry.trace_number = trace.clone();
+    entry.addenda = vec![Addenda::Return(ReturnEntry {
+        return_code: Text::from("R01"),
+        original_trace: original.trace_number.clone(),
+        date_of_death: Text::new(),
+        original_receiving_dfi: original.receiving_dfi.clone(),
+        information: Text::new(),
+        trace_number: trace,
+    })];
+    batch.entries = vec![entry];
+    batch.odfi_identification = Text::from("02100002");
+    batch.service_class_code = nacha::service_class_for(&batch.entries);
+    nacha::write(&nacha::NachaFile { header: parsed.file.header, batches: vec![batch] }).unwrap()
 }
