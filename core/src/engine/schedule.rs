@@ -40,7 +40,9 @@ pub(crate) fn catch_up(
     budget: Option<u64>,
 ) -> Result<(Progress, bool), StorageError> {
     let mut progress = Progress::default();
-    let files = originator::current(cx)?.is_some();
+    // Whether an originator is set: read once, and only when a file waits (not
+    // on every create's transaction).
+    let mut files = None;
     let mut spent = 0u64;
     loop {
         if budget.is_some_and(|b| spent >= b) {
@@ -48,7 +50,16 @@ pub(crate) fn catch_up(
         }
         let pending = due(cx, Table::Pending, now)?;
         let settling = due(cx, Table::Settlements, now)?;
-        let file = if files { origination::next_due(cx.w)? } else { None };
+        let mut file = origination::next_due(cx.w)?;
+        if file.is_some() {
+            let set = match files {
+                Some(set) => set,
+                None => *files.insert(originator::current(cx)?.is_some()),
+            };
+            if !set {
+                file = None;
+            }
+        }
         // Ties: a cut-off's transactions, then its file, then settlements.
         let next = [
             pending.as_ref().map(|(at, _)| (*at, 0)),
