@@ -361,3 +361,69 @@ fn debits(partner_id: &str, partner: &Caller, m: &str, count: u64) -> Vec<(Calle
         })
         .collect()
 }
+
+#[test]
+fn a_merchants_own_description_replaces_payment_only() {
+    let w = World::new("2026-11-23 10:00");
+    let (partner_id, partner_key, partner) = w.partner_with_key();
+    let (own, _) = w.merchant(&partner_id, &partner, &["PPD", "WEB"]);
+    let (plain, _) = w.merchant(&partner_id, &partner, &["PPD"]);
+    let settings = |m: &str, d: Value| {
+        call(
+            &w.engine,
+            "PUT",
+            &format!("/admin/merchants/{m}/settings"),
+            Some(json!({"company_entry_description": d})),
+        )
+    };
+    for (bad, says) in [("reversal", "'REVERSAL' is reserved"), ("ELEVENCHARS", "1 to 10"), ("", "1 to 10")] {
+        let (status, body) = settings(&own, json!(bad));
+        assert_eq!(status, 422, "{body}");
+        assert_eq!(body["errors"][0]["field"], "company_entry_description", "{body}");
+        assert!(body["errors"][0]["message"].as_str().unwrap().contains(says), "{body}");
+    }
+    let unknown = ach_core::ids::generate(ach_core::ids::IdKind::Merchant);
+    let (status, body) = settings(&unknown, json!("RENT"));
+    assert_eq!((status, &body["error_code"]), (422, &json!(11)), "message 11, as for every unknown merchant");
+    let partner_call = route(
+        &w.engine,
+        &Request {
+            method: "PUT".into(),
+            path: format!("/admin/merchants/{own}/settings"),
+            api_key: Some(partner_key),
+            body: br#"{"company_entry_description": "RENT"}"#.to_vec(),
+            ..Request::default()
+        },
+    );
+    assert_eq!(partner_call.status, 401, "only the operator sets it");
+    let (status, body) = settings(&own, json!(" Subscribe "));
+    assert_eq!(
+        (status, &body["payload"]),
+        (200, &json!({"merchant_id": own, "company_entry_description": "SUBSCRIBE"}))
+    );
+
+    w.create(&partner_id, &partner, &transaction(&own, "debit", "10.00")).unwrap();
+    w.create(&partner_id, &partner, &transaction(&own, "credit", "11.00")).unwrap();
+    w.create(&partner_id, &partner, &web(&own, "debit", "12.00")).unwrap();
+    w.create(&partner_id, &partner, &transaction(&plain, "debit", "13.00")).unwrap();
+    w.at("2026-11-23 18:00");
+    let written = files(&w.engine);
+    let described: BTreeSet<(String, String)> = written[0]
+        .1
+        .batches
+        .iter()
+        .map(|b| {
+            (b.company_entry_description.as_str().trim().to_owned(), b.entries[0].amount.cents().to_string())
+        })
+        .collect();
+    let expected = [("SUBSCRIBE", "1000"), ("PAYROLL", "1100"), ("PURCHASE", "1200"), ("PAYMENT", "1300")];
+    assert_eq!(described, expected.iter().map(|(d, a)| ((*d).to_owned(), (*a).to_owned())).collect());
+
+    // null puts the default back for the next file.
+    let (status, body) = settings(&own, Value::Null);
+    assert_eq!((status, &body["payload"]["company_entry_description"]), (200, &Value::Null));
+    w.create(&partner_id, &partner, &transaction(&own, "debit", "14.00")).unwrap();
+    w.at("2026-11-24 18:00");
+    let written = files(&w.engine);
+    assert_eq!(written[1].1.batches[0].company_entry_description.as_str().trim(), "PAYMENT");
+}

@@ -25,6 +25,7 @@ pub(crate) fn is_admin(e: Endpoint) -> bool {
             | Endpoint::AdminReturns
             | Endpoint::AdminReturnRates
             | Endpoint::AdminClock
+            | Endpoint::AdminMerchantSettings
             | Endpoint::AdminSetOriginator
             | Endpoint::AdminOriginator
             | Endpoint::AdminFiles
@@ -159,6 +160,9 @@ pub(crate) fn plan(e: Endpoint, params: &[String], req: &Request) -> Result<Oper
                 return_code: r.return_code,
                 return_date,
             }
+        }
+        Endpoint::AdminMerchantSettings => {
+            Operation::SetMerchantSettings { merchant_id: param(), settings: body(req)? }
         }
         Endpoint::AdminSetOriginator => Operation::SetOriginator { originator: body(req)? },
         Endpoint::AdminReturnFiles => Operation::IngestReturnFile { bytes: req.body.clone() },

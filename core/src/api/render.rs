@@ -103,6 +103,14 @@ pub(crate) fn outcome(o: &Outcome) -> Response {
         Outcome::DirectoryLoaded { records } => {
             ok(200, Success::Bool, serde_json::json!({"records": records}))
         }
+        Outcome::MerchantSettingsSet { merchant_id, settings } => ok(
+            200,
+            Success::Bool,
+            serde_json::json!({
+                "merchant_id": merchant_id,
+                "company_entry_description": settings.company_entry_description,
+            }),
+        ),
         Outcome::OriginatorSet { originator } => ok(200, Success::Bool, originator),
         Outcome::ReturnFileIngested { ingested, .. } => ok(200, Success::Bool, ingested),
         Outcome::ClockSet { now, progress } => ok(

@@ -8,7 +8,9 @@
 //!   original's class where that class carries credits (PPD, CCD, WEB), a PPD
 //!   credit otherwise (TEL, BOC, POP carry debits only).
 //! - Otherwise Nacha's standard descriptions where they apply (`PURCHASE` for WEB
-//!   debits, `PAYROLL` for PPD credits), `PAYMENT` for everything else.
+//!   debits, `PAYROLL` for PPD credits), `PAYMENT` for everything else; the
+//!   file replaces `PAYMENT` with the merchant's own description when the
+//!   operator set one (`merchant_settings.rs`).
 
 use chrono::NaiveDate;
 
@@ -43,7 +45,7 @@ pub(crate) fn of(
     let description = match (t.class, t.direction) {
         (EntryClass::WEB, Direction::Debit) => "PURCHASE",
         (EntryClass::PPD, Direction::Credit) => "PAYROLL",
-        _ => "PAYMENT",
+        _ => super::DEFAULT_DESCRIPTION,
     };
     BatchKind { sec_code: class, description }
 }

@@ -116,6 +116,13 @@ pub enum Operation {
         /// The file's text.
         text: String,
     },
+    /// Operator: set a merchant's origination settings.
+    SetMerchantSettings {
+        /// The merchant.
+        merchant_id: String,
+        /// Its settings (replacing the ones in force).
+        settings: super::MerchantSettings,
+    },
     /// Operator: set the originator every origination file is written for.
     SetOriginator {
         /// The ODFI, immediate destination and origin.
@@ -230,6 +237,13 @@ pub enum Outcome {
         /// Records in it.
         records: usize,
     },
+    /// A merchant's origination settings were set.
+    MerchantSettingsSet {
+        /// The merchant.
+        merchant_id: String,
+        /// The settings now in force (description in upper case).
+        settings: super::MerchantSettings,
+    },
     /// The originator was set.
     OriginatorSet {
         /// The originator now in force (names in upper case).
@@ -255,22 +269,72 @@ pub enum Outcome {
 /// carry the account's keyed fingerprint (a stored customer's comes from storage:
 /// `None`), an idempotent operation its request's keyed fingerprint (hex).
 pub(crate) enum Prepared {
-    CreatePartner { name: String },
-    SetPartnerLimits { partner_id: String, limits: Limits },
-    SubmitMerchant { partner_id: String, application: Result<Box<MerchantApplication>, Report> },
-    ApproveMerchant { merchant_id: String, limits: Limits },
-    SetMerchantLimits { merchant_id: String, limits: Limits },
-    CreateCustomer { partner_id: String, customer: Result<(NewCustomer, String), Report> },
-    DeleteCustomer { partner_id: String, customer_id: String },
-    CreateTransaction { partner_id: String, transaction: Result<(NewTransaction, Option<String>), Report> },
-    VoidTransaction { partner_id: String, transaction_id: String },
-    ReverseTransaction { partner_id: String, transaction_id: String },
-    RecordReturn { transaction_id: String, return_code: String, return_date: Option<NaiveDate> },
-    LoadDirectory { directory: Result<(RoutingDirectory, String), String> },
-    SetOriginator { originator: Result<crate::nacha::Originator, Vec<validation::FieldError>> },
-    IngestReturnFile { entries: Result<Vec<crate::nacha::Inbound>, Vec<validation::FieldError>> },
-    SetClock { now: DateTime<Utc> },
-    Idempotent { key: Result<String, Failure>, scope: Option<String>, request: String, inner: Box<Prepared> },
+    CreatePartner {
+        name: String,
+    },
+    SetPartnerLimits {
+        partner_id: String,
+        limits: Limits,
+    },
+    SubmitMerchant {
+        partner_id: String,
+        application: Result<Box<MerchantApplication>, Report>,
+    },
+    ApproveMerchant {
+        merchant_id: String,
+        limits: Limits,
+    },
+    SetMerchantLimits {
+        merchant_id: String,
+        limits: Limits,
+    },
+    CreateCustomer {
+        partner_id: String,
+        customer: Result<(NewCustomer, String), Report>,
+    },
+    DeleteCustomer {
+        partner_id: String,
+        customer_id: String,
+    },
+    CreateTransaction {
+        partner_id: String,
+        transaction: Result<(NewTransaction, Option<String>), Report>,
+    },
+    VoidTransaction {
+        partner_id: String,
+        transaction_id: String,
+    },
+    ReverseTransaction {
+        partner_id: String,
+        transaction_id: String,
+    },
+    RecordReturn {
+        transaction_id: String,
+        return_code: String,
+        return_date: Option<NaiveDate>,
+    },
+    LoadDirectory {
+        directory: Result<(RoutingDirectory, String), String>,
+    },
+    SetMerchantSettings {
+        merchant_id: String,
+        settings: Result<super::MerchantSettings, Vec<validation::FieldError>>,
+    },
+    SetOriginator {
+        originator: Result<crate::nacha::Originator, Vec<validation::FieldError>>,
+    },
+    IngestReturnFile {
+        entries: Result<Vec<crate::nacha::Inbound>, Vec<validation::FieldError>>,
+    },
+    SetClock {
+        now: DateTime<Utc>,
+    },
+    Idempotent {
+        key: Result<String, Failure>,
+        scope: Option<String>,
+        request: String,
+        inner: Box<Prepared>,
+    },
 }
 
 /// Do the work that needs no storage: validate bodies, parse a directory, the
@@ -347,6 +411,13 @@ fn prepare_plain(
         Operation::LoadDirectory { text } => Prepared::LoadDirectory {
             directory: RoutingDirectory::parse_fedach(&text).map(|d| (d, text)).map_err(|e| e.to_string()),
         },
+        Operation::SetMerchantSettings { merchant_id, settings } => {
+            let problems = super::merchant_settings::problems(&settings);
+            Prepared::SetMerchantSettings {
+                merchant_id,
+                settings: if problems.is_empty() { Ok(settings) } else { Err(problems) },
+            }
+        }
         Operation::SetOriginator { originator } => {
             let problems = super::originator::problems(&originator);
             Prepared::SetOriginator {
@@ -440,6 +511,10 @@ pub(crate) fn apply(cx: &mut Cx<'_, '_>, caller: &Caller, op: Prepared) -> Resul
             )?;
             let records = directory.len();
             Ok(Applied::Directory(directory, Outcome::DirectoryLoaded { records }))
+        }
+        Prepared::SetMerchantSettings { merchant_id, settings } => {
+            operator(caller)?;
+            done(super::merchant_settings::set(cx, &merchant_id, settings)?)
         }
         Prepared::SetOriginator { originator } => {
             operator(caller)?;

@@ -266,7 +266,10 @@ fn open_batch(
         company_discretionary_data: Text::new(),
         company_identification: company.identification.clone(),
         sec_code: Text::from(sec),
-        company_entry_description: Text::from(description),
+        company_entry_description: Text::from(match (description, &company.description) {
+            (super::DEFAULT_DESCRIPTION, Some(own)) => own.as_str(),
+            _ => description,
+        }),
         company_descriptive_date: Text::new(),
         effective_entry_date: a.effective,
         settlement_date: Text::new(),
@@ -358,13 +361,17 @@ struct Company {
     identification: Text,
     city: String,
     state: String,
+    /// The operator's description for batches that would say `PAYMENT`.
+    description: Option<String>,
 }
 
 /// The company of `merchant_id` (its application unsealed once per chunk).
 fn company(cx: &Cx<'_, '_>, merchant_id: &str) -> Result<Company, StorageError> {
     let merchant: Option<MerchantRecord> = cx.w.get(Table::Merchants, merchant_id.as_bytes())?;
+    let description = merchant.as_ref().and_then(|m| m.company_entry_description.clone());
     Ok(match merchant.and_then(|m| application(cx, &m)) {
         Some(app) => Company {
+            description,
             name: batch_kind::field(&app.company_info.name, 16),
             identification: Text::from(format!("1{}", app.business_data.federal_tax_id)),
             city: app.company_info.address.city.clone(),
@@ -375,6 +382,7 @@ fn company(cx: &Cx<'_, '_>, merchant_id: &str) -> Result<Company, StorageError> 
             identification: batch_kind::field(merchant_id.trim_start_matches("mer_"), 10),
             city: String::new(),
             state: String::new(),
+            description,
         },
     })
 }

@@ -44,6 +44,9 @@ pub(crate) struct MerchantRecord {
     pub limits: Limits,
     pub submitted_at: DateTime<Utc>,
     pub approved_at: Option<DateTime<Utc>>,
+    /// The operator's company entry description for the merchant's batches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub company_entry_description: Option<String>,
 }
 
 /// Who an API key authenticates.

@@ -82,6 +82,7 @@ pub(crate) fn submit_merchant(
         limits: Limits::from_velocities(&app.velocities),
         submitted_at: cx.now,
         approved_at: None,
+        company_entry_description: None,
     };
     cx.w.put(Table::Merchants, id.as_bytes(), &record)?;
     Ok(Outcome::MerchantSubmitted { merchant_id: id })
@@ -95,7 +96,7 @@ fn unknown_merchant(merchant_id: &str) -> Fail {
 }
 
 /// The merchant `merchant_id` (decoded once per write transaction).
-fn load_merchant(cx: &Cx<'_, '_>, merchant_id: &str) -> Result<Rc<MerchantRecord>, Fail> {
+pub(crate) fn load_merchant(cx: &Cx<'_, '_>, merchant_id: &str) -> Result<Rc<MerchantRecord>, Fail> {
     cx.w.get_shared(Table::Merchants, merchant_id.as_bytes())?.ok_or_else(|| unknown_merchant(merchant_id))
 }
 
