@@ -550,3 +550,36 @@ fn the_operator_sets_when_the_average_is_judged() {
     let (_, v) = r.call("POST", &path, OPERATOR_KEY, &json!({}));
     assert_eq!(v["payload"]["limits"]["monthly_average_min_count"], json!(3));
 }
+
+#[test]
+fn a_reversal_debit_meets_the_limits_and_counts_a_reversal_credit_does_not() {
+    let s = Shop::new("2026-11-23 09:00", limits(|_| {}));
+    let credit = |amount: &str, n: u32| {
+        let mut t = transaction(&s.m, "credit", amount);
+        t["customer"]["account_number"] = json!(format!("77700{n:04}"));
+        s.w.create(&s.p, &s.pc, &t).unwrap()
+    };
+    let big = credit("80.00", 1);
+    let small = credit("30.00", 2);
+    let mut d = transaction(&s.m, "debit", "20.00");
+    d["customer"]["account_number"] = json!("77700003");
+    let debit = s.w.create(&s.p, &s.pc, &d).unwrap();
+    // Effective Tue 11-24; by Fri 11-27 every one has settled, within the window.
+    s.w.at("2026-11-27 09:00");
+    let set = Operation::SetMerchantLimits {
+        merchant_id: s.m.clone(),
+        limits: Limits { max_transaction_amount: dollars(50), daily_count: Some(2), ..Limits::default() },
+    };
+    s.w.run(&Caller::Operator, set).unwrap();
+    let reverse = |id: &str| match s.w.reverse(&s.p, &s.pc, id) {
+        Ok(_) => "ok".to_owned(),
+        Err(f) => f.message(),
+    };
+    assert_eq!(reverse(&big), "Exceeded maximum dollar amount ($50.00) for this merchant.");
+    assert_eq!(reverse(&debit), "ok", "a refund credit is not held to the limits");
+    assert_eq!(reverse(&small), "ok");
+    // The reversal debit counts (one today), the refund credit does not.
+    assert_eq!(s.debit("1.00", 1), "ok");
+    assert_eq!(s.debit("1.00", 2), "You have exceeded the allowed max daily num checks for this merchant");
+    assert_eq!(s.w.engine.audit_usage().unwrap(), Ok(()));
+}

@@ -109,10 +109,10 @@ pub(crate) fn forget(cx: &mut Cx<'_, '_>, t: &TransactionRecord) {
 }
 
 /// Whether a stored transaction has its place in the window (if recent enough):
-/// one a create accepted, as for usage ([`super::usage::counts`]: a reversal is
-/// made by the service, not created), and not voided ([`forget`]).
+/// one a create accepted (a reversal is made by the service, not created, and is
+/// never a duplicate), and not voided ([`forget`]).
 fn counts(t: &TransactionRecord) -> bool {
-    super::usage::counts(t) && t.state != crate::lifecycle::State::Voided
+    t.reversal_of.is_none() && t.state != crate::lifecycle::State::Voided
 }
 
 /// The window of an engine opening at `now`: every transaction created since the

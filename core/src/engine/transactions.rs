@@ -184,9 +184,24 @@ pub(crate) fn reverse(cx: &mut Cx<'_, '_>, partner_id: &str, id: &str) -> Result
     record.has_images = false;
     record.reversal_of = Some(original.id.clone());
     record.begin_pending(cx.now, cutoff_at);
+    // A reversal debit takes money from the receiver like any debit: the
+    // merchant's and the partner's limits apply, and it counts toward them.
+    let counted = cx.engine.checks && usage::counts(&record);
+    if counted {
+        let merchant = tenants::merchant_of(cx, partner_id, &record.merchant_id)?;
+        let candidate = Candidate { amount: record.amount, credit: false };
+        limits::check_transaction(&merchant.limits, candidate).map_err(limit_failure)?;
+        let partner = tenants::load_partner(cx, partner_id)?;
+        let windows = usage::windows(cx, &merchant, &partner, cx.now)?;
+        limits::check_windows(&merchant.limits, &partner.limits, &windows, candidate)
+            .map_err(limit_failure)?;
+    }
     original.reversed_by = Some(rid.clone());
     cx.w.put(Table::Transactions, original.id.as_bytes(), &original)?;
     insert(cx, &record)?;
+    if counted {
+        usage::apply(cx, &record, true)?;
+    }
     Ok(Outcome::TransactionReversed { transaction_id: original.id, reversal_id: rid })
 }
 

@@ -124,9 +124,10 @@ impl Counters {
     }
 }
 
-/// Whether a transaction counts toward usage.
+/// Whether a transaction counts toward usage: every one but a reversal credit
+/// (which gives back what a debit took; a reversal debit counts like any debit).
 pub(crate) fn counts(t: &TransactionRecord) -> bool {
-    t.reversal_of.is_none()
+    t.reversal_of.is_none() || t.direction == crate::model::Direction::Debit
 }
 
 /// The counters a transaction created at `at` touches: (key, scope, day) for the

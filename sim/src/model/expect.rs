@@ -162,10 +162,23 @@ impl Model {
         let (next_cutoff, _) = calendar::cutoff_after(self.now);
         match t.settlement {
             Some(settled) if t.credit && next_cutoff > calendar::add_banking_days(settled, 5) => {
-                no(FAILED, 409)
+                return no(FAILED, 409)
             }
-            _ => Expect::Ok,
+            _ => {}
         }
+        // A reversal debit meets the limits like any debit.
+        if !t.credit {
+            return Expect::Ok;
+        }
+        let l = &self.merchants[t.merchant].limits;
+        let cents = t.amount;
+        if l.min_transaction_amount.is_some_and(|min| cents < min.cents()) {
+            return no(format!("'{}' is an invalid Amount", decimal(cents)), 422);
+        }
+        if let Some(max) = l.max_transaction_amount.map(Money::cents).filter(|max| cents > *max) {
+            return no(format!("Exceeded maximum dollar amount ({}) for this merchant.", dollars(max)), 403);
+        }
+        self.expect_windows(partner, t.merchant, cents)
     }
 
     /// The answer to recording a return.
@@ -310,7 +323,9 @@ impl Model {
     /// Usage of the transactions that count, created on Eastern days in `days`.
     fn usage(&self, keep: impl Fn(&Txn) -> bool, from: NaiveDate, to: NaiveDate) -> Usage {
         let mut u = Usage::default();
-        for t in self.txns.iter().filter(|t| t.reversal_of.is_none() && t.state != State::Voided && keep(t)) {
+        // A reversal credit does not count; a reversal debit does.
+        let counts = |t: &Txn| (t.reversal_of.is_none() || !t.credit) && t.state != State::Voided;
+        for t in self.txns.iter().filter(|t| counts(t) && keep(t)) {
             let d = calendar::eastern_date(t.created_at);
             if d >= from && d <= to {
                 u.count += 1;
