@@ -4,6 +4,7 @@
 //! `Content-Type`, body) and an [`api::Response`] into HTTP (status, JSON body,
 //! `Content-Type: application/json`).
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -40,18 +41,33 @@ pub struct App {
     pub site: Option<Site>,
 }
 
-/// Answer one request and log it (method, path with identifiers only, status,
-/// latency; never the query, headers or body).
-pub async fn handle(app: Arc<App>, request: hyper::Request<Incoming>) -> hyper::Response<Body> {
+/// Answer one request from `client` and log it (client address, method, path
+/// with identifiers only, status, caller kind and id, latency; never the key,
+/// the query, other headers or the body).
+pub async fn handle(
+    app: Arc<App>,
+    client: SocketAddr,
+    request: hyper::Request<Incoming>,
+) -> hyper::Response<Body> {
     let started = Instant::now();
     let method = logging::method(request.method());
     let path = logging::path(request.uri().path());
+    let key = basic_user(request.headers());
     let response = respond(&app, request).await;
+    let latency_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+    let status = response.status();
+    // The key's owner (a hash and one read; none for a refused key).
+    let who =
+        key.filter(|_| status != StatusCode::UNAUTHORIZED).and_then(|k| app.engine.authenticate(&k).ok());
+    let (caller, caller_id) = logging::caller(who.as_ref());
     info!(
+        client = %client,
         method,
         path = %path,
-        status = response.status().as_u16(),
-        latency_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
+        status = status.as_u16(),
+        caller,
+        caller_id,
+        latency_us,
         "request"
     );
     response

@@ -1,11 +1,14 @@
-//! Structured logs (`tracing`) on standard error. Request lines carry the method,
-//! the path with anything that is not a route word or a resource id replaced by
-//! `*`, the status and the latency: never the query string, a header, the body, an
-//! API key, an account number or an SSN. `ACHD_LOG` sets the level (`info` by
+//! Structured logs (`tracing`) on standard error. Request lines carry the client's
+//! address, the method, the path with anything that is not a route word or a
+//! resource id replaced by `*`, the status, the caller's kind and id and the
+//! latency: never the query string, a header, the body, an API key, an account
+//! number or an SSN. `ACHD_LOG` sets the level (`info` by
 //! default; `debug` adds batch sizes and failed handshakes).
 
 use std::io::IsTerminal;
+use std::time::{Duration, Instant};
 
+use ach_core::engine::Caller;
 use hyper::Method;
 use tracing_subscriber::filter::LevelFilter;
 
@@ -38,6 +41,47 @@ pub fn method(method: &Method) -> &'static str {
         Method::CONNECT,
     ];
     KNOWN.iter().find(|m| *m == method).map_or("OTHER", Method::as_str)
+}
+
+/// Who made a request, as logged: `(kind, id)`, `operator` with id `-`, the
+/// partner's or the merchant's id, or `none` and `-` without a valid key.
+pub fn caller(caller: Option<&Caller>) -> (&'static str, &str) {
+    match caller {
+        None => ("none", "-"),
+        Some(Caller::Operator) => ("operator", "-"),
+        Some(Caller::Partner { partner_id }) => ("partner", partner_id),
+        Some(Caller::Merchant { merchant_id, .. }) => ("merchant", merchant_id),
+    }
+}
+
+/// At most one line per interval for a warning that may repeat very fast (a
+/// failing `accept`), with the count of those left out.
+pub struct Throttle {
+    every: Duration,
+    last: Option<Instant>,
+    suppressed: u64,
+}
+
+impl Throttle {
+    /// One line per `every` at most.
+    pub fn new(every: Duration) -> Throttle {
+        Throttle { every, last: None, suppressed: 0 }
+    }
+
+    /// Whether to log the warning happening `now`: `Some(n)` when it is due,
+    /// `n` being how many were left out since the last line.
+    pub fn admit(&mut self, now: Instant) -> Option<u64> {
+        match self.last {
+            Some(last) if now.saturating_duration_since(last) < self.every => {
+                self.suppressed += 1;
+                None
+            }
+            _ => {
+                self.last = Some(now);
+                Some(std::mem::take(&mut self.suppressed))
+            }
+        }
+    }
 }
 
 /// Segments of a path worth logging at most.
@@ -91,6 +135,30 @@ mod tests {
         assert_eq!(path("/customers/000123456789"), "/customers/*");
         assert_eq!(path("/a/b/c/d/e/f/g/h/i/j"), "/a/b/c/d/e/f/g/h/…");
         assert_eq!(path("/openapi.json"), "/openapi.json");
+    }
+
+    #[test]
+    fn a_repeating_warning_is_logged_once_per_interval_with_a_count() {
+        let every = Duration::from_secs(10);
+        let mut throttle = Throttle::new(every);
+        let t0 = Instant::now();
+        assert_eq!(throttle.admit(t0), Some(0));
+        for i in 1..=99 {
+            assert_eq!(throttle.admit(t0 + Duration::from_millis(100 * i)), None);
+        }
+        assert_eq!(throttle.admit(t0 + every), Some(99));
+        assert_eq!(throttle.admit(t0 + every + Duration::from_secs(1)), None);
+        assert_eq!(throttle.admit(t0 + every * 5), Some(1));
+    }
+
+    #[test]
+    fn callers_are_logged_by_kind_and_id_only() {
+        assert_eq!(caller(None), ("none", "-"));
+        assert_eq!(caller(Some(&Caller::Operator)), ("operator", "-"));
+        let partner = Caller::Partner { partner_id: "par_1".into() };
+        assert_eq!(caller(Some(&partner)), ("partner", "par_1"));
+        let merchant = Caller::Merchant { partner_id: "par_1".into(), merchant_id: "mer_2".into() };
+        assert_eq!(caller(Some(&merchant)), ("merchant", "mer_2"));
     }
 
     #[test]

@@ -4,7 +4,9 @@
 //! checks a request against the service's rules without a server or a database.
 //!
 //! `achd serve [--data DIR] [--listen ADDR] [--tls-cert PEM --tls-key PEM] [--sandbox]
-//! [--web DIR] [--outbox DIR]` runs the service over HTTPS.
+//! [--web DIR] [--outbox DIR] [--max-connections N] [--max-connections-per-client N]
+//! [--write-timeout SECONDS] [--connection-lifetime SECONDS]` runs the service over
+//! HTTPS.
 //!
 //! `achd nacha check FILE` reads a NACHA file with the engine's reader, validates
 //! it and prints a JSON summary.
@@ -12,17 +14,20 @@
 //! `achd demo [--on YYYY-MM-DD]` is a newcomer's tour of the whole service against
 //! a sandbox server.
 
+mod connections;
 mod demo;
 mod directory;
 mod http;
 mod logging;
 mod nacha;
+mod open_files;
 mod outbox;
 mod serve;
 mod shutdown;
 mod tls;
 mod validate;
 mod web;
+mod write_timeout;
 mod writer;
 
 use std::process::ExitCode;

@@ -4,7 +4,8 @@
 //! outbox (`--outbox`), the database, the outbox's exporter thread, the
 //! group-commit writer thread, the clock ticker (production) and the listener. Shutdown (SIGINT/SIGTERM): stop accepting, let every connection finish
 //! the request it is serving, let the writer drain its queue, close the database,
-//! exit 0.
+//! exit 0. Connections: see [`crate::connections`] for who is admitted and for
+//! how long.
 
 use std::convert::Infallible;
 use std::io::Write as _;
@@ -12,23 +13,24 @@ use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use ach_core::engine::{Engine, EngineOptions};
 use ach_core::secrets::{load_or_create_secret_file, ApiKey, KeyKind};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::{GracefulShutdown, Watcher};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{watch, Semaphore};
+use tokio::sync::watch;
 use tokio_rustls::TlsAcceptor;
 use tracing::{debug, error, info, warn};
 
+use crate::connections::{Admission, Limits};
 use crate::http::App;
 use crate::outbox::{Exporter, Outbox};
 use crate::shutdown::Signals;
-use crate::{directory, http, logging, tls, web, writer};
+use crate::write_timeout::WriteTimeout;
+use crate::{connections, directory, http, logging, open_files, tls, web, writer};
 
 /// Time to complete the TLS handshake after connecting.
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -39,8 +41,8 @@ pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long shutdown waits for requests in flight.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
-/// Open connections at most; more are closed at once.
-pub const MAX_CONNECTIONS: usize = 1024;
+/// One warning per this interval at most for a failing `accept`.
+const ACCEPT_WARNINGS: Duration = Duration::from_secs(10);
 /// How often production runs the cut-offs and settlements due.
 const TICK: Duration = Duration::from_secs(5);
 
@@ -88,6 +90,8 @@ pub struct Args {
     /// start.
     #[arg(long, value_name = "DIR")]
     outbox: Option<PathBuf>,
+    #[command(flatten)]
+    connections: connections::Args,
 }
 
 /// Run the server until a signal; exit 0 after a clean shutdown, 1 if it cannot
@@ -112,6 +116,9 @@ fn say(line: &str) {
 
 fn serve(args: Args) -> Result<(), String> {
     let listen = resolve(&args.listen)?;
+    let open_files = open_files::raise();
+    let limits = args.connections.limits(open_files);
+    say(&limits_line(&limits, open_files));
     create_data_dir(&args.data)?;
     let key_path = args.data.join("operator.key");
     let existed = key_path.exists();
@@ -164,7 +171,7 @@ fn serve(args: Args) -> Result<(), String> {
     let (writer, writer_thread) =
         writer::start(Arc::clone(&engine)).map_err(|e| format!("cannot start the writer thread: {e}"))?;
     let app = Arc::new(App { engine: Arc::clone(&engine), writer, site });
-    let served = runtime.block_on(listen_and_serve(app, listen, tls.config, args.sandbox));
+    let served = runtime.block_on(listen_and_serve(app, listen, tls.config, args.sandbox, limits));
     // Waits for the router's blocking reads still running; drops every task.
     drop(runtime);
     // Every sender is gone: the writer commits what is queued, answers, and stops.
@@ -183,6 +190,23 @@ fn serve(args: Args) -> Result<(), String> {
         Err(_) => warn!("the database is still referenced at exit"),
     }
     served
+}
+
+/// `connections: at most N (M per client address), open-file limit F (raised
+/// from S); write timeout W s, lifetime L s`.
+fn limits_line(limits: &Limits, open_files: Option<open_files::OpenFiles>) -> String {
+    let files = match open_files {
+        Some(f) if f.now > f.before => format!(", open-file limit {} (raised from {})", f.now, f.before),
+        Some(f) => format!(", open-file limit {}", f.now),
+        None => String::new(),
+    };
+    format!(
+        "connections: at most {} ({} per client address){files}; write timeout {} s, lifetime {} s",
+        limits.max,
+        limits.per_client,
+        limits.write_timeout.as_secs(),
+        limits.lifetime.as_secs()
+    )
 }
 
 /// The first address `ADDR` names (`127.0.0.1:8443`, `[::1]:0`, `localhost:8443`).
@@ -230,37 +254,45 @@ async fn listen_and_serve(
     listen: SocketAddr,
     config: Arc<rustls::ServerConfig>,
     sandbox: bool,
+    limits: Limits,
 ) -> Result<(), String> {
     // Signals first: a SIGTERM right after the "listening" line is a clean stop.
     let mut signals = Signals::install().map_err(|e| format!("cannot install signal handlers: {e}"))?;
     let listener = TcpListener::bind(listen).await.map_err(|e| format!("cannot listen on {listen}: {e}"))?;
     let local = listener.local_addr().map_err(|e| format!("cannot read the bound address: {e}"))?;
     let (stop_ticker, stopped) = watch::channel(false);
-    let ticker = (!sandbox).then(|| tokio::spawn(tick(Arc::clone(&app.engine), stopped)));
+    let ticker = (!sandbox).then(|| tokio::spawn(tick(Arc::clone(&app.engine), stopped.clone())));
     info!(address = %local, sandbox, "listening");
     say(&format!("listening on https://{local}"));
 
     let acceptor = TlsAcceptor::from(config);
-    let graceful = GracefulShutdown::new();
-    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let admission = Admission::new(limits);
+    let mut accept_warnings = logging::Throttle::new(ACCEPT_WARNINGS);
     let signal = loop {
         tokio::select! {
             signal = signals.next() => break signal,
             accepted = listener.accept() => match accepted {
                 Ok((tcp, peer)) => {
-                    let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
-                        debug!(%peer, "too many connections: closed");
-                        continue;
+                    let ticket = match admission.admit(peer.ip()) {
+                        Ok(ticket) => ticket,
+                        Err(refusal) => {
+                            debug!(%peer, "{refusal}: closed");
+                            continue;
+                        }
                     };
-                    let serving = connection(tcp, peer, acceptor.clone(), Arc::clone(&app), graceful.watcher());
+                    let stop = stopped.clone();
+                    let serving = connection(tcp, peer, acceptor.clone(), Arc::clone(&app), limits, stop);
                     tokio::spawn(async move {
                         serving.await;
-                        drop(slot);
+                        drop(ticket);
                     });
                 }
                 Err(e) => {
-                    // Out of file descriptors and the like: do not spin.
-                    warn!(error = %e, "accept failed");
+                    // Out of file descriptors and the like: do not spin, and
+                    // do not flood the log.
+                    if let Some(suppressed) = accept_warnings.admit(Instant::now()) {
+                        warn!(error = %e, suppressed, "accept failed");
+                    }
                     tokio::time::sleep(Duration::from_millis(100)).await;
                 }
             },
@@ -270,7 +302,7 @@ async fn listen_and_serve(
     drop(listener);
     let _ = stop_ticker.send(true);
     tokio::select! {
-        finished = tokio::time::timeout(SHUTDOWN_GRACE, graceful.shutdown()) => {
+        finished = tokio::time::timeout(SHUTDOWN_GRACE, admission.all_closed()) => {
             if finished.is_err() {
                 warn!("requests still in flight after {} s: closing them", SHUTDOWN_GRACE.as_secs());
             }
@@ -285,15 +317,18 @@ async fn listen_and_serve(
 }
 
 /// One connection: the TLS handshake, then HTTP/1.1 serving `app` until the client
-/// leaves, a timeout, or graceful shutdown.
+/// leaves, a timeout, the end of its lifetime, or graceful shutdown (`stop`).
 async fn connection(
     tcp: TcpStream,
     peer: SocketAddr,
     acceptor: TlsAcceptor,
     app: Arc<App>,
-    watcher: Watcher,
+    limits: Limits,
+    mut stop: watch::Receiver<bool>,
 ) {
+    let end_of_life = tokio::time::Instant::now() + limits.lifetime;
     let _ = tcp.set_nodelay(true);
+    let tcp = WriteTimeout::new(tcp, limits.write_timeout);
     let stream = match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(tcp)).await {
         Ok(Ok(stream)) => stream,
         Ok(Err(e)) => {
@@ -307,14 +342,40 @@ async fn connection(
     };
     let service = service_fn(move |request| {
         let app = Arc::clone(&app);
-        async move { Ok::<_, Infallible>(http::handle(app, request).await) }
+        async move { Ok::<_, Infallible>(http::handle(app, peer, request).await) }
     });
     let mut builder = http1::Builder::new();
     builder.timer(TokioTimer::new()).header_read_timeout(HEADER_READ_TIMEOUT);
     let conn = builder.serve_connection(TokioIo::new(stream), service);
-    if let Err(e) = watcher.watch(conn).await {
-        debug!(%peer, error = %e, "connection closed with an error");
+    tokio::pin!(conn);
+    // Until the connection ends, its lifetime is over, or the server stops.
+    let grace = tokio::select! {
+        ended = conn.as_mut() => {
+            if let Err(e) = ended {
+                debug!(%peer, error = %e, cause = %root_cause(&e), "connection closed with an error");
+            }
+            return;
+        }
+        () = tokio::time::sleep_until(end_of_life) => limits.write_timeout,
+        _ = stop.wait_for(|stop| *stop) => SHUTDOWN_GRACE,
+    };
+    // Idle: closed now; busy: the request in flight is answered (with
+    // `Connection: close`) within the grace, else the connection is dropped.
+    conn.as_mut().graceful_shutdown();
+    match tokio::time::timeout(grace, conn).await {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => debug!(%peer, error = %e, cause = %root_cause(&e), "connection closed with an error"),
+        Err(_) => debug!(%peer, "connection still busy after its grace: closed"),
     }
+}
+
+/// The innermost error under `e` (hyper's own says only which step failed).
+fn root_cause<'e>(e: &'e (dyn std::error::Error + 'static)) -> &'e (dyn std::error::Error + 'static) {
+    let mut cause = e;
+    while let Some(next) = cause.source() {
+        cause = next;
+    }
+    cause
 }
 
 /// Production: run the cut-offs and settlements due by the wall clock every few

@@ -62,15 +62,26 @@ struct Server {
     tls: TlsConnector,
     /// Every answer's body, for the scan for secrets.
     answers: std::sync::Mutex<Vec<u8>>,
+    /// The lines printed on standard output.
+    said: Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl Server {
     fn start(data: &Path) -> Server {
+        Server::start_with(data, "", &[])
+    }
+
+    /// Started by a shell that first runs `setup` (`ulimit -n 64 &&`), with more
+    /// flags.
+    fn start_with(data: &Path, setup: &str, flags: &[&str]) -> Server {
         let log = data.with_extension("log");
-        let script = r#"umask 000 && exec "$0" serve --sandbox --sandbox-start 2026-11-23T10:00:00-05:00 --data "$1" --listen 127.0.0.1:0"#;
+        let script = format!(
+            r#"umask 000 && {setup} exec "$0" serve --sandbox --sandbox-start 2026-11-23T10:00:00-05:00 --listen 127.0.0.1:0 --data "$@""#
+        );
         let mut child = Command::new("sh")
-            .args(["-c", script, env!("CARGO_BIN_EXE_achd")])
+            .args(["-c", &script, env!("CARGO_BIN_EXE_achd")])
             .arg(data)
+            .args(flags)
             .env("ACHD_LOG", "debug")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -79,12 +90,15 @@ impl Server {
             .unwrap();
         let (lines, found) = mpsc::channel();
         let stdout = child.stdout.take().unwrap();
+        let said = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let kept = Arc::clone(&said);
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
                 if let Some(addr) = line.strip_prefix("listening on https://") {
                     let _ = lines.send(addr.to_owned());
                 }
+                kept.lock().unwrap().push(line);
             }
         });
         let addr = found.recv_timeout(Duration::from_secs(30)).unwrap_or_else(|_| {
@@ -102,7 +116,7 @@ impl Server {
             .with_no_client_auth();
         let tls = TlsConnector::from(Arc::new(config));
         let answers = std::sync::Mutex::default();
-        Server { child, addr: addr.parse().unwrap(), data: data.to_owned(), log, tls, answers }
+        Server { child, addr: addr.parse().unwrap(), data: data.to_owned(), log, tls, answers, said }
     }
 
     fn log(&self) -> String {
@@ -956,6 +970,9 @@ async fn a_partner_reaches_no_other_partners_data_and_no_secret_is_kept_in_clear
     let database = std::fs::read(dir.0.join("ach.redb")).unwrap();
     let log = s.log();
     assert!(log.contains("status=201"), "the log has request lines");
+    // Each names its caller by kind and id (never by key).
+    assert!(log.contains(&format!(r#"caller="partner" caller_id="{}""#, a.id)), "a partner's request");
+    assert!(log.contains(r#"caller="operator" caller_id="-""#), "an operator's request");
     assert!(
         contains(&database, a.id.as_bytes()) && contains(&database, b.pending.as_bytes()),
         "a readable scan"
@@ -976,5 +993,209 @@ async fn a_partner_reaches_no_other_partners_data_and_no_secret_is_kept_in_clear
             assert!(!log.contains(&form), "{form} is in the log");
             assert!(!contains(&answers, form.as_bytes()), "{form} is in an answer");
         }
+    }
+}
+
+// Slow readers: connections that send requests and never read the answers.
+
+/// The normal client's address: loopback, but not the attackers' 127.0.0.1.
+const ELSEWHERE: [u8; 4] = [127, 0, 0, 2];
+
+impl Server {
+    /// A TLS connection from `from` (a loopback address), or the error that
+    /// ended the TCP connect or the TLS handshake.
+    async fn connect_from(
+        &self,
+        from: [u8; 4],
+    ) -> std::io::Result<tokio_rustls::client::TlsStream<TcpStream>> {
+        let socket = tokio::net::TcpSocket::new_v4()?;
+        socket.bind(SocketAddr::from((from, 0)))?;
+        let tcp = socket.connect(self.addr).await?;
+        self.tls.connect(ServerName::IpAddress(self.addr.ip().into()), tcp).await
+    }
+
+    /// A connection from 127.0.0.1 that sends `GET /openapi.json` (134 KB
+    /// answers, no key needed) over and over and never reads; `None` if it was
+    /// refused or not served within `patience`. The task ends when a write fails.
+    async fn non_reader(&self, patience: Duration) -> Option<tokio::task::JoinHandle<std::io::Error>> {
+        let mut stream =
+            tokio::time::timeout(patience, self.connect_from([127, 0, 0, 1])).await.ok()?.ok()?;
+        let requests = b"GET /openapi.json HTTP/1.1\r\nhost: achd\r\n\r\n".repeat(500);
+        Some(tokio::spawn(async move {
+            loop {
+                if let Err(e) = stream.write_all(&requests).await {
+                    return e;
+                }
+            }
+        }))
+    }
+
+    /// `GET /` from `from` with `Connection: close`, answered whole within a
+    /// second (else `None`).
+    async fn quick_answer(&self, from: [u8; 4]) -> Option<Raw> {
+        let asked = async {
+            let mut stream = self.connect_from(from).await.ok()?;
+            let request = format!("GET / HTTP/1.1\r\nhost: {}\r\nconnection: close\r\n\r\n", self.addr);
+            stream.write_all(request.as_bytes()).await.ok()?;
+            let mut bytes = Vec::new();
+            let _ = stream.read_to_end(&mut bytes).await;
+            Some(Raw::parse(&bytes))
+        };
+        tokio::time::timeout(Duration::from_secs(1), asked).await.ok().flatten()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn clients_that_never_read_lock_no_one_else_out() {
+    let dir = TempDir::new();
+    // As the review ran it: 64 open files at most, and the server cannot raise
+    // that (the hard limit is 64 too).
+    let mut s = Server::start_with(&dir.0, "ulimit -n 64 &&", &[]);
+    let attackers =
+        futures_join_all((0..80).map(|_| s.non_reader(Duration::from_secs(3)))).await.into_iter().flatten();
+    let attackers: Vec<_> = attackers.collect();
+    for round in 0..3 {
+        let answer = s.quick_answer(ELSEWHERE).await;
+        let answer = answer.unwrap_or_else(|| {
+            panic!(
+                "round {round}: no answer within a second while {} connections never read",
+                attackers.len()
+            )
+        });
+        assert_eq!(answer.status, 200, "round {round}: {}", answer.head);
+    }
+    assert!(attackers.len() < 80, "every non-reading connection was admitted");
+    assert!(attackers.iter().all(|a| !a.is_finished()), "the server gave up on the admitted ones early");
+    assert!(s.alive(), "log: {}", s.log());
+    let said = s.said.lock().unwrap().join("\n");
+    assert!(said.contains("connections: at most 32 (8 per client address), open-file limit 64"), "{said}");
+    let log = s.log();
+    assert!(log.contains("client=127.0.0.2:") && log.contains(r#"caller="none""#), "{log}");
+    for attacker in attackers {
+        attacker.abort();
+    }
+}
+
+/// Run every future at once; their outputs, in the order they finish.
+async fn futures_join_all<F: std::future::Future>(futures: impl Iterator<Item = F>) -> Vec<F::Output> {
+    let mut outputs = Vec::new();
+    let futures: Vec<_> = futures.map(Box::pin).collect();
+    let mut pending: Vec<_> = futures.into_iter().map(Some).collect();
+    std::future::poll_fn(|cx| {
+        let mut done = true;
+        for slot in &mut pending {
+            if let Some(future) = slot {
+                match future.as_mut().poll(cx) {
+                    std::task::Poll::Ready(output) => {
+                        outputs.push(output);
+                        *slot = None;
+                    }
+                    std::task::Poll::Pending => done = false,
+                }
+            }
+        }
+        if done {
+            std::task::Poll::Ready(())
+        } else {
+            std::task::Poll::Pending
+        }
+    })
+    .await;
+    outputs
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_answer_no_one_reads_closes_its_connection_after_the_write_timeout() {
+    let dir = TempDir::new();
+    let s = Server::start_with(&dir.0, "", &["--write-timeout", "1", "--max-connections-per-client", "1"]);
+    let started = std::time::Instant::now();
+    let attacker = s.non_reader(Duration::from_secs(5)).await.expect("admitted");
+    assert!(s.quick_answer([127, 0, 0, 1]).await.is_none(), "its one connection is taken");
+    let failed = tokio::time::timeout(Duration::from_secs(20), attacker).await;
+    let failed = failed.expect("still held after 20 s").unwrap();
+    let held = started.elapsed();
+    assert!(held >= Duration::from_secs(1), "closed after {held:?}: {failed}");
+    assert!(s.log().contains("the client took nothing for 1 s"), "log: {}", s.log());
+    // Its place is free again.
+    let answer = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            if let Some(answer) = s.quick_answer([127, 0, 0, 1]).await {
+                return answer;
+            }
+        }
+    });
+    assert_eq!(answer.await.expect("served again").status, 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_connection_is_closed_at_the_end_of_its_lifetime() {
+    let dir = TempDir::new();
+    let s = Server::start_with(&dir.0, "", &["--connection-lifetime", "1", "--write-timeout", "1"]);
+    // A busy keep-alive client: answered until its lifetime, then told to go.
+    let started = std::time::Instant::now();
+    let mut stream = s.connect_from([127, 0, 0, 1]).await.unwrap();
+    let keep_alive = async {
+        let mut answers = 0;
+        loop {
+            let request = format!("GET / HTTP/1.1\r\nhost: {}\r\n\r\n", s.addr);
+            if stream.write_all(request.as_bytes()).await.is_err() {
+                return answers;
+            }
+            let mut bytes = Vec::new();
+            let mut buf = vec![0; 16 * 1024];
+            while !complete(&bytes) {
+                match stream.read(&mut buf).await {
+                    Ok(0) | Err(_) => return answers,
+                    Ok(n) => bytes.extend_from_slice(&buf[..n]),
+                }
+            }
+            answers += 1;
+            if Raw::parse(&bytes).head.to_ascii_lowercase().contains("connection: close") {
+                return answers;
+            }
+        }
+    };
+    let answers = tokio::time::timeout(Duration::from_secs(10), keep_alive).await.expect("open after 10 s");
+    assert!(answers > 0 && started.elapsed() >= Duration::from_secs(1), "{answers} answers");
+
+    // A request whose body never ends: not answered (its body may take 30 s),
+    // so the connection is dropped once the grace after its lifetime is over.
+    let started = std::time::Instant::now();
+    let stream = s.connect_from([127, 0, 0, 1]).await.unwrap();
+    let (mut reader, mut writer) = tokio::io::split(stream);
+    let trickle = tokio::spawn(async move {
+        let head = "POST /transactions HTTP/1.1\r\nhost: achd\r\ncontent-length: 100000\r\n\r\n{";
+        let _ = writer.write_all(head.as_bytes()).await;
+        loop {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            if writer.write_all(b" ").await.is_err() {
+                return;
+            }
+        }
+    });
+    let mut rest = Vec::new();
+    let closed = tokio::time::timeout(Duration::from_secs(10), reader.read_to_end(&mut rest)).await;
+    trickle.abort();
+    assert!(closed.is_ok(), "open after 10 s");
+    assert!(started.elapsed() >= Duration::from_secs(1), "closed after {:?}", started.elapsed());
+    assert!(rest.is_empty(), "no answer: {}", String::from_utf8_lossy(&rest));
+    assert!(s.log().contains("connection still busy after its grace: closed"), "log: {}", s.log());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_open_file_limit_is_raised_to_the_hard_limit() {
+    let dir = TempDir::new();
+    let s = Server::start_with(&dir.0, "ulimit -S -n 256 &&", &[]);
+    let said = s.said.lock().unwrap().join("\n");
+    let hard: u64 = std::fs::read_to_string("/proc/self/limits")
+        .ok()
+        .and_then(|l| {
+            l.lines().find(|l| l.starts_with("Max open files"))?.split_whitespace().nth(4)?.parse().ok()
+        })
+        .unwrap_or(0);
+    if hard > 256 {
+        assert!(said.contains(&format!("open-file limit {} (raised from 256)", hard.min(1 << 20))), "{said}");
+    } else {
+        assert!(said.contains("open-file limit 256;"), "{said}");
     }
 }

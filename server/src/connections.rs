@@ -1,0 +1,243 @@
+//! Which connections `achd serve` admits and how long it keeps them: a cap on
+//! open connections (derived from the open-file limit), a cap per client
+//! address, the write timeout and the lifetime of a connection.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+use crate::open_files::OpenFiles;
+
+/// Connections at most by default, however many files may be open: each
+/// connection that does not read its answer holds its buffers (a few hundred
+/// kilobytes) until the write timeout.
+pub const DEFAULT_MAX: usize = 4096;
+/// Connections at most from one client address by default (and at most a
+/// quarter of the connection cap).
+pub const DEFAULT_PER_CLIENT: usize = 100;
+
+/// The connection flags of `achd serve`.
+#[derive(clap::Args)]
+#[group(id = "connections")]
+pub struct Args {
+    /// Open connections at most; more are closed at once. Default: the
+    /// open-file limit (raised to its hard limit at start) less a reserve for
+    /// the database and other files (an eighth, at least 32), at most 4096.
+    /// Never more than that reserve allows.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    max_connections: Option<u32>,
+    /// Open connections at most from one client address (an IPv6 client: its
+    /// /64); more are closed at once. Default: a quarter of the connection cap,
+    /// at most 100. Behind a reverse proxy every connection comes from the
+    /// proxy: set it to the connection cap.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    max_connections_per_client: Option<u32>,
+    /// Close a connection whose answer could not be sent for this long (the
+    /// client does not read it).
+    #[arg(long, value_name = "SECONDS", default_value_t = 30,
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    write_timeout: u64,
+    /// A connection open this long answers the request in flight and is
+    /// closed; one still busy the write timeout later is closed anyway.
+    #[arg(long, value_name = "SECONDS", default_value_t = 300,
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    connection_lifetime: u64,
+}
+
+/// The limits in force.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Open connections at most.
+    pub max: usize,
+    /// Open connections at most per client address.
+    pub per_client: usize,
+    /// How long a write may make no progress.
+    pub write_timeout: Duration,
+    /// How long a connection lives.
+    pub lifetime: Duration,
+}
+
+impl Args {
+    /// The limits, given the open-file limit (`None`: unknown).
+    pub fn limits(&self, open_files: Option<OpenFiles>) -> Limits {
+        let allowed = open_files.map_or(DEFAULT_MAX, |files| usable(files.now));
+        let max = self.max_connections.map_or(allowed.min(DEFAULT_MAX), |n| n as usize).min(allowed).max(1);
+        let per_client =
+            self.max_connections_per_client.map_or((max / 4).clamp(1, DEFAULT_PER_CLIENT), |n| n as usize);
+        Limits {
+            max,
+            per_client,
+            write_timeout: Duration::from_secs(self.write_timeout),
+            lifetime: Duration::from_secs(self.connection_lifetime),
+        }
+    }
+}
+
+/// Connections the open-file limit leaves room for: the limit less a reserve
+/// (the database, standard streams, the runtime's own, files being written).
+fn usable(open_files: u64) -> usize {
+    let reserve = (open_files / 8).max(32);
+    usize::try_from(open_files.saturating_sub(reserve)).unwrap_or(usize::MAX)
+}
+
+/// Who a connection counts against: an IPv4 address, or an IPv6 /64 (one
+/// host usually holds a whole /64).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Client {
+    V4(u32),
+    V6(u64),
+}
+
+impl Client {
+    fn of(ip: IpAddr) -> Client {
+        match ip {
+            IpAddr::V4(v4) => Client::V4(v4.into()),
+            IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+                Some(v4) => Client::V4(v4.into()),
+                None => Client::V6((u128::from(v6) >> 64) as u64),
+            },
+        }
+    }
+}
+
+/// Why a connection was closed at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// The connection cap is reached.
+    Full,
+    /// This client address holds its share.
+    ClientFull,
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Refusal::Full => "too many connections",
+            Refusal::ClientFull => "too many connections from this client",
+        })
+    }
+}
+
+/// The open connections, counted in all and per client.
+pub struct Admission {
+    slots: Arc<Semaphore>,
+    limits: Limits,
+    open: Mutex<HashMap<Client, usize>>,
+}
+
+/// An admitted connection's place; dropping it frees the place.
+pub struct Ticket {
+    admission: Arc<Admission>,
+    client: Client,
+    _slot: OwnedSemaphorePermit,
+}
+
+impl Admission {
+    /// No connection open yet.
+    pub fn new(limits: Limits) -> Arc<Admission> {
+        Arc::new(Admission { slots: Arc::new(Semaphore::new(limits.max)), limits, open: Mutex::default() })
+    }
+
+    /// Admit a connection from `ip`, or say why not.
+    pub fn admit(self: &Arc<Self>, ip: IpAddr) -> Result<Ticket, Refusal> {
+        let client = Client::of(ip);
+        let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
+        let count = open.entry(client).or_insert(0);
+        if *count >= self.limits.per_client {
+            return Err(Refusal::ClientFull);
+        }
+        let Ok(slot) = Arc::clone(&self.slots).try_acquire_owned() else {
+            if *count == 0 {
+                open.remove(&client);
+            }
+            return Err(Refusal::Full);
+        };
+        *count += 1;
+        Ok(Ticket { admission: Arc::clone(self), client, _slot: slot })
+    }
+
+    /// Wait until every connection is closed.
+    pub async fn all_closed(&self) {
+        let all = u32::try_from(self.limits.max).unwrap_or(u32::MAX);
+        let _ = self.slots.acquire_many(all).await;
+    }
+}
+
+impl Drop for Ticket {
+    fn drop(&mut self) {
+        let mut open = self.admission.open.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(count) = open.get_mut(&self.client) {
+            *count -= 1;
+            if *count == 0 {
+                open.remove(&self.client);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    fn limits(flags: &[&str], files: Option<u64>) -> Limits {
+        let cli = Cli::try_parse_from(std::iter::once("achd").chain(flags.iter().copied())).unwrap();
+        cli.args.limits(files.map(|now| OpenFiles { before: now, now }))
+    }
+
+    #[test]
+    fn the_caps_follow_the_open_file_limit() {
+        let l = limits(&[], Some(1_048_576));
+        assert_eq!((l.max, l.per_client), (4096, 100));
+        assert_eq!((l.write_timeout.as_secs(), l.lifetime.as_secs()), (30, 300));
+        assert_eq!(limits(&[], Some(1024)).max, 896, "systemd's soft limit when it cannot be raised");
+        let l = limits(&[], Some(64));
+        assert_eq!((l.max, l.per_client), (32, 8));
+        assert_eq!(limits(&["--max-connections", "100000"], Some(2048)).max, 1792, "never past the files");
+        assert_eq!(limits(&["--max-connections", "10"], Some(2048)).per_client, 2);
+        assert_eq!(limits(&[], Some(10)).max, 1);
+        assert_eq!(limits(&[], None).max, 4096);
+        let l = limits(&["--max-connections-per-client", "5000", "--write-timeout", "1"], Some(1024));
+        assert_eq!((l.per_client, l.write_timeout), (5000, Duration::from_secs(1)));
+        assert!(Cli::try_parse_from(["achd", "--write-timeout", "0"]).is_err());
+        assert!(Cli::try_parse_from(["achd", "--max-connections-per-client", "0"]).is_err());
+    }
+
+    fn ip(text: &str) -> IpAddr {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn each_client_gets_its_share_and_no_more() {
+        let admission = Admission::new(Limits {
+            max: 5,
+            per_client: 2,
+            write_timeout: Duration::from_secs(1),
+            lifetime: Duration::from_secs(1),
+        });
+        let a1 = admission.admit(ip("10.0.0.1")).unwrap();
+        let a2 = admission.admit(ip("::ffff:10.0.0.1")).unwrap();
+        assert_eq!(admission.admit(ip("10.0.0.1")).err(), Some(Refusal::ClientFull));
+        let b1 = admission.admit(ip("2001:db8::1")).unwrap();
+        let b2 = admission.admit(ip("2001:db8::ffff:2")).unwrap();
+        assert_eq!(admission.admit(ip("2001:db8::3")).err(), Some(Refusal::ClientFull), "the same /64");
+        let c = admission.admit(ip("2001:db8:0:1::1")).unwrap();
+        assert_eq!(admission.admit(ip("10.0.0.2")).err(), Some(Refusal::Full));
+        assert_eq!(admission.open.lock().unwrap().len(), 3, "a refused client leaves no entry");
+        drop(a1);
+        let _again = admission.admit(ip("10.0.0.1")).unwrap();
+        drop((a2, b1, b2, c));
+        assert_eq!(admission.open.lock().unwrap().len(), 1);
+    }
+}
