@@ -16,6 +16,9 @@ mod failure;
 mod feeds;
 mod host_options;
 mod idempotency;
+mod images;
+#[cfg(test)]
+mod images_tests;
 mod ops;
 mod origination;
 mod originator;
@@ -40,6 +43,7 @@ pub use bank_files::Ingested;
 pub use failure::Failure;
 pub use feeds::{EventsPage, StatusPage, NOTICE_EVENT_TYPE, PAGE_LIMIT};
 pub use host_options::{HostOptions, OptionNames, OptionsError, MAX_OPERATOR_KEY};
+pub use images::{CheckSide, RETENTION_MONTHS};
 pub use ops::{Caller, Operation, Outcome};
 pub use origination::{HeldEntry, OriginationFile};
 pub use prepare::Prepared;
@@ -193,17 +197,23 @@ impl Engine {
             Some(k) => k.clone(),
             None => EncryptionKey::load_or_create(&key_file_for(path))?,
         };
-        Engine::start(store, key, options)
+        Engine::start(store, key, options, Some(path))
     }
 
     /// A database in memory (redb's in-memory backend): nothing survives the engine.
     pub fn in_memory(options: EngineOptions) -> Result<Engine, OpenError> {
         let key = options.encryption_key.clone().unwrap_or_else(EncryptionKey::generate);
         let store = Store::in_memory()?;
-        Engine::start(store, key, options)
+        Engine::start(store, key, options, None)
     }
 
-    fn start(store: Store, key: EncryptionKey, options: EngineOptions) -> Result<Engine, OpenError> {
+    /// The engine over `store`; `file`: its database file, if it has one.
+    fn start(
+        store: Store,
+        key: EncryptionKey,
+        options: EngineOptions,
+        file: Option<&Path>,
+    ) -> Result<Engine, OpenError> {
         let fingerprints = Fingerprinter::new(key.as_bytes());
         let key_check = fingerprints.digest(&[b"encryption-key-check"]);
         let (secret, directory_text, clock_at, key_ok) = store.write(|w| -> Result<_, StorageError> {
@@ -230,6 +240,17 @@ impl Engine {
         if !key_ok {
             return Err(OpenError::WrongKey);
         }
+        // Images an earlier build stored in clear are sealed in place; their
+        // copies in clear stay in the file's freed pages until it is rewritten.
+        let rewrite = images::seal_on_open(&store, &Cipher::new(key.as_bytes()))?;
+        let store = match file {
+            Some(path) if rewrite => {
+                let store = store.rewrite(path)?;
+                store.write(images::rewritten)?;
+                store
+            }
+            _ => store,
+        };
         let directory = match directory_text {
             None => RoutingDirectory::embedded(),
             Some(bytes) => {
@@ -430,9 +451,12 @@ impl Engine {
             let mut log = Vec::new();
             let (progress, done) = self.store.write(|w| {
                 let mut cx = Cx::new(w, now, self, &mut window, &mut log);
-                let step = schedule::catch_up(&mut cx, now, Some(schedule::CHUNK))?;
+                let (step, mut done) = schedule::catch_up(&mut cx, now, Some(schedule::CHUNK))?;
+                if done {
+                    done = images::expire(&mut cx, now, schedule::CHUNK)?;
+                }
                 cx.finish()?;
-                Ok::<_, StorageError>(step)
+                Ok::<_, StorageError>((step, done))
             })?;
             total.originated += progress.originated;
             total.settled += progress.settled;
@@ -469,6 +493,16 @@ impl Engine {
     /// One origination file and its bytes (`None`: no such file).
     pub fn origination_file(&self, id: &str) -> Result<Option<(OriginationFile, Vec<u8>)>, Failure> {
         Ok(self.store.read(|r| origination::get(r, &self.cipher, id))?)
+    }
+
+    /// A transaction's check image (BOC, POP, ICL) as submitted (base64), unsealed:
+    /// for the host (for example to present an image cash letter); no API route
+    /// answers images. `None`: no such transaction, no image, or its retention
+    /// ended ([`RETENTION_MONTHS`] after settlement; a void deletes them at once).
+    pub fn check_image(&self, transaction_id: &str, side: CheckSide) -> Result<Option<String>, Failure> {
+        let key = keys::image(transaction_id, side.as_str());
+        let Some(stored) = self.store.read(|r| r.get_raw(Table::Images, &key))? else { return Ok(None) };
+        Ok(Some(images::open(&self.cipher, transaction_id, side, &stored)?))
     }
 
     /// The account number of a stored account, unsealed.
