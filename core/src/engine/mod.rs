@@ -557,8 +557,9 @@ pub(crate) struct Cx<'a, 'tx> {
     pub usage: usage::Counters,
     /// The sandbox clock's new instant, set on the clock once the commit succeeds.
     pub clock_to: Option<DateTime<Utc>>,
-    /// The stamp of the newest transaction id (read from the table on first use).
-    last_txn: Option<Option<crate::ids::TxnStamp>>,
+    /// The stamp and id of the newest transaction this write transaction made
+    /// for each partner, written back by [`Cx::finish`].
+    last_txn: HashMap<String, (crate::ids::TxnStamp, String)>,
     /// The duplicate window (locked by the engine for this transaction).
     pub window: &'a mut window::Window,
     /// The window's changes, undone if the transaction does not commit.
@@ -582,23 +583,33 @@ impl<'a, 'tx> Cx<'a, 'tx> {
             seqs: HashMap::new(),
             usage: usage::Counters::default(),
             clock_to: None,
-            last_txn: None,
+            last_txn: HashMap::new(),
         }
     }
 
-    /// A new transaction id that sorts after every stored one
-    /// ([`crate::ids::generate_transaction_after`]): creates append to the
-    /// transactions table and the pending index.
-    pub fn new_transaction_id(&mut self) -> Result<String, StorageError> {
-        let prev = match self.last_txn {
-            Some(prev) => prev,
+    /// A new transaction id of `partner_id` that sorts after each of the
+    /// partner's ids ([`crate::ids::generate_transaction_after`] the partner's
+    /// newest): its sequence number counts the partner's own creates in the
+    /// millisecond, never another's. A partner with none stored yet (new, or
+    /// with ids from before per-partner stamps) starts past the millisecond of
+    /// the newest id stored, so its ids still sort after its older ones.
+    pub fn new_transaction_id(&mut self, partner_id: &str) -> Result<String, StorageError> {
+        let prev = match self.last_txn.get(partner_id) {
+            Some((stamp, _)) => *stamp,
             None => {
-                let last = self.w.last_key(Table::Transactions, &[], &[u8::MAX])?;
-                last.and_then(|k| std::str::from_utf8(&k).ok().and_then(crate::ids::TxnStamp::of))
+                let stored = self.w.get_raw(Table::Meta, &keys::last_transaction(partner_id))?;
+                match stored.and_then(|id| stamp_of(&id)) {
+                    Some(stamp) => stamp,
+                    None => {
+                        let last = self.w.last_key(Table::Transactions, &[], &[u8::MAX])?;
+                        let newest = last.and_then(|k| stamp_of(&k));
+                        newest.map_or(crate::ids::TxnStamp::ZERO, crate::ids::TxnStamp::end_of_millisecond)
+                    }
+                }
             }
         };
-        let (id, stamp) = crate::ids::generate_transaction_after(prev, self.now);
-        self.last_txn = Some(Some(stamp));
+        let (id, stamp) = crate::ids::generate_transaction_after(Some(prev), self.now);
+        self.last_txn.insert(partner_id.to_owned(), (stamp, id.clone()));
         Ok(id)
     }
 
@@ -606,8 +617,16 @@ impl<'a, 'tx> Cx<'a, 'tx> {
     /// once, after the last operation, before the commit.
     fn finish(self) -> Result<Option<DateTime<Utc>>, StorageError> {
         self.usage.write_back(self.w)?;
+        for (partner_id, (_, id)) in &self.last_txn {
+            self.w.put_raw(Table::Meta, &keys::last_transaction(partner_id), id.as_bytes())?;
+        }
         Ok(self.clock_to)
     }
+}
+
+/// The stamp of a stored transaction id.
+fn stamp_of(id: &[u8]) -> Option<crate::ids::TxnStamp> {
+    std::str::from_utf8(id).ok().and_then(crate::ids::TxnStamp::of)
 }
 
 /// What applying an operation did.

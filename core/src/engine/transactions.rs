@@ -34,7 +34,7 @@ pub(crate) fn create(
     if !merchant.classes.contains(&class) {
         return Err(refuse(format!("the merchant is not set up for {} entries", class.as_str())));
     }
-    let id = cx.new_transaction_id()?;
+    let id = cx.new_transaction_id(partner_id)?;
     let (account, customer_id) = match &t.customer {
         CustomerRef::Token { id: token } => {
             (customers::resolve(cx, partner_id, merchant.id.as_str(), token.as_str())?, Some(token.0.clone()))
@@ -176,7 +176,7 @@ pub(crate) fn reverse(cx: &mut Cx<'_, '_>, partner_id: &str, id: &str) -> Result
     if let Some(settled) = original.settlement_date {
         lifecycle::can_reverse_by(original.direction, settled, cutoff_date).map_err(Failure::from)?;
     }
-    let rid = cx.new_transaction_id()?;
+    let rid = cx.new_transaction_id(partner_id)?;
     let mut description = format!("Reversal of {}", original.id);
     description.truncate(crate::validation::transaction::MAX_DESCRIPTION);
     let mut record = original.clone();
