@@ -93,6 +93,15 @@ pub struct TxnStamp {
 }
 
 impl TxnStamp {
+    /// The stamp before every id's (the epoch's millisecond, sequence 0).
+    pub const ZERO: TxnStamp = TxnStamp { ms: 0, seq: 0 };
+
+    /// The last stamp of this stamp's millisecond: the next id after it takes a
+    /// later millisecond with sequence 0, whatever count this one carried.
+    pub const fn end_of_millisecond(self) -> TxnStamp {
+        TxnStamp { ms: self.ms, seq: SEQUENCES - 1 }
+    }
+
     /// The stamp of a transaction id (`None` if `id` is not one).
     pub fn of(id: &str) -> Option<TxnStamp> {
         if !is_valid(IdKind::Transaction, id) {
@@ -289,6 +298,27 @@ mod tests {
         let (next, _) = generate_transaction_after(TxnStamp::of(old), chrono::DateTime::UNIX_EPOCH);
         assert!(next.as_str() > old, "{next}");
         assert_eq!(TxnStamp::of("cus_0Ab3xYz9QQQrandomtail1"), None);
+    }
+
+    #[test]
+    fn the_end_of_a_millisecond_carries_no_count() {
+        let t0 = chrono::DateTime::from_timestamp(1_795_446_000, 0).unwrap_or_default();
+        let ms = 1_795_446_000_000;
+        for seq in [0, 517, SEQUENCES - 1] {
+            let newest = TxnStamp { ms, seq };
+            // The clock stands at the newest id's millisecond: the next one, sequence 0.
+            assert_eq!(
+                TxnStamp::next(Some(newest.end_of_millisecond()), t0),
+                TxnStamp { ms: ms + 1, seq: 0 }
+            );
+            // The clock is ahead: its own millisecond, sequence 0.
+            let later = t0 + chrono::Duration::seconds(1);
+            assert_eq!(
+                TxnStamp::next(Some(newest.end_of_millisecond()), later),
+                TxnStamp { ms: ms + 1000, seq: 0 }
+            );
+        }
+        assert_eq!(TxnStamp::next(Some(TxnStamp::ZERO), t0), TxnStamp { ms, seq: 0 });
     }
 
     fn later(t0: chrono::DateTime<chrono::Utc>) -> chrono::DateTime<chrono::Utc> {

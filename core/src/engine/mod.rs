@@ -16,6 +16,9 @@ mod failure;
 mod feeds;
 mod host_options;
 mod idempotency;
+mod images;
+#[cfg(test)]
+mod images_tests;
 mod merchant_settings;
 mod ops;
 mod origination;
@@ -41,6 +44,7 @@ pub use bank_files::Ingested;
 pub use failure::Failure;
 pub use feeds::{EventsPage, StatusPage, NOTICE_EVENT_TYPE, PAGE_LIMIT};
 pub use host_options::{HostOptions, OptionNames, OptionsError, MAX_OPERATOR_KEY};
+pub use images::{CheckSide, RETENTION_MONTHS};
 pub use merchant_settings::{MerchantSettings, DEFAULT_DESCRIPTION, RESERVED_DESCRIPTIONS};
 pub use ops::{Caller, Operation, Outcome};
 pub use origination::{HeldEntry, OriginationFile};
@@ -195,17 +199,23 @@ impl Engine {
             Some(k) => k.clone(),
             None => EncryptionKey::load_or_create(&key_file_for(path))?,
         };
-        Engine::start(store, key, options)
+        Engine::start(store, key, options, Some(path))
     }
 
     /// A database in memory (redb's in-memory backend): nothing survives the engine.
     pub fn in_memory(options: EngineOptions) -> Result<Engine, OpenError> {
         let key = options.encryption_key.clone().unwrap_or_else(EncryptionKey::generate);
         let store = Store::in_memory()?;
-        Engine::start(store, key, options)
+        Engine::start(store, key, options, None)
     }
 
-    fn start(store: Store, key: EncryptionKey, options: EngineOptions) -> Result<Engine, OpenError> {
+    /// The engine over `store`; `file`: its database file, if it has one.
+    fn start(
+        store: Store,
+        key: EncryptionKey,
+        options: EngineOptions,
+        file: Option<&Path>,
+    ) -> Result<Engine, OpenError> {
         let fingerprints = Fingerprinter::new(key.as_bytes());
         let key_check = fingerprints.digest(&[b"encryption-key-check"]);
         let (secret, directory_text, clock_at, key_ok) = store.write(|w| -> Result<_, StorageError> {
@@ -232,6 +242,17 @@ impl Engine {
         if !key_ok {
             return Err(OpenError::WrongKey);
         }
+        // Images an earlier build stored in clear are sealed in place; their
+        // copies in clear stay in the file's freed pages until it is rewritten.
+        let rewrite = images::seal_on_open(&store, &Cipher::new(key.as_bytes()))?;
+        let store = match file {
+            Some(path) if rewrite => {
+                let store = store.rewrite(path)?;
+                store.write(images::rewritten)?;
+                store
+            }
+            _ => store,
+        };
         let directory = match directory_text {
             None => RoutingDirectory::embedded(),
             Some(bytes) => {
@@ -432,9 +453,12 @@ impl Engine {
             let mut log = Vec::new();
             let (progress, done) = self.store.write(|w| {
                 let mut cx = Cx::new(w, now, self, &mut window, &mut log);
-                let step = schedule::catch_up(&mut cx, now, Some(schedule::CHUNK))?;
+                let (step, mut done) = schedule::catch_up(&mut cx, now, Some(schedule::CHUNK))?;
+                if done {
+                    done = images::expire(&mut cx, now, schedule::CHUNK)?;
+                }
                 cx.finish()?;
-                Ok::<_, StorageError>(step)
+                Ok::<_, StorageError>((step, done))
             })?;
             total.originated += progress.originated;
             total.settled += progress.settled;
@@ -471,6 +495,16 @@ impl Engine {
     /// One origination file and its bytes (`None`: no such file).
     pub fn origination_file(&self, id: &str) -> Result<Option<(OriginationFile, Vec<u8>)>, Failure> {
         Ok(self.store.read(|r| origination::get(r, &self.cipher, id))?)
+    }
+
+    /// A transaction's check image (BOC, POP, ICL) as submitted (base64), unsealed:
+    /// for the host (for example to present an image cash letter); no API route
+    /// answers images. `None`: no such transaction, no image, or its retention
+    /// ended ([`RETENTION_MONTHS`] after settlement; a void deletes them at once).
+    pub fn check_image(&self, transaction_id: &str, side: CheckSide) -> Result<Option<String>, Failure> {
+        let key = keys::image(transaction_id, side.as_str());
+        let Some(stored) = self.store.read(|r| r.get_raw(Table::Images, &key))? else { return Ok(None) };
+        Ok(Some(images::open(&self.cipher, transaction_id, side, &stored)?))
     }
 
     /// The account number of a stored account, unsealed.
@@ -525,8 +559,9 @@ pub(crate) struct Cx<'a, 'tx> {
     pub usage: usage::Counters,
     /// The sandbox clock's new instant, set on the clock once the commit succeeds.
     pub clock_to: Option<DateTime<Utc>>,
-    /// The stamp of the newest transaction id (read from the table on first use).
-    last_txn: Option<Option<crate::ids::TxnStamp>>,
+    /// The stamp and id of the newest transaction this write transaction made
+    /// for each partner, written back by [`Cx::finish`].
+    last_txn: HashMap<String, (crate::ids::TxnStamp, String)>,
     /// The duplicate window (locked by the engine for this transaction).
     pub window: &'a mut window::Window,
     /// The window's changes, undone if the transaction does not commit.
@@ -550,23 +585,33 @@ impl<'a, 'tx> Cx<'a, 'tx> {
             seqs: HashMap::new(),
             usage: usage::Counters::default(),
             clock_to: None,
-            last_txn: None,
+            last_txn: HashMap::new(),
         }
     }
 
-    /// A new transaction id that sorts after every stored one
-    /// ([`crate::ids::generate_transaction_after`]): creates append to the
-    /// transactions table and the pending index.
-    pub fn new_transaction_id(&mut self) -> Result<String, StorageError> {
-        let prev = match self.last_txn {
-            Some(prev) => prev,
+    /// A new transaction id of `partner_id` that sorts after each of the
+    /// partner's ids ([`crate::ids::generate_transaction_after`] the partner's
+    /// newest): its sequence number counts the partner's own creates in the
+    /// millisecond, never another's. A partner with none stored yet (new, or
+    /// with ids from before per-partner stamps) starts past the millisecond of
+    /// the newest id stored, so its ids still sort after its older ones.
+    pub fn new_transaction_id(&mut self, partner_id: &str) -> Result<String, StorageError> {
+        let prev = match self.last_txn.get(partner_id) {
+            Some((stamp, _)) => *stamp,
             None => {
-                let last = self.w.last_key(Table::Transactions, &[], &[u8::MAX])?;
-                last.and_then(|k| std::str::from_utf8(&k).ok().and_then(crate::ids::TxnStamp::of))
+                let stored = self.w.get_raw(Table::Meta, &keys::last_transaction(partner_id))?;
+                match stored.and_then(|id| stamp_of(&id)) {
+                    Some(stamp) => stamp,
+                    None => {
+                        let last = self.w.last_key(Table::Transactions, &[], &[u8::MAX])?;
+                        let newest = last.and_then(|k| stamp_of(&k));
+                        newest.map_or(crate::ids::TxnStamp::ZERO, crate::ids::TxnStamp::end_of_millisecond)
+                    }
+                }
             }
         };
-        let (id, stamp) = crate::ids::generate_transaction_after(prev, self.now);
-        self.last_txn = Some(Some(stamp));
+        let (id, stamp) = crate::ids::generate_transaction_after(Some(prev), self.now);
+        self.last_txn.insert(partner_id.to_owned(), (stamp, id.clone()));
         Ok(id)
     }
 
@@ -574,8 +619,16 @@ impl<'a, 'tx> Cx<'a, 'tx> {
     /// once, after the last operation, before the commit.
     fn finish(self) -> Result<Option<DateTime<Utc>>, StorageError> {
         self.usage.write_back(self.w)?;
+        for (partner_id, (_, id)) in &self.last_txn {
+            self.w.put_raw(Table::Meta, &keys::last_transaction(partner_id), id.as_bytes())?;
+        }
         Ok(self.clock_to)
     }
+}
+
+/// The stamp of a stored transaction id.
+fn stamp_of(id: &[u8]) -> Option<crate::ids::TxnStamp> {
+    std::str::from_utf8(id).ok().and_then(crate::ids::TxnStamp::of)
 }
 
 /// What applying an operation did.

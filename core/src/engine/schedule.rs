@@ -10,7 +10,7 @@ use chrono::{DateTime, Datelike, Utc};
 use serde::Serialize;
 
 use super::records::TransactionRecord;
-use super::{feeds, origination, originator, Cx, Fail, Failure, Outcome};
+use super::{feeds, images, origination, originator, Cx, Fail, Failure, Outcome};
 use crate::lifecycle::{self, State};
 use crate::storage::{keys, StorageError, Table};
 use crate::validation::ProblemCode;
@@ -112,8 +112,8 @@ fn at_instant(
 /// An index entry that is due: its instant and key.
 type Due = (DateTime<Utc>, Vec<u8>);
 
-/// Whether any cut-off, settlement or file is due by `now` (a read-only check;
-/// `sandbox` for the default originator).
+/// Whether any cut-off, settlement, file or image deletion is due by `now` (a
+/// read-only check; `sandbox` for the default originator).
 pub(crate) fn anything_due(
     r: &crate::storage::Read,
     now: DateTime<Utc>,
@@ -129,7 +129,7 @@ pub(crate) fn anything_due(
             }
         }
     }
-    Ok(false)
+    images::anything_due(r, now)
 }
 
 /// The first entry of an index if it is due by `now`.
@@ -163,6 +163,7 @@ fn originate(cx: &mut Cx<'_, '_>, key: &[u8], cutoff: DateTime<Utc>) -> Result<(
     t.settles_at = Some(settles_at);
     cx.w.put(Table::Transactions, t.id.as_bytes(), &t)?;
     cx.w.put_raw(Table::Settlements, &keys::at(settles_at, &t.id), &[])?;
+    images::keep_until_retention(cx.w, &t)?;
     origination::enqueue(cx, &t, cutoff)?;
     feeds::record_change(cx, &t, cutoff)
 }
@@ -199,6 +200,7 @@ pub(crate) fn set_clock(cx: &mut Cx<'_, '_>, now: DateTime<Utc>) -> Result<Outco
         return Err(Failure::problem(AchError::FailedToAccept, "now", ProblemCode::InvalidValue, msg).into());
     }
     let (progress, _) = catch_up(cx, now, None)?;
+    images::expire(cx, now, u64::MAX)?;
     cx.w.put_raw(Table::Meta, keys::META_CLOCK, &keys::instant(now))?;
     cx.now = now;
     cx.clock_to = Some(now);

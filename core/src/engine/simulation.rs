@@ -22,7 +22,7 @@ impl Engine {
     ) -> Result<Engine, OpenError> {
         let key = options.encryption_key.clone().unwrap_or_else(EncryptionKey::generate);
         let store = Store::with_backend(backend)?;
-        Engine::start(store, key, options)
+        Engine::start(store, key, options, None)
     }
 
     /// Check that the stored records agree with each other: every feed numbered

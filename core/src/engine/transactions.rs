@@ -1,5 +1,6 @@
 //! Transactions: create (A Pending), void, reverse, and returns.
 
+use super::images::{self, CheckSide};
 use super::records::{MerchantStatus, TransactionRecord};
 use super::{
     customers, duplicates, feeds, return_rates, schedule, tenants, usage, Cx, Fail, Failure, Outcome,
@@ -33,7 +34,7 @@ pub(crate) fn create(
     if !merchant.classes.contains(&class) {
         return Err(refuse(format!("the merchant is not set up for {} entries", class.as_str())));
     }
-    let id = cx.new_transaction_id()?;
+    let id = cx.new_transaction_id(partner_id)?;
     let (account, customer_id) = match &t.customer {
         CustomerRef::Token { id: token } => {
             (customers::resolve(cx, partner_id, merchant.id.as_str(), token.as_str())?, Some(token.0.clone()))
@@ -94,9 +95,9 @@ pub(crate) fn create(
         usage::apply(cx, &record, true)?;
         duplicates::record(cx, &record, &prints)?;
     }
-    for (side, image) in [("front", &t.check_image_front), ("back", &t.check_image_back)] {
+    for (side, image) in CheckSide::BOTH.into_iter().zip([&t.check_image_front, &t.check_image_back]) {
         if let Some(image) = image {
-            cx.w.put_raw(Table::Images, &keys::image(&id, side), image.as_bytes())?;
+            images::store(cx, &id, side, image)?;
         }
     }
     Ok(Outcome::TransactionCreated { transaction_id: id })
@@ -142,8 +143,9 @@ fn load(cx: &Cx<'_, '_>, partner_id: Option<&str>, id: &str) -> Result<Transacti
     }
 }
 
-/// Partner: void a Pending transaction; it never originates. The feeds report it
-/// as status R with no return code and the reason `Voided`.
+/// Partner: void a Pending transaction; it never originates (its check images
+/// are deleted). The feeds report it as status R with no return code and the
+/// reason `Voided`.
 pub(crate) fn void(cx: &mut Cx<'_, '_>, partner_id: &str, id: &str) -> Result<Outcome, Fail> {
     current(cx)?;
     let mut t = load(cx, Some(partner_id), id)?;
@@ -152,6 +154,7 @@ pub(crate) fn void(cx: &mut Cx<'_, '_>, partner_id: &str, id: &str) -> Result<Ou
     cx.w.remove(Table::Pending, &keys::at(t.cutoff_at, &t.id))?;
     usage::apply(cx, &t, false)?;
     duplicates::forget(cx, &t);
+    images::drop_all(cx, &t)?;
     cx.w.put(Table::Transactions, t.id.as_bytes(), &t)?;
     feeds::record_change(cx, &t, cx.now)?;
     Ok(Outcome::TransactionVoided { transaction_id: t.id })
@@ -173,7 +176,7 @@ pub(crate) fn reverse(cx: &mut Cx<'_, '_>, partner_id: &str, id: &str) -> Result
     if let Some(settled) = original.settlement_date {
         lifecycle::can_reverse_by(original.direction, settled, cutoff_date).map_err(Failure::from)?;
     }
-    let rid = cx.new_transaction_id()?;
+    let rid = cx.new_transaction_id(partner_id)?;
     let mut description = format!("Reversal of {}", original.id);
     description.truncate(crate::validation::transaction::MAX_DESCRIPTION);
     let mut record = original.clone();

@@ -9,6 +9,7 @@
 #[cfg(feature = "simulation")]
 pub mod crash;
 pub(crate) mod keys;
+mod rewrite;
 #[cfg(test)]
 mod tests;
 
@@ -46,8 +47,10 @@ pub(crate) enum Table {
     Customers,
     /// Transactions by id.
     Transactions,
-    /// Check images by transaction id + side.
+    /// Check images by transaction id + side, sealed.
     Images,
+    /// Check images' retention: (instant they are deleted, transaction id).
+    ImageExpiry,
     /// Pending transactions by (cut-off instant, id).
     Pending,
     /// Originated transactions by (settlement instant, id).
@@ -95,6 +98,7 @@ impl Table {
             Table::Customers => "customers",
             Table::Transactions => "transactions",
             Table::Images => "images",
+            Table::ImageExpiry => "image_expiry",
             Table::Pending => "pending",
             Table::Settlements => "settlements",
             Table::Changes => "changes",
@@ -114,7 +118,7 @@ impl Table {
         TableDefinition::new(self.name())
     }
 
-    const ALL: [Table; 19] = [
+    const ALL: [Table; 20] = [
         Table::Meta,
         Table::Partners,
         Table::Merchants,
@@ -122,6 +126,7 @@ impl Table {
         Table::Customers,
         Table::Transactions,
         Table::Images,
+        Table::ImageExpiry,
         Table::Pending,
         Table::Settlements,
         Table::Changes,

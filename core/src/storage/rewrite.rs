@@ -1,0 +1,54 @@
+//! Rewriting a database file: every table copied into a fresh file that then
+//! replaces the old one. redb writes copy-on-write and never clears a freed
+//! page, so a value replaced in place (an image stored in clear, then sealed)
+//! stays readable in the file's free pages; a fresh file holds only live data.
+
+use std::path::{Path, PathBuf};
+
+use redb::{Database, ReadableDatabase, ReadableTable};
+
+use super::{fail, StorageError, Store, Table};
+
+impl Store {
+    /// Copy every table into `<path>.rewrite`, durably, and rename it over
+    /// `path` (this store's file); the store reopened on the new file. A crash
+    /// leaves either file whole at `path`; a leftover `.rewrite` is removed by
+    /// the next rewrite.
+    pub(crate) fn rewrite(self, path: &Path) -> Result<Store, StorageError> {
+        let mut name = path.as_os_str().to_owned();
+        name.push(".rewrite");
+        let fresh = PathBuf::from(name);
+        let io = |e: std::io::Error| StorageError(format!("cannot rewrite {}: {e}", path.display()));
+        if fresh.exists() {
+            std::fs::remove_file(&fresh).map_err(io)?;
+        }
+        {
+            let target = Database::create(&fresh).map_err(fail)?;
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(&fresh, std::fs::Permissions::from_mode(0o600)).map_err(io)?;
+            }
+            let read = self.db.begin_read().map_err(fail)?;
+            let write = target.begin_write().map_err(fail)?;
+            for table in Table::ALL {
+                let from = read.open_table(table.def()).map_err(fail)?;
+                let mut to = write.open_table(table.def()).map_err(fail)?;
+                for item in from.iter().map_err(fail)? {
+                    let (k, v) = item.map_err(fail)?;
+                    to.insert(k.value(), v.value()).map_err(fail)?;
+                }
+            }
+            write.commit().map_err(fail)?;
+        }
+        drop(self);
+        std::fs::rename(&fresh, path).map_err(io)?;
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            // Make the rename itself durable.
+            if let Ok(d) = std::fs::File::open(dir) {
+                let _ = d.sync_all();
+            }
+        }
+        Store::open(path)
+    }
+}
