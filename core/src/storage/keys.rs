@@ -16,6 +16,9 @@ pub(crate) const META_ORIGINATOR: &[u8] = b"originator";
 pub(crate) const META_TRACE_SEQUENCE: &[u8] = b"trace_sequence";
 /// Meta key: the origination file being assembled (its writer's state).
 pub(crate) const META_FILE_IN_PROGRESS: &[u8] = b"file_in_progress";
+/// Meta key: written and removed again by a readiness check after a failed
+/// write, to see that there is room to commit again (its value means nothing).
+pub(crate) const META_WRITE_PROBE: &[u8] = b"write_probe";
 /// Blob key: the loaded FedACH directory file.
 pub(crate) const BLOB_DIRECTORY: &[u8] = b"fedach_directory";
 
