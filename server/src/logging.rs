@@ -9,7 +9,9 @@ use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
 use ach_core::engine::Caller;
+use ach_core::engine::{StorageEvent, StorageHook};
 use hyper::Method;
+use tracing::{error, info, warn};
 use tracing_subscriber::filter::LevelFilter;
 
 /// Install the subscriber (once; later calls do nothing).
@@ -24,6 +26,17 @@ pub fn init() {
         .with_max_level(level)
         .with_target(false)
         .try_init();
+}
+
+/// The engine's storage events as log lines: every fault (a failed
+/// transaction with its storage error, a failed reopen) at error level, the
+/// reopen after one as a warning, writes committing again as information.
+pub fn storage_hook() -> StorageHook {
+    StorageHook::new(|event| match event {
+        StorageEvent::Reopened => warn!(%event, "storage"),
+        StorageEvent::Resumed => info!(%event, "storage"),
+        event => error!(%event, "storage fault"),
+    })
 }
 
 /// The method as logged: a standard method's name, `OTHER` for anything else

@@ -8,6 +8,9 @@
 //! [--write-timeout SECONDS] [--connection-lifetime SECONDS]` runs the service over
 //! HTTPS.
 //!
+//! `achd init [--data DIR]` makes a new service's data directory (the database,
+//! its key, the operator key); `achd serve` opens it.
+//!
 //! `achd nacha check FILE` reads a NACHA file with the engine's reader, validates
 //! it and prints a JSON summary.
 //!
@@ -15,9 +18,11 @@
 //! a sandbox server.
 
 mod connections;
+mod datadir;
 mod demo;
 mod directory;
 mod http;
+mod init;
 mod logging;
 mod nacha;
 mod open_files;
@@ -51,6 +56,10 @@ enum Command {
     /// {"valid","batches","entries","total_debit","total_credit","problems"}.
     /// Exit 0 valid, 1 invalid, 2 unreadable.
     Nacha(nacha::Args),
+    /// Make a new service's data directory: the database, its encryption key
+    /// and the operator key. Exit 0 made, 1 refused (DIR already holds a
+    /// database or a key: nothing is changed).
+    Init(init::Args),
     /// Run the service over HTTPS until SIGINT or SIGTERM (then exit 0).
     Serve(serve::Args),
     /// A tour: start a sandbox server on a temporary directory and run a whole
@@ -69,6 +78,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Validate(args) => validate::run(&args),
         Command::Nacha(args) => nacha::run(&args),
+        Command::Init(args) => init::run(&args),
         Command::Serve(args) => serve::run(args),
         Command::Demo(args) => demo::run(&args),
     }

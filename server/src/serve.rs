@@ -16,7 +16,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ach_core::engine::{Engine, EngineOptions};
-use ach_core::secrets::{load_or_create_secret_file, ApiKey, KeyKind};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -26,6 +25,7 @@ use tokio_rustls::TlsAcceptor;
 use tracing::{debug, error, info, warn};
 
 use crate::connections::{Admission, Limits};
+use crate::datadir::{self, MayCreate, OperatorKey};
 use crate::http::App;
 use crate::outbox::{Exporter, Outbox};
 use crate::shutdown::Signals;
@@ -50,9 +50,16 @@ const TICK: Duration = Duration::from_secs(5);
 #[derive(clap::Args)]
 pub struct Args {
     /// Directory of the database (ach.redb), its key, the operator key and the
-    /// generated certificate; created if missing.
-    #[arg(long, value_name = "DIR", default_value = "./ach-data")]
-    data: PathBuf,
+    /// generated certificate [default: ./ach-data]. A directory without a
+    /// database is refused unless --init or --sandbox is given (or, on the first
+    /// start, the default directory does not exist yet: it is created).
+    #[arg(long, value_name = "DIR")]
+    data: Option<PathBuf>,
+    /// Make a new service in DIR (created, mode 0700) if it holds no database
+    /// and no key; an existing service is opened as without it. A database
+    /// without its key, or a key without its database, is refused all the same.
+    #[arg(long)]
+    init: bool,
     /// Address to listen on (port 0: any free port; the line `listening on
     /// https://ADDR` shows the real one).
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8443")]
@@ -119,21 +126,9 @@ fn serve(args: Args) -> Result<(), String> {
     let open_files = open_files::raise();
     let limits = args.connections.limits(open_files);
     say(&limits_line(&limits, open_files));
-    create_data_dir(&args.data)?;
-    let key_path = args.data.join("operator.key");
-    let existed = key_path.exists();
-    let operator_key =
-        load_or_create_secret_file(&key_path, || ApiKey::generate(KeyKind::Operator).as_str().to_owned())
-            .map_err(|e| e.to_string())?;
-    let how = if existed { "existing" } else { "created, mode 0600" };
-    say(&format!("operator key: {} ({how})", key_path.display()));
-    warn_if_shared(&key_path);
-
-    let tls = tls::setup(&args.data, args.tls_cert.as_deref(), args.tls_key.as_deref(), listen)?;
-    say(&tls.note);
+    // What can be checked before the data directory is touched.
     let site = args.web.as_deref().map(web::Site::open).transpose()?;
     let outbox = args.outbox.as_deref().map(Outbox::open).transpose()?;
-
     let options = if args.sandbox {
         let start = match args.sandbox_start.as_deref() {
             None => chrono::Utc::now(),
@@ -144,11 +139,28 @@ fn serve(args: Args) -> Result<(), String> {
         EngineOptions::manual(start).sandbox()
     } else {
         EngineOptions::system()
+    };
+
+    let data = args.data.clone().unwrap_or_else(|| PathBuf::from(datadir::DEFAULT));
+    let new = datadir::holds_no_service(&data);
+    let made_dir = if new { datadir::prepare_new(&data, may_create(&args))? } else { false };
+    let operator = OperatorKey::of(&data)?;
+    let options = options.with_operator_key(operator.key.clone()).with_storage_hook(logging::storage_hook());
+    let engine = datadir::open(&data, options, made_dir)?;
+    if new {
+        let shown = std::path::absolute(&data).unwrap_or_else(|_| data.clone());
+        say(&format!(
+            "data directory: {} (a new service: database and its key created, mode 0600)",
+            shown.display()
+        ));
     }
-    .with_operator_key(operator_key);
-    let database = args.data.join("ach.redb");
-    let engine = Engine::open(&database, options)
-        .map_err(|e| format!("cannot open the database {}: {e}", database.display()))?;
+    operator.keep()?;
+    let how = if operator.fresh { "created, mode 0600" } else { "existing" };
+    say(&format!("operator key: {} ({how})", operator.path.display()));
+    warn_if_shared(&operator.path);
+
+    let tls = tls::setup(&data, args.tls_cert.as_deref(), args.tls_key.as_deref(), listen)?;
+    say(&tls.note);
     match args.routing_directory.as_deref() {
         Some(file) => directory::load(&engine, file, say)?,
         None => say(&directory::in_use(&engine)),
@@ -218,19 +230,17 @@ fn resolve(listen: &str) -> Result<SocketAddr, String> {
         .ok_or_else(|| format!("the listen address {listen} names no address"))
 }
 
-/// Create the data directory (mode 0700 on unix) if it does not exist.
-fn create_data_dir(dir: &Path) -> Result<(), String> {
-    if dir.is_dir() {
-        return Ok(());
+/// Whether this start may make a new service in a directory without one.
+fn may_create(args: &Args) -> MayCreate {
+    if args.init {
+        MayCreate::Asked
+    } else if args.sandbox {
+        MayCreate::Sandbox
+    } else if args.data.is_none() && !Path::new(datadir::DEFAULT).exists() {
+        MayCreate::FirstStart
+    } else {
+        MayCreate::No
     }
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::DirBuilderExt;
-        builder.mode(0o700);
-    }
-    builder.create(dir).map_err(|e| format!("cannot create the data directory {}: {e}", dir.display()))
 }
 
 /// Warn when a secret file is readable by others than its owner.

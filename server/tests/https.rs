@@ -652,7 +652,8 @@ async fn a_web_directory_is_served_at_root_without_leaving_it() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn production_mode_runs_on_the_wall_clock_and_stops_cleanly() {
     let dir = TempDir::new();
-    let mut server = Server::launch(&dir.0, &[]);
+    // Production makes a new service only when asked.
+    let mut server = Server::launch(&dir.0, &["--init"]);
     let mut c = server.conn().await;
     let t = Tenant::create(&server, &mut c).await;
     let (status, v) =

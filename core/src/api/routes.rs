@@ -27,6 +27,8 @@ pub(crate) enum Endpoint {
     Institution,
     Categories,
     OpenApi,
+    Health,
+    Ready,
     AdminPartners,
     AdminPartnerLimits,
     AdminApprove,
@@ -57,6 +59,8 @@ const ROUTES: &[(&str, &str, Endpoint)] = &[
     ("GET", "/institutions/{}", Endpoint::Institution),
     ("GET", "/categories", Endpoint::Categories),
     ("GET", "/openapi.json", Endpoint::OpenApi),
+    ("GET", "/healthz", Endpoint::Health),
+    ("GET", "/readyz", Endpoint::Ready),
     ("POST", "/admin/partners", Endpoint::AdminPartners),
     ("POST", "/admin/partners/{}/limits", Endpoint::AdminPartnerLimits),
     ("POST", "/admin/merchants/{}/approve", Endpoint::AdminApprove),
@@ -249,8 +253,10 @@ pub(crate) fn plan(engine: &Engine, req: &Request) -> Result<Plan, Failure> {
         let msg = format!("the body is larger than {} MiB", MAX_BODY_BYTES / (1024 * 1024));
         return Err(failure(AchError::FailedToAccept, 413, "", ProblemCode::OverLimit, msg));
     }
-    if endpoint == Endpoint::OpenApi {
-        return openapi();
+    match endpoint {
+        Endpoint::OpenApi => return openapi(),
+        Endpoint::Health | Endpoint::Ready => return health(engine, endpoint),
+        _ => {}
     }
     let caller = authenticate(engine, req)?;
     let param = |i: usize| params.get(i).cloned().unwrap_or_default();
@@ -295,6 +301,20 @@ pub(crate) fn plan(engine: &Engine, req: &Request) -> Result<Plan, Failure> {
             };
             execute(partner_op(req, operation))
         }
+    }
+}
+
+/// `GET /healthz` (liveness: the service answers; no disk access) and `GET
+/// /readyz` (readiness: writes commit, [`Engine::ready`]; message 7 and 503
+/// when they do not). Neither needs a key.
+fn health(engine: &Engine, endpoint: Endpoint) -> Result<Plan, Failure> {
+    if endpoint == Endpoint::Health {
+        return Ok(Plan::Done(render::data(serde_json::json!({ "status": "live" }))));
+    }
+    if engine.ready() {
+        Ok(Plan::Done(render::data(serde_json::json!({ "status": "ready" }))))
+    } else {
+        Err(Failure::refused(AchError::DatabaseUnavailable))
     }
 }
 

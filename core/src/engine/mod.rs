@@ -20,10 +20,12 @@ mod images;
 #[cfg(test)]
 mod images_tests;
 mod merchant_settings;
+mod open;
 mod ops;
 mod origination;
 mod originator;
 mod prepare;
+mod readiness;
 mod records;
 mod return_rates;
 mod schedule;
@@ -49,8 +51,11 @@ pub use merchant_settings::{MerchantSettings, DEFAULT_DESCRIPTION, RESERVED_DESC
 pub use ops::{Caller, Operation, Outcome};
 pub use origination::{HeldEntry, OriginationFile};
 pub use prepare::Prepared;
+pub use readiness::PROBE_BYTES;
 pub use return_rates::{GroupRate, ReturnGroup, ReturnRates, ThresholdCrossing, WINDOW_DAYS};
 pub use schedule::Progress;
+
+pub use crate::storage::{StorageEvent, StorageHook};
 
 /// The simulated disk and the backend trait for [`Engine::open_with_backend`]
 /// (feature `simulation`: the crash tests only).
@@ -78,6 +83,9 @@ pub struct EngineOptions {
     /// How long a similar transaction counts as a duplicate (message 17) for
     /// merchants that decline duplicates; `None`: 24 hours.
     pub duplicate_window: Option<chrono::Duration>,
+    /// Told of every storage fault and recovery (the host logs them); `None`:
+    /// nobody is told (the operations still answer message 7).
+    pub storage_hook: Option<StorageHook>,
 }
 
 /// The engine's clock.
@@ -99,6 +107,7 @@ impl EngineOptions {
             encryption_key: None,
             clock: EngineClock::Manual(ManualClock::new(start)),
             duplicate_window: None,
+            storage_hook: None,
         }
     }
 
@@ -111,6 +120,7 @@ impl EngineOptions {
             encryption_key: None,
             clock: EngineClock::System,
             duplicate_window: None,
+            storage_hook: None,
         }
     }
 
@@ -129,6 +139,12 @@ impl EngineOptions {
     /// With this encryption key.
     pub fn with_encryption_key(mut self, key: EncryptionKey) -> Self {
         self.encryption_key = Some(key);
+        self
+    }
+
+    /// Telling `hook` of every storage fault and recovery.
+    pub fn with_storage_hook(mut self, hook: StorageHook) -> Self {
+        self.storage_hook = Some(hook);
         self
     }
 }
@@ -154,6 +170,51 @@ pub enum OpenError {
     /// can name; near chrono's own limits the calendar arithmetic would overflow).
     #[error("the clock must stand within the years 0000 to 9999, not at {0}")]
     Clock(String),
+    /// The database file exists but is empty: an existing file is never
+    /// initialised (it was truncated, or never written).
+    #[error(
+        "the database file {} is empty (0 bytes); an existing file is never initialised: \
+         restore it from a backup, or remove it to start a new database",
+        .0.display()
+    )]
+    Empty(PathBuf),
+    /// The file is not a database (it does not begin as a redb file does).
+    #[error("{} is not a database file (it does not begin as a redb database does)", .0.display())]
+    NotADatabase(PathBuf),
+    /// The database file is damaged (redb failed on it).
+    #[error("the database file {} is damaged ({detail}): restore it from a backup", .path.display())]
+    Damaged {
+        /// The database file.
+        path: PathBuf,
+        /// What redb met.
+        detail: String,
+    },
+    /// The database exists but its key file does not: a new key could not
+    /// unseal its data, so none is made.
+    #[error(
+        "the database {} exists but its key file {} does not: restore the key file \
+         (a new key could not read this database's data)",
+        .database.display(), .key.display()
+    )]
+    MissingKey {
+        /// The database file.
+        database: PathBuf,
+        /// The missing key file.
+        key: PathBuf,
+    },
+    /// A key file exists but its database does not: the database was moved or
+    /// lost, or this is the wrong directory.
+    #[error(
+        "the key file {} exists but its database {} does not: restore the database, \
+         or remove the key file to start a new one",
+        .key.display(), .database.display()
+    )]
+    KeyWithoutDatabase {
+        /// The missing database file.
+        database: PathBuf,
+        /// The key file.
+        key: PathBuf,
+    },
 }
 
 /// The engine. Share it between threads (`Arc<Engine>`): operations serialize on
@@ -183,23 +244,14 @@ pub struct Engine {
 }
 
 impl Engine {
-    /// Open (or create) the database file at `path`.
+    /// Open the database file at `path`, or create it if neither it nor its key
+    /// file exists. An existing file is never initialised: an empty, foreign or
+    /// damaged file is refused ([`OpenError::Empty`], [`OpenError::NotADatabase`],
+    /// [`OpenError::Damaged`]), as is a database without its key file or a key
+    /// file without its database (unless the key is given in `options`). A
+    /// refused open creates no file.
     pub fn open(path: &Path, options: EngineOptions) -> Result<Engine, OpenError> {
-        let created = !path.exists();
-        let store = Store::open(path)?;
-        #[cfg(unix)]
-        if created {
-            use std::os::unix::fs::PermissionsExt;
-            // The database holds sealed account numbers and key hashes: owner only.
-            let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
-        }
-        #[cfg(not(unix))]
-        let _ = created;
-        let key = match &options.encryption_key {
-            Some(k) => k.clone(),
-            None => EncryptionKey::load_or_create(&key_file_for(path))?,
-        };
-        Engine::start(store, key, options, Some(path))
+        open::file(path, options)
     }
 
     /// A database in memory (redb's in-memory backend): nothing survives the engine.
@@ -253,6 +305,10 @@ impl Engine {
             }
             _ => store,
         };
+        // Set on the store the engine keeps (a rewrite opens a new one).
+        if let Some(hook) = options.storage_hook.clone() {
+            store.set_hook(hook);
+        }
         let directory = match directory_text {
             None => RoutingDirectory::embedded(),
             Some(bytes) => {

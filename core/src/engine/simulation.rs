@@ -25,6 +25,18 @@ impl Engine {
         Engine::start(store, key, options, None)
     }
 
+    /// [`Engine::open_with_backend`], reopening after a failure (as a file
+    /// database does): `backend` gives the backend of each open, over the same
+    /// storage (`|| disk.backend()`).
+    pub fn open_with_backends<B: StorageBackend>(
+        backend: impl Fn() -> B + Send + Sync + 'static,
+        options: EngineOptions,
+    ) -> Result<Engine, OpenError> {
+        let key = options.encryption_key.clone().unwrap_or_else(EncryptionKey::generate);
+        let store = Store::with_backends(backend)?;
+        Engine::start(store, key, options, None)
+    }
+
     /// Check that the stored records agree with each other: every feed numbered
     /// 1, 2, 3… without gaps; every status change and event naming a transaction of
     /// its partner or merchant; every transaction's latest change and event

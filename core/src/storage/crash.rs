@@ -17,6 +17,10 @@
 //!
 //! A restart reopens the image with [`SimDisk::from_image`]; redb detects and
 //! rolls back a commit that did not fully land.
+//!
+//! The disk can also be full ([`SimDisk::set_capacity`]): a write or length
+//! change past the capacity fails with `ENOSPC` (`StorageFull`) and changes
+//! nothing, while the disk keeps working; lifting the limit frees the space.
 
 use std::io;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -66,6 +70,8 @@ struct State {
     fail_at: Option<u64>,
     /// Power was lost: every operation fails.
     crashed: bool,
+    /// The disk is full past this many bytes.
+    capacity: Option<usize>,
     stats: DiskStats,
 }
 
@@ -81,6 +87,16 @@ impl State {
             return Err(power_lost());
         }
         Ok(())
+    }
+
+    /// `Err` (ENOSPC) if the file would end past the capacity.
+    fn room_for(&self, end: usize) -> io::Result<()> {
+        match self.capacity {
+            Some(capacity) if end > capacity => {
+                Err(io::Error::new(io::ErrorKind::StorageFull, "no space left on device (simulated)"))
+            }
+            _ => Ok(()),
+        }
     }
 }
 
@@ -152,6 +168,23 @@ impl SimDisk {
     /// was made): it and every later operation fail.
     pub fn lose_power_before(&self, op: u64) {
         self.lock().fail_at = Some(op);
+    }
+
+    /// A full disk: from now on a write or length change that would make the
+    /// file longer than `bytes` fails with `StorageFull` (ENOSPC) and changes
+    /// nothing. `None` frees the space again.
+    pub fn set_capacity(&self, bytes: Option<u64>) {
+        self.lock().capacity = bytes.map(|b| usize::try_from(b).unwrap_or(usize::MAX));
+    }
+
+    /// The file's length now.
+    pub fn len(&self) -> u64 {
+        self.lock().live.len() as u64
+    }
+
+    /// Whether the file is empty.
+    pub fn is_empty(&self) -> bool {
+        self.lock().live.is_empty()
     }
 
     /// Lose power now.
@@ -274,6 +307,7 @@ impl redb::StorageBackend for SimBackend {
     fn set_len(&self, len: u64) -> io::Result<()> {
         let mut state = self.lock();
         state.begin()?;
+        state.room_for(index(len)?)?;
         let op = Unsynced::SetLen(index(len)?);
         apply(&mut state.live, &op);
         state.unsynced.push(op);
@@ -293,6 +327,7 @@ impl redb::StorageBackend for SimBackend {
     fn write(&self, offset: u64, data: &[u8]) -> io::Result<()> {
         let mut state = self.lock();
         state.begin()?;
+        state.room_for(index(offset)?.saturating_add(data.len()))?;
         let op = Unsynced::Write { offset: index(offset)?, data: data.to_vec() };
         apply(&mut state.live, &op);
         state.unsynced.push(op);
@@ -344,5 +379,25 @@ mod tests {
         assert_eq!(disk.stats().syncs, 0);
         let restarted = SimDisk::from_image(disk.crash_image(1).0);
         assert!(restarted.backend().len().unwrap() <= 4);
+    }
+
+    #[test]
+    fn a_full_disk_refuses_what_does_not_fit_until_space_is_freed() {
+        let disk = SimDisk::new();
+        let b = disk.backend();
+        disk.set_capacity(Some(4));
+        b.set_len(4).unwrap();
+        b.write(0, b"abcd").unwrap();
+        let full = b.write(2, b"xyz").unwrap_err();
+        assert_eq!(full.kind(), io::ErrorKind::StorageFull);
+        assert_eq!(b.set_len(5).unwrap_err().kind(), io::ErrorKind::StorageFull);
+        b.sync_data().unwrap();
+        assert!(!disk.crashed(), "a full disk keeps working");
+        let mut out = [0u8; 4];
+        b.read(0, &mut out).unwrap();
+        assert_eq!(&out, b"abcd", "a refused write changes nothing");
+        disk.set_capacity(None);
+        b.write(2, b"xyz").unwrap();
+        assert_eq!(disk.len(), 5);
     }
 }

@@ -25,6 +25,9 @@ pub(crate) const META_IMAGES_SEALED: &[u8] = b"images_sealed";
 pub(crate) fn last_transaction(partner_id: &str) -> Vec<u8> {
     format!("last_transaction/{partner_id}").into_bytes()
 }
+/// Meta key: written and removed again by a readiness check after a failed
+/// write, to see that there is room to commit again (its value means nothing).
+pub(crate) const META_WRITE_PROBE: &[u8] = b"write_probe";
 /// Blob key: the loaded FedACH directory file.
 pub(crate) const BLOB_DIRECTORY: &[u8] = b"fedach_directory";
 

@@ -8,11 +8,15 @@
 
 #[cfg(feature = "simulation")]
 pub mod crash;
+mod health;
 pub(crate) mod keys;
+mod open;
 mod rewrite;
 #[cfg(test)]
 mod tests;
 
+pub use health::{StorageEvent, StorageHook};
+pub(crate) use open::{panic_text, FileProblem};
 /// redb's storage backend trait, for the simulation hooks (feature `simulation`).
 #[cfg(feature = "simulation")]
 pub use redb::StorageBackend;
@@ -21,8 +25,8 @@ use std::any::Any;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt;
-use std::path::Path;
 use std::rc::Rc;
+use std::sync::{PoisonError, RwLock, RwLockReadGuard};
 
 use redb::backends::InMemoryBackend;
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
@@ -159,9 +163,20 @@ fn fail(e: impl Into<redb::Error>) -> StorageError {
     StorageError(e.into().to_string())
 }
 
+/// Opens the database again after a failure (`None`: in memory, never reopened).
+type Reopen = Box<dyn Fn() -> Result<Database, StorageError> + Send + Sync>;
+
 /// The database.
+///
+/// Every transaction holds a read lock on the database handle for its whole
+/// life; after a failed transaction, [`Store::recover`] takes the write lock (so
+/// no transaction is in flight), and if redb refuses to begin a write (it does
+/// after any I/O error, until reopened), closes the database and opens it again.
+/// A reopen that fails leaves no database; the next transaction tries again.
 pub(crate) struct Store {
-    db: Database,
+    db: RwLock<Option<Database>>,
+    reopen: Option<Reopen>,
+    health: health::Health,
 }
 
 impl fmt::Debug for Store {
@@ -171,50 +186,35 @@ impl fmt::Debug for Store {
 }
 
 impl Store {
-    /// Open or create a database file.
-    ///
-    /// A new database is created under `<path>.creating` and renamed into place
-    /// only once its first commit is durable: a crash while redb creates the file
-    /// (before its header is complete) never leaves an unopenable file at `path`.
-    pub(crate) fn open(path: &Path) -> Result<Store, StorageError> {
-        if !path.exists() {
-            let mut name = path.as_os_str().to_owned();
-            name.push(".creating");
-            let creating = std::path::PathBuf::from(name);
-            let io = |e: std::io::Error| StorageError(format!("cannot create {}: {e}", path.display()));
-            // A leftover from a crash during an earlier creation holds nothing.
-            if creating.exists() {
-                std::fs::remove_file(&creating).map_err(io)?;
-            }
-            drop(Store::init(Database::create(&creating).map_err(fail)?)?);
-            std::fs::rename(&creating, path).map_err(io)?;
-            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                // Make the rename itself durable.
-                if let Ok(d) = std::fs::File::open(dir) {
-                    let _ = d.sync_all();
-                }
-            }
-        }
-        let db = Database::create(path).map_err(fail)?;
-        Store::init(db)
-    }
-
     /// A database held in memory (redb's in-memory backend; the browser's engine).
     pub(crate) fn in_memory() -> Result<Store, StorageError> {
         let db = Database::builder().create_with_backend(InMemoryBackend::new()).map_err(fail)?;
-        Store::init(db)
+        Store::init(db, None)
     }
 
-    /// A database over any storage backend (feature `simulation`: the crash tests'
-    /// simulated disk). redb repairs an image left by a crash while opening it.
+    /// A database over one storage backend (feature `simulation`), never
+    /// reopened. redb repairs an image left by a crash while opening it.
     #[cfg(feature = "simulation")]
     pub(crate) fn with_backend(backend: impl redb::StorageBackend) -> Result<Store, StorageError> {
-        let db = Database::builder().create_with_backend(backend).map_err(fail)?;
-        Store::init(db)
+        let db = open::catching(|| Database::builder().create_with_backend(backend).map_err(fail))?;
+        Store::init(db, None)
     }
 
-    fn init(db: Database) -> Result<Store, StorageError> {
-        let store = Store { db };
+    /// A database over storage backends (feature `simulation`: the crash tests'
+    /// simulated disk): `backend` gives the one to open and, after a failure,
+    /// the one to reopen. redb repairs an image left by a crash while opening it.
+    #[cfg(feature = "simulation")]
+    pub(crate) fn with_backends<B: redb::StorageBackend>(
+        backend: impl Fn() -> B + Send + Sync + 'static,
+    ) -> Result<Store, StorageError> {
+        let open =
+            move || open::catching(|| Database::builder().create_with_backend(backend()).map_err(fail));
+        let db = open()?;
+        Store::init(db, Some(Box::new(open)))
+    }
+
+    fn init(db: Database, reopen: Option<Reopen>) -> Result<Store, StorageError> {
+        let store = Store { db: RwLock::new(Some(db)), reopen, health: health::Health::default() };
         store.write(|w| {
             let version: Option<u32> = w.get(Table::Meta, keys::META_FORMAT)?;
             if let Some(v) = version.filter(|v| *v != FORMAT_VERSION) {
@@ -235,30 +235,106 @@ impl Store {
         Ok(store)
     }
 
-    /// Run `f` in one write transaction: committed durably when it returns `Ok`,
-    /// rolled back entirely when it returns `Err`.
-    pub(crate) fn write<T, E: From<StorageError>>(
-        &self,
-        f: impl FnOnce(&mut Write<'_>) -> Result<T, E>,
-    ) -> Result<T, E> {
-        let tx = self.db.begin_write().map_err(fail)?;
-        let out = {
-            let mut w = Write { tx: &tx, open: RefCell::new(Default::default()), cache: RefCell::default() };
-            // On `Err`, `w` (its open tables) and then `tx` drop: nothing is written.
-            f(&mut w)?
-            // `w` drops here: every table it opened is closed before the commit.
-        };
-        tx.commit().map_err(fail)?;
-        Ok(out)
+    /// Tell `hook` about every storage fault and recovery from now on.
+    pub(crate) fn set_hook(&self, hook: StorageHook) {
+        self.health.set_hook(hook);
     }
 
-    /// Run `f` in one read transaction (a consistent snapshot).
-    pub(crate) fn read<T, E: From<StorageError>>(
+    /// Whether the last write transaction failed (none has committed since).
+    pub(crate) fn failing(&self) -> bool {
+        self.health.failing()
+    }
+
+    /// The open database, reopening it first if a failure left none.
+    fn database(&self) -> Result<RwLockReadGuard<'_, Option<Database>>, StorageError> {
+        let guard = self.db.read().unwrap_or_else(PoisonError::into_inner);
+        if guard.is_some() {
+            return Ok(guard);
+        }
+        drop(guard);
+        self.recover();
+        let guard = self.db.read().unwrap_or_else(PoisonError::into_inner);
+        if guard.is_some() {
+            return Ok(guard);
+        }
+        Err(StorageError("the database is closed after a failure and could not be reopened".into()))
+    }
+
+    /// After a failed transaction: if redb now refuses to begin a write (it
+    /// does after an I/O error), close the database and open it again.
+    fn recover(&self) {
+        let Some(reopen) = &self.reopen else { return };
+        let event = {
+            let mut db = self.db.write().unwrap_or_else(PoisonError::into_inner);
+            // No transaction is in flight: each holds the read lock.
+            let refusing = db.as_ref().is_none_or(|d| d.begin_write().is_err());
+            if !refusing {
+                return;
+            }
+            // Closed (and its file lock released) before it is opened again.
+            *db = None;
+            match reopen() {
+                Ok(fresh) => {
+                    *db = Some(fresh);
+                    StorageEvent::Reopened
+                }
+                Err(e) => StorageEvent::ReopenFailed(e.0),
+            }
+        };
+        self.health.tell(&event);
+    }
+
+    /// Run `f` in one write transaction: committed durably when it returns `Ok`,
+    /// rolled back entirely when it returns `Err`. A failure is told to the hook
+    /// and followed by [`Store::recover`].
+    pub(crate) fn write<T>(
         &self,
-        f: impl FnOnce(&Read) -> Result<T, E>,
-    ) -> Result<T, E> {
-        let tx = self.db.begin_read().map_err(fail)?;
-        f(&Read { tx })
+        f: impl FnOnce(&mut Write<'_>) -> Result<T, StorageError>,
+    ) -> Result<T, StorageError> {
+        let attempt = || -> Result<T, StorageError> {
+            let db = self.database()?;
+            let db = db.as_ref().ok_or_else(|| StorageError("the database is closed".into()))?;
+            let tx = db.begin_write().map_err(fail)?;
+            let out = {
+                let mut w =
+                    Write { tx: &tx, open: RefCell::new(Default::default()), cache: RefCell::default() };
+                // On `Err`, `w` (its open tables) and then `tx` drop: nothing is written.
+                f(&mut w)?
+                // `w` drops here: every table it opened is closed before the commit.
+            };
+            tx.commit().map_err(fail)?;
+            Ok(out)
+        };
+        match attempt() {
+            Ok(out) => {
+                self.health.committed();
+                Ok(out)
+            }
+            Err(e) => {
+                self.health.write_failed();
+                self.health.tell(&StorageEvent::WriteFailed(e.0.clone()));
+                self.recover();
+                Err(e)
+            }
+        }
+    }
+
+    /// Run `f` in one read transaction (a consistent snapshot). A failure is
+    /// told to the hook and followed by [`Store::recover`].
+    pub(crate) fn read<T>(
+        &self,
+        f: impl FnOnce(&Read) -> Result<T, StorageError>,
+    ) -> Result<T, StorageError> {
+        let attempt = || -> Result<T, StorageError> {
+            let db = self.database()?;
+            let db = db.as_ref().ok_or_else(|| StorageError("the database is closed".into()))?;
+            let tx = db.begin_read().map_err(fail)?;
+            f(&Read { tx })
+        };
+        attempt().inspect_err(|e| {
+            self.health.tell(&StorageEvent::ReadFailed(e.0.clone()));
+            self.recover();
+        })
     }
 }
 

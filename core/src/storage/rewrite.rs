@@ -29,7 +29,9 @@ impl Store {
                 use std::os::unix::fs::PermissionsExt;
                 std::fs::set_permissions(&fresh, std::fs::Permissions::from_mode(0o600)).map_err(io)?;
             }
-            let read = self.db.begin_read().map_err(fail)?;
+            let db = self.database()?;
+            let read = db.as_ref().ok_or_else(|| StorageError("the database is closed".into()))?;
+            let read = read.begin_read().map_err(fail)?;
             let write = target.begin_write().map_err(fail)?;
             for table in Table::ALL {
                 let from = read.open_table(table.def()).map_err(fail)?;
@@ -49,6 +51,9 @@ impl Store {
                 let _ = d.sync_all();
             }
         }
-        Store::open(path)
+        Store::open(path).map_err(|problem| match problem {
+            super::FileProblem::Storage(e) => e,
+            other => StorageError(format!("the rewritten {} does not open: {other:?}", path.display())),
+        })
     }
 }

@@ -1,0 +1,92 @@
+//! Opening a database file, as every host does (`Engine::open`): a new one only
+//! where neither the database nor its key exists; an existing file never
+//! initialised; every refusal a clear error (never a panic) that leaves no new
+//! file behind.
+#![allow(clippy::unwrap_used)]
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use ach_core::engine::{key_file_for, Engine, EngineOptions, OpenError};
+use ach_tests::world::{options, World};
+
+const START: &str = "2026-11-23 10:00";
+
+/// A directory holding a database with one partner, and its path.
+fn made() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ach.redb");
+    let w = World::with(Engine::open(&path, options(START)).unwrap());
+    w.partner();
+    (dir, path)
+}
+
+fn names(dir: &Path) -> BTreeSet<String> {
+    std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect()
+}
+
+fn refusal(path: &Path, options: EngineOptions) -> OpenError {
+    let dir = path.parent().unwrap();
+    let before = names(dir);
+    let refused =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| Engine::open(path, options).err()));
+    let error = refused.expect("no panic").expect("refused");
+    assert_eq!(names(dir), before, "{error}: no file made or removed");
+    error
+}
+
+#[test]
+fn an_empty_database_file_is_refused_not_initialised() {
+    let (_dir, path) = made();
+    std::fs::write(&path, b"").unwrap();
+    let error = refusal(&path, options(START));
+    assert!(matches!(error, OpenError::Empty(_)), "{error}");
+    assert!(error.to_string().contains("is empty (0 bytes)"), "{error}");
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), 0);
+}
+
+#[test]
+fn a_database_without_its_key_file_is_refused_and_no_key_is_made() {
+    let (_dir, path) = made();
+    std::fs::remove_file(key_file_for(&path)).unwrap();
+    let error = refusal(&path, options(START));
+    assert!(matches!(error, OpenError::MissingKey { .. }), "{error}");
+}
+
+#[test]
+fn a_key_file_without_its_database_is_refused_and_no_database_is_made() {
+    let (_dir, path) = made();
+    std::fs::remove_file(&path).unwrap();
+    let error = refusal(&path, options(START));
+    assert!(matches!(error, OpenError::KeyWithoutDatabase { .. }), "{error}");
+}
+
+#[test]
+fn a_damaged_or_foreign_file_is_an_error_not_a_panic() {
+    let (_dir, path) = made();
+    let good = std::fs::read(&path).unwrap();
+    let mut garbage = good.clone();
+    for (i, byte) in garbage[4096..].iter_mut().enumerate() {
+        *byte = (i * 7) as u8;
+    }
+    let error = {
+        std::fs::write(&path, &garbage).unwrap();
+        refusal(&path, options(START))
+    };
+    assert!(matches!(error, OpenError::Damaged { .. }), "{error}");
+    std::fs::write(&path, b"not a database at all").unwrap();
+    let error = refusal(&path, options(START));
+    assert!(matches!(error, OpenError::NotADatabase(_)), "{error}");
+    std::fs::write(&path, &good).unwrap();
+    assert!(Engine::open(&path, options(START)).is_ok(), "the good file still opens");
+}
+
+#[test]
+fn a_new_database_that_cannot_start_leaves_nothing_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ach.redb");
+    let beyond = EngineOptions::manual(chrono::DateTime::<chrono::Utc>::MAX_UTC);
+    let error = refusal(&path, beyond);
+    assert!(matches!(error, OpenError::Clock(_)), "{error}");
+    assert!(names(dir.path()).is_empty());
+}
