@@ -40,6 +40,15 @@ pub(crate) enum Endpoint {
     AdminFiles,
     AdminFile,
     AdminReturnFiles,
+    AdminPartnerRotate,
+    AdminPartnerRevoke,
+    AdminPartnerSuspend,
+    AdminPartnerResume,
+    AdminMerchantRotate,
+    AdminMerchantRevoke,
+    AdminMerchantSuspend,
+    AdminMerchantResume,
+    AdminOperatorRotate,
 }
 
 /// `(method, path pattern, endpoint)`; `{}` matches one segment, `{?}` an
@@ -69,6 +78,15 @@ const ROUTES: &[(&str, &str, Endpoint)] = &[
     ("GET", "/admin/origination-files", Endpoint::AdminFiles),
     ("GET", "/admin/origination-files/{}", Endpoint::AdminFile),
     ("POST", "/admin/return-files", Endpoint::AdminReturnFiles),
+    ("POST", "/admin/partners/{}/keys/rotate", Endpoint::AdminPartnerRotate),
+    ("POST", "/admin/partners/{}/keys/revoke", Endpoint::AdminPartnerRevoke),
+    ("POST", "/admin/partners/{}/suspend", Endpoint::AdminPartnerSuspend),
+    ("POST", "/admin/partners/{}/resume", Endpoint::AdminPartnerResume),
+    ("POST", "/admin/merchants/{}/keys/rotate", Endpoint::AdminMerchantRotate),
+    ("POST", "/admin/merchants/{}/keys/revoke", Endpoint::AdminMerchantRevoke),
+    ("POST", "/admin/merchants/{}/suspend", Endpoint::AdminMerchantSuspend),
+    ("POST", "/admin/merchants/{}/resume", Endpoint::AdminMerchantResume),
+    ("POST", "/admin/operator-key/rotate", Endpoint::AdminOperatorRotate),
 ];
 
 /// The path's parameters if it matches `pattern`.

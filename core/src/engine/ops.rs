@@ -4,7 +4,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::schedule::Progress;
-use super::{customers, idempotency, tenants, transactions, Applied, Cx, Engine, Fail, Failure};
+use super::{credentials, customers, idempotency, tenants, transactions, Applied, Cx, Engine, Fail, Failure};
 use crate::calendar;
 use crate::limits::Limits;
 use crate::model::{BankAccount, CustomerRef, MerchantApplication, NewCustomer, NewTransaction};
@@ -132,6 +132,27 @@ pub enum Operation {
         /// The new instant (never earlier than the current one).
         now: DateTime<Utc>,
     },
+    /// Operator: a new API key for a partner, a merchant or the operator; the
+    /// holder's other keys keep working for `grace_seconds` (0: refused at
+    /// once; at most [`super::MAX_GRACE_SECONDS`]).
+    RotateKeys {
+        /// Whose keys.
+        holder: super::KeyHolder,
+        /// How long the old keys keep working.
+        grace_seconds: u32,
+    },
+    /// Operator: every key of a partner or a merchant refused from now on.
+    RevokeKeys {
+        /// Whose keys.
+        holder: super::KeyHolder,
+    },
+    /// Operator: suspend (`true`) or resume (`false`) a partner or a merchant.
+    SetSuspended {
+        /// Who.
+        holder: super::KeyHolder,
+        /// Suspended from now on, or resumed.
+        suspended: bool,
+    },
     /// Any operation made idempotent by a client-chosen key (the
     /// `Idempotency-Key` header): a retry with the same key and the same request
     /// answers what the first answered, success or refusal, and does nothing
@@ -242,6 +263,33 @@ pub enum Outcome {
         /// Return-rate thresholds the file's returns put a merchant over.
         crossings: Vec<super::return_rates::ThresholdCrossing>,
     },
+    /// A holder's keys were rotated.
+    KeysRotated {
+        /// The partner, the merchant, or `operator`.
+        id: String,
+        /// The new key (shown once; only its hash is stored).
+        api_key: String,
+        /// How many working keys the rotation retired.
+        previous_keys: u32,
+        /// Until when they work (`None`: refused already).
+        previous_keys_valid_until: Option<DateTime<Utc>>,
+    },
+    /// A holder's keys were revoked.
+    KeysRevoked {
+        /// The partner or the merchant.
+        id: String,
+        /// How many working keys were revoked.
+        revoked: u32,
+    },
+    /// A partner or a merchant was suspended or resumed.
+    SuspensionSet {
+        /// The partner or the merchant.
+        id: String,
+        /// Whether it is suspended now.
+        suspended: bool,
+        /// Since when (`None` once resumed).
+        since: Option<DateTime<Utc>>,
+    },
     /// The sandbox clock was set.
     ClockSet {
         /// The new instant.
@@ -270,6 +318,9 @@ pub(crate) enum Prepared {
     SetOriginator { originator: Result<crate::nacha::Originator, Vec<validation::FieldError>> },
     IngestReturnFile { entries: Result<Vec<crate::nacha::Inbound>, Vec<validation::FieldError>> },
     SetClock { now: DateTime<Utc> },
+    RotateKeys { holder: super::KeyHolder, grace_seconds: u32 },
+    RevokeKeys { holder: super::KeyHolder },
+    SetSuspended { holder: super::KeyHolder, suspended: bool },
     Idempotent { key: Result<String, Failure>, scope: Option<String>, request: String, inner: Box<Prepared> },
 }
 
@@ -357,6 +408,9 @@ fn prepare_plain(
             Prepared::IngestReturnFile { entries: super::bank_files::read(&bytes) }
         }
         Operation::SetClock { now } => Prepared::SetClock { now },
+        Operation::RotateKeys { holder, grace_seconds } => Prepared::RotateKeys { holder, grace_seconds },
+        Operation::RevokeKeys { holder } => Prepared::RevokeKeys { holder },
+        Operation::SetSuspended { holder, suspended } => Prepared::SetSuspended { holder, suspended },
         Operation::Idempotent { operation, .. } => prepare_plain(*operation, engine, now, directory),
     }
 }
@@ -457,6 +511,18 @@ pub(crate) fn apply(cx: &mut Cx<'_, '_>, caller: &Caller, op: Prepared) -> Resul
         Prepared::SetClock { now } => {
             operator(caller)?;
             done(super::schedule::set_clock(cx, now)?)
+        }
+        Prepared::RotateKeys { holder, grace_seconds } => {
+            operator(caller)?;
+            done(credentials::rotate(cx, &holder, grace_seconds)?)
+        }
+        Prepared::RevokeKeys { holder } => {
+            operator(caller)?;
+            done(credentials::revoke(cx, &holder)?)
+        }
+        Prepared::SetSuspended { holder, suspended } => {
+            operator(caller)?;
+            done(credentials::set_suspended(cx, &holder, suspended)?)
         }
         Prepared::Idempotent { key, scope, request, inner } => {
             let key = key?;

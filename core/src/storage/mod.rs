@@ -74,6 +74,11 @@ pub(crate) enum Table {
     Traces,
     /// Entries of bank files already applied (returns, notifications of change).
     Inbound,
+    /// The keys of each holder: (holder id, key hash) → nothing (an index of
+    /// [`Table::Keys`], to rotate or revoke a holder's keys).
+    HolderKeys,
+    /// Suspended partners and merchants by id → since when.
+    Suspensions,
 }
 
 impl Table {
@@ -107,6 +112,8 @@ impl Table {
             Table::Files => "files",
             Table::Traces => "traces",
             Table::Inbound => "inbound",
+            Table::HolderKeys => "holder_keys",
+            Table::Suspensions => "suspensions",
         }
     }
 
@@ -114,7 +121,7 @@ impl Table {
         TableDefinition::new(self.name())
     }
 
-    const ALL: [Table; 19] = [
+    const ALL: [Table; 21] = [
         Table::Meta,
         Table::Partners,
         Table::Merchants,
@@ -134,6 +141,8 @@ impl Table {
         Table::Files,
         Table::Traces,
         Table::Inbound,
+        Table::HolderKeys,
+        Table::Suspensions,
     ];
 }
 
