@@ -3,8 +3,9 @@
 //! `achd validate transaction|customer|merchant [FILE|-] [--routing-directory FILE]`
 //! checks a request against the service's rules without a server or a database.
 //!
-//! `achd serve [--data DIR] [--listen ADDR] [--tls-cert PEM --tls-key PEM] [--sandbox]
-//! [--web DIR] [--outbox DIR]` runs the service over HTTPS.
+//! `achd serve [--data DIR] [--listen ADDR] [--admin-listen ADDR] [--tls-cert PEM
+//! --tls-key PEM] [--sandbox] [--web DIR] [--outbox DIR]` runs the service over
+//! HTTPS, the operator plane on its own address.
 //!
 //! `achd nacha check FILE` reads a NACHA file with the engine's reader, validates
 //! it and prints a JSON summary.
@@ -17,6 +18,7 @@ mod directory;
 mod http;
 mod logging;
 mod nacha;
+mod operator;
 mod outbox;
 mod serve;
 mod shutdown;

@@ -2,7 +2,8 @@
 //!
 //! Start-up: the data directory, the operator key file, the TLS certificate, the
 //! outbox (`--outbox`), the database, the outbox's exporter thread, the
-//! group-commit writer thread, the clock ticker (production) and the listener. Shutdown (SIGINT/SIGTERM): stop accepting, let every connection finish
+//! group-commit writer thread, the clock ticker (production) and the two
+//! listeners (the public API on `--listen`, the operator plane on `--admin-listen`). Shutdown (SIGINT/SIGTERM): stop accepting, let every connection finish
 //! the request it is serving, let the writer drain its queue, close the database,
 //! exit 0.
 
@@ -55,6 +56,12 @@ pub struct Args {
     /// https://ADDR` shows the real one).
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8443")]
     listen: String,
+    /// Address of the operator plane: `/admin/*` is answered here only (and is
+    /// an unknown path, 404, on --listen), nothing else is. Loopback by default;
+    /// port 0: any free port (the line `operator plane on https://ADDR` shows
+    /// it). Must differ from --listen.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8444")]
+    admin_listen: String,
     /// TLS certificate chain (PEM). Without it, a self-signed certificate is made
     /// in DIR and reused.
     #[arg(long, value_name = "PEM", requires = "tls_key")]
@@ -112,6 +119,10 @@ fn say(line: &str) {
 
 fn serve(args: Args) -> Result<(), String> {
     let listen = resolve(&args.listen)?;
+    let admin_listen = resolve(&args.admin_listen)?;
+    if admin_listen == listen && listen.port() != 0 {
+        return Err(format!("--admin-listen must differ from --listen ({listen})"));
+    }
     create_data_dir(&args.data)?;
     let key_path = args.data.join("operator.key");
     let existed = key_path.exists();
@@ -138,10 +149,12 @@ fn serve(args: Args) -> Result<(), String> {
     } else {
         EngineOptions::system()
     }
-    .with_operator_key(operator_key);
+    .with_operator_key(operator_key.clone());
     let database = args.data.join("ach.redb");
     let engine = Engine::open(&database, options)
         .map_err(|e| format!("cannot open the database {}: {e}", database.display()))?;
+    crate::operator::check_key(&engine, &operator_key, &key_path);
+    drop(operator_key);
     match args.routing_directory.as_deref() {
         Some(file) => directory::load(&engine, file, say)?,
         None => say(&directory::in_use(&engine)),
@@ -163,8 +176,22 @@ fn serve(args: Args) -> Result<(), String> {
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
     let (writer, writer_thread) =
         writer::start(Arc::clone(&engine)).map_err(|e| format!("cannot start the writer thread: {e}"))?;
-    let app = Arc::new(App { engine: Arc::clone(&engine), writer, site });
-    let served = runtime.block_on(listen_and_serve(app, listen, tls.config, args.sandbox));
+    let admin = Arc::new(App {
+        engine: Arc::clone(&engine),
+        writer: writer.clone(),
+        site: None,
+        operator_plane: true,
+        operator_key_file: Some(key_path),
+    });
+    let app = Arc::new(App {
+        engine: Arc::clone(&engine),
+        writer,
+        site,
+        operator_plane: false,
+        operator_key_file: None,
+    });
+    let served =
+        runtime.block_on(listen_and_serve([(app, listen), (admin, admin_listen)], tls.config, args.sandbox));
     // Waits for the router's blocking reads still running; drops every task.
     drop(runtime);
     // Every sender is gone: the writer commits what is queued, answers, and stops.
@@ -224,19 +251,26 @@ fn warn_if_shared(path: &Path) {
     let _ = path;
 }
 
-/// Accept TLS connections until a signal, then shut down gracefully.
+/// Accept TLS connections on the public address and the operator plane's (each
+/// with its [`App`]) until a signal, then shut down gracefully.
 async fn listen_and_serve(
-    app: Arc<App>,
-    listen: SocketAddr,
+    [(app, listen), (admin, admin_listen)]: [(Arc<App>, SocketAddr); 2],
     config: Arc<rustls::ServerConfig>,
     sandbox: bool,
 ) -> Result<(), String> {
     // Signals first: a SIGTERM right after the "listening" line is a clean stop.
     let mut signals = Signals::install().map_err(|e| format!("cannot install signal handlers: {e}"))?;
-    let listener = TcpListener::bind(listen).await.map_err(|e| format!("cannot listen on {listen}: {e}"))?;
-    let local = listener.local_addr().map_err(|e| format!("cannot read the bound address: {e}"))?;
+    let bind = |addr: SocketAddr| async move {
+        let listener = TcpListener::bind(addr).await.map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+        let local = listener.local_addr().map_err(|e| format!("cannot read the bound address: {e}"))?;
+        Ok::<_, String>((listener, local))
+    };
+    let (admin_listener, admin_local) = bind(admin_listen).await?;
+    let (listener, local) = bind(listen).await?;
     let (stop_ticker, stopped) = watch::channel(false);
     let ticker = (!sandbox).then(|| tokio::spawn(tick(Arc::clone(&app.engine), stopped)));
+    info!(address = %admin_local, "operator plane listening");
+    say(&format!("operator plane on https://{admin_local}"));
     info!(address = %local, sandbox, "listening");
     say(&format!("listening on https://{local}"));
 
@@ -246,28 +280,13 @@ async fn listen_and_serve(
     let signal = loop {
         tokio::select! {
             signal = signals.next() => break signal,
-            accepted = listener.accept() => match accepted {
-                Ok((tcp, peer)) => {
-                    let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
-                        debug!(%peer, "too many connections: closed");
-                        continue;
-                    };
-                    let serving = connection(tcp, peer, acceptor.clone(), Arc::clone(&app), graceful.watcher());
-                    tokio::spawn(async move {
-                        serving.await;
-                        drop(slot);
-                    });
-                }
-                Err(e) => {
-                    // Out of file descriptors and the like: do not spin.
-                    warn!(error = %e, "accept failed");
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                }
-            },
+            accepted = listener.accept() => admit(accepted, &slots, &acceptor, &app, &graceful).await,
+            accepted = admin_listener.accept() => admit(accepted, &slots, &acceptor, &admin, &graceful).await,
         }
     };
     info!(signal, "shutting down: no new connections; finishing the requests in flight");
     drop(listener);
+    drop(admin_listener);
     let _ = stop_ticker.send(true);
     tokio::select! {
         finished = tokio::time::timeout(SHUTDOWN_GRACE, graceful.shutdown()) => {
@@ -281,7 +300,36 @@ async fn listen_and_serve(
         let _ = ticker.await;
     }
     drop(app);
+    drop(admin);
     Ok(())
+}
+
+/// Serve an accepted connection with `app` if a connection slot is free.
+async fn admit(
+    accepted: std::io::Result<(TcpStream, SocketAddr)>,
+    slots: &Arc<Semaphore>,
+    acceptor: &TlsAcceptor,
+    app: &Arc<App>,
+    graceful: &GracefulShutdown,
+) {
+    match accepted {
+        Ok((tcp, peer)) => {
+            let Ok(slot) = Arc::clone(slots).try_acquire_owned() else {
+                debug!(%peer, "too many connections: closed");
+                return;
+            };
+            let serving = connection(tcp, peer, acceptor.clone(), Arc::clone(app), graceful.watcher());
+            tokio::spawn(async move {
+                serving.await;
+                drop(slot);
+            });
+        }
+        Err(e) => {
+            // Out of file descriptors and the like: do not spin.
+            warn!(error = %e, "accept failed");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
 }
 
 /// One connection: the TLS handshake, then HTTP/1.1 serving `app` until the client

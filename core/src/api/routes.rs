@@ -147,6 +147,12 @@ pub(crate) fn is_api_path(path: &str) -> bool {
     ROUTES.iter().any(|(_, pattern, _)| matches(pattern, path).is_some())
 }
 
+/// 404: no endpoint has this path.
+pub(crate) fn unknown_endpoint(method: &str, path: &str) -> Failure {
+    let msg = format!("there is no endpoint {} {}", echo(&method.to_ascii_uppercase()), echo(path));
+    failure(AchError::FailedToAccept, 404, "path", ProblemCode::NotFound, msg)
+}
+
 /// The endpoint and path parameters, or 404 / 405.
 fn resolve(req: &Request) -> Result<(Endpoint, Vec<String>), Failure> {
     let method = req.method.to_ascii_uppercase();
@@ -160,8 +166,7 @@ fn resolve(req: &Request) -> Result<(Endpoint, Vec<String>), Failure> {
         }
     }
     if allowed.is_empty() {
-        let msg = format!("there is no endpoint {} {}", echo(&method), echo(&req.path));
-        return Err(failure(AchError::FailedToAccept, 404, "path", ProblemCode::NotFound, msg));
+        return Err(unknown_endpoint(&method, &req.path));
     }
     let msg = format!("{} is not allowed here; use {}", echo(&method), allowed.join(", "));
     Err(failure(AchError::FailedToAccept, 405, "method", ProblemCode::InvalidValue, msg))
