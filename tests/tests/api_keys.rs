@@ -299,4 +299,12 @@ fn every_change_survives_closing_and_reopening_the_database() {
     let api = open();
     assert_eq!(api.merchant_status(&t.mkey), 401, "its window ended");
     assert_eq!(api.merchant_status(&mnew), 200);
+    drop(api);
+
+    // A host that configures no operator key has no operator plane, even for a
+    // key a rotation stored.
+    let start = ach_tests::world::et("2026-11-23 10:00");
+    let api = Api { engine: Engine::open(&path, ach_core::engine::EngineOptions::manual(start)).unwrap() };
+    refused(&api, api.call("GET", "/admin/return-rates", &operator, None));
+    assert_eq!(api.merchant_status(&mnew), 200);
 }

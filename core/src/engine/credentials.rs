@@ -214,9 +214,9 @@ pub(crate) fn is_suspended(w: &Write<'_>, id: &str) -> Result<bool, StorageError
 }
 
 /// Who the key with this hash authenticates at `now`: a stored key that still
-/// works and whose holders are not suspended, or else the host's `configured`
-/// operator key if no rotation retired it. `None`: refused, exactly like an
-/// unknown key.
+/// works and whose holders are not suspended (an operator key only while the
+/// host configures one), or else the host's `configured` operator key if no
+/// rotation retired it. `None`: refused, exactly like an unknown key.
 pub(crate) fn caller_of(
     r: &Read,
     configured: Option<&KeyHash>,
@@ -233,7 +233,8 @@ pub(crate) fn caller_of(
         return Ok(None);
     }
     Ok(match record.owner {
-        KeyOwner::Operator => Some(Caller::Operator),
+        // A host that configures no operator key has no operator plane at all.
+        KeyOwner::Operator => configured.map(|_| Caller::Operator),
         KeyOwner::Partner { partner_id } => {
             (!suspended(&partner_id)?).then_some(Caller::Partner { partner_id })
         }

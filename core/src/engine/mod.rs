@@ -62,7 +62,9 @@ use crate::storage::{keys, StorageError, Store, Table, Write};
 #[derive(Debug, Clone)]
 pub struct EngineOptions {
     /// The operator's key (the operator plane: partners, approvals, returns,
-    /// directory, the sandbox clock). `None`: no operator access.
+    /// directory, the sandbox clock, key rotation). Accepted until an operator
+    /// key rotation retires it; from then on the rotated keys stored in the
+    /// database are the operator's. `None`: no operator access at all.
     pub operator_key: Option<String>,
     /// Sandbox: the clock is set by the operator (`Operation::SetClock`).
     pub sandbox: bool,
