@@ -5,7 +5,8 @@
 //!
 //! 1. Builds `achd` (`cargo build -p achd`, same profile and target directory as
 //!    this example; `--achd PATH` or `ACHD_BIN` uses a given binary instead) and
-//!    starts `achd serve --sandbox --data <tempdir> --listen 127.0.0.1:0` (its log,
+//!    starts `achd serve --sandbox --data <tempdir> --listen 127.0.0.1:0
+//!    --admin-listen 127.0.0.1:0` (its log,
 //!    at `ACHD_LOG=debug` by default for the group-commit sizes, goes to
 //!    `<tempdir>/server.log`).
 //! 2. With the operator key from the data directory: a partner, its merchant
@@ -220,6 +221,8 @@ fn build_achd() -> PathBuf {
 struct Server {
     child: Child,
     addr: SocketAddr,
+    /// The operator plane's address (`/admin/*`).
+    admin: SocketAddr,
     data: PathBuf,
     tls: TlsConnector,
 }
@@ -230,7 +233,7 @@ impl Server {
         let mut child = Command::new(achd)
             .args(["serve", "--sandbox", "--data"])
             .arg(data)
-            .args(["--listen", "127.0.0.1:0"])
+            .args(["--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0"])
             .env("ACHD_LOG", log_level)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -240,14 +243,17 @@ impl Server {
         let stdout = child.stdout.take().unwrap();
         let (lines, found) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
+            let mut admin = String::new();
             for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
                 if let Some(addr) = line.strip_prefix("listening on https://") {
-                    let _ = lines.send(addr.to_owned());
+                    let _ = lines.send((addr.to_owned(), admin.clone()));
+                } else if let Some(addr) = line.strip_prefix("operator plane on https://") {
+                    addr.clone_into(&mut admin);
                 }
             }
         });
-        let Ok(addr) = found.recv_timeout(Duration::from_secs(30)) else {
+        let Ok((addr, admin)) = found.recv_timeout(Duration::from_secs(30)) else {
             let _ = child.kill();
             fail(&format!(
                 "achd did not start; log: {}",
@@ -255,7 +261,8 @@ impl Server {
             ));
         };
         let pem = std::fs::read(data.join("tls-cert.pem")).unwrap();
-        Server { child, addr: addr.parse().unwrap(), data: data.to_owned(), tls: connector(&pem) }
+        let (addr, admin) = (addr.parse().unwrap(), admin.parse().unwrap());
+        Server { child, addr, admin, data: data.to_owned(), tls: connector(&pem) }
     }
 
     fn operator_key(&self) -> String {
@@ -263,13 +270,22 @@ impl Server {
     }
 
     async fn conn(&self) -> Conn {
-        let tcp = TcpStream::connect(self.addr).await.unwrap();
+        self.connect(self.addr).await
+    }
+
+    /// A connection to the operator plane.
+    async fn admin_conn(&self) -> Conn {
+        self.connect(self.admin).await
+    }
+
+    async fn connect(&self, addr: SocketAddr) -> Conn {
+        let tcp = TcpStream::connect(addr).await.unwrap();
         tcp.set_nodelay(true).unwrap();
-        let name = ServerName::IpAddress(self.addr.ip().into());
+        let name = ServerName::IpAddress(addr.ip().into());
         let stream = self.tls.connect(name, tcp).await.unwrap();
         let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.unwrap();
         tokio::spawn(connection);
-        Conn { sender, host: self.addr.to_string() }
+        Conn { sender, host: addr.to_string() }
     }
 
     /// SIGTERM, and the exit status 0 within 30 s.
@@ -389,7 +405,9 @@ struct Tenant {
 
 async fn set_up(server: &Server, conn: &mut Conn) -> Tenant {
     let operator = server.operator_key();
-    let p = conn.call("POST", "/admin/partners", &operator, Some(json!({"name": "Load Partner"})), 201).await;
+    let mut admin = server.admin_conn().await;
+    let p =
+        admin.call("POST", "/admin/partners", &operator, Some(json!({"name": "Load Partner"})), 201).await;
     let partner_id = p["payload"]["partner_id"].as_str().unwrap().to_owned();
     let partner_key = p["payload"]["api_key"].as_str().unwrap().to_owned();
     let mut application: Value = serde_json::from_slice(&merchant_application()).unwrap();
@@ -397,7 +415,8 @@ async fn set_up(server: &Server, conn: &mut Conn) -> Tenant {
     let m = conn.call("POST", "/merchants", &partner_key, Some(application), 201).await;
     let merchant_id = m["id"].as_str().unwrap().to_owned();
     let approve = json!({ "limits": generous_limits() });
-    conn.call("POST", &format!("/admin/merchants/{merchant_id}/approve"), &operator, Some(approve), 200)
+    admin
+        .call("POST", &format!("/admin/merchants/{merchant_id}/approve"), &operator, Some(approve), 200)
         .await;
     Tenant { partner_id, partner_key, merchant_id }
 }

@@ -39,6 +39,11 @@ pub struct App {
     pub writer: Writer,
     /// Static files served at `/` (`--web DIR`), if any.
     pub site: Option<Site>,
+    /// Whether this listener serves the operator plane (`/admin/*` only) rather
+    /// than the public API (everything else); the other plane's paths are 404.
+    pub operator_plane: bool,
+    /// The operator key file, rewritten after an operator key rotation.
+    pub operator_key_file: Option<std::path::PathBuf>,
 }
 
 /// Answer one request from `client` and log it (client address, method, path
@@ -84,6 +89,9 @@ async fn respond(app: &Arc<App>, request: hyper::Request<Incoming>) -> hyper::Re
             return json(refusal(408, ProblemCode::OverLimit, &why));
         }
     };
+    if api::is_operator_path(parts.uri.path()) != app.operator_plane {
+        return json(api::unknown_endpoint(parts.method.as_str(), parts.uri.path()));
+    }
     let short = is_short(&parts.method, parts.uri.path(), body.len());
     let request = to_api_request(&parts, body);
     let engine = Arc::clone(&app.engine);
@@ -128,7 +136,14 @@ async fn respond(app: &Arc<App>, request: hyper::Request<Incoming>) -> hyper::Re
             }
             out
         }
-        Planned::Execute(caller, prepared) => json(api::finish(app.writer.execute(caller, *prepared).await)),
+        Planned::Execute(caller, prepared) => {
+            let operator = caller == Caller::Operator;
+            let result = app.writer.execute(caller, *prepared).await;
+            if operator {
+                crate::operator::after(&result, app.operator_key_file.as_deref());
+            }
+            json(api::finish(result))
+        }
     }
 }
 

@@ -3,10 +3,10 @@
 //! `achd validate transaction|customer|merchant [FILE|-] [--routing-directory FILE]`
 //! checks a request against the service's rules without a server or a database.
 //!
-//! `achd serve [--data DIR] [--listen ADDR] [--tls-cert PEM --tls-key PEM] [--sandbox]
-//! [--web DIR] [--outbox DIR] [--max-connections N] [--max-connections-per-client N]
-//! [--write-timeout SECONDS] [--connection-lifetime SECONDS]` runs the service over
-//! HTTPS.
+//! `achd serve [--data DIR] [--listen ADDR] [--admin-listen ADDR] [--tls-cert PEM
+//! --tls-key PEM] [--sandbox] [--web DIR] [--outbox DIR] [--max-connections N]
+//! [--max-connections-per-client N] [--write-timeout SECONDS] [--connection-lifetime
+//! SECONDS]` runs the service over HTTPS, the operator plane on its own address.
 //!
 //! `achd init [--data DIR]` makes a new service's data directory (the database,
 //! its key, the operator key); `achd serve` opens it.
@@ -26,6 +26,7 @@ mod init;
 mod logging;
 mod nacha;
 mod open_files;
+mod operator;
 mod outbox;
 mod serve;
 mod shutdown;

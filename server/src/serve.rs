@@ -2,7 +2,8 @@
 //!
 //! Start-up: the data directory, the operator key file, the TLS certificate, the
 //! outbox (`--outbox`), the database, the outbox's exporter thread, the
-//! group-commit writer thread, the clock ticker (production) and the listener. Shutdown (SIGINT/SIGTERM): stop accepting, let every connection finish
+//! group-commit writer thread, the clock ticker (production) and the two
+//! listeners (the public API on `--listen`, the operator plane on `--admin-listen`). Shutdown (SIGINT/SIGTERM): stop accepting, let every connection finish
 //! the request it is serving, let the writer drain its queue, close the database,
 //! exit 0. Connections: see [`crate::connections`] for who is admitted and for
 //! how long.
@@ -64,6 +65,12 @@ pub struct Args {
     /// https://ADDR` shows the real one).
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8443")]
     listen: String,
+    /// Address of the operator plane: `/admin/*` is answered here only (and is
+    /// an unknown path, 404, on --listen), nothing else is. Loopback by default;
+    /// port 0: any free port (the line `operator plane on https://ADDR` shows
+    /// it). Must differ from --listen.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8444")]
+    admin_listen: String,
     /// TLS certificate chain (PEM). Without it, a self-signed certificate is made
     /// in DIR and reused.
     #[arg(long, value_name = "PEM", requires = "tls_key")]
@@ -123,6 +130,10 @@ fn say(line: &str) {
 
 fn serve(args: Args) -> Result<(), String> {
     let listen = resolve(&args.listen)?;
+    let admin_listen = resolve(&args.admin_listen)?;
+    if admin_listen == listen && listen.port() != 0 {
+        return Err(format!("--admin-listen must differ from --listen ({listen})"));
+    }
     let open_files = open_files::raise();
     let limits = args.connections.limits(open_files);
     say(&limits_line(&limits, open_files));
@@ -158,6 +169,7 @@ fn serve(args: Args) -> Result<(), String> {
     let how = if operator.fresh { "created, mode 0600" } else { "existing" };
     say(&format!("operator key: {} ({how})", operator.path.display()));
     warn_if_shared(&operator.path);
+    crate::operator::check_key(&engine, &operator.key, &operator.path);
 
     let tls = tls::setup(&data, args.tls_cert.as_deref(), args.tls_key.as_deref(), listen)?;
     say(&tls.note);
@@ -182,8 +194,26 @@ fn serve(args: Args) -> Result<(), String> {
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
     let (writer, writer_thread) =
         writer::start(Arc::clone(&engine)).map_err(|e| format!("cannot start the writer thread: {e}"))?;
-    let app = Arc::new(App { engine: Arc::clone(&engine), writer, site });
-    let served = runtime.block_on(listen_and_serve(app, listen, tls.config, args.sandbox, limits));
+    let admin = Arc::new(App {
+        engine: Arc::clone(&engine),
+        writer: writer.clone(),
+        site: None,
+        operator_plane: true,
+        operator_key_file: Some(operator.path.clone()),
+    });
+    let app = Arc::new(App {
+        engine: Arc::clone(&engine),
+        writer,
+        site,
+        operator_plane: false,
+        operator_key_file: None,
+    });
+    let served = runtime.block_on(listen_and_serve(
+        [(app, listen), (admin, admin_listen)],
+        tls.config,
+        args.sandbox,
+        limits,
+    ));
     // Waits for the router's blocking reads still running; drops every task.
     drop(runtime);
     // Every sender is gone: the writer commits what is queued, answers, and stops.
@@ -258,20 +288,27 @@ fn warn_if_shared(path: &Path) {
     let _ = path;
 }
 
-/// Accept TLS connections until a signal, then shut down gracefully.
+/// Accept TLS connections on the public address and the operator plane's (each
+/// with its [`App`]) until a signal, then shut down gracefully.
 async fn listen_and_serve(
-    app: Arc<App>,
-    listen: SocketAddr,
+    [(app, listen), (admin, admin_listen)]: [(Arc<App>, SocketAddr); 2],
     config: Arc<rustls::ServerConfig>,
     sandbox: bool,
     limits: Limits,
 ) -> Result<(), String> {
     // Signals first: a SIGTERM right after the "listening" line is a clean stop.
     let mut signals = Signals::install().map_err(|e| format!("cannot install signal handlers: {e}"))?;
-    let listener = TcpListener::bind(listen).await.map_err(|e| format!("cannot listen on {listen}: {e}"))?;
-    let local = listener.local_addr().map_err(|e| format!("cannot read the bound address: {e}"))?;
+    let bind = |addr: SocketAddr| async move {
+        let listener = TcpListener::bind(addr).await.map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+        let local = listener.local_addr().map_err(|e| format!("cannot read the bound address: {e}"))?;
+        Ok::<_, String>((listener, local))
+    };
+    let (admin_listener, admin_local) = bind(admin_listen).await?;
+    let (listener, local) = bind(listen).await?;
     let (stop_ticker, stopped) = watch::channel(false);
     let ticker = (!sandbox).then(|| tokio::spawn(tick(Arc::clone(&app.engine), stopped.clone())));
+    info!(address = %admin_local, "operator plane listening");
+    say(&format!("operator plane on https://{admin_local}"));
     info!(address = %local, sandbox, "listening");
     say(&format!("listening on https://{local}"));
 
@@ -281,35 +318,17 @@ async fn listen_and_serve(
     let signal = loop {
         tokio::select! {
             signal = signals.next() => break signal,
-            accepted = listener.accept() => match accepted {
-                Ok((tcp, peer)) => {
-                    let ticket = match admission.admit(peer.ip()) {
-                        Ok(ticket) => ticket,
-                        Err(refusal) => {
-                            debug!(%peer, "{refusal}: closed");
-                            continue;
-                        }
-                    };
-                    let stop = stopped.clone();
-                    let serving = connection(tcp, peer, acceptor.clone(), Arc::clone(&app), limits, stop);
-                    tokio::spawn(async move {
-                        serving.await;
-                        drop(ticket);
-                    });
-                }
-                Err(e) => {
-                    // Out of file descriptors and the like: do not spin, and
-                    // do not flood the log.
-                    if let Some(suppressed) = accept_warnings.admit(Instant::now()) {
-                        warn!(error = %e, suppressed, "accept failed");
-                    }
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                }
-            },
+            accepted = listener.accept() => {
+                admit(accepted, &admission, &acceptor, &app, limits, &stopped, &mut accept_warnings).await;
+            }
+            accepted = admin_listener.accept() => {
+                admit(accepted, &admission, &acceptor, &admin, limits, &stopped, &mut accept_warnings).await;
+            }
         }
     };
     info!(signal, "shutting down: no new connections; finishing the requests in flight");
     drop(listener);
+    drop(admin_listener);
     let _ = stop_ticker.send(true);
     tokio::select! {
         finished = tokio::time::timeout(SHUTDOWN_GRACE, admission.all_closed()) => {
@@ -323,7 +342,45 @@ async fn listen_and_serve(
         let _ = ticker.await;
     }
     drop(app);
+    drop(admin);
     Ok(())
+}
+
+/// Serve an accepted connection with `app` if the admission allows it (the
+/// connection cap and the per-client cap).
+async fn admit(
+    accepted: std::io::Result<(TcpStream, SocketAddr)>,
+    admission: &Arc<Admission>,
+    acceptor: &TlsAcceptor,
+    app: &Arc<App>,
+    limits: Limits,
+    stopped: &watch::Receiver<bool>,
+    accept_warnings: &mut logging::Throttle,
+) {
+    match accepted {
+        Ok((tcp, peer)) => {
+            let ticket = match admission.admit(peer.ip()) {
+                Ok(ticket) => ticket,
+                Err(refusal) => {
+                    debug!(%peer, "{refusal}: closed");
+                    return;
+                }
+            };
+            let serving = connection(tcp, peer, acceptor.clone(), Arc::clone(app), limits, stopped.clone());
+            tokio::spawn(async move {
+                serving.await;
+                drop(ticket);
+            });
+        }
+        Err(e) => {
+            // Out of file descriptors and the like: do not spin, and do not
+            // flood the log.
+            if let Some(suppressed) = accept_warnings.admit(Instant::now()) {
+                warn!(error = %e, suppressed, "accept failed");
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
 }
 
 /// One connection: the TLS handshake, then HTTP/1.1 serving `app` until the client

@@ -57,6 +57,8 @@ impl Drop for TempDir {
 struct Server {
     child: Child,
     addr: SocketAddr,
+    /// The operator plane's address: every `/admin/*` request goes there.
+    admin: SocketAddr,
     data: PathBuf,
     log: PathBuf,
     tls: TlsConnector,
@@ -76,7 +78,7 @@ impl Server {
     fn start_with(data: &Path, setup: &str, flags: &[&str]) -> Server {
         let log = data.with_extension("log");
         let script = format!(
-            r#"umask 000 && {setup} exec "$0" serve --sandbox --sandbox-start 2026-11-23T10:00:00-05:00 --listen 127.0.0.1:0 --data "$@""#
+            r#"umask 000 && {setup} exec "$0" serve --sandbox --sandbox-start 2026-11-23T10:00:00-05:00 --listen 127.0.0.1:0 --admin-listen 127.0.0.1:0 --data "$@""#
         );
         let mut child = Command::new("sh")
             .args(["-c", &script, env!("CARGO_BIN_EXE_achd")])
@@ -93,15 +95,18 @@ impl Server {
         let said = Arc::new(std::sync::Mutex::new(Vec::new()));
         let kept = Arc::clone(&said);
         std::thread::spawn(move || {
+            let mut admin = String::new();
             for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
                 if let Some(addr) = line.strip_prefix("listening on https://") {
-                    let _ = lines.send(addr.to_owned());
+                    let _ = lines.send((addr.to_owned(), admin.clone()));
+                } else if let Some(addr) = line.strip_prefix("operator plane on https://") {
+                    addr.clone_into(&mut admin);
                 }
                 kept.lock().unwrap().push(line);
             }
         });
-        let addr = found.recv_timeout(Duration::from_secs(30)).unwrap_or_else(|_| {
+        let (addr, admin) = found.recv_timeout(Duration::from_secs(30)).unwrap_or_else(|_| {
             panic!("no listening line; log: {}", std::fs::read_to_string(&log).unwrap_or_default())
         });
         let mut roots = rustls::RootCertStore::empty();
@@ -116,7 +121,8 @@ impl Server {
             .with_no_client_auth();
         let tls = TlsConnector::from(Arc::new(config));
         let answers = std::sync::Mutex::default();
-        Server { child, addr: addr.parse().unwrap(), data: data.to_owned(), log, tls, answers, said }
+        let (addr, admin) = (addr.parse().unwrap(), admin.parse().unwrap());
+        Server { child, addr, admin, data: data.to_owned(), log, tls, answers, said }
     }
 
     fn log(&self) -> String {
@@ -129,9 +135,13 @@ impl Server {
 
     /// Send these bytes on a new TLS connection (writing while reading, so a
     /// server that answers before the body is in is heard) and read the answer.
+    /// A request to `/admin/*` goes to the operator plane's address.
     async fn raw(&self, request: Vec<Vec<u8>>) -> Raw {
-        let tcp = TcpStream::connect(self.addr).await.unwrap();
-        let stream = self.tls.connect(ServerName::IpAddress(self.addr.ip().into()), tcp).await.unwrap();
+        let line = request.first().map(Vec::as_slice).unwrap_or_default();
+        let target = line.split(|b| *b == b' ').nth(1).unwrap_or_default();
+        let addr = if target.starts_with(b"/admin") { self.admin } else { self.addr };
+        let tcp = TcpStream::connect(addr).await.unwrap();
+        let stream = self.tls.connect(ServerName::IpAddress(addr.ip().into()), tcp).await.unwrap();
         let (mut reader, mut writer) = tokio::io::split(stream);
         let sending = tokio::spawn(async move {
             for chunk in request {

@@ -52,6 +52,8 @@ const START: &str = "2026-11-23T10:00:00-05:00";
 struct Server {
     child: Child,
     addr: SocketAddr,
+    /// The operator plane's address (`--admin-listen`).
+    admin: SocketAddr,
     data: PathBuf,
     tls: TlsConnector,
     /// What the server printed on standard output up to its `listening` line.
@@ -69,7 +71,7 @@ impl Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_achd"))
             .args(["serve", "--data"])
             .arg(data)
-            .args(["--listen", "127.0.0.1:0"])
+            .args(["--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0"])
             .args(args)
             .env("ACHD_LOG", "debug")
             .stdin(Stdio::null())
@@ -81,34 +83,47 @@ impl Server {
         let (lines, found) = mpsc::channel();
         std::thread::spawn(move || {
             let mut said = Vec::new();
+            let mut admin = String::new();
             for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
                 if let Some(addr) = line.strip_prefix("listening on https://") {
-                    let _ = lines.send((addr.to_owned(), std::mem::take(&mut said)));
+                    let _ = lines.send((addr.to_owned(), admin.clone(), std::mem::take(&mut said)));
+                } else if let Some(addr) = line.strip_prefix("operator plane on https://") {
+                    addr.clone_into(&mut admin);
                 } else {
                     said.push(line);
                 }
             }
         });
-        let (addr, said) = found
+        let (addr, admin, said) = found
             .recv_timeout(Duration::from_secs(30))
             .unwrap_or_else(|_| panic!("no listening line; log: {}", read_log(data)));
         let pem = std::fs::read(data.join("tls-cert.pem")).unwrap();
-        Server { child, addr: addr.parse().unwrap(), data: data.to_owned(), tls: connector(&pem), said }
+        let (addr, admin) = (addr.parse().unwrap(), admin.parse().unwrap());
+        Server { child, addr, admin, data: data.to_owned(), tls: connector(&pem), said }
     }
 
     async fn conn(&self) -> Conn {
         self.try_conn().await.unwrap()
     }
 
+    /// A connection to the public address that sends `/admin/*` over a second
+    /// one, to the operator plane's address.
     async fn try_conn(&self) -> Result<Conn, String> {
-        let tcp = TcpStream::connect(self.addr).await.map_err(|e| e.to_string())?;
-        let name = ServerName::IpAddress(self.addr.ip().into());
+        let mut conn = self.connect(self.addr).await?;
+        conn.admin = Some(Box::new(self.connect(self.admin).await?));
+        Ok(conn)
+    }
+
+    /// One connection to `addr`, every path sent there.
+    async fn connect(&self, addr: SocketAddr) -> Result<Conn, String> {
+        let tcp = TcpStream::connect(addr).await.map_err(|e| e.to_string())?;
+        let name = ServerName::IpAddress(addr.ip().into());
         let stream = self.tls.connect(name, tcp).await.map_err(|e| e.to_string())?;
         let (sender, connection) =
             hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(|e| e.to_string())?;
         tokio::spawn(connection);
-        Ok(Conn { sender, host: self.addr.to_string() })
+        Ok(Conn { sender, host: addr.to_string(), admin: None })
     }
 
     fn operator_key(&self) -> String {
@@ -154,10 +169,12 @@ fn connector(pem: &[u8]) -> TlsConnector {
     TlsConnector::from(Arc::new(config))
 }
 
-/// One HTTP/1.1 keep-alive connection.
+/// One HTTP/1.1 keep-alive connection (and one to the operator plane, if any,
+/// for `/admin/*`).
 struct Conn {
     sender: SendRequest<Full<Bytes>>,
     host: String,
+    admin: Option<Box<Conn>>,
 }
 
 struct Answer {
@@ -187,6 +204,9 @@ impl Conn {
         headers: &[(&str, &str)],
         body: Vec<u8>,
     ) -> Result<Answer, String> {
+        if let Some(admin) = self.admin.as_mut().filter(|_| path.starts_with("/admin")) {
+            return Box::pin(admin.send(method, path, key, headers, body)).await;
+        }
         let mut request = hyper::Request::builder().method(method).uri(path).header("host", &self.host);
         if let Some(key) = key {
             let basic = base64::engine::general_purpose::STANDARD.encode(format!("{key}:"));
@@ -962,4 +982,65 @@ fn return_file_for_first_entry(origination: &[u8]) -> Vec<u8> {
     batch.odfi_identification = Text::from("02100002");
     batch.service_class_code = nacha::service_class_for(&batch.entries);
     nacha::write(&nacha::NachaFile { header: parsed.file.header, batches: vec![batch] }).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_operator_plane_answers_only_on_its_own_address() {
+    let dir = TempDir::new();
+    let server = Server::start(&dir.0, &[]);
+    let op = server.operator_key();
+    assert!(server.admin.ip().is_loopback() && server.admin != server.addr);
+    // On the public address /admin/* is an unknown path, even with the operator key.
+    let mut public = server.connect(server.addr).await.unwrap();
+    for (method, path) in [("POST", "/admin/partners"), ("GET", "/admin/return-rates"), ("GET", "/admin")] {
+        let (status, v) = public.call(method, path, Some(&op), Some(json!({"name": "x"}))).await;
+        assert_eq!(status, 404, "{method} {path}: {v}");
+        assert_eq!(v["errors"][0]["message"], json!(format!("there is no endpoint {method} {path}")));
+    }
+    let (status, _) = public.call("GET", "/openapi.json", None, None).await;
+    assert_eq!(status, 200);
+    // On the operator address only /admin/* is answered.
+    let mut admin = server.connect(server.admin).await.unwrap();
+    let (status, v) = admin.call("POST", "/admin/partners", Some(&op), Some(json!({"name": "Acme"}))).await;
+    assert_eq!(status, 201, "{v}");
+    let (status, _) = admin.call("GET", "/openapi.json", None, None).await;
+    assert_eq!(status, 404);
+
+    // Rotating the operator key rewrites the key file; the old key is refused.
+    let rotate = json!({"grace_seconds": 0});
+    let (status, r) = admin.call("POST", "/admin/operator-key/rotate", Some(&op), Some(rotate)).await;
+    assert_eq!(status, 200, "{r}");
+    let new = r["payload"]["api_key"].as_str().unwrap().to_owned();
+    assert_eq!(server.operator_key(), new, "operator.key holds the new key");
+    assert_eq!(admin.call("GET", "/admin/return-rates", Some(&op), None).await.0, 401);
+    assert_eq!(admin.call("GET", "/admin/return-rates", Some(&new), None).await.0, 200);
+    // Every operator action is in the log with what it changed, never a key.
+    let log = read_log(&dir.0);
+    assert!(log.contains("operator action") && log.contains("keys_rotated"), "{log}");
+    assert!(log.contains("partner_created"), "{log}");
+    assert!(
+        !log.contains(&new) && !log.contains(&op) && !log.contains(v["payload"]["api_key"].as_str().unwrap())
+    );
+    drop(server);
+
+    // A restart reads the new key from the file; the old one stays refused.
+    let server = Server::start(&dir.0, &[]);
+    let mut admin = server.connect(server.admin).await.unwrap();
+    assert_eq!(admin.call("GET", "/admin/return-rates", Some(&new), None).await.0, 200);
+    assert_eq!(admin.call("GET", "/admin/return-rates", Some(&op), None).await.0, 401);
+}
+
+#[test]
+fn the_operator_plane_needs_its_own_address_loopback_by_default() {
+    let help = Command::new(env!("CARGO_BIN_EXE_achd")).args(["serve", "--help"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&help.stdout).contains("[default: 127.0.0.1:8444]"));
+    let dir = TempDir::new();
+    let same = Command::new(env!("CARGO_BIN_EXE_achd"))
+        .args(["serve", "--data"])
+        .arg(&dir.0)
+        .args(["--listen", "127.0.0.1:1", "--admin-listen", "127.0.0.1:1"])
+        .output()
+        .unwrap();
+    assert_eq!(same.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&same.stderr).contains("--admin-listen must differ from --listen"));
 }

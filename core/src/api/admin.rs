@@ -7,7 +7,7 @@ use serde::Deserialize;
 use super::render::{self, Response};
 use super::request::Request;
 use super::routes::Endpoint;
-use crate::engine::{Engine, Failure, Operation};
+use crate::engine::{Engine, Failure, KeyHolder, Operation, DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS};
 use crate::error::echo;
 use crate::limits::Limits;
 use crate::validation::{FieldError, ProblemCode};
@@ -31,6 +31,15 @@ pub(crate) fn is_admin(e: Endpoint) -> bool {
             | Endpoint::AdminFiles
             | Endpoint::AdminFile
             | Endpoint::AdminReturnFiles
+            | Endpoint::AdminPartnerRotate
+            | Endpoint::AdminPartnerRevoke
+            | Endpoint::AdminPartnerSuspend
+            | Endpoint::AdminPartnerResume
+            | Endpoint::AdminMerchantRotate
+            | Endpoint::AdminMerchantRevoke
+            | Endpoint::AdminMerchantSuspend
+            | Endpoint::AdminMerchantResume
+            | Endpoint::AdminOperatorRotate
     )
 }
 
@@ -116,6 +125,45 @@ struct Clock {
     now: String,
 }
 
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct Rotation {
+    #[serde(default)]
+    grace_seconds: Option<i64>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct Nothing {}
+
+/// The grace window of a rotation: [`DEFAULT_GRACE_SECONDS`] unless the body
+/// names one from 0 to [`MAX_GRACE_SECONDS`].
+fn grace(req: &Request) -> Result<u32, Failure> {
+    match body::<Rotation>(req)?.grace_seconds {
+        None => Ok(DEFAULT_GRACE_SECONDS),
+        Some(s) => u32::try_from(s).ok().filter(|s| *s <= MAX_GRACE_SECONDS).ok_or_else(|| {
+            invalid(
+                "grace_seconds",
+                format!(
+                    "grace_seconds must be 0 (old keys refused at once) to {MAX_GRACE_SECONDS} (30 days)"
+                ),
+            )
+        }),
+    }
+}
+
+/// The key holder an endpoint's path names.
+fn holder(e: Endpoint, id: String) -> KeyHolder {
+    match e {
+        Endpoint::AdminPartnerRotate
+        | Endpoint::AdminPartnerRevoke
+        | Endpoint::AdminPartnerSuspend
+        | Endpoint::AdminPartnerResume => KeyHolder::Partner { partner_id: id },
+        Endpoint::AdminOperatorRotate => KeyHolder::Operator,
+        _ => KeyHolder::Merchant { merchant_id: id },
+    }
+}
+
 /// Limits from the body, every amount within what an entry can carry.
 fn limits(l: Limits) -> Result<Limits, Failure> {
     match l.amount_out_of_range() {
@@ -172,6 +220,21 @@ pub(crate) fn plan(e: Endpoint, params: &[String], req: &Request) -> Result<Oper
                 invalid("now", "now must be an RFC 3339 instant with an offset (2026-11-23T18:30:00-05:00)")
             })?;
             Operation::SetClock { now }
+        }
+        Endpoint::AdminPartnerRotate | Endpoint::AdminMerchantRotate | Endpoint::AdminOperatorRotate => {
+            Operation::RotateKeys { holder: holder(e, param()), grace_seconds: grace(req)? }
+        }
+        Endpoint::AdminPartnerRevoke | Endpoint::AdminMerchantRevoke => {
+            body::<Nothing>(req)?;
+            Operation::RevokeKeys { holder: holder(e, param()) }
+        }
+        Endpoint::AdminPartnerSuspend
+        | Endpoint::AdminPartnerResume
+        | Endpoint::AdminMerchantSuspend
+        | Endpoint::AdminMerchantResume => {
+            body::<Nothing>(req)?;
+            let suspended = matches!(e, Endpoint::AdminPartnerSuspend | Endpoint::AdminMerchantSuspend);
+            Operation::SetSuspended { holder: holder(e, param()), suspended }
         }
         _ => return Err(invalid("path", "not an operator endpoint")),
     })

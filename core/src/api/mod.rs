@@ -58,6 +58,19 @@ pub fn is_api_path(path: &str) -> bool {
     routes::is_api_path(path)
 }
 
+/// Whether this path belongs to the operator plane (`/admin` and below): what a
+/// host that serves the operator plane on its own address routes there.
+pub fn is_operator_path(path: &str) -> bool {
+    let path = path.split_once('?').map_or(path, |(p, _)| p);
+    path == "/admin" || path.starts_with("/admin/")
+}
+
+/// The answer for a path with no endpoint (404, field `path`): what a host
+/// answers for a path of the other plane, exactly as for one that does not exist.
+pub fn unknown_endpoint(method: &str, path: &str) -> Response {
+    render::failure(&routes::unknown_endpoint(method, path))
+}
+
 /// The methods the API accepts at this path: what an HTTP host puts in the
 /// `Allow` header of a 405.
 pub fn allowed_methods(path: &str) -> Vec<&'static str> {

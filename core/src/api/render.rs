@@ -113,6 +113,24 @@ pub(crate) fn outcome(o: &Outcome) -> Response {
         ),
         Outcome::OriginatorSet { originator } => ok(200, Success::Bool, originator),
         Outcome::ReturnFileIngested { ingested, .. } => ok(200, Success::Bool, ingested),
+        Outcome::KeysRotated { id, api_key, previous_keys, previous_keys_valid_until } => ok(
+            200,
+            Success::Bool,
+            serde_json::json!({
+                "id": id,
+                "api_key": api_key,
+                "previous_keys": previous_keys,
+                "previous_keys_valid_until": previous_keys_valid_until.map(|t| t.to_rfc3339()),
+            }),
+        ),
+        Outcome::KeysRevoked { id, revoked } => {
+            ok(200, Success::Bool, serde_json::json!({"id": id, "revoked": revoked}))
+        }
+        Outcome::SuspensionSet { id, suspended, since } => ok(
+            200,
+            Success::Bool,
+            serde_json::json!({"id": id, "suspended": suspended, "since": since.map(|t| t.to_rfc3339())}),
+        ),
         Outcome::ClockSet { now, progress } => ok(
             200,
             Success::Bool,

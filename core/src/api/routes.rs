@@ -43,6 +43,15 @@ pub(crate) enum Endpoint {
     AdminFiles,
     AdminFile,
     AdminReturnFiles,
+    AdminPartnerRotate,
+    AdminPartnerRevoke,
+    AdminPartnerSuspend,
+    AdminPartnerResume,
+    AdminMerchantRotate,
+    AdminMerchantRevoke,
+    AdminMerchantSuspend,
+    AdminMerchantResume,
+    AdminOperatorRotate,
 }
 
 /// `(method, path pattern, endpoint)`; `{}` matches one segment, `{?}` an
@@ -75,6 +84,15 @@ const ROUTES: &[(&str, &str, Endpoint)] = &[
     ("GET", "/admin/origination-files", Endpoint::AdminFiles),
     ("GET", "/admin/origination-files/{}", Endpoint::AdminFile),
     ("POST", "/admin/return-files", Endpoint::AdminReturnFiles),
+    ("POST", "/admin/partners/{}/keys/rotate", Endpoint::AdminPartnerRotate),
+    ("POST", "/admin/partners/{}/keys/revoke", Endpoint::AdminPartnerRevoke),
+    ("POST", "/admin/partners/{}/suspend", Endpoint::AdminPartnerSuspend),
+    ("POST", "/admin/partners/{}/resume", Endpoint::AdminPartnerResume),
+    ("POST", "/admin/merchants/{}/keys/rotate", Endpoint::AdminMerchantRotate),
+    ("POST", "/admin/merchants/{}/keys/revoke", Endpoint::AdminMerchantRevoke),
+    ("POST", "/admin/merchants/{}/suspend", Endpoint::AdminMerchantSuspend),
+    ("POST", "/admin/merchants/{}/resume", Endpoint::AdminMerchantResume),
+    ("POST", "/admin/operator-key/rotate", Endpoint::AdminOperatorRotate),
 ];
 
 /// The path's parameters if it matches `pattern`.
@@ -135,6 +153,12 @@ pub(crate) fn is_api_path(path: &str) -> bool {
     ROUTES.iter().any(|(_, pattern, _)| matches(pattern, path).is_some())
 }
 
+/// 404: no endpoint has this path.
+pub(crate) fn unknown_endpoint(method: &str, path: &str) -> Failure {
+    let msg = format!("there is no endpoint {} {}", echo(&method.to_ascii_uppercase()), echo(path));
+    failure(AchError::FailedToAccept, 404, "path", ProblemCode::NotFound, msg)
+}
+
 /// The endpoint and path parameters, or 404 / 405.
 fn resolve(req: &Request) -> Result<(Endpoint, Vec<String>), Failure> {
     let method = req.method.to_ascii_uppercase();
@@ -148,8 +172,7 @@ fn resolve(req: &Request) -> Result<(Endpoint, Vec<String>), Failure> {
         }
     }
     if allowed.is_empty() {
-        let msg = format!("there is no endpoint {} {}", echo(&method), echo(&req.path));
-        return Err(failure(AchError::FailedToAccept, 404, "path", ProblemCode::NotFound, msg));
+        return Err(unknown_endpoint(&method, &req.path));
     }
     let msg = format!("{} is not allowed here; use {}", echo(&method), allowed.join(", "));
     Err(failure(AchError::FailedToAccept, 405, "method", ProblemCode::InvalidValue, msg))

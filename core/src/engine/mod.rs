@@ -10,6 +10,7 @@
 
 mod bank_files;
 mod batch_kind;
+mod credentials;
 mod customers;
 mod duplicates;
 mod failure;
@@ -43,6 +44,7 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use chrono::{DateTime, Datelike, Utc};
 
 pub use bank_files::Ingested;
+pub use credentials::{KeyHolder, DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS};
 pub use failure::Failure;
 pub use feeds::{EventsPage, StatusPage, NOTICE_EVENT_TYPE, PAGE_LIMIT};
 pub use host_options::{HostOptions, OptionNames, OptionsError, MAX_OPERATOR_KEY};
@@ -71,7 +73,9 @@ use crate::storage::{keys, StorageError, Store, Table, Write};
 #[derive(Debug, Clone)]
 pub struct EngineOptions {
     /// The operator's key (the operator plane: partners, approvals, returns,
-    /// directory, the sandbox clock). `None`: no operator access.
+    /// directory, the sandbox clock, key rotation). Accepted until an operator
+    /// key rotation retires it; from then on the rotated keys stored in the
+    /// database are the operator's. `None`: no operator access at all.
     pub operator_key: Option<String>,
     /// Sandbox: the clock is set by the operator (`Operation::SetClock`).
     pub sandbox: bool,
@@ -288,6 +292,7 @@ impl Engine {
                     s
                 }
             };
+            credentials::index_existing(w)?;
             let text = w.get_raw(Table::Blobs, keys::BLOB_DIRECTORY)?;
             Ok((secret, text, clock_at, key_ok))
         })?;
@@ -393,23 +398,16 @@ impl Engine {
         *guard = directory;
     }
 
-    /// Who an API key belongs to, or [`Failure::Authentication`].
+    /// Who an API key belongs to, or [`Failure::Authentication`] (also for a
+    /// key past its grace window, a revoked key, or a suspended holder's key).
     pub fn authenticate(&self, api_key: &str) -> Result<Caller, Failure> {
         if api_key.is_empty() || api_key.len() > 256 {
             return Err(Failure::Authentication);
         }
         let hash = KeyHash::of(api_key);
-        if self.operator.as_ref().is_some_and(|op| op.ct_eq(&hash)) {
-            return Ok(Caller::Operator);
-        }
-        let owner: Option<records::KeyOwner> = self.store.read(|r| r.get(Table::Keys, hash.as_bytes()))?;
-        match owner {
-            Some(records::KeyOwner::Partner { partner_id }) => Ok(Caller::Partner { partner_id }),
-            Some(records::KeyOwner::Merchant { partner_id, merchant_id }) => {
-                Ok(Caller::Merchant { partner_id, merchant_id })
-            }
-            None => Err(Failure::Authentication),
-        }
+        let now = self.now();
+        let caller = self.store.read(|r| credentials::caller_of(r, self.operator.as_ref(), &hash, now))?;
+        caller.ok_or(Failure::Authentication)
     }
 
     /// Run one operation in its own write transaction.

@@ -4,12 +4,13 @@ use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::schedule::Progress;
-use super::{customers, idempotency, tenants, transactions, Applied, Cx, Engine, Fail, Failure};
+use super::MerchantSettings;
+use super::{credentials, customers, idempotency, tenants, transactions, Applied, Cx, Engine, Fail, Failure};
 use crate::calendar;
 use crate::limits::Limits;
 use crate::model::{BankAccount, CustomerRef, MerchantApplication, NewCustomer, NewTransaction};
 use crate::routing::RoutingDirectory;
-use crate::validation::{self, Context, ProblemCode, Report};
+use crate::validation::{self, Context, FieldError, ProblemCode, Report};
 use crate::AchError;
 
 /// Who is calling, as established by [`super::Engine::authenticate`].
@@ -139,6 +140,27 @@ pub enum Operation {
         /// The new instant (never earlier than the current one).
         now: DateTime<Utc>,
     },
+    /// Operator: a new API key for a partner, a merchant or the operator; the
+    /// holder's other keys keep working for `grace_seconds` (0: refused at
+    /// once; at most [`super::MAX_GRACE_SECONDS`]).
+    RotateKeys {
+        /// Whose keys.
+        holder: super::KeyHolder,
+        /// How long the old keys keep working.
+        grace_seconds: u32,
+    },
+    /// Operator: every key of a partner or a merchant refused from now on.
+    RevokeKeys {
+        /// Whose keys.
+        holder: super::KeyHolder,
+    },
+    /// Operator: suspend (`true`) or resume (`false`) a partner or a merchant.
+    SetSuspended {
+        /// Who.
+        holder: super::KeyHolder,
+        /// Suspended from now on, or resumed.
+        suspended: bool,
+    },
     /// Any operation made idempotent by a client-chosen key (the
     /// `Idempotency-Key` header): a retry with the same key and the same request
     /// answers what the first answered, success or refusal, and does nothing
@@ -256,6 +278,33 @@ pub enum Outcome {
         /// Return-rate thresholds the file's returns put a merchant over.
         crossings: Vec<super::return_rates::ThresholdCrossing>,
     },
+    /// A holder's keys were rotated.
+    KeysRotated {
+        /// The partner, the merchant, or `operator`.
+        id: String,
+        /// The new key (shown once; only its hash is stored).
+        api_key: String,
+        /// How many working keys the rotation retired.
+        previous_keys: u32,
+        /// Until when they work (`None`: refused already).
+        previous_keys_valid_until: Option<DateTime<Utc>>,
+    },
+    /// A holder's keys were revoked.
+    KeysRevoked {
+        /// The partner or the merchant.
+        id: String,
+        /// How many working keys were revoked.
+        revoked: u32,
+    },
+    /// A partner or a merchant was suspended or resumed.
+    SuspensionSet {
+        /// The partner or the merchant.
+        id: String,
+        /// Whether it is suspended now.
+        suspended: bool,
+        /// Since when (`None` once resumed).
+        since: Option<DateTime<Utc>>,
+    },
     /// The sandbox clock was set.
     ClockSet {
         /// The new instant.
@@ -269,72 +318,26 @@ pub enum Outcome {
 /// carry the account's keyed fingerprint (a stored customer's comes from storage:
 /// `None`), an idempotent operation its request's keyed fingerprint (hex).
 pub(crate) enum Prepared {
-    CreatePartner {
-        name: String,
-    },
-    SetPartnerLimits {
-        partner_id: String,
-        limits: Limits,
-    },
-    SubmitMerchant {
-        partner_id: String,
-        application: Result<Box<MerchantApplication>, Report>,
-    },
-    ApproveMerchant {
-        merchant_id: String,
-        limits: Limits,
-    },
-    SetMerchantLimits {
-        merchant_id: String,
-        limits: Limits,
-    },
-    CreateCustomer {
-        partner_id: String,
-        customer: Result<(NewCustomer, String), Report>,
-    },
-    DeleteCustomer {
-        partner_id: String,
-        customer_id: String,
-    },
-    CreateTransaction {
-        partner_id: String,
-        transaction: Result<(NewTransaction, Option<String>), Report>,
-    },
-    VoidTransaction {
-        partner_id: String,
-        transaction_id: String,
-    },
-    ReverseTransaction {
-        partner_id: String,
-        transaction_id: String,
-    },
-    RecordReturn {
-        transaction_id: String,
-        return_code: String,
-        return_date: Option<NaiveDate>,
-    },
-    LoadDirectory {
-        directory: Result<(RoutingDirectory, String), String>,
-    },
-    SetMerchantSettings {
-        merchant_id: String,
-        settings: Result<super::MerchantSettings, Vec<validation::FieldError>>,
-    },
-    SetOriginator {
-        originator: Result<crate::nacha::Originator, Vec<validation::FieldError>>,
-    },
-    IngestReturnFile {
-        entries: Result<Vec<crate::nacha::Inbound>, Vec<validation::FieldError>>,
-    },
-    SetClock {
-        now: DateTime<Utc>,
-    },
-    Idempotent {
-        key: Result<String, Failure>,
-        scope: Option<String>,
-        request: String,
-        inner: Box<Prepared>,
-    },
+    CreatePartner { name: String },
+    SetPartnerLimits { partner_id: String, limits: Limits },
+    SubmitMerchant { partner_id: String, application: Result<Box<MerchantApplication>, Report> },
+    ApproveMerchant { merchant_id: String, limits: Limits },
+    SetMerchantLimits { merchant_id: String, limits: Limits },
+    CreateCustomer { partner_id: String, customer: Result<(NewCustomer, String), Report> },
+    DeleteCustomer { partner_id: String, customer_id: String },
+    CreateTransaction { partner_id: String, transaction: Result<(NewTransaction, Option<String>), Report> },
+    VoidTransaction { partner_id: String, transaction_id: String },
+    ReverseTransaction { partner_id: String, transaction_id: String },
+    RecordReturn { transaction_id: String, return_code: String, return_date: Option<NaiveDate> },
+    LoadDirectory { directory: Result<(RoutingDirectory, String), String> },
+    SetMerchantSettings { merchant_id: String, settings: Result<MerchantSettings, Vec<FieldError>> },
+    SetOriginator { originator: Result<crate::nacha::Originator, Vec<validation::FieldError>> },
+    IngestReturnFile { entries: Result<Vec<crate::nacha::Inbound>, Vec<validation::FieldError>> },
+    SetClock { now: DateTime<Utc> },
+    RotateKeys { holder: super::KeyHolder, grace_seconds: u32 },
+    RevokeKeys { holder: super::KeyHolder },
+    SetSuspended { holder: super::KeyHolder, suspended: bool },
+    Idempotent { key: Result<String, Failure>, scope: Option<String>, request: String, inner: Box<Prepared> },
 }
 
 /// Do the work that needs no storage: validate bodies, parse a directory, the
@@ -428,6 +431,9 @@ fn prepare_plain(
             Prepared::IngestReturnFile { entries: super::bank_files::read(&bytes) }
         }
         Operation::SetClock { now } => Prepared::SetClock { now },
+        Operation::RotateKeys { holder, grace_seconds } => Prepared::RotateKeys { holder, grace_seconds },
+        Operation::RevokeKeys { holder } => Prepared::RevokeKeys { holder },
+        Operation::SetSuspended { holder, suspended } => Prepared::SetSuspended { holder, suspended },
         Operation::Idempotent { operation, .. } => prepare_plain(*operation, engine, now, directory),
     }
 }
@@ -532,6 +538,18 @@ pub(crate) fn apply(cx: &mut Cx<'_, '_>, caller: &Caller, op: Prepared) -> Resul
         Prepared::SetClock { now } => {
             operator(caller)?;
             done(super::schedule::set_clock(cx, now)?)
+        }
+        Prepared::RotateKeys { holder, grace_seconds } => {
+            operator(caller)?;
+            done(credentials::rotate(cx, &holder, grace_seconds)?)
+        }
+        Prepared::RevokeKeys { holder } => {
+            operator(caller)?;
+            done(credentials::revoke(cx, &holder)?)
+        }
+        Prepared::SetSuspended { holder, suspended } => {
+            operator(caller)?;
+            done(credentials::set_suspended(cx, &holder, suspended)?)
         }
         Prepared::Idempotent { key, scope, request, inner } => {
             let key = key?;

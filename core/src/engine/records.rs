@@ -57,6 +57,53 @@ pub(crate) enum KeyOwner {
     Partner { partner_id: String },
     /// A merchant's key: the merchant's events feed.
     Merchant { partner_id: String, merchant_id: String },
+    /// An operator key issued by a rotation, or the host's configured operator
+    /// key once a rotation retired it.
+    Operator,
+}
+
+impl KeyOwner {
+    /// The id its keys are indexed under (`Table::HolderKeys`).
+    pub(crate) fn holder_id(&self) -> &str {
+        match self {
+            KeyOwner::Partner { partner_id } => partner_id,
+            KeyOwner::Merchant { merchant_id, .. } => merchant_id,
+            KeyOwner::Operator => super::credentials::OPERATOR_HOLDER,
+        }
+    }
+}
+
+/// A stored API key (`Table::Keys`, by the key's hash): its owner and, once a
+/// rotation or a revocation retired it, until when it still works.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct KeyRecord {
+    #[serde(flatten)]
+    pub owner: KeyOwner,
+    /// Refused from this instant on (a rotation's grace window).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<DateTime<Utc>>,
+    /// Refused whatever the clock says (revoked, or rotated with no grace).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub revoked: bool,
+}
+
+impl KeyRecord {
+    /// A new key's record: valid until retired.
+    pub(crate) fn live(owner: KeyOwner) -> KeyRecord {
+        KeyRecord { owner, expires_at: None, revoked: false }
+    }
+
+    /// Whether the key still authenticates at `now`.
+    pub(crate) fn valid_at(&self, now: DateTime<Utc>) -> bool {
+        !self.revoked && self.expires_at.is_none_or(|t| now < t)
+    }
+}
+
+/// A suspended partner or merchant (`Table::Suspensions`, by id).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct SuspensionRecord {
+    /// When it was suspended.
+    pub since: DateTime<Utc>,
 }
 
 /// A receiver's bank account, with the account number sealed.

@@ -5,11 +5,10 @@ use std::rc::Rc;
 use base64::Engine as _;
 
 use super::records::{KeyOwner, MerchantRecord, MerchantStatus, PartnerRecord};
-use super::{Cx, Fail, Failure, Outcome};
+use super::{credentials, Cx, Fail, Failure, Outcome};
 use crate::ids::{self, IdKind};
 use crate::limits::Limits;
 use crate::model::MerchantApplication;
-use crate::secrets::{ApiKey, KeyKind};
 use crate::storage::Table;
 use crate::validation::ProblemCode;
 use crate::AchError;
@@ -31,7 +30,6 @@ pub(crate) fn create_partner(cx: &mut Cx<'_, '_>, name: &str) -> Result<Outcome,
         );
     }
     let id = ids::generate(IdKind::Partner);
-    let key = ApiKey::generate(KeyKind::Partner);
     let record = PartnerRecord {
         id: id.clone(),
         name: name.to_owned(),
@@ -39,7 +37,7 @@ pub(crate) fn create_partner(cx: &mut Cx<'_, '_>, name: &str) -> Result<Outcome,
         limits: Limits::default(),
     };
     cx.w.put(Table::Partners, id.as_bytes(), &record)?;
-    cx.w.put(Table::Keys, key.hash().as_bytes(), &KeyOwner::Partner { partner_id: id.clone() })?;
+    let key = credentials::issue(cx, KeyOwner::Partner { partner_id: id.clone() })?;
     Ok(Outcome::PartnerCreated { partner_id: id, api_key: key.as_str().to_owned() })
 }
 
@@ -114,13 +112,12 @@ pub(crate) fn approve_merchant(
             Failure::problem(AchError::FailedToAccept, "merchant_id", ProblemCode::Conflict, msg).into()
         );
     }
-    let key = ApiKey::generate(KeyKind::Merchant);
     m.status = MerchantStatus::Approved;
     m.approved_at = Some(cx.now);
     m.limits = m.limits.updated(limits);
     cx.w.put(Table::Merchants, m.id.as_bytes(), &m)?;
     let owner = KeyOwner::Merchant { partner_id: m.partner_id.clone(), merchant_id: m.id.clone() };
-    cx.w.put(Table::Keys, key.hash().as_bytes(), &owner)?;
+    let key = credentials::issue(cx, owner)?;
     Ok(Outcome::MerchantApproved { merchant_id: m.id, api_key: key.as_str().to_owned(), limits: m.limits })
 }
 

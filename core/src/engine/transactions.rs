@@ -31,6 +31,9 @@ pub(crate) fn create(
     if merchant.status != MerchantStatus::Approved {
         return Err(refuse("the merchant is still in underwriting".into()));
     }
+    if super::credentials::is_suspended(cx.w, &merchant.id)? {
+        return Err(refuse("the merchant is suspended".into()));
+    }
     if !merchant.classes.contains(&class) {
         return Err(refuse(format!("the merchant is not set up for {} entries", class.as_str())));
     }

@@ -92,6 +92,25 @@ fn read(path: &Path) -> Result<Option<String>, SecretError> {
     }
 }
 
+/// Replace the secret in the file at `path` with `secret` (e.g. the operator key
+/// file after a rotation): written completely under a temporary name (mode
+/// `0600` on unix), flushed, then renamed over the old file, so the file holds
+/// the old secret or the new one, never a mix. `secret` must be a valid secret
+/// text (no whitespace), as for [`load_or_create_secret_file`].
+pub fn replace_secret_file(path: &Path, secret: &str) -> Result<(), SecretError> {
+    check(secret).map_err(|reason| bad(path, format!("the new secret {reason}")))?;
+    let io_error = |source| SecretError::Io { path: path.to_owned(), source };
+    let data = zeroize::Zeroizing::new(format!("{secret}\n"));
+    let tmp = temp_name(path).map_err(io_error)?;
+    write_new(&tmp, data.as_bytes()).map_err(io_error)?;
+    if let Err(e) = fs::rename(&tmp, path) {
+        let _ = fs::remove_file(&tmp);
+        return Err(io_error(e));
+    }
+    sync_parent(path);
+    Ok(())
+}
+
 /// A secret is non-empty text with no whitespace or control characters.
 fn check(secret: &str) -> Result<(), &'static str> {
     if secret.is_empty() {
@@ -195,6 +214,25 @@ pub(crate) mod tests {
         fn drop(&mut self) {
             let _ = fs::remove_dir_all(&self.0);
         }
+    }
+
+    #[test]
+    fn a_secret_file_is_replaced_whole_and_stays_owner_only() {
+        let dir = TempDir::new();
+        let path = dir.path().join("operator.key");
+        assert_eq!(load_or_create_secret_file(&path, || "ok_first".into()).unwrap(), "ok_first");
+        replace_secret_file(&path, "ok_second").unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "ok_second\n");
+        assert_eq!(load_or_create_secret_file(&path, || "unused".into()).unwrap(), "ok_second");
+        assert!(replace_secret_file(&path, "two words").is_err());
+        assert_eq!(fs::read_to_string(&path).unwrap(), "ok_second\n", "a refused secret changes nothing");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        }
+        let leftovers = fs::read_dir(dir.path()).unwrap().count();
+        assert_eq!(leftovers, 1, "no temporary file is left");
     }
 
     #[test]

@@ -42,7 +42,7 @@ mod pointer;
 use std::path::PathBuf;
 
 pub use cipher::{Cipher, EncryptionKey};
-pub use files::load_or_create_secret_file;
+pub use files::{load_or_create_secret_file, replace_secret_file};
 pub use fingerprint::Fingerprinter;
 pub use keys::{verify, ApiKey, KeyHash, KeyKind, KEY_BODY_LEN};
 pub use pointer::{PointerCodec, POINTER_LEN};

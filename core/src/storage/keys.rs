@@ -113,6 +113,24 @@ pub(crate) fn idempotency(partner_id: &str, key: &str) -> Vec<u8> {
     k
 }
 
+/// A [`super::Table::HolderKeys`] entry: the holder's id, a 0 byte, the key's hash.
+pub(crate) fn holder_key(holder: &str, hash: &[u8]) -> Vec<u8> {
+    let mut k = Vec::with_capacity(holder.len() + 1 + hash.len());
+    k.extend_from_slice(holder.as_bytes());
+    k.push(0);
+    k.extend_from_slice(hash);
+    k
+}
+
+/// The key range `[from, to)` of every [`holder_key`] entry of `holder`.
+pub(crate) fn holder_range(holder: &str) -> (Vec<u8>, Vec<u8>) {
+    let mut from = holder.as_bytes().to_vec();
+    let mut to = from.clone();
+    from.push(0);
+    to.push(1);
+    (from, to)
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

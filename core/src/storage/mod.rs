@@ -81,6 +81,11 @@ pub(crate) enum Table {
     Traces,
     /// Entries of bank files already applied (returns, notifications of change).
     Inbound,
+    /// The keys of each holder: (holder id, key hash) → nothing (an index of
+    /// [`Table::Keys`], to rotate or revoke a holder's keys).
+    HolderKeys,
+    /// Suspended partners and merchants by id → since when.
+    Suspensions,
 }
 
 impl Table {
@@ -115,6 +120,8 @@ impl Table {
             Table::Files => "files",
             Table::Traces => "traces",
             Table::Inbound => "inbound",
+            Table::HolderKeys => "holder_keys",
+            Table::Suspensions => "suspensions",
         }
     }
 
@@ -122,7 +129,7 @@ impl Table {
         TableDefinition::new(self.name())
     }
 
-    const ALL: [Table; 20] = [
+    const ALL: [Table; 22] = [
         Table::Meta,
         Table::Partners,
         Table::Merchants,
@@ -143,6 +150,8 @@ impl Table {
         Table::Files,
         Table::Traces,
         Table::Inbound,
+        Table::HolderKeys,
+        Table::Suspensions,
     ];
 }
 

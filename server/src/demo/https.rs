@@ -25,6 +25,8 @@ pub struct Sandbox {
     pub dir: PathBuf,
     /// Where it listens (`127.0.0.1:PORT`).
     pub address: String,
+    /// Where its operator plane listens (`127.0.0.1:PORT`).
+    pub admin_address: String,
 }
 
 impl Drop for Sandbox {
@@ -42,7 +44,8 @@ impl Sandbox {
         std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         let exe = std::env::current_exe().map_err(|e| e.to_string())?;
         let mut child = Command::new(exe)
-            .args(["serve", "--sandbox", "--listen", "127.0.0.1:0", "--sandbox-start"])
+            .args(["serve", "--sandbox", "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0"])
+            .arg("--sandbox-start")
             .arg(start.to_rfc3339())
             .arg("--data")
             .arg(&dir)
@@ -51,24 +54,29 @@ impl Sandbox {
             .spawn()
             .map_err(|e| format!("cannot start the server: {e}"))?;
         let stdout = child.stdout.take().ok_or("no server output")?;
-        let mut address = None;
+        let (mut address, mut admin) = (None, None);
         for line in BufReader::new(stdout).lines() {
             let line = line.map_err(|e| e.to_string())?;
-            if let Some(a) = line.strip_prefix("listening on https://") {
+            if let Some(a) = line.strip_prefix("operator plane on https://") {
+                admin = Some(a.trim().to_owned());
+            } else if let Some(a) = line.strip_prefix("listening on https://") {
                 address = Some(a.trim().to_owned());
                 break;
             }
         }
-        let mut sandbox = Sandbox { child, dir, address: String::new() };
+        let mut sandbox = Sandbox { child, dir, address: String::new(), admin_address: String::new() };
         sandbox.address = address.ok_or("the server did not start")?;
+        sandbox.admin_address = admin.ok_or("the server did not start its operator plane")?;
         Ok(sandbox)
     }
 }
 
-/// One HTTPS connection to the sandbox, driven by its own single-threaded runtime.
+/// Two HTTPS connections to the sandbox (the public API, and the operator
+/// plane for `/admin/*`), driven by their own single-threaded runtime.
 pub struct Client {
     runtime: tokio::runtime::Runtime,
     send: hyper::client::conn::http1::SendRequest<Full<Bytes>>,
+    admin: hyper::client::conn::http1::SendRequest<Full<Bytes>>,
     operator: String,
 }
 
@@ -77,15 +85,17 @@ impl Client {
     pub fn connect(sandbox: &Sandbox) -> Result<Client, String> {
         let runtime =
             tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
-        let send = runtime.block_on(handshake(sandbox))?;
+        let send = runtime.block_on(handshake(sandbox, &sandbox.address))?;
+        let admin = runtime.block_on(handshake(sandbox, &sandbox.admin_address))?;
         let operator =
             std::fs::read_to_string(sandbox.dir.join("operator.key")).map_err(|e| e.to_string())?;
-        Ok(Client { runtime, send, operator: operator.trim().to_owned() })
+        Ok(Client { runtime, send, admin, operator: operator.trim().to_owned() })
     }
 }
 
 async fn handshake(
     sandbox: &Sandbox,
+    address: &str,
 ) -> Result<hyper::client::conn::http1::SendRequest<Full<Bytes>>, String> {
     let pem = std::fs::read(sandbox.dir.join(crate::tls::CERT_FILE)).map_err(|e| e.to_string())?;
     let mut roots = rustls::RootCertStore::empty();
@@ -98,7 +108,7 @@ async fn handshake(
         .map_err(|e| e.to_string())?
         .with_root_certificates(roots)
         .with_no_client_auth();
-    let tcp = tokio::net::TcpStream::connect(&sandbox.address).await.map_err(|e| e.to_string())?;
+    let tcp = tokio::net::TcpStream::connect(address).await.map_err(|e| e.to_string())?;
     let name = ServerName::try_from("localhost").map_err(|e| e.to_string())?;
     let tls = tokio_rustls::TlsConnector::from(Arc::new(config))
         .connect(name, tcp)
@@ -128,7 +138,7 @@ impl Api for Client {
             .header("content-type", "application/json")
             .body(Full::new(Bytes::from(bytes)))
             .map_err(|e| e.to_string())?;
-        let send = &mut self.send;
+        let send = if path.starts_with("/admin") { &mut self.admin } else { &mut self.send };
         self.runtime.block_on(async move {
             let response = send.send_request(request).await.map_err(|e| e.to_string())?;
             let status = response.status().as_u16();

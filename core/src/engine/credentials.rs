@@ -1,0 +1,286 @@
+//! API keys over their life: issued to a holder (a partner, a merchant, the
+//! operator), rotated with a grace window, revoked; partners and merchants
+//! suspended and resumed; and the check every request's key goes through.
+//!
+//! A key is stored only as its hash (`Table::Keys`), indexed by its holder
+//! (`Table::HolderKeys`) so that a holder's keys are found without a scan. A
+//! retired key keeps its record with `expires_at` (the end of its grace window)
+//! or `revoked`; a partner's or a merchant's dead records are dropped at its
+//! next rotation or revocation. The operator's are kept: the host passes its
+//! configured operator key again at every open, and only its record says that
+//! a rotation retired it.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::records::{KeyOwner, KeyRecord, MerchantStatus, SuspensionRecord};
+use super::{tenants, Caller, Cx, Fail, Failure, Outcome};
+use crate::secrets::{ApiKey, KeyHash, KeyKind};
+use crate::storage::{self, keys, Read, StorageError, Table, Write};
+use crate::validation::ProblemCode;
+use crate::AchError;
+
+/// The holder id the operator's keys are indexed under (no partner or merchant
+/// id can be this text).
+pub(crate) const OPERATOR_HOLDER: &str = "operator";
+
+/// How long a rotated-out key keeps working when the request names no window: 24 hours.
+pub const DEFAULT_GRACE_SECONDS: u32 = 24 * 60 * 60;
+
+/// The longest grace window a rotation may give the old keys: 30 days.
+pub const MAX_GRACE_SECONDS: u32 = 30 * 24 * 60 * 60;
+
+/// Who holds API keys, as an operation names them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "holder", rename_all = "snake_case")]
+pub enum KeyHolder {
+    /// The operator.
+    Operator,
+    /// A partner.
+    Partner {
+        /// The partner.
+        partner_id: String,
+    },
+    /// A merchant.
+    Merchant {
+        /// The merchant.
+        merchant_id: String,
+    },
+}
+
+impl KeyHolder {
+    /// The holder's id (`operator` for the operator).
+    pub fn id(&self) -> &str {
+        match self {
+            KeyHolder::Operator => OPERATOR_HOLDER,
+            KeyHolder::Partner { partner_id } => partner_id,
+            KeyHolder::Merchant { merchant_id } => merchant_id,
+        }
+    }
+}
+
+/// Store `record` for the key `hash`, with its holder index entry.
+fn store(w: &mut Write<'_>, hash: &KeyHash, record: &KeyRecord) -> Result<(), StorageError> {
+    w.put(Table::Keys, hash.as_bytes(), record)?;
+    w.put_raw(Table::HolderKeys, &keys::holder_key(record.owner.holder_id(), hash.as_bytes()), &[])
+}
+
+/// Drop the key `hash` of `holder` entirely (it is then unknown).
+fn forget(w: &mut Write<'_>, holder: &str, hash: &[u8]) -> Result<(), StorageError> {
+    w.remove(Table::Keys, hash)?;
+    w.remove(Table::HolderKeys, &keys::holder_key(holder, hash)).map(drop)
+}
+
+/// A new key for `owner`, stored (only its hash). The text is the caller's to
+/// hand out once.
+pub(crate) fn issue(cx: &mut Cx<'_, '_>, owner: KeyOwner) -> Result<ApiKey, StorageError> {
+    let kind = match owner {
+        KeyOwner::Partner { .. } => KeyKind::Partner,
+        KeyOwner::Merchant { .. } => KeyKind::Merchant,
+        KeyOwner::Operator => KeyKind::Operator,
+    };
+    let key = ApiKey::generate(kind);
+    store(cx.w, &key.hash(), &KeyRecord::live(owner))?;
+    Ok(key)
+}
+
+/// The owner new keys of `holder` get; refuses an unknown holder, and a
+/// merchant that is not approved (it has no key to rotate).
+fn owner_of(cx: &Cx<'_, '_>, holder: &KeyHolder) -> Result<KeyOwner, Fail> {
+    Ok(match holder {
+        KeyHolder::Operator => KeyOwner::Operator,
+        KeyHolder::Partner { partner_id } => {
+            tenants::load_partner(cx, partner_id)?;
+            KeyOwner::Partner { partner_id: partner_id.clone() }
+        }
+        KeyHolder::Merchant { merchant_id } => {
+            let m = tenants::load_merchant(cx, merchant_id)?;
+            if m.status != MerchantStatus::Approved {
+                let msg = "this merchant is not approved yet: it has no key (approve it instead)";
+                return Err(Failure::problem(
+                    AchError::FailedToAccept,
+                    "merchant_id",
+                    ProblemCode::Conflict,
+                    msg,
+                )
+                .into());
+            }
+            KeyOwner::Merchant { partner_id: m.partner_id.clone(), merchant_id: m.id.clone() }
+        }
+    })
+}
+
+/// Retire every key of `holder` that still works: valid until `until`, or
+/// revoked now (`None`). Dead records of a partner or merchant are dropped.
+/// Answers how many working keys were retired.
+fn retire(cx: &mut Cx<'_, '_>, holder: &str, until: Option<DateTime<Utc>>) -> Result<u32, StorageError> {
+    if holder == OPERATOR_HOLDER {
+        // The configured key has no record until its first rotation.
+        if let Some(configured) = cx.engine.operator {
+            if cx.w.get_raw(Table::Keys, configured.as_bytes())?.is_none() {
+                store(cx.w, &configured, &KeyRecord::live(KeyOwner::Operator))?;
+            }
+        }
+    }
+    let (from, to) = keys::holder_range(holder);
+    let mut retired = 0;
+    for (entry, _) in cx.w.range(Table::HolderKeys, &from, &to, usize::MAX)? {
+        let hash = &entry[from.len()..];
+        let Some(mut record) = cx.w.get::<KeyRecord>(Table::Keys, hash)? else {
+            cx.w.remove(Table::HolderKeys, &entry)?;
+            continue;
+        };
+        let working = record.valid_at(cx.now);
+        retired += u32::from(working);
+        match until {
+            Some(t) if working => record.expires_at = Some(record.expires_at.map_or(t, |e| e.min(t))),
+            None if working => record.revoked = true,
+            _ => {}
+        }
+        if holder != OPERATOR_HOLDER && !record.valid_at(cx.now) {
+            forget(cx.w, holder, hash)?;
+        } else if working {
+            cx.w.put(Table::Keys, hash, &record)?;
+        }
+    }
+    Ok(retired)
+}
+
+/// Operator: a new key for `holder`; its other keys keep working for
+/// `grace_seconds` (0: refused at once).
+pub(crate) fn rotate(cx: &mut Cx<'_, '_>, holder: &KeyHolder, grace_seconds: u32) -> Result<Outcome, Fail> {
+    let owner = owner_of(cx, holder)?;
+    let grace = grace_seconds.min(MAX_GRACE_SECONDS);
+    let until = (grace > 0).then(|| cx.now + chrono::Duration::seconds(i64::from(grace)));
+    let previous_keys = retire(cx, holder.id(), until)?;
+    let key = issue(cx, owner)?;
+    Ok(Outcome::KeysRotated {
+        id: holder.id().to_owned(),
+        api_key: key.as_str().to_owned(),
+        previous_keys,
+        previous_keys_valid_until: until,
+    })
+}
+
+/// Operator: every key of a partner or a merchant refused from now on; no new
+/// one (a rotation issues one).
+pub(crate) fn revoke(cx: &mut Cx<'_, '_>, holder: &KeyHolder) -> Result<Outcome, Fail> {
+    tenant_exists(cx, holder)?;
+    let revoked = retire(cx, holder.id(), None)?;
+    Ok(Outcome::KeysRevoked { id: holder.id().to_owned(), revoked })
+}
+
+/// Refuses the operator (it is rotated, never revoked or suspended) and an
+/// unknown partner or merchant.
+fn tenant_exists(cx: &Cx<'_, '_>, holder: &KeyHolder) -> Result<(), Fail> {
+    match holder {
+        KeyHolder::Operator => {
+            let msg =
+                "the operator key is rotated (POST /admin/operator-key/rotate), not revoked or suspended";
+            Err(Failure::problem(AchError::FailedToAccept, "holder", ProblemCode::InvalidValue, msg).into())
+        }
+        KeyHolder::Partner { partner_id } => tenants::load_partner(cx, partner_id).map(drop),
+        KeyHolder::Merchant { merchant_id } => tenants::load_merchant(cx, merchant_id).map(drop),
+    }
+}
+
+/// Operator: suspend a partner or a merchant (its keys, and a partner's
+/// merchants' keys, are refused; a suspended merchant's transactions too) or
+/// resume it. Suspending twice keeps the first instant.
+pub(crate) fn set_suspended(
+    cx: &mut Cx<'_, '_>,
+    holder: &KeyHolder,
+    suspended: bool,
+) -> Result<Outcome, Fail> {
+    tenant_exists(cx, holder)?;
+    let id = holder.id().as_bytes();
+    let since = match (suspended, cx.w.get::<SuspensionRecord>(Table::Suspensions, id)?) {
+        (true, Some(record)) => Some(record.since),
+        (true, None) => {
+            cx.w.put(Table::Suspensions, id, &SuspensionRecord { since: cx.now })?;
+            Some(cx.now)
+        }
+        (false, _) => {
+            cx.w.remove(Table::Suspensions, id)?;
+            None
+        }
+    };
+    Ok(Outcome::SuspensionSet { id: holder.id().to_owned(), suspended, since })
+}
+
+/// Whether the partner or merchant `id` is suspended.
+pub(crate) fn is_suspended(w: &Write<'_>, id: &str) -> Result<bool, StorageError> {
+    Ok(w.get_raw(Table::Suspensions, id.as_bytes())?.is_some())
+}
+
+/// Who the key with this hash authenticates at `now`: a stored key that still
+/// works and whose holders are not suspended (an operator key only while the
+/// host configures one), or else the host's `configured` operator key if no
+/// rotation retired it. `None`: refused, exactly like an unknown key.
+pub(crate) fn caller_of(
+    r: &Read,
+    configured: Option<&KeyHash>,
+    hash: &KeyHash,
+    now: DateTime<Utc>,
+) -> Result<Option<Caller>, StorageError> {
+    let suspended = |id: &str| -> Result<bool, StorageError> {
+        Ok(r.get_raw(Table::Suspensions, id.as_bytes())?.is_some())
+    };
+    let Some(record) = r.get::<KeyRecord>(Table::Keys, hash.as_bytes())? else {
+        return Ok(configured.filter(|op| op.ct_eq(hash)).map(|_| Caller::Operator));
+    };
+    if !record.valid_at(now) {
+        return Ok(None);
+    }
+    Ok(match record.owner {
+        // A host that configures no operator key has no operator plane at all.
+        KeyOwner::Operator => configured.map(|_| Caller::Operator),
+        KeyOwner::Partner { partner_id } => {
+            (!suspended(&partner_id)?).then_some(Caller::Partner { partner_id })
+        }
+        KeyOwner::Merchant { partner_id, merchant_id } => (!suspended(&partner_id)?
+            && !suspended(&merchant_id)?)
+        .then_some(Caller::Merchant { partner_id, merchant_id }),
+    })
+}
+
+/// Index the keys of a database written before `Table::HolderKeys` existed
+/// (once: when the index is empty and keys exist).
+pub(crate) fn index_existing(w: &mut Write<'_>) -> Result<(), StorageError> {
+    if w.first_key(Table::HolderKeys)?.is_some() || w.first_key(Table::Keys)?.is_none() {
+        return Ok(());
+    }
+    for (hash, value) in w.range(Table::Keys, &[], &[0xff; 33], usize::MAX)? {
+        let record: KeyRecord = storage::decode(Table::Keys, &value)?;
+        w.put_raw(Table::HolderKeys, &keys::holder_key(record.owner.holder_id(), &hash), &[])?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::storage::Store;
+
+    #[test]
+    fn keys_stored_before_the_holder_index_are_indexed_once_on_open() {
+        let store = Store::in_memory().unwrap();
+        let hash = KeyHash::of("pk_written_by_an_older_build");
+        store
+            .write(|w| {
+                // The record as an older build wrote it: no expiry, no index entry.
+                let old = br#"{"kind":"partner","partner_id":"par_old"}"#;
+                w.put_raw(Table::Keys, hash.as_bytes(), old)?;
+                index_existing(w)?;
+                index_existing(w)
+            })
+            .unwrap();
+        let (from, to) = keys::holder_range("par_old");
+        let entries = store.read(|r| r.range(Table::HolderKeys, &from, &to, 10)).unwrap();
+        assert_eq!(entries.len(), 1);
+        assert_eq!(&entries[0].0[from.len()..], hash.as_bytes());
+        let caller = store.read(|r| caller_of(r, None, &hash, DateTime::UNIX_EPOCH)).unwrap();
+        assert_eq!(caller, Some(Caller::Partner { partner_id: "par_old".into() }));
+    }
+}
