@@ -163,7 +163,7 @@ fn serve(args: Args) -> Result<(), String> {
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
     let (writer, writer_thread) =
         writer::start(Arc::clone(&engine)).map_err(|e| format!("cannot start the writer thread: {e}"))?;
-    let app = Arc::new(App { engine: Arc::clone(&engine), writer, site });
+    let app = Arc::new(App { engine: Arc::clone(&engine), writer, site, large_bodies: Default::default() });
     let served = runtime.block_on(listen_and_serve(app, listen, tls.config, args.sandbox));
     // Waits for the router's blocking reads still running; drops every task.
     drop(runtime);
