@@ -107,3 +107,22 @@ pub async fn discard(body: &mut Incoming, declared: Option<u64>) -> Result<(), h
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_large_body_waits_for_a_permit_then_is_turned_away() {
+        let large = LargeBodies::default();
+        let mut held = Vec::new();
+        for _ in 0..LARGE_BODIES {
+            held.push(large.permit().await.expect("a free permit"));
+        }
+        let started = std::time::Instant::now();
+        assert!(large.permit().await.is_none(), "all taken");
+        assert!(started.elapsed() >= LARGE_BODY_WAIT);
+        held.pop();
+        assert!(large.permit().await.is_some(), "one came free");
+    }
+}

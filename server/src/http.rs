@@ -298,6 +298,13 @@ mod tests {
     }
 
     #[test]
+    fn too_many_large_bodies_is_message_1_with_retry_after() {
+        let r = busy();
+        assert_eq!(r.status(), 503);
+        assert_eq!(r.headers()[hyper::header::RETRY_AFTER], "1");
+    }
+
+    #[test]
     fn responses_are_json() {
         let r = json(api::Response { status: 422, body: "{}".into() });
         assert_eq!(r.status(), 422);
