@@ -126,7 +126,15 @@ pub(super) fn split_query(req: &Request) -> Cow<'_, Request> {
 /// a key that may not use the endpoint (an events-only merchant key on
 /// `POST /transactions`; any non-operator key on `/admin/…`).
 pub fn admit(engine: &Engine, req: &Request) -> Result<Admitted, Failure> {
-    let req = split_query(req);
+    // The head only: a path that carries its query is split without copying the body.
+    let head = Request {
+        method: req.method.clone(),
+        path: req.path.clone(),
+        query: req.query.clone(),
+        api_key: req.api_key.clone(),
+        ..Request::default()
+    };
+    let req = split_query(&head);
     let (endpoint, params) = routes::resolve(&req)?;
     let caller = match role(endpoint) {
         Role::Anyone => None,

@@ -80,7 +80,7 @@ fn scan(text: &[u8], max_values: usize, max_depth: usize) -> Result<(), Excess> 
 /// The index just past the closing quote of a string whose content starts at
 /// `i` (or the text's end).
 fn string_end(text: &[u8], mut i: usize) -> usize {
-    while let Some(at) = memchr::memchr2(b'"', b'\\', &text[i..]) {
+    while let Some(at) = text.get(i..).and_then(|rest| memchr::memchr2(b'"', b'\\', rest)) {
         i += at + 1;
         if text[i - 1] == b'"' {
             return i;
@@ -124,6 +124,13 @@ mod tests {
             // The smallest cap the text passes is its count of values.
             let values = (1..64).find(|&cap| scan(text.as_bytes(), cap, MAX_JSON_DEPTH).is_ok());
             assert_eq!(values, Some(parsed_values(text)), "{text}");
+        }
+    }
+
+    #[test]
+    fn any_bytes_are_counted_without_a_panic() {
+        for text in ["\"\\", "\"", "\\", "[\"a\\", "{\"\\\"", "]]]", "}", "\"\\\""] {
+            assert_eq!(check(text.as_bytes()), Ok(()), "{text:?}");
         }
     }
 
