@@ -8,17 +8,18 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Instant;
 
-use ach_core::api::{self, Plan, MAX_BODY_BYTES};
+use ach_core::api::{self, Plan};
 use ach_core::engine::{Caller, Engine, Failure, Prepared};
 use ach_core::validation::{FieldError, ProblemCode};
 use ach_core::AchError;
 use base64::Engine as _;
-use http_body_util::{BodyExt, Full};
+use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{HeaderMap, HeaderName, HeaderValue, AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE};
 use hyper::{Method, StatusCode};
 use tracing::info;
 
+use crate::body::{self, LargeBodies, Read};
 use crate::logging;
 use crate::serve::REQUEST_TIMEOUT;
 use crate::web::Site;
@@ -26,10 +27,6 @@ use crate::writer::Writer;
 
 /// The response body type.
 pub type Body = Full<Bytes>;
-
-/// A body this much larger than the limit is still read (and discarded) so the
-/// client, still sending, gets its 413; beyond it the connection is closed.
-const DRAIN_LIMIT: usize = 2 * MAX_BODY_BYTES;
 
 /// What every request handler shares.
 pub struct App {
@@ -44,6 +41,8 @@ pub struct App {
     pub operator_plane: bool,
     /// The operator key file, rewritten after an operator key rotation.
     pub operator_key_file: Option<std::path::PathBuf>,
+    /// The permits a large body is read with (shared by both planes).
+    pub large_bodies: Arc<LargeBodies>,
 }
 
 /// Answer one request from `client` and log it (client address, method, path
@@ -79,31 +78,51 @@ pub async fn handle(
 }
 
 async fn respond(app: &Arc<App>, request: hyper::Request<Incoming>) -> hyper::Response<Body> {
-    let (parts, body) = request.into_parts();
+    let (parts, mut body) = request.into_parts();
     let declared = declared_length(&parts.headers);
-    let body = match tokio::time::timeout(REQUEST_TIMEOUT, read_body(body, declared)).await {
-        Ok(Ok(body)) => body,
+    let head = to_api_request(&parts, Vec::new());
+    // Each plane answers only its own paths: the other's are unknown here.
+    if api::is_operator_path(parts.uri.path()) != app.operator_plane {
+        let _ = tokio::time::timeout(REQUEST_TIMEOUT, body::discard(&mut body, declared)).await;
+        return json(api::unknown_endpoint(parts.method.as_str(), parts.uri.path()));
+    }
+    // The router admits the request on its head (a key look-up: microseconds)
+    // before a byte of the body is kept: an unknown path, a missing or wrong key,
+    // or a key that may not use the endpoint costs no memory for its body.
+    let admitted = match api::admit(&app.engine, &head) {
+        Ok(admitted) => admitted,
+        Err(response) => {
+            let _ = tokio::time::timeout(REQUEST_TIMEOUT, body::discard(&mut body, declared)).await;
+            return answer(app, &parts, response).await;
+        }
+    };
+    let limit = admitted.body_limit();
+    let read = body::read(&mut body, declared, limit, &app.large_bodies);
+    let (body, _permit) = match tokio::time::timeout(REQUEST_TIMEOUT, read).await {
+        Ok(Ok(Read::Whole(body, permit))) => (body, permit),
+        Ok(Ok(Read::TooLarge)) => return json(admitted.too_large()),
+        Ok(Ok(Read::Busy)) => {
+            let _ = tokio::time::timeout(REQUEST_TIMEOUT, body::discard(&mut body, declared)).await;
+            return busy();
+        }
         Ok(Err(_)) => return json(refusal(400, ProblemCode::InvalidJson, "the body could not be read")),
         Err(_) => {
             let why = format!("the request was not received within {} s", REQUEST_TIMEOUT.as_secs());
             return json(refusal(408, ProblemCode::OverLimit, &why));
         }
     };
-    if api::is_operator_path(parts.uri.path()) != app.operator_plane {
-        return json(api::unknown_endpoint(parts.method.as_str(), parts.uri.path()));
-    }
     let short = is_short(&parts.method, parts.uri.path(), body.len());
-    let request = to_api_request(&parts, body);
+    let request = api::Request { body, ..head };
     let engine = Arc::clone(&app.engine);
-    // The router authenticates (a database read) and may read a feed page, and an
-    // operation to run is prepared (its body validated, its fingerprints made)
-    // here, in parallel, so the one writer thread only does what needs the write
-    // transaction. A short request (an API key check and a body of at most a few
-    // kilobytes: tens of microseconds) is planned on the async thread itself; one
-    // that may take milliseconds (a feed page, a routing directory upload, a large
-    // body) on a blocking thread, so that it never holds up other connections. The
-    // hop to a blocking thread and back cost more than planning a create.
-    let plan = move || match api::plan(&engine, &request) {
+    // The router may read a feed page, and an operation to run is prepared (its
+    // body validated, its fingerprints made) here, in parallel, so the one writer
+    // thread only does what needs the write transaction. A short request (a body
+    // of at most a few kilobytes: tens of microseconds) is planned on the async
+    // thread itself; one that may take milliseconds (a feed page, a routing
+    // directory upload, a large body) on a blocking thread, so that it never holds
+    // up other connections. The hop to a blocking thread and back cost more than
+    // planning a create.
+    let plan = move || match api::plan_admitted(&engine, admitted, &request) {
         Plan::Done(response) => Planned::Done(response),
         Plan::Execute { caller, operation } => Planned::Execute(caller, Box::new(engine.prepare(*operation))),
     };
@@ -116,26 +135,7 @@ async fn respond(app: &Arc<App>, request: hyper::Request<Incoming>) -> hyper::Re
         }
     };
     match planned {
-        Planned::Done(response) => {
-            if (parts.method == Method::GET || parts.method == Method::HEAD)
-                && response.status == 404
-                && !api::is_api_path(parts.uri.path())
-            {
-                if let Some(page) = crate::web::page(app.site.as_ref(), parts.uri.path()).await {
-                    return page;
-                }
-            }
-            let method_not_allowed = response.status == 405;
-            let mut out = json(response);
-            if method_not_allowed {
-                // RFC 9110: a 405 names the methods the resource does accept.
-                let allow = api::allowed_methods(parts.uri.path()).join(", ");
-                if let Ok(value) = HeaderValue::from_str(&allow) {
-                    out.headers_mut().insert(hyper::header::ALLOW, value);
-                }
-            }
-            out
-        }
+        Planned::Done(response) => answer(app, &parts, response).await,
         Planned::Execute(caller, prepared) => {
             let operator = caller == Caller::Operator;
             let result = app.writer.execute(caller, *prepared).await;
@@ -145,6 +145,43 @@ async fn respond(app: &Arc<App>, request: hyper::Request<Incoming>) -> hyper::Re
             json(api::finish(result))
         }
     }
+}
+
+/// The router's answer as HTTP: a page of the site where the API has no such
+/// path, the `Allow` header on a 405.
+async fn answer(
+    app: &App,
+    parts: &hyper::http::request::Parts,
+    response: api::Response,
+) -> hyper::Response<Body> {
+    if (parts.method == Method::GET || parts.method == Method::HEAD)
+        && response.status == 404
+        && !api::is_api_path(parts.uri.path())
+    {
+        if let Some(page) = crate::web::page(app.site.as_ref(), parts.uri.path()).await {
+            return page;
+        }
+    }
+    let method_not_allowed = response.status == 405;
+    let mut out = json(response);
+    if method_not_allowed {
+        // RFC 9110: a 405 names the methods the resource does accept.
+        let allow = api::allowed_methods(parts.uri.path()).join(", ");
+        if let Ok(value) = HeaderValue::from_str(&allow) {
+            out.headers_mut().insert(hyper::header::ALLOW, value);
+        }
+    }
+    out
+}
+
+/// 503, message 1, `Retry-After: 1`: every large-body permit stayed taken for
+/// [`body::LARGE_BODY_WAIT`].
+fn busy() -> hyper::Response<Body> {
+    let why = "too many large bodies are being received at once; retry in a second";
+    let failure = Failure::refused(AchError::SystemUnable).with("", ProblemCode::OverLimit, why);
+    let mut out = json(api::finish(Err(failure)));
+    out.headers_mut().insert(hyper::header::RETRY_AFTER, HeaderValue::from_static("1"));
+    out
 }
 
 /// Bodies up to this size are planned on the async thread (a transaction with
@@ -214,26 +251,6 @@ pub fn basic_user(headers: &HeaderMap) -> Option<String> {
 
 fn declared_length(headers: &HeaderMap) -> Option<u64> {
     headers.get(CONTENT_LENGTH)?.to_str().ok()?.trim().parse().ok()
-}
-
-/// The body, or more than [`MAX_BODY_BYTES`] bytes when it is larger (the router
-/// then answers 413 itself). Holds at most `MAX_BODY_BYTES + 1` bytes.
-async fn read_body(mut body: Incoming, declared: Option<u64>) -> Result<Vec<u8>, hyper::Error> {
-    if declared.is_some_and(|n| n > DRAIN_LIMIT as u64) {
-        return Ok(vec![0; MAX_BODY_BYTES + 1]);
-    }
-    let mut kept = Vec::with_capacity(declared.map_or(0, |n| n.min(64 * 1024) as usize));
-    let mut total = 0usize;
-    while let Some(frame) = body.frame().await {
-        let Ok(data) = frame?.into_data() else { continue };
-        total = total.saturating_add(data.len());
-        let room = (MAX_BODY_BYTES + 1).saturating_sub(kept.len());
-        kept.extend_from_slice(&data[..data.len().min(room)]);
-        if total > DRAIN_LIMIT {
-            break;
-        }
-    }
-    Ok(kept)
 }
 
 /// The router's response as HTTP.
@@ -311,6 +328,13 @@ mod tests {
         assert_eq!(r.idempotency_key.as_deref(), Some("k-1"));
         assert_eq!(r.content_type.as_deref(), Some("application/x-www-form-urlencoded"));
         assert_eq!(r.body, b"x=1");
+    }
+
+    #[test]
+    fn too_many_large_bodies_is_message_1_with_retry_after() {
+        let r = busy();
+        assert_eq!(r.status(), 503);
+        assert_eq!(r.headers()[hyper::header::RETRY_AFTER], "1");
     }
 
     #[test]

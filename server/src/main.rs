@@ -17,6 +17,7 @@
 //! `achd demo [--on YYYY-MM-DD]` is a newcomer's tour of the whole service against
 //! a sandbox server.
 
+mod body;
 mod connections;
 mod datadir;
 mod demo;

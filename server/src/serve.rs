@@ -194,12 +194,15 @@ fn serve(args: Args) -> Result<(), String> {
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
     let (writer, writer_thread) =
         writer::start(Arc::clone(&engine)).map_err(|e| format!("cannot start the writer thread: {e}"))?;
+    // One set of large-body permits for both planes.
+    let large_bodies = Arc::new(crate::body::LargeBodies::default());
     let admin = Arc::new(App {
         engine: Arc::clone(&engine),
         writer: writer.clone(),
         site: None,
         operator_plane: true,
         operator_key_file: Some(operator.path.clone()),
+        large_bodies: large_bodies.clone(),
     });
     let app = Arc::new(App {
         engine: Arc::clone(&engine),
@@ -207,6 +210,7 @@ fn serve(args: Args) -> Result<(), String> {
         site,
         operator_plane: false,
         operator_key_file: None,
+        large_bodies,
     });
     let served = runtime.block_on(listen_and_serve(
         [(app, listen), (admin, admin_listen)],

@@ -1069,10 +1069,12 @@ static void structure_rows(void) {
             const char *method = i == 3 ? "PUT" : i == 4 ? "GET" : "POST";
             if (s == 1 && (i == 1 || i == 2)) continue; /* (time under valgrind) */
             snprintf(name, sizeof name, "100,000 nested %s: %s", shape, paths[i]);
+            /* Only /transactions and /merchants take a body this large; the
+             * other endpoints refuse it on its size (413) before reading it. */
             row(name,
                 (struct req){.method = method, .path = paths[i], .query = i == 4 ? a->query : NULL, .key = a->key,
                              .text = deep[s]},
-                E_REFUSED(400, 10, "", "invalid_json"));
+                i == 0 || i == 2 ? E_REFUSED(400, 10, "", "invalid_json") : E_REFUSED(413, 10, "", "over_limit"));
         }
         for (i = 0; i < sizeof admin / sizeof admin[0]; i++) {
             if (s == 1 && i > 0) continue;
@@ -1106,8 +1108,8 @@ static void structure_rows(void) {
     huge = repeat(" ", 10 * MB);
     row("10 MB body: POST /transactions", (struct req){.method = "POST", .path = "/transactions", .key = a->key, .text = huge},
         E_REFUSED(413, 10, "", "over_limit"));
-    row("10 MB body without a key", (struct req){.method = "POST", .path = "/transactions", .text = huge},
-        E_REFUSED(413, 10, "", "over_limit"));
+    /* The key is checked before the body counts. */
+    row("10 MB body without a key", (struct req){.method = "POST", .path = "/transactions", .text = huge}, E_AUTH);
     free(huge);
     huge = repeat("9", 4 * MB);
     path = format("\"%s\"", huge);

@@ -86,6 +86,7 @@ fn invalid(field: &str, message: impl Into<String>) -> Failure {
 /// The body as `T` (an empty body is `{}`).
 fn body<T: for<'de> Deserialize<'de>>(req: &Request) -> Result<T, Failure> {
     let text = if req.body.iter().all(u8::is_ascii_whitespace) { &b"{}"[..] } else { &req.body[..] };
+    super::routes::json_bounds(text)?;
     serde_json::from_slice(text).map_err(|e| {
         let status = if e.is_syntax() || e.is_eof() { 400 } else { 422 };
         let code = if status == 400 { ProblemCode::InvalidJson } else { ProblemCode::InvalidValue };

@@ -6,14 +6,22 @@
 //! everything that needs no write (matching, size, authentication, parsing, feed
 //! reads) and either answers or names the engine operation to run; [`finish`]
 //! renders the operation's result. [`route`] is the two together.
+//!
+//! A host that receives the body as a stream splits [`plan`] once more: [`admit`]
+//! answers from the head alone (the path, the key, whether that key may use the
+//! endpoint, and the endpoint's body limit), before the body is read; then
+//! [`plan_admitted`] with the body. Every JSON text the router reads is first
+//! held to the caps of [`crate::validation::json_bounds`].
 
 mod admin;
+mod admit;
 mod render;
 mod request;
 mod routes;
 
+pub use admit::{Admitted, SMALL_BODY_BYTES};
 pub use render::Response;
-pub use request::{form_to_json, Request, MAX_BODY_BYTES, MAX_FORM_DEPTH};
+pub use request::{form_to_json, FormError, Request, MAX_BODY_BYTES, MAX_FORM_DEPTH};
 
 use crate::engine::{Caller, Engine, Failure, Operation, Outcome};
 use crate::validation::ProblemCode;
@@ -88,6 +96,23 @@ pub fn finish(result: Result<Outcome, Failure>) -> Response {
 /// Decide what a request needs: an answer now, or an operation to run.
 pub fn plan(engine: &Engine, request: &Request) -> Plan {
     match routes::plan(engine, request) {
+        Ok(plan) => plan,
+        Err(failure) => Plan::Done(render::failure(&failure)),
+    }
+}
+
+/// Admit a request on its head alone, before its body is read (the body given,
+/// if any, is not looked at): the router's answer when the path, method or key
+/// already decide it (404, 405, 401), else what [`plan_admitted`] needs and the
+/// largest body the endpoint takes ([`Admitted::body_limit`]).
+pub fn admit(engine: &Engine, request: &Request) -> Result<Admitted, Response> {
+    admit::admit(engine, request).map_err(|failure| render::failure(&failure))
+}
+
+/// [`plan`] for a request [`admit`]ted on its head, now with its body: the same
+/// answer `plan` gives for that request.
+pub fn plan_admitted(engine: &Engine, admitted: Admitted, request: &Request) -> Plan {
+    match routes::plan_admitted(engine, admitted, request) {
         Ok(plan) => plan,
         Err(failure) => Plan::Done(render::failure(&failure)),
     }

@@ -6,11 +6,12 @@
 
 use serde_json::{Map, Value};
 
-use super::request::{form_to_json, Request, MAX_BODY_BYTES};
+use super::admit::{self, Admitted};
+use super::request::{form_to_json, FormError, Request};
 use super::{admin, render, Plan};
 use crate::engine::{Caller, Engine, Failure, Operation};
 use crate::error::echo;
-use crate::validation::{routing_number_problem, FieldError, ProblemCode};
+use crate::validation::{json_bounds, routing_number_problem, FieldError, ProblemCode};
 use crate::{categories, AchError};
 
 /// Every endpoint.
@@ -56,7 +57,7 @@ pub(crate) enum Endpoint {
 
 /// `(method, path pattern, endpoint)`; `{}` matches one segment, `{?}` an
 /// optional last segment.
-const ROUTES: &[(&str, &str, Endpoint)] = &[
+pub(super) const ROUTES: &[(&str, &str, Endpoint)] = &[
     ("POST", "/transactions", Endpoint::CreateTransaction),
     ("PUT", "/transactions/{}/void", Endpoint::Void),
     ("PUT", "/transactions/{}/reverse", Endpoint::Reverse),
@@ -160,7 +161,7 @@ pub(crate) fn unknown_endpoint(method: &str, path: &str) -> Failure {
 }
 
 /// The endpoint and path parameters, or 404 / 405.
-fn resolve(req: &Request) -> Result<(Endpoint, Vec<String>), Failure> {
+pub(super) fn resolve(req: &Request) -> Result<(Endpoint, Vec<String>), Failure> {
     let method = req.method.to_ascii_uppercase();
     let mut allowed = Vec::new();
     for (m, pattern, endpoint) in ROUTES {
@@ -179,12 +180,25 @@ fn resolve(req: &Request) -> Result<(Endpoint, Vec<String>), Failure> {
 }
 
 /// The request's data as one JSON value: the query string's members, overlaid
-/// by the body's (JSON or form data). `Err` for a body that is not JSON, or form
-/// data nested deeper than [`super::MAX_FORM_DEPTH`].
+/// by the body's (JSON or form data). `Err` for a body that is not JSON or holds
+/// more than the JSON caps allow ([`crate::validation::json_bounds`]), form
+/// data nested deeper than [`super::MAX_FORM_DEPTH`], or a name given twice in
+/// the query string or the form data.
 fn data(req: &Request) -> Result<(Value, Vec<u8>), Failure> {
     let form = |text: &[u8], what: &str| {
-        form_to_json(text).map_err(|why| {
-            failure(AchError::FailedToAccept, 400, "", ProblemCode::InvalidJson, format!("{what}: {why}"))
+        form_to_json(text).map_err(|e| {
+            let message = format!("{what}: {}", e.message());
+            match e {
+                FormError::TooDeep => {
+                    failure(AchError::FailedToAccept, 400, "", ProblemCode::InvalidJson, message)
+                }
+                FormError::TooMany => {
+                    failure(AchError::FailedToAccept, 413, "", ProblemCode::OverLimit, message)
+                }
+                FormError::Repeated(path) => {
+                    failure(AchError::FailedToAccept, 422, &path, ProblemCode::Conflict, message)
+                }
+            }
         })
     };
     let mut merged = match form(req.query.as_bytes(), "the query string")? {
@@ -204,6 +218,7 @@ fn data(req: &Request) -> Result<(Value, Vec<u8>), Failure> {
         let bytes = value.to_string().into_bytes();
         return Ok((value, bytes));
     }
+    json_bounds(&req.body)?;
     let parsed: Value = std::str::from_utf8(&req.body)
         .map_err(|e| format!("the body is not valid UTF-8 (byte {})", e.valid_up_to()))
         .and_then(|t| serde_json::from_str(t).map_err(|e| format!("the body is not valid JSON: {e}")))
@@ -224,6 +239,23 @@ fn data(req: &Request) -> Result<(Value, Vec<u8>), Failure> {
     }
 }
 
+/// Refuse a JSON body over the caps before it is parsed: more values than
+/// [`json_bounds::MAX_JSON_VALUES`] is too large (413), nesting deeper than
+/// [`json_bounds::MAX_JSON_DEPTH`] is malformed (400), as the parse would say.
+pub(super) fn json_bounds(body: &[u8]) -> Result<(), Failure> {
+    json_bounds::check(body).map_err(|excess| {
+        let message = format!("the body is not accepted: {}", excess.message());
+        match excess {
+            json_bounds::Excess::TooManyValues => {
+                failure(AchError::FailedToAccept, 413, "", ProblemCode::OverLimit, message)
+            }
+            json_bounds::Excess::TooDeep => {
+                failure(AchError::FailedToAccept, 400, "", ProblemCode::InvalidJson, message)
+            }
+        }
+    })
+}
+
 /// Whether a body sent as form data is really a JSON text (`curl -d '{...}'`
 /// sends `application/x-www-form-urlencoded`): it starts with `{` or `[`, which
 /// no form field name does. Such a body is read as the JSON it is.
@@ -242,10 +274,6 @@ fn partner_id(data: &Value, caller: &Caller) -> Result<String, Failure> {
     }
 }
 
-fn authenticate(engine: &Engine, req: &Request) -> Result<Caller, Failure> {
-    engine.authenticate(req.api_key.as_deref().unwrap_or(""))
-}
-
 /// A partner operation, made idempotent by the `Idempotency-Key` header if given.
 fn partner_op(req: &Request, operation: Operation) -> Operation {
     match &req.idempotency_key {
@@ -256,38 +284,25 @@ fn partner_op(req: &Request, operation: Operation) -> Operation {
 
 /// Plan a request (see [`super::plan`]).
 pub(crate) fn plan(engine: &Engine, req: &Request) -> Result<Plan, Failure> {
-    let split;
-    let req = match req.path.split_once('?') {
-        // A path that still carries its query string (`/x?a=1`): split it off.
-        Some((path, query)) => {
-            let joined = [req.query.as_str(), query]
-                .iter()
-                .filter(|q| !q.is_empty())
-                .copied()
-                .collect::<Vec<_>>()
-                .join("&");
-            split = Request { path: path.to_owned(), query: joined, ..req.clone() };
-            &split
-        }
-        None => req,
+    plan_admitted(engine, admit::admit(engine, req)?, req)
+}
+
+/// Plan a request admitted on its head (see [`super::plan_admitted`]).
+pub(crate) fn plan_admitted(engine: &Engine, admitted: Admitted, req: &Request) -> Result<Plan, Failure> {
+    let req = &*admit::split_query(req);
+    if req.body.len() > admitted.body_limit() {
+        return Err(admit::too_large(admitted.body_limit()));
+    }
+    let Admitted { endpoint, params, caller } = admitted;
+    let Some(caller) = caller else {
+        return match endpoint {
+            Endpoint::Health | Endpoint::Ready => health(engine, endpoint),
+            _ => openapi(),
+        };
     };
-    let (endpoint, params) = resolve(req)?;
-    if req.body.len() > MAX_BODY_BYTES {
-        let msg = format!("the body is larger than {} MiB", MAX_BODY_BYTES / (1024 * 1024));
-        return Err(failure(AchError::FailedToAccept, 413, "", ProblemCode::OverLimit, msg));
-    }
-    match endpoint {
-        Endpoint::OpenApi => return openapi(),
-        Endpoint::Health | Endpoint::Ready => return health(engine, endpoint),
-        _ => {}
-    }
-    let caller = authenticate(engine, req)?;
     let param = |i: usize| params.get(i).cloned().unwrap_or_default();
     let execute = |operation| Ok(Plan::Execute { caller: caller.clone(), operation: Box::new(operation) });
     if admin::is_admin(endpoint) {
-        if caller != Caller::Operator {
-            return Err(Failure::Authentication);
-        }
         if let Some(answer) = admin::read(engine, endpoint, &params)? {
             return Ok(Plan::Done(answer));
         }

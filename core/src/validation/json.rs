@@ -155,9 +155,8 @@ impl<'a> Body<'a> {
     }
 }
 
-/// Deepest nesting serde_json accepts when it builds values (its recursion limit
-/// of 128 lets 127 levels through), which is what the router's parse allows.
-const MAX_DEPTH: usize = 127;
+/// Deepest nesting the router's parse allows.
+const MAX_DEPTH: usize = super::json_bounds::MAX_JSON_DEPTH;
 
 /// Refuse what the raw-value parse lets through but a full parse (the router's)
 /// refuses, with the full parse's own error: nesting deeper than [`MAX_DEPTH`]

@@ -10,6 +10,7 @@ pub mod customer;
 mod fields;
 pub mod formats;
 pub mod json;
+pub mod json_bounds;
 pub mod merchant;
 mod report;
 pub mod transaction;
@@ -113,6 +114,12 @@ pub(crate) fn over_bytes<T>(
 
 /// Parse a request body as JSON; a failure becomes a one-problem report.
 pub fn parse_json(bytes: &[u8]) -> Result<Body<'_>, Report> {
+    let mut r = Report::new();
+    if json_bounds::check(bytes) == Err(json_bounds::Excess::TooManyValues) {
+        let message = json_bounds::Excess::TooManyValues.message();
+        r.push(String::new(), ProblemCode::OverLimit, message, AchError::FailedToAccept, Rank::Structure);
+        return Err(r);
+    }
     let failure = match std::str::from_utf8(bytes) {
         Err(e) => format!("the request body is not valid UTF-8 (byte {})", e.valid_up_to()),
         Ok(text) => match Body::parse(text) {
@@ -120,7 +127,6 @@ pub fn parse_json(bytes: &[u8]) -> Result<Body<'_>, Report> {
             Err(e) => format!("the request body is not valid JSON: {e}"),
         },
     };
-    let mut r = Report::new();
     r.push(String::new(), ProblemCode::InvalidJson, failure, AchError::FailedToAccept, Rank::Structure);
     Err(r)
 }

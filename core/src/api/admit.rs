@@ -1,0 +1,184 @@
+//! Admission: what the router decides from a request's head alone — the method,
+//! the path, the query and the API key — before any body is read: the endpoint,
+//! who is asking and whether that caller may use the endpoint at all, and the
+//! largest body the endpoint takes. A host that receives bodies as a stream (the
+//! HTTPS server) asks first, so an unknown path, a missing or wrong key, or a
+//! key of the wrong kind is answered without reading a byte of the body, and a
+//! large body is read only where one belongs.
+
+use std::borrow::Cow;
+
+use super::request::{Request, MAX_BODY_BYTES};
+use super::routes::{self, Endpoint};
+use super::{admin, render, Response};
+use crate::engine::{Caller, Engine, Failure};
+use crate::validation::{FieldError, ProblemCode};
+use crate::AchError;
+
+/// Largest body of an endpoint that takes no check image and no file (a
+/// customer, a void, the operator's JSON requests, every read): the largest of
+/// them is under 4 KiB.
+pub const SMALL_BODY_BYTES: usize = 64 * 1024;
+
+/// Who may call an endpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// No key needed (`GET /openapi.json`, `/healthz`, `/readyz`).
+    Anyone,
+    /// Any valid key (the routing directory's look-up, the categories).
+    AnyKey,
+    /// The operator key.
+    Operator,
+    /// A partner's key.
+    Partner,
+    /// A merchant's key (the events feed).
+    Merchant,
+}
+
+fn role(endpoint: Endpoint) -> Role {
+    match endpoint {
+        Endpoint::OpenApi | Endpoint::Health | Endpoint::Ready => Role::Anyone,
+        Endpoint::Institution | Endpoint::Categories => Role::AnyKey,
+        Endpoint::Events => Role::Merchant,
+        e if admin::is_admin(e) => Role::Operator,
+        _ => Role::Partner,
+    }
+}
+
+/// The largest body an endpoint takes: [`MAX_BODY_BYTES`] where check images or
+/// files come in (a transaction, a merchant application, a return file, the
+/// routing directory), [`SMALL_BODY_BYTES`] everywhere else.
+fn body_limit(endpoint: Endpoint) -> usize {
+    match endpoint {
+        Endpoint::CreateTransaction
+        | Endpoint::SubmitMerchant
+        | Endpoint::AdminReturnFiles
+        | Endpoint::AdminRouting => MAX_BODY_BYTES,
+        _ => SMALL_BODY_BYTES,
+    }
+}
+
+/// A request admitted on its head: its endpoint, its caller, and the largest
+/// body it may carry. [`super::plan_admitted`] finishes it once the body is in.
+#[derive(Debug, Clone)]
+pub struct Admitted {
+    pub(super) endpoint: Endpoint,
+    pub(super) params: Vec<String>,
+    /// `None` for an endpoint that needs no key.
+    pub(super) caller: Option<Caller>,
+}
+
+impl Admitted {
+    /// The largest body this request may carry, in bytes.
+    pub fn body_limit(&self) -> usize {
+        body_limit(self.endpoint)
+    }
+
+    /// Whether the body may be larger than [`SMALL_BODY_BYTES`] (a host bounds
+    /// how many such bodies it holds at once).
+    pub fn takes_large_body(&self) -> bool {
+        self.body_limit() > SMALL_BODY_BYTES
+    }
+
+    /// The answer to a body over [`Admitted::body_limit`]: 413, message 10.
+    pub fn too_large(&self) -> Response {
+        render::failure(&too_large(self.body_limit()))
+    }
+}
+
+/// The refusal of a body larger than `limit` bytes.
+pub(super) fn too_large(limit: usize) -> Failure {
+    let size = if limit.is_multiple_of(1024 * 1024) {
+        format!("{} MiB", limit / (1024 * 1024))
+    } else {
+        format!("{} KiB", limit / 1024)
+    };
+    Failure::Refused {
+        error: AchError::FailedToAccept,
+        status: 413,
+        errors: vec![FieldError {
+            field: String::new(),
+            code: ProblemCode::OverLimit,
+            message: format!("the body is larger than {size}"),
+        }],
+    }
+}
+
+/// A request whose path still carries its query string (`/x?a=1`, as the C and
+/// browser hosts may pass it) with the two split.
+pub(super) fn split_query(req: &Request) -> Cow<'_, Request> {
+    match req.path.split_once('?') {
+        Some((path, query)) => {
+            let joined = [req.query.as_str(), query]
+                .iter()
+                .filter(|q| !q.is_empty())
+                .copied()
+                .collect::<Vec<_>>()
+                .join("&");
+            Cow::Owned(Request { path: path.to_owned(), query: joined, ..req.clone() })
+        }
+        None => Cow::Borrowed(req),
+    }
+}
+
+/// Admit a request on its head (its body, if any, is not looked at): 404 or 405
+/// for a path or method the API does not have, 401 for a missing or wrong key or
+/// a key that may not use the endpoint (an events-only merchant key on
+/// `POST /transactions`; any non-operator key on `/admin/…`).
+pub fn admit(engine: &Engine, req: &Request) -> Result<Admitted, Failure> {
+    // The head only: a path that carries its query is split without copying the body.
+    let head = Request {
+        method: req.method.clone(),
+        path: req.path.clone(),
+        query: req.query.clone(),
+        api_key: req.api_key.clone(),
+        ..Request::default()
+    };
+    let req = split_query(&head);
+    let (endpoint, params) = routes::resolve(&req)?;
+    let caller = match role(endpoint) {
+        Role::Anyone => None,
+        role => {
+            let caller = engine.authenticate(req.api_key.as_deref().unwrap_or(""))?;
+            let allowed = matches!(
+                (&caller, role),
+                (_, Role::AnyKey)
+                    | (Caller::Operator, Role::Operator)
+                    | (Caller::Partner { .. }, Role::Partner)
+                    | (Caller::Merchant { .. }, Role::Merchant)
+            );
+            if !allowed {
+                return Err(Failure::Authentication);
+            }
+            Some(caller)
+        }
+    };
+    Ok(Admitted { endpoint, params, caller })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_endpoints_that_take_images_or_files_take_large_bodies() {
+        let large = [
+            Endpoint::CreateTransaction,
+            Endpoint::SubmitMerchant,
+            Endpoint::AdminReturnFiles,
+            Endpoint::AdminRouting,
+        ];
+        for (_, _, endpoint) in routes::ROUTES {
+            let expected = if large.contains(endpoint) { MAX_BODY_BYTES } else { SMALL_BODY_BYTES };
+            assert_eq!(body_limit(*endpoint), expected, "{endpoint:?}");
+        }
+    }
+
+    #[test]
+    fn the_413_names_the_limit() {
+        let message = |limit| too_large(limit).errors()[0].message.clone();
+        assert_eq!(message(MAX_BODY_BYTES), "the body is larger than 3 MiB");
+        assert_eq!(message(SMALL_BODY_BYTES), "the body is larger than 64 KiB");
+        assert_eq!(too_large(SMALL_BODY_BYTES).status(), 413);
+    }
+}
