@@ -1,5 +1,5 @@
 //! What redb alone charges for a durable commit that writes to more tables: the
-//! floor under the engine's durable single create (BENCHMARKS.md, "Engine").
+//! floor under the engine's durable single create (docs/bench-history.md, "Engine").
 //!
 //!     cargo run --release -p ach-benches --example tables_per_commit -- [PAIRS]
 //!

@@ -13,7 +13,7 @@ use wasm_bindgen::prelude::*;
 
 /// JS helpers of the boundary (a snippet that wasm-bindgen ships with the
 /// module: `snippets/ach-wasm-*/inline0.js`). Each replaces several crossings
-/// or a slower generic path (BENCHMARKS.md, "WebAssembly"):
+/// or a slower generic path (docs/bench-history.md, "WebAssembly"):
 ///
 /// - `textInto` / `stringifyInto` / `pendingInto`: the argument's UTF-8 written
 ///   straight into the module's scratch buffer by `TextEncoder.encodeInto`
@@ -222,7 +222,7 @@ pub(crate) fn cut(text: &str, max: usize) -> String {
 extern "C" {
     /// `JSON.parse` without wasm-bindgen's exception wrapper: `js_sys::JSON::parse`
     /// (`catch`) runs through `handleError`, a closure and an `arguments` object
-    /// per call, which cost more than parsing a verdict (BENCHMARKS.md,
+    /// per call, which cost more than parsing a verdict (docs/bench-history.md,
     /// "WebAssembly"). Only for JSON that serde_json wrote, which always parses.
     #[wasm_bindgen(js_namespace = JSON, js_name = parse)]
     fn parse_serialized(text: &str) -> JsValue;
