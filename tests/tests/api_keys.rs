@@ -168,6 +168,8 @@ fn bad_requests_and_other_callers_are_refused() {
     }
     let (status, _) = api.op(&rotate, json!({"grace_seconds": 2_592_000}));
     assert_eq!(status, 200, "30 days is the longest window");
+    let (status, v) = api.op(&rotate, json!({"grace_seconds": null}));
+    assert_eq!(status, 200, "null is the default window: {v}");
     let (status, v) = api.op(&format!("/admin/partners/{}/suspend", t.pid), json!({"why": "x"}));
     assert_eq!(status, 422, "{v}");
     // Unknown holders.
