@@ -90,3 +90,14 @@ fn a_new_database_that_cannot_start_leaves_nothing_behind() {
     assert!(matches!(error, OpenError::Clock(_)), "{error}");
     assert!(names(dir.path()).is_empty());
 }
+
+#[test]
+fn a_path_that_cannot_be_looked_at_is_a_storage_error_and_no_key_is_made() {
+    let dir = std::env::temp_dir().join(format!("ach-open-nul-{}", ach_core::ids::random_alphanumeric(10)));
+    std::fs::create_dir(&dir).unwrap();
+    let path = PathBuf::from(format!("{}/x\0y.redb", dir.display()));
+    let err = Engine::open(&path, options("2026-11-23 10:00")).map(drop).unwrap_err();
+    assert!(matches!(err, OpenError::Storage(_)), "{err:?}");
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "nothing created");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

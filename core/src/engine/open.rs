@@ -6,11 +6,16 @@ use std::path::Path;
 
 use super::{key_file_for, Engine, EngineOptions, OpenError};
 use crate::secrets::EncryptionKey;
-use crate::storage::{panic_text, FileProblem, Store};
+use crate::storage::{panic_text, FileProblem, StorageError, Store};
 
 /// [`Engine::open`].
 pub(super) fn file(path: &Path, options: EngineOptions) -> Result<Engine, OpenError> {
-    let exists = path.try_exists().unwrap_or(true);
+    // A path that cannot even be looked at (a NUL byte in it, a directory that
+    // may not be searched) is the database's problem, said before any key file
+    // is touched.
+    let exists = path
+        .try_exists()
+        .map_err(|e| OpenError::Storage(StorageError(format!("cannot open {}: {e}", path.display()))))?;
     let (key, made_key) = match &options.encryption_key {
         Some(key) => (key.clone(), None),
         None => {
