@@ -1,4 +1,4 @@
-//! The engine (issue 3), against redb alone:
+//! The engine, against redb alone:
 //!
 //! 1. `durable_create`: one durable `execute` of CreateTransaction (a file, redb's
 //!    default `Durability::Immediate`) vs a bare redb write transaction inserting

@@ -1,4 +1,4 @@
-//! The C library (issue 6): the cost of the C boundary.
+//! The C library: the cost of the C boundary.
 //!
 //! The same work through the C ABI (`ach::ach_engine_request`, `ach::ach_validate`,
 //! called from Rust through the rlib exactly as C calls them: a C string in, an

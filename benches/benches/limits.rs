@@ -1,4 +1,4 @@
-//! Limits and duplicate detection (issue 4), on a database file with redb's
+//! Limits and duplicate detection, on a database file with redb's
 //! default `Durability::Immediate`, each case an `execute_batch` of 1,000 creates
 //! (one durable commit, so that the checks' cost is not hidden behind an fsync
 //! per create):

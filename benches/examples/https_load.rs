@@ -1,5 +1,5 @@
 //! Durable creates per second over HTTPS with keep-alive clients, against the
-//! in-process batch rate of the same creates, in one run (issue 5, item 10).
+//! in-process batch rate of the same creates, in one run.
 //!
 //!     cargo run --release -p ach-benches --example https_load -- [--clients 64] [--seconds 20]
 //!

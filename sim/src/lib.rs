@@ -1,6 +1,6 @@
 //! # ach-sim
 //!
-//! A deterministic simulator of the ACH engine (issue 8): a seeded random
+//! A deterministic simulator of the ACH engine: a seeded random
 //! workload of every operation against the engine on a manual clock, checked step
 //! by step against a reference model; crash tests over a simulated disk that
 //! loses unsynced writes; and a writer process for SIGKILL tests.

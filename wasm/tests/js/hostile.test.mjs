@@ -1,4 +1,4 @@
-// Hostile input through the WebAssembly module itself (issue 8, item 4): the
+// Hostile input through the WebAssembly module itself: the
 // router's table (tests/tests/hostile.rs) through `new Engine(...).request(...)`
 // and the validators, plus what only JS can pass: wrong argument types (symbols,
 // BigInt, getters and toJSON that throw, cyclic objects, proxies, typed arrays of
