@@ -98,18 +98,29 @@ impl Store {
 
 /// Create a new database at `path` (which does not exist).
 fn create(path: &Path) -> Result<(), StorageError> {
-    let mut name = path.as_os_str().to_owned();
-    name.push(".creating");
-    let creating = PathBuf::from(name);
     let io = |e: std::io::Error| StorageError(format!("cannot create {}: {e}", path.display()));
     // A leftover from a crash during an earlier creation holds nothing.
-    if creating.exists() {
-        std::fs::remove_file(&creating).map_err(io)?;
-    }
+    let creating = fresh_sibling(path, ".creating").map_err(io)?;
     drop(Store::init(Database::create(&creating).map_err(fail)?, None)?);
-    std::fs::rename(&creating, path).map_err(io)?;
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        // Make the rename itself durable.
+    rename_durably(&creating, path).map_err(io)
+}
+
+/// `path` with `suffix` appended, any file left there by a crash removed.
+pub(super) fn fresh_sibling(path: &Path, suffix: &str) -> std::io::Result<PathBuf> {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    let sibling = PathBuf::from(name);
+    if sibling.exists() {
+        std::fs::remove_file(&sibling)?;
+    }
+    Ok(sibling)
+}
+
+/// Rename `from` over `to`, and make the rename itself durable (its directory
+/// synced).
+pub(super) fn rename_durably(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::rename(from, to)?;
+    if let Some(dir) = to.parent().filter(|d| !d.as_os_str().is_empty()) {
         if let Ok(d) = std::fs::File::open(dir) {
             let _ = d.sync_all();
         }

@@ -3,11 +3,11 @@
 //! page, so a value replaced in place (an image stored in clear, then sealed)
 //! stays readable in the file's free pages; a fresh file holds only live data.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use redb::{Database, ReadableDatabase, ReadableTable};
 
-use super::{fail, StorageError, Store, Table};
+use super::{fail, open, StorageError, Store, Table};
 
 impl Store {
     /// Copy every table into `<path>.rewrite`, durably, and rename it over
@@ -15,13 +15,8 @@ impl Store {
     /// leaves either file whole at `path`; a leftover `.rewrite` is removed by
     /// the next rewrite.
     pub(crate) fn rewrite(self, path: &Path) -> Result<Store, StorageError> {
-        let mut name = path.as_os_str().to_owned();
-        name.push(".rewrite");
-        let fresh = PathBuf::from(name);
         let io = |e: std::io::Error| StorageError(format!("cannot rewrite {}: {e}", path.display()));
-        if fresh.exists() {
-            std::fs::remove_file(&fresh).map_err(io)?;
-        }
+        let fresh = open::fresh_sibling(path, ".rewrite").map_err(io)?;
         {
             let target = Database::create(&fresh).map_err(fail)?;
             #[cfg(unix)]
@@ -44,13 +39,7 @@ impl Store {
             write.commit().map_err(fail)?;
         }
         drop(self);
-        std::fs::rename(&fresh, path).map_err(io)?;
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            // Make the rename itself durable.
-            if let Ok(d) = std::fs::File::open(dir) {
-                let _ = d.sync_all();
-            }
-        }
+        open::rename_durably(&fresh, path).map_err(io)?;
         Store::open(path).map_err(|problem| match problem {
             super::FileProblem::Storage(e) => e,
             other => StorageError(format!("the rewritten {} does not open: {other:?}", path.display())),
