@@ -57,12 +57,16 @@ pub async fn handle(
     let method = logging::method(request.method());
     let path = logging::path(request.uri().path());
     let key = basic_user(request.headers());
-    let response = respond(&app, request).await;
+    let mut admitted_caller = None;
+    let response = respond(&app, request, &mut admitted_caller).await;
     let latency_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
     let status = response.status();
-    // The key's owner (a hash and one read; none for a refused key).
-    let who =
-        key.filter(|_| status != StatusCode::UNAUTHORIZED).and_then(|k| app.engine.authenticate(&k).ok());
+    // The key's owner: the one the router admitted, else (a request answered
+    // before admission) looked up here, a hash and one read; none for a
+    // refused key.
+    let who = admitted_caller.or_else(|| {
+        key.filter(|_| status != StatusCode::UNAUTHORIZED).and_then(|k| app.engine.authenticate(&k).ok())
+    });
     let (caller, caller_id) = logging::caller(who.as_ref());
     info!(
         client = %client,
@@ -77,7 +81,12 @@ pub async fn handle(
     response
 }
 
-async fn respond(app: &Arc<App>, request: hyper::Request<Incoming>) -> hyper::Response<Body> {
+/// Answer `request`; `caller` gets the caller the router admitted it for.
+async fn respond(
+    app: &Arc<App>,
+    request: hyper::Request<Incoming>,
+    caller: &mut Option<Caller>,
+) -> hyper::Response<Body> {
     let (parts, mut body) = request.into_parts();
     let declared = declared_length(&parts.headers);
     let head = to_api_request(&parts, Vec::new());
@@ -90,7 +99,10 @@ async fn respond(app: &Arc<App>, request: hyper::Request<Incoming>) -> hyper::Re
     // before a byte of the body is kept: an unknown path, a missing or wrong key,
     // or a key that may not use the endpoint costs no memory for its body.
     let admitted = match api::admit(&app.engine, &head) {
-        Ok(admitted) => admitted,
+        Ok(admitted) => {
+            *caller = admitted.caller().cloned();
+            admitted
+        }
         Err(response) => {
             let _ = tokio::time::timeout(REQUEST_TIMEOUT, body::discard(&mut body, declared)).await;
             return answer(app, &parts, response).await;

@@ -69,6 +69,11 @@ pub struct Admitted {
 }
 
 impl Admitted {
+    /// Who is asking (`None` for an endpoint that needs no key).
+    pub fn caller(&self) -> Option<&Caller> {
+        self.caller.as_ref()
+    }
+
     /// The largest body this request may carry, in bytes.
     pub fn body_limit(&self) -> usize {
         body_limit(self.endpoint)
