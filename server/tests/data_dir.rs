@@ -96,7 +96,9 @@ fn files(dir: &Path) -> BTreeMap<String, u64> {
 }
 
 fn serve_args(data: &Path) -> Vec<String> {
-    vec!["serve".into(), "--listen".into(), "127.0.0.1:0".into(), "--data".into(), data.display().to_string()]
+    let mut args: Vec<String> = ["serve", "--listen", "127.0.0.1:0"].map(String::from).into();
+    args.extend(["--admin-listen".into(), "127.0.0.1:0".into(), "--data".into(), data.display().to_string()]);
+    args
 }
 
 fn serve(cwd: &Path, data: &Path, extra: &[&str]) -> Run {
@@ -161,17 +163,17 @@ fn serve_makes_no_new_service_unless_asked() {
 #[test]
 fn the_first_start_on_the_default_directory_makes_it_and_a_lost_database_is_refused_after() {
     let root = TempDir::new();
-    let run = achd(&root.0, &["serve", "--listen", "127.0.0.1:0"]);
+    let run = achd(&root.0, &["serve", "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0"]);
     assert!(run.listened, "the README's first command works without setup: {run:?}");
     assert!(run.stdout.contains("a new service"), "{run:?}");
     let data = root.0.join("ach-data");
     std::fs::remove_file(data.join("ach.redb")).unwrap();
     let before = files(&data);
-    let run = achd(&root.0, &["serve", "--listen", "127.0.0.1:0"]);
+    let run = achd(&root.0, &["serve", "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0"]);
     assert_refused(&run, "exists but its database", &data, &before);
     std::fs::remove_dir_all(&data).unwrap();
     std::fs::create_dir(&data).unwrap();
-    let run = achd(&root.0, &["serve", "--listen", "127.0.0.1:0"]);
+    let run = achd(&root.0, &["serve", "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0"]);
     assert_refused(&run, "holds no database", &data, &BTreeMap::new());
 }
 

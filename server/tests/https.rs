@@ -762,7 +762,15 @@ fn a_routing_directory_that_cannot_be_loaded_stops_the_start() {
     let missing = dir.0.join("missing.txt");
     for (file, why) in [(&empty, "no records"), (&broken, "line 1"), (&missing, "No such file")] {
         let out = Command::new(env!("CARGO_BIN_EXE_achd"))
-            .args(["serve", "--sandbox", "--listen", "127.0.0.1:0", "--data"])
+            .args([
+                "serve",
+                "--sandbox",
+                "--listen",
+                "127.0.0.1:0",
+                "--admin-listen",
+                "127.0.0.1:0",
+                "--data",
+            ])
             .arg(dir.0.join("data"))
             .arg("--routing-directory")
             .arg(file)
@@ -947,7 +955,7 @@ fn an_outbox_that_cannot_be_written_stops_the_start() {
     let file = dir.0.join("not-a-directory");
     std::fs::write(&file, "").unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_achd"))
-        .args(["serve", "--sandbox", "--listen", "127.0.0.1:0", "--data"])
+        .args(["serve", "--sandbox", "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--data"])
         .arg(dir.0.join("data"))
         .arg("--outbox")
         .arg(&file)

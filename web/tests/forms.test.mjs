@@ -39,7 +39,7 @@ function startServer() {
   dataDir = mkdtempSync(join(tmpdir(), 'ach-browser-data-'));
   mkdirSync(artifacts, { recursive: true });
   const log = openSync(join(artifacts, 'achd.log'), 'w');
-  server = spawn(achd, ['serve', '--sandbox', '--sandbox-start', '2026-11-23T10:00:00-05:00', '--web', site, '--listen', '127.0.0.1:0', '--data', dataDir], {
+  server = spawn(achd, ['serve', '--sandbox', '--sandbox-start', '2026-11-23T10:00:00-05:00', '--web', site, '--listen', '127.0.0.1:0', '--admin-listen', '127.0.0.1:0', '--data', dataDir], {
     stdio: ['ignore', 'pipe', log],
   });
   return new Promise((resolvePromise, reject) => {
