@@ -109,7 +109,7 @@ impl Fixture {
     }
 
     /// A fixture (checks on) whose merchant already has `prior` transactions,
-    /// made [`PER_DAY`] a day on consecutive days (each day's cut-off and, later,
+    /// made `PER_DAY` (50,000) a day on consecutive days (each day's cut-off and, later,
     /// settlement run as the clock passes them), then a day later: the measured
     /// creates happen on a day of their own, as they would for a merchant with a
     /// long history.

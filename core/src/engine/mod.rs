@@ -492,7 +492,7 @@ impl Engine {
     }
 
     /// Run every cut-off, origination file and settlement due up to `now`, in
-    /// time order, in write transactions of at most [`schedule::CHUNK`] items
+    /// time order, in write transactions of at most 500 items (`schedule::CHUNK`)
     /// each (other writers run between them). Production calls this from the
     /// wall clock; the sandbox through [`Operation::SetClock`].
     pub fn advance_to(&self, now: DateTime<Utc>) -> Result<Progress, Failure> {

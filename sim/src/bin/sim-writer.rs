@@ -1,11 +1,13 @@
 //! `sim-writer`: the child process of the SIGKILL test (`sim/tests/sigkill.rs`).
 //!
-//!     sim-writer setup DB                        a partner and an approved merchant;
-//!                                                prints `partner ID` and `merchant ID`
-//!     sim-writer write DB PARTNER MERCHANT SEED  creates transactions until killed, in
-//!                                                batches of 1 to 4 (one commit each), and
-//!                                                prints `ack ID` for each one only after
-//!                                                `execute_batch` returned (durable), flushed
+//! ```text
+//! sim-writer setup DB                        a partner and an approved merchant;
+//!                                            prints `partner ID` and `merchant ID`
+//! sim-writer write DB PARTNER MERCHANT SEED  creates transactions until killed, in
+//!                                            batches of 1 to 4 (one commit each), and
+//!                                            prints `ack ID` for each one only after
+//!                                            `execute_batch` returned (durable), flushed
+//! ```
 //!
 //! The engine is a file database on a manual clock (nothing originates), exactly
 //! as `Engine::open` runs in production otherwise (`ach_sim::writer`).
