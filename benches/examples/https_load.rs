@@ -5,9 +5,9 @@
 //!
 //! 1. Builds `achd` (`cargo build -p achd`, same profile and target directory as
 //!    this example; `--achd PATH` or `ACHD_BIN` uses a given binary instead) and
-//!    starts `achd serve --sandbox --data <tempdir> --listen 127.0.0.1:0
-//!    --admin-listen 127.0.0.1:0` (its log,
-//!    at `ACHD_LOG=debug` by default for the group-commit sizes, goes to
+//!    starts `achd serve --sandbox --data <tempdir>/data --listen 127.0.0.1:0
+//!    --admin-listen 127.0.0.1:0` through the tests' harness (`ach-testkit`; its
+//!    log, at `ACHD_LOG=debug` by default for the group-commit sizes, goes to
 //!    `<tempdir>/server.log`).
 //! 2. With the operator key from the data directory: a partner, its merchant
 //!    (`examples/requests/merchant.json`, duplicates not declined), approved with
@@ -29,24 +29,14 @@
 //! `/proc`) is printed too: on a small machine they share the cores.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::{BufRead, BufReader};
-use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ach_benches::{generous_limits, merchant_application, transaction_body, Sandbox};
-use base64::Engine as _;
-use http_body_util::{BodyExt, Full};
-use hyper::body::Bytes;
-use hyper::client::conn::http1::SendRequest;
-use hyper_util::rt::TokioIo;
-use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, ServerName};
+use ach_testkit::{Achd, Conn, Server};
 use serde_json::{json, Value};
-use tokio::net::TcpStream;
-use tokio_rustls::TlsConnector;
 
 const USAGE: &str = "usage: https_load [--clients N (64)] [--seconds S (20)] [--warmup S (3)] \
 [--batch N,N (1000,CLIENTS)] [--inproc-creates N (as many as HTTPS acknowledged)] \
@@ -114,14 +104,17 @@ fn fail(why: &str) -> ! {
 fn main() {
     let o = options();
     let achd = o.achd.clone().unwrap_or_else(build_achd);
-    let dir = tempfile::Builder::new().prefix("ach-https-load-").tempdir().unwrap();
-    let mut server = Server::start(&achd, dir.path(), &o.log);
+    let mut server = Achd::new(&achd)
+        .sandbox()
+        .log_level(Some(&o.log))
+        .try_start()
+        .unwrap_or_else(|exit| fail(&format!("achd did not start: {exit}")));
     println!(
         "achd {} (pid {}) on https://{} (data {})",
         achd.display(),
-        server.child.id(),
-        server.addr,
-        dir.path().display()
+        server.pid(),
+        server.addr(),
+        server.data().display()
     );
     println!("uptime: {}", load_average());
 
@@ -134,7 +127,7 @@ fn main() {
     let https = runtime.block_on(run_load(&server, &o));
     drop(runtime);
     server.stop();
-    let commits = group_commits(&dir.path().join("server.log"));
+    let commits = group_commits(server.log_path());
 
     let secs = o.seconds;
     let rate = https.measured as f64 / secs;
@@ -217,107 +210,6 @@ fn build_achd() -> PathBuf {
     achd
 }
 
-/// A running `achd serve --sandbox`; killed on drop if not stopped.
-struct Server {
-    child: Child,
-    addr: SocketAddr,
-    /// The operator plane's address (`/admin/*`).
-    admin: SocketAddr,
-    data: PathBuf,
-    tls: TlsConnector,
-}
-
-impl Server {
-    fn start(achd: &Path, data: &Path, log_level: &str) -> Server {
-        let log = std::fs::File::create(data.join("server.log")).unwrap();
-        let mut child = Command::new(achd)
-            .args(["serve", "--sandbox", "--data"])
-            .arg(data)
-            .args(["--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0"])
-            .env("ACHD_LOG", log_level)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(log)
-            .spawn()
-            .unwrap_or_else(|e| fail(&format!("cannot start {}: {e}", achd.display())));
-        let stdout = child.stdout.take().unwrap();
-        let (lines, found) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let mut admin = String::new();
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if let Some(addr) = line.strip_prefix("listening on https://") {
-                    let _ = lines.send((addr.to_owned(), admin.clone()));
-                } else if let Some(addr) = line.strip_prefix("operator plane on https://") {
-                    addr.clone_into(&mut admin);
-                }
-            }
-        });
-        let Ok((addr, admin)) = found.recv_timeout(Duration::from_secs(30)) else {
-            let _ = child.kill();
-            fail(&format!(
-                "achd did not start; log: {}",
-                std::fs::read_to_string(data.join("server.log")).unwrap_or_default()
-            ));
-        };
-        let pem = std::fs::read(data.join("tls-cert.pem")).unwrap();
-        let (addr, admin) = (addr.parse().unwrap(), admin.parse().unwrap());
-        Server { child, addr, admin, data: data.to_owned(), tls: connector(&pem) }
-    }
-
-    fn operator_key(&self) -> String {
-        std::fs::read_to_string(self.data.join("operator.key")).unwrap().trim().to_owned()
-    }
-
-    async fn conn(&self) -> Conn {
-        self.connect(self.addr).await
-    }
-
-    /// A connection to the operator plane.
-    async fn admin_conn(&self) -> Conn {
-        self.connect(self.admin).await
-    }
-
-    async fn connect(&self, addr: SocketAddr) -> Conn {
-        let tcp = TcpStream::connect(addr).await.unwrap();
-        tcp.set_nodelay(true).unwrap();
-        let name = ServerName::IpAddress(addr.ip().into());
-        let stream = self.tls.connect(name, tcp).await.unwrap();
-        let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.unwrap();
-        tokio::spawn(connection);
-        Conn { sender, host: addr.to_string() }
-    }
-
-    /// SIGTERM, and the exit status 0 within 30 s.
-    fn stop(&mut self) {
-        let pid = self.child.id().to_string();
-        let _ = Command::new("kill").args(["-TERM", &pid]).status();
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                assert!(status.success(), "achd exited with {status}");
-                return;
-            }
-            assert!(Instant::now() < deadline, "achd did not stop within 30 s of SIGTERM");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    /// Seconds of CPU (user + system, all threads) the server has used.
-    fn cpu_seconds(&self) -> f64 {
-        cpu_seconds(&format!("/proc/{}/stat", self.child.id()))
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if self.child.try_wait().ok().flatten().is_none() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
-}
-
 /// `write_bytes` of a `/proc/<pid>/io` file: bytes sent to the disk (0 without
 /// `/proc`).
 fn disk_bytes(io: &str) -> u64 {
@@ -342,59 +234,27 @@ fn load_average() -> String {
         .map_or_else(|_| "?".into(), |l| format!("load average {}", l.trim()))
 }
 
-/// A client that trusts exactly the server's certificate (full verification).
-fn connector(pem: &[u8]) -> TlsConnector {
-    let mut roots = rustls::RootCertStore::empty();
-    for cert in CertificateDer::pem_slice_iter(pem) {
-        roots.add(cert.unwrap()).unwrap();
-    }
-    let config =
-        rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
-            .with_safe_default_protocol_versions()
-            .unwrap()
-            .with_root_certificates(roots)
-            .with_no_client_auth();
-    TlsConnector::from(Arc::new(config))
+/// Seconds of CPU (user + system, all threads) the server has used.
+fn server_cpu_seconds(server: &Server) -> f64 {
+    cpu_seconds(&format!("/proc/{}/stat", server.pid()))
 }
 
-/// One HTTP/1.1 keep-alive connection.
-struct Conn {
-    sender: SendRequest<Full<Bytes>>,
-    host: String,
+/// A JSON request that must answer `expect`; the answer.
+async fn call(
+    conn: &mut Conn,
+    method: &str,
+    path: &str,
+    key: &str,
+    body: Option<Value>,
+    expect: u16,
+) -> Value {
+    let (status, answer) = conn.call(method, path, Some(key), body).await;
+    assert_eq!(status, expect, "{method} {path}: {answer}");
+    answer
 }
 
-impl Conn {
-    /// One request; the status and the body. Panics if the connection breaks.
-    async fn send(&mut self, method: &str, path: &str, key: &str, body: Vec<u8>) -> (u16, Bytes) {
-        let basic = base64::engine::general_purpose::STANDARD.encode(format!("{key}:"));
-        let request = hyper::Request::builder()
-            .method(method)
-            .uri(path)
-            .header("host", &self.host)
-            .header("authorization", format!("Basic {basic}"))
-            .header("content-type", "application/json")
-            .body(Full::new(Bytes::from(body)))
-            .unwrap();
-        self.sender.ready().await.unwrap_or_else(|e| panic!("{method} {path}: connection lost: {e}"));
-        let response = self
-            .sender
-            .send_request(request)
-            .await
-            .unwrap_or_else(|e| panic!("{method} {path}: connection lost: {e}"));
-        let status = response.status().as_u16();
-        let body = response.into_body().collect().await.unwrap().to_bytes();
-        (status, body)
-    }
-
-    /// A JSON request that must answer `expect`; the answer.
-    async fn call(&mut self, method: &str, path: &str, key: &str, body: Option<Value>, expect: u16) -> Value {
-        let body = body.map(|b| b.to_string().into_bytes()).unwrap_or_default();
-        let (status, answer) = self.send(method, path, key, body).await;
-        let text = String::from_utf8_lossy(&answer);
-        assert_eq!(status, expect, "{method} {path}: {text}");
-        serde_json::from_slice(&answer).unwrap_or_else(|e| panic!("{method} {path}: {e}: {text}"))
-    }
-}
+/// The header every create carries.
+const JSON: &[(&str, &str)] = &[("content-type", "application/json")];
 
 /// The tenant the load runs as.
 struct Tenant {
@@ -403,21 +263,21 @@ struct Tenant {
     merchant_id: String,
 }
 
+/// A partner and its approved merchant; `conn` sends `/admin/*` to the operator
+/// plane.
 async fn set_up(server: &Server, conn: &mut Conn) -> Tenant {
     let operator = server.operator_key();
-    let mut admin = server.admin_conn().await;
     let p =
-        admin.call("POST", "/admin/partners", &operator, Some(json!({"name": "Load Partner"})), 201).await;
+        call(conn, "POST", "/admin/partners", &operator, Some(json!({"name": "Load Partner"})), 201).await;
     let partner_id = p["payload"]["partner_id"].as_str().unwrap().to_owned();
     let partner_key = p["payload"]["api_key"].as_str().unwrap().to_owned();
     let mut application: Value = serde_json::from_slice(&merchant_application()).unwrap();
     application["partner_id"] = json!(partner_id);
-    let m = conn.call("POST", "/merchants", &partner_key, Some(application), 201).await;
+    let m = call(conn, "POST", "/merchants", &partner_key, Some(application), 201).await;
     let merchant_id = m["id"].as_str().unwrap().to_owned();
     let approve = json!({ "limits": generous_limits() });
-    admin
-        .call("POST", &format!("/admin/merchants/{merchant_id}/approve"), &operator, Some(approve), 200)
-        .await;
+    let approve_path = format!("/admin/merchants/{merchant_id}/approve");
+    call(conn, "POST", &approve_path, &operator, Some(approve), 200).await;
     Tenant { partner_id, partner_key, merchant_id }
 }
 
@@ -447,7 +307,7 @@ async fn run_load(server: &Server, o: &Options) -> LoadResult {
     // Every connection open and its TLS handshake done before the clock starts.
     let mut conns = Vec::with_capacity(o.clients);
     for _ in 0..o.clients {
-        conns.push(server.conn().await);
+        conns.push(server.connect(server.addr()).await.unwrap());
     }
     let start = Instant::now() + Duration::from_millis(50);
     let window_start = start + Duration::from_secs_f64(o.warmup);
@@ -464,8 +324,12 @@ async fn run_load(server: &Server, o: &Options) -> LoadResult {
                     break;
                 }
                 let body = transaction_body(&tenant.partner_id, &tenant.merchant_id, n);
-                let (status, answer) = conn.send("POST", "/transactions", &tenant.partner_key, body).await;
+                let answer = conn
+                    .send("POST", "/transactions", Some(&tenant.partner_key), JSON, body)
+                    .await
+                    .unwrap_or_else(|e| panic!("client {i}: POST /transactions: connection lost: {e}"));
                 let done = Instant::now();
+                let (status, answer) = (answer.status, answer.body);
                 let created = serde_json::from_slice::<Value>(&answer).ok().filter(|v| v["success"] == true);
                 let id = created
                     .filter(|_| status == 201)
@@ -487,11 +351,11 @@ async fn run_load(server: &Server, o: &Options) -> LoadResult {
     }
     // CPU of both processes over the measured window.
     tokio::time::sleep_until(window_start.into()).await;
-    let (server_before, client_before) = (server.cpu_seconds(), cpu_seconds("/proc/self/stat"));
-    let disk_before = disk_bytes(&format!("/proc/{}/io", server.child.id()));
+    let (server_before, client_before) = (server_cpu_seconds(server), cpu_seconds("/proc/self/stat"));
+    let disk_before = disk_bytes(&format!("/proc/{}/io", server.pid()));
     tokio::time::sleep_until(window_end.into()).await;
-    let (server_after, client_after) = (server.cpu_seconds(), cpu_seconds("/proc/self/stat"));
-    let disk_after = disk_bytes(&format!("/proc/{}/io", server.child.id()));
+    let (server_after, client_after) = (server_cpu_seconds(server), cpu_seconds("/proc/self/stat"));
+    let disk_after = disk_bytes(&format!("/proc/{}/io", server.pid()));
 
     let mut ids = Vec::new();
     let mut latencies_us = Vec::new();
@@ -522,7 +386,7 @@ async fn check_feed(conn: &mut Conn, tenant: &Tenant, acknowledged: &[String]) -
     let mut changes = 0;
     loop {
         let path = format!("/status-changes/{pointer}?partner_id={}", tenant.partner_id);
-        let page = conn.call("GET", &path, &tenant.partner_key, None, 200).await;
+        let page = call(conn, "GET", &path, &tenant.partner_key, None, 200).await;
         let list = page["payload"]["changes"].as_array().unwrap();
         if list.is_empty() {
             break;

@@ -293,22 +293,6 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
 
-    struct TempDir(PathBuf);
-
-    impl TempDir {
-        fn new() -> TempDir {
-            let name =
-                format!("achd-outbox-{}-{}", std::process::id(), ach_core::ids::random_alphanumeric(10));
-            TempDir(std::env::temp_dir().join(name))
-        }
-    }
-
-    impl Drop for TempDir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-
     fn ids(list: &[&str]) -> HashSet<String> {
         list.iter().map(|s| (*s).to_owned()).collect()
     }
@@ -324,9 +308,8 @@ mod tests {
 
     #[test]
     fn the_record_survives_reopening_and_cuts_a_torn_line() {
-        let dir = TempDir::new();
-        std::fs::create_dir(&dir.0).unwrap();
-        let path = dir.0.join(RECORD);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(RECORD);
         let mut record = Record::open(&path).unwrap();
         record.add("fil_20261123A").unwrap();
         record.add("fil_20261124A").unwrap();
@@ -350,8 +333,8 @@ mod tests {
 
     #[test]
     fn a_file_is_written_whole_and_private_with_no_temporary_left() {
-        let dir = TempDir::new();
-        let outbox = Outbox::open(&dir.0.join("nested/outbox")).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let outbox = Outbox::open(&dir.path().join("nested/outbox")).unwrap();
         write_atomically(outbox.dir(), "fil_20261123A", b"101 ...\n").unwrap();
         // Written again (the crash window): replaced by the same bytes.
         write_atomically(outbox.dir(), "fil_20261123A", b"101 ...\n").unwrap();
@@ -374,9 +357,8 @@ mod tests {
 
     #[test]
     fn a_directory_that_is_a_file_stops_the_open() {
-        let dir = TempDir::new();
-        std::fs::create_dir(&dir.0).unwrap();
-        let file = dir.0.join("plain");
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("plain");
         std::fs::write(&file, b"").unwrap();
         let why = Outbox::open(&file).err().unwrap();
         assert!(why.starts_with("cannot create the outbox"), "{why}");
@@ -387,8 +369,8 @@ mod tests {
         use ach_core::engine::EngineOptions;
         let at = ach_core::calendar::parse_instant("2026-11-23T10:00:00-05:00").unwrap();
         let engine = Engine::in_memory(EngineOptions::manual(at).with_operator_key("ok_test")).unwrap();
-        let dir = TempDir::new();
-        let mut outbox = Outbox::open(&dir.0).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let mut outbox = Outbox::open(&dir.path().join("outbox")).unwrap();
         // No file yet: nothing to do.
         assert_eq!(outbox.round(&engine), 0);
         assert_eq!(outbox.exported(), 0);

@@ -18,176 +18,71 @@
 //! 000. The router-level table is `tests/tests/hostile.rs`.
 #![allow(clippy::unwrap_used)]
 
-use std::io::{BufRead, BufReader};
-use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::{mpsc, Arc};
+use std::net::IpAddr;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use ach_testkit::{basic_auth as basic, complete, Achd, Raw, TlsStream};
 use base64::Engine as _;
-use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, ServerName};
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use tokio_rustls::TlsConnector;
 
 const MB: usize = 1 << 20;
 const AUTH_FAILED: &str = r#"{"success":false,"message":"Authentication failed."}"#;
 
-/// A temporary data directory, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new() -> TempDir {
-        let name = format!("achd-hostile-{}-{}", std::process::id(), ach_core::ids::random_alphanumeric(10));
-        TempDir(std::env::temp_dir().join(name))
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// A running `achd serve --sandbox`, started under umask 000 (so the secret
-/// files' modes are the server's doing, not the umask's); killed on drop.
+/// A running `achd serve --sandbox` on a data directory it makes itself,
+/// started under umask 000 (so the secret files' modes are the server's doing,
+/// not the umask's); killed on drop.
 struct Server {
-    child: Child,
-    addr: SocketAddr,
-    /// The operator plane's address: every `/admin/*` request goes there.
-    admin: SocketAddr,
-    data: PathBuf,
-    log: PathBuf,
-    tls: TlsConnector,
+    server: ach_testkit::Server,
     /// Every answer's body, for the scan for secrets.
-    answers: std::sync::Mutex<Vec<u8>>,
-    /// The lines printed on standard output.
-    said: Arc<std::sync::Mutex<Vec<String>>>,
+    answers: Mutex<Vec<u8>>,
+}
+
+impl std::ops::Deref for Server {
+    type Target = ach_testkit::Server;
+
+    fn deref(&self) -> &ach_testkit::Server {
+        &self.server
+    }
+}
+
+impl std::ops::DerefMut for Server {
+    fn deref_mut(&mut self) -> &mut ach_testkit::Server {
+        &mut self.server
+    }
 }
 
 impl Server {
-    fn start(data: &Path) -> Server {
-        Server::start_with(data, "", &[])
+    fn start() -> Server {
+        Server::start_with("", &[])
     }
 
     /// Started by a shell that first runs `setup` (`ulimit -n 64 &&`), with more
     /// flags.
-    fn start_with(data: &Path, setup: &str, flags: &[&str]) -> Server {
-        let log = data.with_extension("log");
-        let script = format!(
-            r#"umask 000 && {setup} exec "$0" serve --sandbox --sandbox-start 2026-11-23T10:00:00-05:00 --listen 127.0.0.1:0 --admin-listen 127.0.0.1:0 --data "$@""#
-        );
-        let mut child = Command::new("sh")
-            .args(["-c", &script, env!("CARGO_BIN_EXE_achd")])
-            .arg(data)
-            .args(flags)
-            .env("ACHD_LOG", "debug")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(std::fs::File::create(&log).unwrap())
-            .spawn()
-            .unwrap();
-        let (lines, found) = mpsc::channel();
-        let stdout = child.stdout.take().unwrap();
-        let said = Arc::new(std::sync::Mutex::new(Vec::new()));
-        let kept = Arc::clone(&said);
-        std::thread::spawn(move || {
-            let mut admin = String::new();
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if let Some(addr) = line.strip_prefix("listening on https://") {
-                    let _ = lines.send((addr.to_owned(), admin.clone()));
-                } else if let Some(addr) = line.strip_prefix("operator plane on https://") {
-                    addr.clone_into(&mut admin);
-                }
-                kept.lock().unwrap().push(line);
-            }
-        });
-        let (addr, admin) = found.recv_timeout(Duration::from_secs(30)).unwrap_or_else(|_| {
-            panic!("no listening line; log: {}", std::fs::read_to_string(&log).unwrap_or_default())
-        });
-        let mut roots = rustls::RootCertStore::empty();
-        for cert in CertificateDer::pem_slice_iter(&std::fs::read(data.join("tls-cert.pem")).unwrap()) {
-            roots.add(cert.unwrap()).unwrap();
-        }
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let config = rustls::ClientConfig::builder_with_provider(provider)
-            .with_safe_default_protocol_versions()
-            .unwrap()
-            .with_root_certificates(roots)
-            .with_no_client_auth();
-        let tls = TlsConnector::from(Arc::new(config));
-        let answers = std::sync::Mutex::default();
-        let (addr, admin) = (addr.parse().unwrap(), admin.parse().unwrap());
-        Server { child, addr, admin, data: data.to_owned(), log, tls, answers, said }
+    fn start_with(setup: &str, flags: &[&str]) -> Server {
+        let server = Achd::new(env!("CARGO_BIN_EXE_achd"))
+            .sandbox_start("2026-11-23T10:00:00-05:00")
+            .shell(&format!("umask 000 && {setup}"))
+            .flags(flags)
+            .start();
+        Server { server, answers: Mutex::default() }
     }
 
-    fn log(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-
-    fn alive(&mut self) -> bool {
-        self.child.try_wait().unwrap().is_none()
-    }
-
-    /// Send these bytes on a new TLS connection (writing while reading, so a
-    /// server that answers before the body is in is heard) and read the answer.
-    /// A request to `/admin/*` goes to the operator plane's address.
+    /// Send these bytes on a new TLS connection and read the answer (kept for
+    /// the scan for secrets).
     async fn raw(&self, request: Vec<Vec<u8>>) -> Raw {
-        let line = request.first().map(Vec::as_slice).unwrap_or_default();
-        let target = line.split(|b| *b == b' ').nth(1).unwrap_or_default();
-        let addr = if target.starts_with(b"/admin") { self.admin } else { self.addr };
-        let tcp = TcpStream::connect(addr).await.unwrap();
-        let stream = self.tls.connect(ServerName::IpAddress(addr.ip().into()), tcp).await.unwrap();
-        let (mut reader, mut writer) = tokio::io::split(stream);
-        let sending = tokio::spawn(async move {
-            for chunk in request {
-                if writer.write_all(&chunk).await.is_err() {
-                    return;
-                }
-            }
-            let _ = writer.flush().await;
-            // Keep the write half open: closing it would end the TLS session.
-            tokio::time::sleep(Duration::from_secs(60)).await;
-        });
-        let mut bytes = Vec::new();
-        let mut buf = vec![0; 64 * 1024];
-        let read = async {
-            loop {
-                match reader.read(&mut buf).await {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => bytes.extend_from_slice(&buf[..n]),
-                }
-                if complete(&bytes) {
-                    break;
-                }
-            }
-        };
-        let _ = tokio::time::timeout(Duration::from_secs(40), read).await;
-        sending.abort();
-        let raw = Raw::parse(&bytes);
+        let raw = self.server.raw(request).await;
         self.answers.lock().unwrap().extend_from_slice(&raw.body);
         raw
     }
 
     /// A request with a `Content-Length` body (and `Connection: close`).
     async fn send(&self, method: &str, target: &[u8], headers: &[(&str, &[u8])], body: &[u8]) -> Raw {
-        let mut head = format!("{method} ").into_bytes();
-        head.extend_from_slice(target);
-        head.extend_from_slice(
-            format!(" HTTP/1.1\r\nhost: {}\r\nconnection: close\r\n", self.addr).as_bytes(),
-        );
-        for (name, value) in headers {
-            head.extend_from_slice(name.as_bytes());
-            head.extend_from_slice(b": ");
-            head.extend_from_slice(value);
-            head.extend_from_slice(b"\r\n");
-        }
-        head.extend_from_slice(format!("content-length: {}\r\n\r\n", body.len()).as_bytes());
-        self.raw(vec![head, body.to_vec()]).await
+        let host = self.addr().to_string();
+        self.raw(ach_testkit::request_bytes(method, target, &host, headers, body)).await
     }
 
     /// A JSON call with the key as the Basic-auth user name.
@@ -197,60 +92,6 @@ impl Server {
         let body = body.map(Value::to_string).unwrap_or_default();
         let answer = self.send(method, path.as_bytes(), &headers, body.as_bytes()).await;
         (answer.status, answer.json())
-    }
-
-    fn operator_key(&self) -> String {
-        std::fs::read_to_string(self.data.join("operator.key")).unwrap().trim().to_owned()
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn basic(key: &str) -> String {
-    format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(format!("{key}:")))
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
-}
-
-/// Whether the bytes hold a whole response (its head and `Content-Length` body).
-fn complete(bytes: &[u8]) -> bool {
-    let Some(end) = find(bytes, b"\r\n\r\n") else { return false };
-    let head = String::from_utf8_lossy(&bytes[..end]).to_ascii_lowercase();
-    let length =
-        head.lines().find_map(|l| l.strip_prefix("content-length:")).and_then(|v| v.trim().parse().ok());
-    length.is_some_and(|n: usize| bytes.len() >= end + 4 + n)
-}
-
-/// An HTTP answer (status 0: the connection closed without one).
-#[derive(Debug)]
-struct Raw {
-    status: u16,
-    head: String,
-    body: Vec<u8>,
-}
-
-impl Raw {
-    fn parse(bytes: &[u8]) -> Raw {
-        let end = find(bytes, b"\r\n\r\n").unwrap_or(bytes.len());
-        let head = String::from_utf8_lossy(&bytes[..end]).into_owned();
-        let status = head.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
-        Raw { status, head, body: bytes.get(end + 4..).unwrap_or_default().to_vec() }
-    }
-
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body)
-            .unwrap_or_else(|e| panic!("{e}: {} {}", self.head, String::from_utf8_lossy(&self.body)))
-    }
-
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.body).into_owned()
     }
 }
 
@@ -451,17 +292,7 @@ struct Row {
 /// A request's bytes: request line, headers (host and `connection: close`
 /// added), body with its `Content-Length`.
 fn http(method: &str, target: &[u8], headers: &[(&str, Vec<u8>)], body: &[u8]) -> Vec<Vec<u8>> {
-    let mut head = format!("{method} ").into_bytes();
-    head.extend_from_slice(target);
-    head.extend_from_slice(b" HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n");
-    for (name, value) in headers {
-        head.extend_from_slice(name.as_bytes());
-        head.extend_from_slice(b": ");
-        head.extend_from_slice(value);
-        head.extend_from_slice(b"\r\n");
-    }
-    head.extend_from_slice(format!("content-length: {}\r\n\r\n", body.len()).as_bytes());
-    vec![head, body.to_vec()]
+    ach_testkit::request_bytes(method, target, "localhost", headers, body)
 }
 
 fn rows(a: &Tenant, op: &str) -> Vec<Row> {
@@ -799,8 +630,7 @@ fn rows(a: &Tenant, op: &str) -> Vec<Row> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn hostile_requests_get_clear_errors_and_store_nothing() {
-    let dir = TempDir::new();
-    let mut s = Server::start(&dir.0);
+    let mut s = Server::start();
     let op = s.operator_key();
     let a = tenant(&s, &op, 1).await;
     let b = tenant(&s, &op, 2).await;
@@ -838,11 +668,10 @@ fn proc_status(pid: u32, name: &str) -> usize {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn big_bodies_cost_no_memory_before_the_caller_is_known() {
     const WAVE: usize = 12;
-    let dir = TempDir::new();
-    let s = Server::start(&dir.0);
+    let s = Server::start();
     let op = s.operator_key();
     let a = tenant(&s, &op, 1).await;
-    let pid = s.child.id();
+    let pid = s.pid();
     // Measure the peak from here (`5` resets VmHWM to the current VmRSS); were
     // the reset refused, the peak since start only makes the check stricter.
     let _ = std::fs::write(format!("/proc/{pid}/clear_refs"), "5");
@@ -928,8 +757,7 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_partner_reaches_no_other_partners_data_and_no_secret_is_kept_in_clear() {
-    let dir = TempDir::new();
-    let s = Server::start(&dir.0);
+    let s = Server::start();
     let op = s.operator_key();
     let mut a = tenant(&s, &op, 1).await;
     let mut b = tenant(&s, &op, 2).await;
@@ -938,9 +766,9 @@ async fn a_partner_reaches_no_other_partners_data_and_no_secret_is_kept_in_clear
     use std::os::unix::fs::PermissionsExt;
     let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
     for file in ["operator.key", "ach.redb.key", "tls-key.pem", "ach.redb"] {
-        assert_eq!(mode(&dir.0.join(file)), 0o600, "{file}");
+        assert_eq!(mode(&s.data().join(file)), 0o600, "{file}");
     }
-    assert_eq!(mode(&dir.0), 0o700, "the data directory");
+    assert_eq!(mode(s.data()), 0o700, "the data directory");
 
     // B's key and partner id naming A's resources: answered exactly as for ids
     // that were never issued, at every endpoint that takes an id.
@@ -1048,7 +876,7 @@ async fn a_partner_reaches_no_other_partners_data_and_no_secret_is_kept_in_clear
 
     // No key, account number, SSN or tax id in clear: not in the database file,
     // not in the log, not in any answer (keys: but the one that issued each).
-    let database = std::fs::read(dir.0.join("ach.redb")).unwrap();
+    let database = std::fs::read(s.data().join("ach.redb")).unwrap();
     let log = s.log();
     assert!(log.contains("status=201"), "the log has request lines");
     // Each names its caller by kind and id (never by key).
@@ -1085,14 +913,8 @@ const ELSEWHERE: [u8; 4] = [127, 0, 0, 2];
 impl Server {
     /// A TLS connection from `from` (a loopback address), or the error that
     /// ended the TCP connect or the TLS handshake.
-    async fn connect_from(
-        &self,
-        from: [u8; 4],
-    ) -> std::io::Result<tokio_rustls::client::TlsStream<TcpStream>> {
-        let socket = tokio::net::TcpSocket::new_v4()?;
-        socket.bind(SocketAddr::from((from, 0)))?;
-        let tcp = socket.connect(self.addr).await?;
-        self.tls.connect(ServerName::IpAddress(self.addr.ip().into()), tcp).await
+    async fn connect_from(&self, from: [u8; 4]) -> std::io::Result<TlsStream<TcpStream>> {
+        self.tls_stream_from(IpAddr::from(from), self.addr()).await
     }
 
     /// A connection from 127.0.0.1 that sends `GET /openapi.json` (134 KB
@@ -1116,7 +938,7 @@ impl Server {
     async fn quick_answer(&self, from: [u8; 4]) -> Option<Raw> {
         let asked = async {
             let mut stream = self.connect_from(from).await.ok()?;
-            let request = format!("GET / HTTP/1.1\r\nhost: {}\r\nconnection: close\r\n\r\n", self.addr);
+            let request = format!("GET / HTTP/1.1\r\nhost: {}\r\nconnection: close\r\n\r\n", self.addr());
             stream.write_all(request.as_bytes()).await.ok()?;
             let mut bytes = Vec::new();
             let _ = stream.read_to_end(&mut bytes).await;
@@ -1128,10 +950,9 @@ impl Server {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn clients_that_never_read_lock_no_one_else_out() {
-    let dir = TempDir::new();
     // As the review ran it: 64 open files at most, and the server cannot raise
     // that (the hard limit is 64 too).
-    let mut s = Server::start_with(&dir.0, "ulimit -n 64 &&", &[]);
+    let mut s = Server::start_with("ulimit -n 64 &&", &[]);
     let attackers =
         futures_join_all((0..80).map(|_| s.non_reader(Duration::from_secs(3)))).await.into_iter().flatten();
     let attackers: Vec<_> = attackers.collect();
@@ -1148,7 +969,7 @@ async fn clients_that_never_read_lock_no_one_else_out() {
     assert!(attackers.len() < 80, "every non-reading connection was admitted");
     assert!(attackers.iter().all(|a| !a.is_finished()), "the server gave up on the admitted ones early");
     assert!(s.alive(), "log: {}", s.log());
-    let said = s.said.lock().unwrap().join("\n");
+    let said = s.said().join("\n");
     assert!(said.contains("connections: at most 32 (8 per client address), open-file limit 64"), "{said}");
     let log = s.log();
     assert!(log.contains("client=127.0.0.2:") && log.contains(r#"caller="none""#), "{log}");
@@ -1187,8 +1008,7 @@ async fn futures_join_all<F: std::future::Future>(futures: impl Iterator<Item = 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn an_answer_no_one_reads_closes_its_connection_after_the_write_timeout() {
-    let dir = TempDir::new();
-    let s = Server::start_with(&dir.0, "", &["--write-timeout", "1", "--max-connections-per-client", "1"]);
+    let s = Server::start_with("", &["--write-timeout", "1", "--max-connections-per-client", "1"]);
     let started = std::time::Instant::now();
     let attacker = s.non_reader(Duration::from_secs(5)).await.expect("admitted");
     assert!(s.quick_answer([127, 0, 0, 1]).await.is_none(), "its one connection is taken");
@@ -1210,15 +1030,14 @@ async fn an_answer_no_one_reads_closes_its_connection_after_the_write_timeout() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_connection_is_closed_at_the_end_of_its_lifetime() {
-    let dir = TempDir::new();
-    let s = Server::start_with(&dir.0, "", &["--connection-lifetime", "1", "--write-timeout", "1"]);
+    let s = Server::start_with("", &["--connection-lifetime", "1", "--write-timeout", "1"]);
     // A busy keep-alive client: answered until its lifetime, then told to go.
     let started = std::time::Instant::now();
     let mut stream = s.connect_from([127, 0, 0, 1]).await.unwrap();
     let keep_alive = async {
         let mut answers = 0;
         loop {
-            let request = format!("GET / HTTP/1.1\r\nhost: {}\r\n\r\n", s.addr);
+            let request = format!("GET / HTTP/1.1\r\nhost: {}\r\n\r\n", s.addr());
             if stream.write_all(request.as_bytes()).await.is_err() {
                 return answers;
             }
@@ -1265,9 +1084,8 @@ async fn a_connection_is_closed_at_the_end_of_its_lifetime() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_open_file_limit_is_raised_to_the_hard_limit() {
-    let dir = TempDir::new();
-    let s = Server::start_with(&dir.0, "ulimit -S -n 256 &&", &[]);
-    let said = s.said.lock().unwrap().join("\n");
+    let s = Server::start_with("ulimit -S -n 256 &&", &[]);
+    let said = s.said().join("\n");
     let hard: u64 = std::fs::read_to_string("/proc/self/limits")
         .ok()
         .and_then(|l| {

@@ -4,244 +4,35 @@
 #![allow(clippy::unwrap_used)]
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
-use std::net::SocketAddr;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use base64::Engine as _;
-use http_body_util::{BodyExt, Full};
-use hyper::body::Bytes;
-use hyper::client::conn::http1::SendRequest;
-use hyper_util::rt::TokioIo;
-use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, ServerName};
+use ach_testkit::{Achd, Conn, Server};
 use serde_json::{json, Value};
+use tempfile::TempDir;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use tokio_rustls::TlsConnector;
 
 const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
-
-/// A temporary data directory, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new() -> TempDir {
-        let name = format!("achd-https-{}-{}", std::process::id(), ach_core::ids::random_alphanumeric(10));
-        let path = std::env::temp_dir().join(name);
-        std::fs::create_dir(&path).unwrap();
-        TempDir(path)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// Where a sandbox server's clock starts: a fixed instant, never the day the
 /// test runs (a Monday before Thanksgiving week's holiday).
 const START: &str = "2026-11-23T10:00:00-05:00";
 
-/// A running `achd serve --sandbox`; killed on drop.
-struct Server {
-    child: Child,
-    addr: SocketAddr,
-    /// The operator plane's address (`--admin-listen`).
-    admin: SocketAddr,
-    data: PathBuf,
-    tls: TlsConnector,
-    /// What the server printed on standard output up to its `listening` line.
-    said: Vec<String>,
+fn achd(data: &Path) -> Achd {
+    Achd::new(env!("CARGO_BIN_EXE_achd")).data(data)
 }
 
-impl Server {
-    fn start(data: &Path, extra: &[&str]) -> Server {
-        Server::launch(data, &[&["--sandbox", "--sandbox-start", START], extra].concat())
-    }
-
-    fn launch(data: &Path, args: &[&str]) -> Server {
-        let log =
-            std::fs::OpenOptions::new().create(true).append(true).open(data.join("server.log")).unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_achd"))
-            .args(["serve", "--data"])
-            .arg(data)
-            .args(["--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0"])
-            .args(args)
-            .env("ACHD_LOG", "debug")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(log)
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (lines, found) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut said = Vec::new();
-            let mut admin = String::new();
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if let Some(addr) = line.strip_prefix("listening on https://") {
-                    let _ = lines.send((addr.to_owned(), admin.clone(), std::mem::take(&mut said)));
-                } else if let Some(addr) = line.strip_prefix("operator plane on https://") {
-                    addr.clone_into(&mut admin);
-                } else {
-                    said.push(line);
-                }
-            }
-        });
-        let (addr, admin, said) = found
-            .recv_timeout(Duration::from_secs(30))
-            .unwrap_or_else(|_| panic!("no listening line; log: {}", read_log(data)));
-        let pem = std::fs::read(data.join("tls-cert.pem")).unwrap();
-        let (addr, admin) = (addr.parse().unwrap(), admin.parse().unwrap());
-        Server { child, addr, admin, data: data.to_owned(), tls: connector(&pem), said }
-    }
-
-    async fn conn(&self) -> Conn {
-        self.try_conn().await.unwrap()
-    }
-
-    /// A connection to the public address that sends `/admin/*` over a second
-    /// one, to the operator plane's address.
-    async fn try_conn(&self) -> Result<Conn, String> {
-        let mut conn = self.connect(self.addr).await?;
-        conn.admin = Some(Box::new(self.connect(self.admin).await?));
-        Ok(conn)
-    }
-
-    /// One connection to `addr`, every path sent there.
-    async fn connect(&self, addr: SocketAddr) -> Result<Conn, String> {
-        let tcp = TcpStream::connect(addr).await.map_err(|e| e.to_string())?;
-        let name = ServerName::IpAddress(addr.ip().into());
-        let stream = self.tls.connect(name, tcp).await.map_err(|e| e.to_string())?;
-        let (sender, connection) =
-            hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(|e| e.to_string())?;
-        tokio::spawn(connection);
-        Ok(Conn { sender, host: addr.to_string(), admin: None })
-    }
-
-    fn operator_key(&self) -> String {
-        std::fs::read_to_string(self.data.join("operator.key")).unwrap().trim().to_owned()
-    }
-
-    /// Wait for the process to end by itself (up to `limit`).
-    fn wait_exit(&mut self, limit: Duration) -> std::process::ExitStatus {
-        let deadline = Instant::now() + limit;
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status;
-            }
-            assert!(Instant::now() < deadline, "the server did not exit; log: {}", read_log(&self.data));
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
+/// `achd serve --sandbox` on `data`, its clock at [`START`], with more flags.
+fn start(data: &Path, extra: &[&str]) -> Server {
+    achd(data).sandbox_start(START).flags(extra).start()
 }
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn read_log(data: &Path) -> String {
-    std::fs::read_to_string(data.join("server.log")).unwrap_or_default()
-}
-
-/// A client that trusts exactly this certificate (full verification).
-fn connector(pem: &[u8]) -> TlsConnector {
-    let mut roots = rustls::RootCertStore::empty();
-    for cert in CertificateDer::pem_slice_iter(pem) {
-        roots.add(cert.unwrap()).unwrap();
-    }
-    let config =
-        rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
-            .with_safe_default_protocol_versions()
-            .unwrap()
-            .with_root_certificates(roots)
-            .with_no_client_auth();
-    TlsConnector::from(Arc::new(config))
-}
-
-/// One HTTP/1.1 keep-alive connection (and one to the operator plane, if any,
-/// for `/admin/*`).
-struct Conn {
-    sender: SendRequest<Full<Bytes>>,
-    host: String,
-    admin: Option<Box<Conn>>,
-}
-
-struct Answer {
-    status: u16,
-    content_type: String,
-    headers: hyper::HeaderMap,
-    body: Vec<u8>,
-}
-
-impl Answer {
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body)
-            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&self.body)))
-    }
-
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.body).into_owned()
-    }
-}
-
-impl Conn {
-    async fn send(
-        &mut self,
-        method: &str,
-        path: &str,
-        key: Option<&str>,
-        headers: &[(&str, &str)],
-        body: Vec<u8>,
-    ) -> Result<Answer, String> {
-        if let Some(admin) = self.admin.as_mut().filter(|_| path.starts_with("/admin")) {
-            return Box::pin(admin.send(method, path, key, headers, body)).await;
-        }
-        let mut request = hyper::Request::builder().method(method).uri(path).header("host", &self.host);
-        if let Some(key) = key {
-            let basic = base64::engine::general_purpose::STANDARD.encode(format!("{key}:"));
-            request = request.header("authorization", format!("Basic {basic}"));
-        }
-        for (name, value) in headers {
-            request = request.header(*name, *value);
-        }
-        let request = request.body(Full::new(Bytes::from(body))).unwrap();
-        self.sender.ready().await.map_err(|e| e.to_string())?;
-        let response = self.sender.send_request(request).await.map_err(|e| e.to_string())?;
-        let status = response.status().as_u16();
-        let content_type = response
-            .headers()
-            .get("content-type")
-            .map(|v| v.to_str().unwrap().to_owned())
-            .unwrap_or_default();
-        let headers = response.headers().clone();
-        let body = response.into_body().collect().await.map_err(|e| e.to_string())?.to_bytes().to_vec();
-        Ok(Answer { status, content_type, headers, body })
-    }
-
-    /// A JSON request; asserts the answer is JSON with `Content-Type: application/json`.
-    async fn call(
-        &mut self,
-        method: &str,
-        path: &str,
-        key: Option<&str>,
-        body: Option<Value>,
-    ) -> (u16, Value) {
-        let body = body.map(|b| b.to_string().into_bytes()).unwrap_or_default();
-        let answer = self.send(method, path, key, &[], body).await.unwrap();
-        assert_eq!(answer.content_type, "application/json", "{method} {path}");
-        (answer.status, answer.json())
-    }
+fn temp_dir() -> TempDir {
+    tempfile::Builder::new().prefix("achd-https-").tempdir().unwrap()
 }
 
 fn example(name: &str) -> Value {
@@ -326,8 +117,8 @@ fn assert_each_once(acknowledged: &[String], changes: &[Value]) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn every_endpoint_and_every_router_error_over_https() {
-    let dir = TempDir::new();
-    let server = Server::start(&dir.0, &[]);
+    let dir = temp_dir();
+    let server = start(dir.path(), &[]);
     let mut c = server.conn().await;
     let t = Tenant::create(&server, &mut c).await;
     let (op, pkey, pid) = (t.operator.as_str(), t.partner_key.as_str(), t.partner_id.as_str());
@@ -506,7 +297,7 @@ async fn every_endpoint_and_every_router_error_over_https() {
     assert_eq!(v["errors"][0]["code"], json!("over_limit"));
 
     // The log has no key, account number, SSN or body.
-    let log = read_log(&server.data);
+    let log = server.log();
     assert!(log.contains("path=/transactions status=201"), "{log}");
     let ssn = example("merchant.json")["principal"][0]["ssn"].to_string();
     for secret in
@@ -518,10 +309,10 @@ async fn every_endpoint_and_every_router_error_over_https() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn plain_http_is_not_served_and_secret_files_are_private() {
-    let dir = TempDir::new();
-    let server = Server::start(&dir.0, &[]);
-    let mut tcp = TcpStream::connect(server.addr).await.unwrap();
-    tcp.write_all(format!("GET /openapi.json HTTP/1.1\r\nHost: {}\r\n\r\n", server.addr).as_bytes())
+    let dir = temp_dir();
+    let server = start(dir.path(), &[]);
+    let mut tcp = TcpStream::connect(server.addr()).await.unwrap();
+    tcp.write_all(format!("GET /openapi.json HTTP/1.1\r\nHost: {}\r\n\r\n", server.addr()).as_bytes())
         .await
         .unwrap();
     let mut answer = Vec::new();
@@ -535,7 +326,7 @@ async fn plain_http_is_not_served_and_secret_files_are_private() {
 
     use std::os::unix::fs::PermissionsExt;
     for file in ["operator.key", "tls-key.pem", "ach.redb.key"] {
-        let mode = std::fs::metadata(dir.0.join(file)).unwrap().permissions().mode() & 0o777;
+        let mode = std::fs::metadata(dir.path().join(file)).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600, "{file}");
     }
     assert!(server.operator_key().starts_with("ok_"));
@@ -543,8 +334,8 @@ async fn plain_http_is_not_served_and_secret_files_are_private() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn thirty_two_concurrent_clients_lose_nothing() {
-    let dir = TempDir::new();
-    let server = Arc::new(Server::start(&dir.0, &[]));
+    let dir = temp_dir();
+    let server = Arc::new(start(dir.path(), &[]));
     let t = Arc::new(Tenant::create(&server, &mut server.conn().await).await);
     let clients: Vec<_> = (0..32)
         .map(|i| {
@@ -599,15 +390,14 @@ async fn load(server: &Server, t: &Arc<Tenant>, clients: usize) -> tokio::task::
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn sigkill_mid_load_loses_no_acknowledged_transaction() {
-    let dir = TempDir::new();
-    let mut server = Server::start(&dir.0, &[]);
+    let dir = temp_dir();
+    let mut server = start(dir.path(), &[]);
     let t = Arc::new(Tenant::create(&server, &mut server.conn().await).await);
     let key_before = server.operator_key();
-    let cert_before = std::fs::read(dir.0.join("tls-cert.pem")).unwrap();
+    let cert_before = std::fs::read(dir.path().join("tls-cert.pem")).unwrap();
     let mut running = load(&server, &t, 16).await;
     tokio::time::sleep(Duration::from_millis(1500)).await;
-    server.child.kill().unwrap(); // SIGKILL
-    server.child.wait().unwrap();
+    server.kill(); // SIGKILL
     let mut acknowledged = Vec::new();
     while let Some(ids) = running.join_next().await {
         acknowledged.extend(ids.unwrap());
@@ -615,32 +405,35 @@ async fn sigkill_mid_load_loses_no_acknowledged_transaction() {
     assert!(acknowledged.len() > 16, "too little load: {}", acknowledged.len());
     drop(server);
 
-    let server = Server::start(&dir.0, &[]);
+    let server = start(dir.path(), &[]);
     assert_eq!(server.operator_key(), key_before, "the operator key is reused");
-    assert_eq!(std::fs::read(dir.0.join("tls-cert.pem")).unwrap(), cert_before, "the certificate is reused");
+    assert_eq!(
+        std::fs::read(dir.path().join("tls-cert.pem")).unwrap(),
+        cert_before,
+        "the certificate is reused"
+    );
     let changes = t.all_changes(&mut server.conn().await).await;
     assert_each_once(&acknowledged, &changes);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn sigterm_finishes_requests_in_flight_and_exits_0() {
-    let dir = TempDir::new();
-    let mut server = Server::start(&dir.0, &[]);
+    let dir = temp_dir();
+    let mut server = start(dir.path(), &[]);
     let t = Arc::new(Tenant::create(&server, &mut server.conn().await).await);
     let mut running = load(&server, &t, 8).await;
     tokio::time::sleep(Duration::from_millis(700)).await;
-    let pid = server.child.id().to_string();
-    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    server.signal("TERM");
     let status = tokio::task::block_in_place(|| server.wait_exit(Duration::from_secs(30)));
-    assert_eq!(status.code(), Some(0), "log: {}", read_log(&dir.0));
+    assert_eq!(status.code(), Some(0), "log: {}", server.log());
     let mut acknowledged = Vec::new();
     while let Some(ids) = running.join_next().await {
         acknowledged.extend(ids.unwrap());
     }
-    assert!(read_log(&dir.0).contains("database closed"));
+    assert!(server.log().contains("database closed"));
     drop(server);
 
-    let server = Server::start(&dir.0, &[]);
+    let server = start(dir.path(), &[]);
     let changes = t.all_changes(&mut server.conn().await).await;
     assert_each_once(&acknowledged, &changes);
     assert_eq!(changes.len(), acknowledged.len(), "nothing committed without an answer");
@@ -648,13 +441,13 @@ async fn sigterm_finishes_requests_in_flight_and_exits_0() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_web_directory_is_served_at_root_without_leaving_it() {
-    let dir = TempDir::new();
-    let site = dir.0.join("site");
+    let dir = temp_dir();
+    let site = dir.path().join("site");
     std::fs::create_dir_all(site.join("js")).unwrap();
     std::fs::write(site.join("index.html"), "<p>console</p>").unwrap();
     std::fs::write(site.join("js/app.js"), "let x = 1;").unwrap();
-    std::fs::write(dir.0.join("outside.txt"), "secret").unwrap();
-    let server = Server::start(&dir.0, &["--web", site.to_str().unwrap()]);
+    std::fs::write(dir.path().join("outside.txt"), "secret").unwrap();
+    let server = start(dir.path(), &["--web", site.to_str().unwrap()]);
     let mut c = server.conn().await;
     let home = c.send("GET", "/", None, &[], Vec::new()).await.unwrap();
     assert_eq!((home.status, home.text()), (200, "<p>console</p>".to_owned()));
@@ -671,9 +464,9 @@ async fn a_web_directory_is_served_at_root_without_leaving_it() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn production_mode_runs_on_the_wall_clock_and_stops_cleanly() {
-    let dir = TempDir::new();
+    let dir = temp_dir();
     // Production makes a new service only when asked.
-    let mut server = Server::launch(&dir.0, &["--init"]);
+    let mut server = achd(dir.path()).flags(["--init"]).start();
     let mut c = server.conn().await;
     let t = Tenant::create(&server, &mut c).await;
     let (status, v) =
@@ -684,10 +477,9 @@ async fn production_mode_runs_on_the_wall_clock_and_stops_cleanly() {
     let (status, v) = c.call("POST", "/admin/clock", Some(&t.operator), Some(json!({"now": later}))).await;
     assert_ne!(status, 200, "{v}");
     drop(c);
-    let pid = server.child.id().to_string();
-    assert!(Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
+    server.signal("INT");
     let status = tokio::task::block_in_place(|| server.wait_exit(Duration::from_secs(30)));
-    assert_eq!(status.code(), Some(0), "log: {}", read_log(&dir.0));
+    assert_eq!(status.code(), Some(0), "log: {}", server.log());
 }
 
 /// A routing number of the FedACH file that the embedded default lacks.
@@ -699,15 +491,15 @@ fn routing_number_only_in_the_file() -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_routing_directory_flag_loads_before_listening_and_is_kept() {
-    let dir = TempDir::new();
+    let dir = temp_dir();
     let fedach = fedach_path();
     let rn = routing_number_only_in_the_file();
     let institution = format!("/institutions/{rn}");
 
     // Without the flag: the embedded default, which does not know the number.
-    let server = Server::start(&dir.0, &[]);
+    let server = start(dir.path(), &[]);
     assert!(server
-        .said
+        .said()
         .iter()
         .any(|l| l.starts_with("routing directory: ") && l.contains("--routing-directory")));
     let op = server.operator_key();
@@ -716,20 +508,24 @@ async fn the_routing_directory_flag_loads_before_listening_and_is_kept() {
     drop(server);
 
     // With it: loaded (a progress line, then the count) before the listening line.
-    let server = Server::start(&dir.0, &["--routing-directory", fedach.to_str().unwrap()]);
-    assert!(server.said.iter().any(|l| l.starts_with("routing directory: loading ")), "{:?}", server.said);
+    let server = start(dir.path(), &["--routing-directory", fedach.to_str().unwrap()]);
+    assert!(
+        server.said().iter().any(|l| l.starts_with("routing directory: loading ")),
+        "{:?}",
+        server.said()
+    );
     let count = format!("routing directory: 18198 routing numbers from {}", fedach.display());
-    assert!(server.said.iter().any(|l| l.starts_with(&count)), "{:?}", server.said);
+    assert!(server.said().iter().any(|l| l.starts_with(&count)), "{:?}", server.said());
     let (status, v) = server.conn().await.call("GET", &institution, Some(&op), None).await;
     assert_eq!(status, 200, "{v}");
     drop(server);
 
     // A restart without the flag keeps it (it is in the database) ...
-    let server = Server::start(&dir.0, &[]);
+    let server = start(dir.path(), &[]);
     assert!(
-        server.said.iter().any(|l| l.starts_with("routing directory: 18198 routing numbers")),
+        server.said().iter().any(|l| l.starts_with("routing directory: 18198 routing numbers")),
         "{:?}",
-        server.said
+        server.said()
     );
     let mut c = server.conn().await;
     assert_eq!(c.call("GET", &institution, Some(&op), None).await.0, 200);
@@ -744,49 +540,39 @@ async fn the_routing_directory_flag_loads_before_listening_and_is_kept() {
     );
     drop(c);
     drop(server);
-    let server = Server::start(&dir.0, &[]);
+    let server = start(dir.path(), &[]);
     assert!(
-        server.said.iter().any(|l| l.starts_with("routing directory: 1 routing numbers")),
+        server.said().iter().any(|l| l.starts_with("routing directory: 1 routing numbers")),
         "{:?}",
-        server.said
+        server.said()
     );
 }
 
 #[test]
 fn a_routing_directory_that_cannot_be_loaded_stops_the_start() {
-    let dir = TempDir::new();
-    let empty = dir.0.join("empty.txt");
+    let dir = temp_dir();
+    let empty = dir.path().join("empty.txt");
     std::fs::write(&empty, "").unwrap();
-    let broken = dir.0.join("broken.txt");
+    let broken = dir.path().join("broken.txt");
     std::fs::write(&broken, "not a directory record\n").unwrap();
-    let missing = dir.0.join("missing.txt");
+    let missing = dir.path().join("missing.txt");
     for (file, why) in [(&empty, "no records"), (&broken, "line 1"), (&missing, "No such file")] {
-        let out = Command::new(env!("CARGO_BIN_EXE_achd"))
-            .args([
-                "serve",
-                "--sandbox",
-                "--listen",
-                "127.0.0.1:0",
-                "--admin-listen",
-                "127.0.0.1:0",
-                "--data",
-            ])
-            .arg(dir.0.join("data"))
-            .arg("--routing-directory")
-            .arg(file)
-            .output()
+        let refused = achd(&dir.path().join("data"))
+            .sandbox()
+            .flags([OsStr::new("--routing-directory"), file.as_os_str()])
+            .try_start()
+            .err()
             .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{stderr}");
-        assert!(stderr.contains("--routing-directory") && stderr.contains(why), "{stderr}");
-        assert!(!String::from_utf8_lossy(&out.stdout).contains("listening"));
+        assert_eq!(refused.code, Some(1), "{refused}");
+        assert!(refused.log.contains("--routing-directory") && refused.log.contains(why), "{refused}");
+        assert!(!refused.stdout.contains("listening"));
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_answers_as_clients_expect_them() {
-    let dir = TempDir::new();
-    let server = Server::start(&dir.0, &[]);
+    let dir = temp_dir();
+    let server = start(dir.path(), &[]);
     let mut c = server.conn().await;
     let t = Tenant::create(&server, &mut c).await;
     let auth = r#"Basic realm="ach""#;
@@ -844,10 +630,10 @@ async fn http_answers_as_clients_expect_them() {
 }
 
 /// Wait (up to 10 s) for `path` to exist.
-async fn wait_for_file(path: &Path, data: &Path) {
+async fn wait_for_file(path: &Path, server: &Server) {
     let deadline = Instant::now() + Duration::from_secs(10);
     while !path.exists() {
-        assert!(Instant::now() < deadline, "{} did not appear; log: {}", path.display(), read_log(data));
+        assert!(Instant::now() < deadline, "{} did not appear; log: {}", path.display(), server.log());
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
@@ -866,14 +652,14 @@ fn names(dir: &Path) -> Vec<String> {
 async fn the_outbox_gets_each_origination_file_once() {
     use sha2::Digest as _;
     use std::os::unix::fs::PermissionsExt;
-    let dir = TempDir::new();
-    let outbox = dir.0.join("outbox");
+    let dir = temp_dir();
+    let outbox = dir.path().join("outbox");
     let args = ["--outbox", outbox.to_str().unwrap()];
-    let server = Server::start(&dir.0, &args);
+    let server = start(dir.path(), &args);
     assert!(
-        server.said.iter().any(|l| l.starts_with("outbox: ") && l.contains("(0 files")),
+        server.said().iter().any(|l| l.starts_with("outbox: ") && l.contains("(0 files")),
         "{:?}",
-        server.said
+        server.said()
     );
     let mut c = server.conn().await;
     let t = Tenant::create(&server, &mut c).await;
@@ -888,7 +674,7 @@ async fn the_outbox_gets_each_origination_file_once() {
     assert_eq!(status, 200, "{v}");
 
     let first = outbox.join("fil_20261123A.ach");
-    wait_for_file(&first, &dir.0).await;
+    wait_for_file(&first, &server).await;
     let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!((mode(&first), mode(&outbox)), (0o600, 0o700));
     let bytes = std::fs::read(&first).unwrap();
@@ -929,11 +715,11 @@ async fn the_outbox_gets_each_origination_file_once() {
     // The transfer job takes the file; a restart on the same database does not
     // write it again, and the next cut-off's file comes (after the earlier one
     // would have: files go out oldest first).
-    std::fs::rename(&first, dir.0.join("sent.ach")).unwrap();
+    std::fs::rename(&first, dir.path().join("sent.ach")).unwrap();
     drop(c);
     drop(server);
-    let server = Server::start(&dir.0, &args);
-    assert!(server.said.iter().any(|l| l.contains("(1 files exported before)")), "{:?}", server.said);
+    let server = start(dir.path(), &args);
+    assert!(server.said().iter().any(|l| l.contains("(1 files exported before)")), "{:?}", server.said());
     let mut c = server.conn().await;
     let (status, v) =
         c.call("POST", "/transactions", Some(&t.partner_key), Some(t.transaction("40.00"))).await;
@@ -942,29 +728,28 @@ async fn the_outbox_gets_each_origination_file_once() {
         .call("POST", "/admin/clock", Some(&t.operator), Some(json!({"now": "2026-11-24T18:00:00-05:00"})))
         .await;
     assert_eq!(status, 200, "{v}");
-    wait_for_file(&outbox.join("fil_20261124A.ach"), &dir.0).await;
+    wait_for_file(&outbox.join("fil_20261124A.ach"), &server).await;
     assert_eq!(names(&outbox), [".exported", "fil_20261124A.ach"]);
     assert_eq!(std::fs::read_to_string(outbox.join(".exported")).unwrap(), "fil_20261123A\nfil_20261124A\n");
-    let log = read_log(&dir.0);
+    let log = server.log();
     assert!(!log.contains("could not be written"), "{log}");
 }
 
 #[test]
 fn an_outbox_that_cannot_be_written_stops_the_start() {
-    let dir = TempDir::new();
-    let file = dir.0.join("not-a-directory");
+    let dir = temp_dir();
+    let file = dir.path().join("not-a-directory");
     std::fs::write(&file, "").unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_achd"))
-        .args(["serve", "--sandbox", "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--data"])
-        .arg(dir.0.join("data"))
-        .arg("--outbox")
-        .arg(&file)
-        .output()
+    let refused = achd(&dir.path().join("data"))
+        .sandbox()
+        .flags([OsStr::new("--outbox"), file.as_os_str()])
+        .try_start()
+        .err()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("cannot create the outbox") && stderr.contains("not-a-directory"), "{stderr}");
-    assert!(!String::from_utf8_lossy(&out.stdout).contains("listening"));
+    assert_eq!(refused.code, Some(1), "{refused}");
+    let log = &refused.log;
+    assert!(log.contains("cannot create the outbox") && log.contains("not-a-directory"), "{refused}");
+    assert!(!refused.stdout.contains("listening"));
 }
 
 /// A bank's return file (R01) for the first entry of an origination file, built
@@ -994,12 +779,12 @@ fn return_file_for_first_entry(origination: &[u8]) -> Vec<u8> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_operator_plane_answers_only_on_its_own_address() {
-    let dir = TempDir::new();
-    let server = Server::start(&dir.0, &[]);
+    let dir = temp_dir();
+    let server = start(dir.path(), &[]);
     let op = server.operator_key();
-    assert!(server.admin.ip().is_loopback() && server.admin != server.addr);
+    assert!(server.admin_addr().ip().is_loopback() && server.admin_addr() != server.addr());
     // On the public address /admin/* is an unknown path, even with the operator key.
-    let mut public = server.connect(server.addr).await.unwrap();
+    let mut public = server.connect(server.addr()).await.unwrap();
     for (method, path) in [("POST", "/admin/partners"), ("GET", "/admin/return-rates"), ("GET", "/admin")] {
         let (status, v) = public.call(method, path, Some(&op), Some(json!({"name": "x"}))).await;
         assert_eq!(status, 404, "{method} {path}: {v}");
@@ -1008,7 +793,7 @@ async fn the_operator_plane_answers_only_on_its_own_address() {
     let (status, _) = public.call("GET", "/openapi.json", None, None).await;
     assert_eq!(status, 200);
     // On the operator address only /admin/* is answered.
-    let mut admin = server.connect(server.admin).await.unwrap();
+    let mut admin = server.connect(server.admin_addr()).await.unwrap();
     let (status, v) = admin.call("POST", "/admin/partners", Some(&op), Some(json!({"name": "Acme"}))).await;
     assert_eq!(status, 201, "{v}");
     let (status, _) = admin.call("GET", "/openapi.json", None, None).await;
@@ -1023,7 +808,7 @@ async fn the_operator_plane_answers_only_on_its_own_address() {
     assert_eq!(admin.call("GET", "/admin/return-rates", Some(&op), None).await.0, 401);
     assert_eq!(admin.call("GET", "/admin/return-rates", Some(&new), None).await.0, 200);
     // Every operator action is in the log with what it changed, never a key.
-    let log = read_log(&dir.0);
+    let log = server.log();
     assert!(log.contains("operator action") && log.contains("keys_rotated"), "{log}");
     assert!(log.contains("partner_created"), "{log}");
     assert!(
@@ -1032,8 +817,8 @@ async fn the_operator_plane_answers_only_on_its_own_address() {
     drop(server);
 
     // A restart reads the new key from the file; the old one stays refused.
-    let server = Server::start(&dir.0, &[]);
-    let mut admin = server.connect(server.admin).await.unwrap();
+    let server = start(dir.path(), &[]);
+    let mut admin = server.connect(server.admin_addr()).await.unwrap();
     assert_eq!(admin.call("GET", "/admin/return-rates", Some(&new), None).await.0, 200);
     assert_eq!(admin.call("GET", "/admin/return-rates", Some(&op), None).await.0, 401);
 }
@@ -1042,10 +827,10 @@ async fn the_operator_plane_answers_only_on_its_own_address() {
 fn the_operator_plane_needs_its_own_address_loopback_by_default() {
     let help = Command::new(env!("CARGO_BIN_EXE_achd")).args(["serve", "--help"]).output().unwrap();
     assert!(String::from_utf8_lossy(&help.stdout).contains("[default: 127.0.0.1:8444]"));
-    let dir = TempDir::new();
+    let dir = temp_dir();
     let same = Command::new(env!("CARGO_BIN_EXE_achd"))
         .args(["serve", "--data"])
-        .arg(&dir.0)
+        .arg(dir.path())
         .args(["--listen", "127.0.0.1:1", "--admin-listen", "127.0.0.1:1"])
         .output()
         .unwrap();

@@ -63,24 +63,6 @@ fn checks(engine: &Engine, n: usize) -> Vec<String> {
         .collect()
 }
 
-/// A directory removed on drop.
-struct TempDir(std::path::PathBuf);
-
-impl TempDir {
-    fn new() -> TempDir {
-        let name = format!("ach-images-test-{}", crate::ids::random_alphanumeric(16));
-        let path = std::env::temp_dir().join(name);
-        std::fs::create_dir(&path).unwrap();
-        TempDir(path)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 fn contains(haystack: &[u8], needle: &str) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle.as_bytes())
 }
@@ -124,8 +106,8 @@ fn an_image_moved_to_another_side_or_transaction_does_not_open() {
 /// them, they read back the same, and an originated check gains its retention.
 #[test]
 fn images_an_earlier_build_stored_in_clear_are_sealed_when_the_engine_opens() {
-    let dir = TempDir::new();
-    let path = dir.0.join("ach.redb");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ach.redb");
     let ids = {
         let engine = Engine::open(&path, options()).unwrap();
         let ids = checks(&engine, 40);
@@ -170,8 +152,10 @@ fn images_an_earlier_build_stored_in_clear_are_sealed_when_the_engine_opens() {
             assert!(!contains(&after, &text[12..]), "image {n} {prefix}is still in the file in clear");
         }
     }
-    let mut files: Vec<String> =
-        std::fs::read_dir(&dir.0).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into()).collect();
+    let mut files: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into())
+        .collect();
     files.sort();
     assert_eq!(files, ["ach.redb", "ach.redb.key"], "the rewrite left nothing behind");
     let engine = Engine::open(&path, options()).unwrap();

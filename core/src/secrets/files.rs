@@ -190,35 +190,14 @@ fn sync_parent(path: &Path) {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
     use std::sync::{Arc, Barrier};
 
-    /// A fresh directory under the system temporary directory, removed on drop.
-    pub(crate) struct TempDir(PathBuf);
-
-    impl TempDir {
-        pub(crate) fn new() -> TempDir {
-            let path = std::env::temp_dir().join(format!("ach-secrets-test-{}", random_alphanumeric(16)));
-            fs::create_dir(&path).unwrap();
-            TempDir(path)
-        }
-
-        pub(crate) fn path(&self) -> &Path {
-            &self.0
-        }
-    }
-
-    impl Drop for TempDir {
-        fn drop(&mut self) {
-            let _ = fs::remove_dir_all(&self.0);
-        }
-    }
-
     #[test]
     fn a_secret_file_is_replaced_whole_and_stays_owner_only() {
-        let dir = TempDir::new();
+        let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("operator.key");
         assert_eq!(load_or_create_secret_file(&path, || "ok_first".into()).unwrap(), "ok_first");
         replace_secret_file(&path, "ok_second").unwrap();
@@ -237,7 +216,7 @@ pub(crate) mod tests {
 
     #[test]
     fn creates_with_mode_0600_then_rereads_without_generating() {
-        let dir = TempDir::new();
+        let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("operator.key");
         let secret = load_or_create_secret_file(&path, || "ok_secret123".to_owned()).unwrap();
         assert_eq!(secret, "ok_secret123");
@@ -254,7 +233,7 @@ pub(crate) mod tests {
 
     #[test]
     fn racing_processes_all_get_the_one_secret() {
-        let dir = TempDir::new();
+        let dir = tempfile::tempdir().unwrap();
         let path = Arc::new(dir.path().join("race.key"));
         let barrier = Arc::new(Barrier::new(8));
         let handles: Vec<_> = (0..8)
@@ -274,7 +253,7 @@ pub(crate) mod tests {
 
     #[test]
     fn bad_files_are_clear_errors_and_left_alone() {
-        let dir = TempDir::new();
+        let dir = tempfile::tempdir().unwrap();
         let cases: [(&str, &[u8]); 6] = [
             ("empty", b""),
             ("newline", b"\n"),
@@ -299,7 +278,7 @@ pub(crate) mod tests {
 
     #[test]
     fn a_bad_generated_secret_creates_no_file() {
-        let dir = TempDir::new();
+        let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("x.key");
         for generated in ["", "two\nlines", " padded"] {
             let err = load_or_create_secret_file(&path, || generated.to_owned()).unwrap_err();
@@ -311,7 +290,7 @@ pub(crate) mod tests {
 
     #[test]
     fn a_directory_is_an_io_error() {
-        let dir = TempDir::new();
+        let dir = tempfile::tempdir().unwrap();
         let err = load_or_create_secret_file(dir.path(), || "x".to_owned()).unwrap_err();
         assert!(matches!(err, SecretError::Io { .. }), "{err:?}");
         assert!(err.to_string().contains(&dir.path().display().to_string()), "{err}");

@@ -16,7 +16,7 @@ use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName};
 use serde_json::Value;
 
-use super::tour::Api;
+use super::tour::{Api, Call};
 
 /// The server child process and its directory; both go away on drop.
 pub struct Sandbox {
@@ -121,13 +121,8 @@ async fn handshake(
 }
 
 impl Api for Client {
-    fn call(
-        &mut self,
-        method: &str,
-        path: &str,
-        key: &str,
-        body: Option<Value>,
-    ) -> Result<(u16, Value), String> {
+    fn call(&mut self, call: Call<'_>) -> Result<(u16, Value), String> {
+        let Call { method, path, key, body } = call;
         let auth = base64::engine::general_purpose::STANDARD.encode(format!("{key}:"));
         let bytes = body.map(|b| b.to_string()).unwrap_or_default();
         let request = hyper::Request::builder()

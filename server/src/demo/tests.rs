@@ -12,7 +12,7 @@ use ach_core::engine::{Engine, EngineOptions};
 use chrono::{Datelike, Duration, NaiveDate, Weekday};
 use serde_json::Value;
 
-use super::tour::{self, Api, Summary};
+use super::tour::{self, Api, Call, Summary};
 
 const OPERATOR: &str = "ok_demo_tour_operator_key_0123456789";
 
@@ -22,13 +22,8 @@ struct InProcess {
 }
 
 impl Api for InProcess {
-    fn call(
-        &mut self,
-        method: &str,
-        path: &str,
-        key: &str,
-        body: Option<Value>,
-    ) -> Result<(u16, Value), String> {
+    fn call(&mut self, call: Call<'_>) -> Result<(u16, Value), String> {
+        let Call { method, path, key, body } = call;
         let request = Request {
             method: method.to_owned(),
             path: path.to_owned(),

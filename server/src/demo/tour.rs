@@ -24,17 +24,22 @@ const START_TIME: NaiveTime = match NaiveTime::from_hms_opt(10, 0, 0) {
     None => panic!("10:00 is a time of day"),
 };
 
+/// One request of the tour.
+pub struct Call<'a> {
+    /// The HTTP method.
+    pub method: &'a str,
+    /// The path, with its query.
+    pub path: &'a str,
+    /// The API key, sent as the Basic-auth user name.
+    pub key: &'a str,
+    /// The JSON body, if any.
+    pub body: Option<Value>,
+}
+
 /// How requests reach the service.
 pub trait Api {
-    /// Send one request (`key` as the Basic-auth user name, `body` as JSON) and
-    /// answer its HTTP status and JSON body.
-    fn call(
-        &mut self,
-        method: &str,
-        path: &str,
-        key: &str,
-        body: Option<Value>,
-    ) -> Result<(u16, Value), String>;
+    /// Send one request and answer its HTTP status and JSON body.
+    fn call(&mut self, call: Call<'_>) -> Result<(u16, Value), String>;
     /// The operator's key.
     fn operator_key(&self) -> String;
 }
@@ -87,7 +92,7 @@ fn expect(
     body: Option<Value>,
     want: u16,
 ) -> Result<Value, String> {
-    let (status, value) = api.call(method, path, key, body)?;
+    let (status, value) = api.call(Call { method, path, key, body })?;
     say(format!("  {method} {path} → {status}"));
     if status != want {
         return Err(format!("{method} {path} answered {status}, not {want}: {value}"));
