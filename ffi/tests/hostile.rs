@@ -6,8 +6,8 @@
 //! Every case of the shared corpus `tests/hostile/*.json` (as the host `c`: its
 //! body passed as a string member of the envelope), judged by
 //! `ach_tests::hostile::check` and compared byte for byte with what
-//! `api::route_json` answers; the C program `tests/c/hostile.c` runs the same
-//! files under valgrind. Then what only the ABI has: envelopes nested 100,000
+//! `api::route_json` answers (the C program `tests/c/hostile.c`, under
+//! valgrind, still has its own smaller table). Then what only the ABI has: envelopes nested 100,000
 //! deep, cut short at every byte by a NUL, with invalid UTF-8, of the wrong
 //! shape; every one-character forgery of a feed pointer; NULL for every pointer
 //! argument and thousands of forged handles; threads that close a handle (three
