@@ -1,6 +1,7 @@
 //! Shared helpers for the cross-crate tests: where the shared data lives, and the
 //! JSON case corpus that the Rust, C and WebAssembly hosts all run.
 
+pub mod hostile;
 pub mod json_paths;
 pub mod lookalike;
 
