@@ -16,7 +16,7 @@ use std::ffi::{c_char, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr::NonNull;
 
-use crate::error;
+use crate::last_error;
 use crate::result::AchResult;
 
 /// Why a call failed: the code it answers and the detail `ach_last_error` gives.
@@ -44,15 +44,15 @@ pub fn run(body: impl FnOnce() -> Result<(), Refusal>) -> AchResult {
     // from poisoning instead of propagating it.
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(())) => {
-            error::clear();
+            last_error::clear();
             AchResult::ACH_OK
         }
         Ok(Err(refusal)) => {
-            error::set(refusal.detail);
+            last_error::set(refusal.detail);
             refusal.code
         }
         Err(payload) => {
-            error::set(format!("panic: {}", panic_message(payload.as_ref())));
+            last_error::set(format!("panic: {}", panic_message(payload.as_ref())));
             AchResult::ACH_PANIC
         }
     }
@@ -64,7 +64,7 @@ pub fn catch<T>(fallback: T, body: impl FnOnce() -> T) -> T {
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(value) => value,
         Err(payload) => {
-            error::set(format!("panic: {}", panic_message(payload.as_ref())));
+            last_error::set(format!("panic: {}", panic_message(payload.as_ref())));
             fallback
         }
     }
@@ -140,15 +140,18 @@ mod tests {
     #[test]
     fn refusals_and_panics_become_codes_and_details() {
         assert_eq!(run(|| Ok(())), AchResult::ACH_OK);
-        assert_eq!(error::last_error(), "");
+        assert_eq!(last_error::last_error(), "");
         let r = run(|| Err(Refusal::new(AchResult::ACH_INVALID_ARGUMENT, "kind is wrong")));
-        assert_eq!((r, error::last_error()), (AchResult::ACH_INVALID_ARGUMENT, "kind is wrong".to_owned()));
+        assert_eq!(
+            (r, last_error::last_error()),
+            (AchResult::ACH_INVALID_ARGUMENT, "kind is wrong".to_owned())
+        );
         let r = run(|| std::panic::resume_unwind(Box::new(String::from("boom"))));
-        assert_eq!((r, error::last_error()), (AchResult::ACH_PANIC, "panic: boom".to_owned()));
+        assert_eq!((r, last_error::last_error()), (AchResult::ACH_PANIC, "panic: boom".to_owned()));
         assert_eq!(catch(7, || std::panic::resume_unwind(Box::new(1u8))), 7);
-        assert_eq!(error::last_error(), "panic: (no message)");
+        assert_eq!(last_error::last_error(), "panic: (no message)");
         assert_eq!(run(|| Ok(())), AchResult::ACH_OK);
-        assert_eq!(error::last_error(), "", "success clears the last error");
+        assert_eq!(last_error::last_error(), "", "success clears the last error");
     }
 
     #[test]

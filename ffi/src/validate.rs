@@ -127,7 +127,7 @@ mod tests {
         assert_eq!(r, AchResult::ACH_OK);
         assert!(line.starts_with(r#"{"valid":false"#) && line.ends_with("}\n"), "{line}");
         assert_eq!(validate(c"payment", c"{}").0, AchResult::ACH_INVALID_ARGUMENT);
-        assert!(crate::error::last_error().contains("\"payment\""));
+        assert!(crate::last_error::last_error().contains("\"payment\""));
         assert_eq!(validate(c"merchant", c"\"\xff\"").0, AchResult::ACH_INVALID_UTF8);
         let mut out = AchBuffer::default();
         // SAFETY: NULL arguments are allowed (they answer a code).
