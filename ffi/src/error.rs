@@ -4,7 +4,7 @@
 
 use std::ffi::c_char;
 
-use crate::boundary::{self, out_param, Refusal};
+use crate::boundary::{self, out_param, CallRefusal};
 use crate::buffer::AchBuffer;
 use crate::last_error::last_error;
 use crate::result::{AchResult, AchResultNumber};
@@ -59,7 +59,7 @@ pub extern "C" fn ach_result_name(result: AchResultNumber) -> *const c_char {
 /// `ACH_PANIC`; it changes nothing else and prints nothing.
 #[no_mangle]
 pub extern "C" fn ach_test_panic() -> AchResult {
-    boundary::run(|| -> Result<(), Refusal> {
+    boundary::run(|| -> Result<(), CallRefusal> {
         // resume_unwind unwinds like a panic but skips the panic hook, so nothing is
         // printed on the host's standard error.
         std::panic::resume_unwind(Box::new("ach_test_panic was called"))

@@ -17,7 +17,7 @@
 //! | [`engine`], [`validate`], [`version`] | `AchEngine`, `ach_engine_open`, `ach_engine_request`, `ach_engine_close`; `ach_validate`, `ach_validate_bytes`; `ach_version`, `ACH_VERSION_MAJOR/MINOR/PATCH` |
 //! | [`error`] | `ach_last_error` (the calling thread's last failure), `ach_result_name`, `ach_test_panic` |
 //! | [`buffer`] | `AchBuffer`, `ach_buffer_free`, `ach_buffer_release` |
-//! | [`boundary`] | (internal) the panic boundary ([`boundary::Refusal`], `run`, `catch`) and the argument checks |
+//! | [`boundary`] | (internal) the panic boundary ([`boundary::CallRefusal`], `run`, `catch`) and the argument checks |
 //! | [`last_error`] | (internal) the calling thread's last error, recorded by the boundary |
 //! | [`result`] | `AchResult`: the codes and their names |
 //!
