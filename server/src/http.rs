@@ -6,7 +6,7 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use ach_core::api::{self, Plan};
 use ach_core::engine::{Caller, Engine, Failure, Prepared};
@@ -21,12 +21,15 @@ use tracing::info;
 
 use crate::body::{self, LargeBodies, Read};
 use crate::logging;
-use crate::serve::REQUEST_TIMEOUT;
 use crate::web::Site;
 use crate::writer::Writer;
 
-/// The response body type.
+/// The body of every response achd sends (the site's pages too).
 pub type Body = Full<Bytes>;
+
+/// How long a request's body may take to arrive (and a refused one's rest to be
+/// read and dropped).
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// What every request handler shares.
 pub struct App {

@@ -38,8 +38,6 @@ pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Time to send a request's headers (and the longest an idle keep-alive
 /// connection stays open).
 pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
-/// Time to receive a whole request (headers and body).
-pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long shutdown waits for requests in flight.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
 /// One warning per this interval at most for a failing `accept`.
