@@ -20,13 +20,13 @@ use hyper::{Method, StatusCode};
 use tokio::sync::SemaphorePermit;
 use tracing::info;
 
-use crate::body::{self, LargeBodies, Read};
+use crate::body::{self, BodyRead, LargeBodies};
 use crate::logging;
 use crate::web::Site;
 use crate::writer::Writer;
 
 /// The body of every response achd sends (the site's pages too).
-pub type Body = Full<Bytes>;
+pub type ResponseBody = Full<Bytes>;
 
 /// How long a request's body may take to arrive (and a refused one's rest to be
 /// read and dropped).
@@ -56,7 +56,7 @@ pub async fn handle(
     app: Arc<App>,
     client: SocketAddr,
     request: hyper::Request<Incoming>,
-) -> hyper::Response<Body> {
+) -> hyper::Response<ResponseBody> {
     let started = Instant::now();
     let method = logging::method(request.method());
     let path = logging::path(request.uri().path());
@@ -94,7 +94,7 @@ async fn respond(
     app: &Arc<App>,
     request: hyper::Request<Incoming>,
     caller: &mut Option<Caller>,
-) -> hyper::Response<Body> {
+) -> hyper::Response<ResponseBody> {
     let (parts, mut body) = request.into_parts();
     let declared = declared_length(&parts.headers);
     let head = to_api_request(&parts, Vec::new());
@@ -141,12 +141,12 @@ async fn receive<'a>(
     admitted: &api::Admitted,
     body: &mut Incoming,
     declared: Option<u64>,
-) -> Result<(Vec<u8>, Option<SemaphorePermit<'a>>), hyper::Response<Body>> {
+) -> Result<(Vec<u8>, Option<SemaphorePermit<'a>>), hyper::Response<ResponseBody>> {
     let read = body::read(body, declared, admitted.body_limit(), &app.large_bodies);
     match tokio::time::timeout(REQUEST_TIMEOUT, read).await {
-        Ok(Ok(Read::Whole(whole, permit))) => Ok((whole, permit)),
-        Ok(Ok(Read::TooLarge)) => Err(json(admitted.too_large())),
-        Ok(Ok(Read::Busy)) => {
+        Ok(Ok(BodyRead::Whole(whole, permit))) => Ok((whole, permit)),
+        Ok(Ok(BodyRead::TooLarge)) => Err(json(admitted.too_large())),
+        Ok(Ok(BodyRead::Busy)) => {
             discard(body, declared).await;
             Err(busy())
         }
@@ -174,7 +174,7 @@ async fn plan(
     admitted: api::Admitted,
     request: api::Request,
     short: bool,
-) -> Result<Planned, hyper::Response<Body>> {
+) -> Result<Planned, hyper::Response<ResponseBody>> {
     let engine = Arc::clone(&app.engine);
     let plan = move || match api::plan_admitted(&engine, admitted, &request) {
         Plan::Done(response) => Planned::Done(response),
@@ -190,7 +190,7 @@ async fn plan(
 
 /// Run a prepared operation on the writer and answer its outcome (after an
 /// operator's operation, what it changed for the operator key file).
-async fn execute(app: &App, caller: Caller, prepared: Prepared) -> hyper::Response<Body> {
+async fn execute(app: &App, caller: Caller, prepared: Prepared) -> hyper::Response<ResponseBody> {
     let operator = caller == Caller::Operator;
     let result = app.writer.execute(caller, prepared).await;
     if operator {
@@ -205,7 +205,7 @@ async fn answer(
     app: &App,
     parts: &hyper::http::request::Parts,
     response: api::Response,
-) -> hyper::Response<Body> {
+) -> hyper::Response<ResponseBody> {
     if (parts.method == Method::GET || parts.method == Method::HEAD)
         && response.status == 404
         && !api::is_api_path(parts.uri.path())
@@ -228,7 +228,7 @@ async fn answer(
 
 /// 503, message 1, `Retry-After: 1`: every large-body permit stayed taken for
 /// [`body::LARGE_BODY_WAIT`].
-fn busy() -> hyper::Response<Body> {
+fn busy() -> hyper::Response<ResponseBody> {
     let why = "too many large bodies are being received at once; retry in a second";
     let failure = Failure::refused(AchError::SystemUnable).with("", ProblemCode::OverLimit, why);
     let mut out = json(api::finish(Err(failure)));
@@ -306,7 +306,7 @@ fn declared_length(headers: &HeaderMap) -> Option<u64> {
 }
 
 /// The router's response as HTTP.
-pub fn json(response: api::Response) -> hyper::Response<Body> {
+pub fn json(response: api::Response) -> hyper::Response<ResponseBody> {
     let status = StatusCode::from_u16(response.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let mut out = hyper::Response::new(Full::new(Bytes::from(response.body)));
     *out.status_mut() = status;

@@ -25,7 +25,7 @@ use tokio::sync::watch;
 use tokio_rustls::TlsAcceptor;
 use tracing::{debug, error, info, warn};
 
-use crate::connections::{Admission, Limits};
+use crate::connections::{Admission, ConnectionLimits};
 use crate::datadir::{self, MayCreate, OperatorKey};
 use crate::http::App;
 use crate::outbox::{Exporter, Outbox};
@@ -48,7 +48,7 @@ const TICK: Duration = Duration::from_secs(5);
 
 /// Arguments of `achd serve`.
 #[derive(clap::Args)]
-pub struct Args {
+pub struct ServeArgs {
     /// Directory of the database (ach.redb), its key, the operator key and the
     /// generated certificate [default: ./ach-data]. A directory without a
     /// database is refused unless --init or --sandbox is given (or, on the first
@@ -104,12 +104,12 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     outbox: Option<PathBuf>,
     #[command(flatten)]
-    connections: connections::Args,
+    connections: connections::ConnectionArgs,
 }
 
 /// Run the server until a signal; exit 0 after a clean shutdown, 1 if it cannot
 /// start.
-pub fn run(args: Args) -> ExitCode {
+pub fn run(args: ServeArgs) -> ExitCode {
     logging::init();
     match serve(args) {
         Ok(()) => ExitCode::SUCCESS,
@@ -129,7 +129,7 @@ fn say(line: &str) {
 
 /// The steps of a run: check the arguments, open the data directory's engine,
 /// start the threads and the runtime, serve both planes, then shut down in order.
-fn serve(args: Args) -> Result<(), String> {
+fn serve(args: ServeArgs) -> Result<(), String> {
     let listen = resolve(&args.listen)?;
     let admin_listen = resolve(&args.admin_listen)?;
     if admin_listen == listen && listen.port() != 0 {
@@ -176,7 +176,7 @@ fn serve(args: Args) -> Result<(), String> {
 
 /// The engine's options: a sandbox's manual clock (from `--sandbox-start` or
 /// now), else the system clock.
-fn engine_options(args: &Args) -> Result<EngineOptions, String> {
+fn engine_options(args: &ServeArgs) -> Result<EngineOptions, String> {
     if !args.sandbox {
         return Ok(EngineOptions::system());
     }
@@ -189,7 +189,11 @@ fn engine_options(args: &Args) -> Result<EngineOptions, String> {
 
 /// Open the engine of the data directory `data` (a new service's made first, when
 /// allowed) with its operator key, and say what was found or made.
-fn open_engine(args: &Args, data: &Path, options: EngineOptions) -> Result<(Engine, OperatorKey), String> {
+fn open_engine(
+    args: &ServeArgs,
+    data: &Path,
+    options: EngineOptions,
+) -> Result<(Engine, OperatorKey), String> {
     let new = datadir::holds_no_service(data);
     let made_dir = if new { datadir::prepare_new(data, may_create(args))? } else { false };
     let operator = OperatorKey::of(data)?;
@@ -267,7 +271,7 @@ fn shut_down(writer_thread: std::thread::JoinHandle<()>, exporter: Option<Export
 
 /// `connections: at most N (M per client address), open-file limit F (raised
 /// from S); write timeout W s, lifetime L s`.
-fn limits_line(limits: &Limits, open_files: Option<open_files::OpenFiles>) -> String {
+fn limits_line(limits: &ConnectionLimits, open_files: Option<open_files::OpenFiles>) -> String {
     let files = match open_files {
         Some(f) if f.now > f.before => format!(", open-file limit {} (raised from {})", f.now, f.before),
         Some(f) => format!(", open-file limit {}", f.now),
@@ -292,7 +296,7 @@ fn resolve(listen: &str) -> Result<SocketAddr, String> {
 }
 
 /// Whether this start may make a new service in a directory without one.
-fn may_create(args: &Args) -> MayCreate {
+fn may_create(args: &ServeArgs) -> MayCreate {
     if args.init {
         MayCreate::Asked
     } else if args.sandbox {
@@ -325,7 +329,7 @@ async fn listen_and_serve(
     [(app, listen), (admin, admin_listen)]: [(Arc<App>, SocketAddr); 2],
     config: Arc<rustls::ServerConfig>,
     sandbox: bool,
-    limits: Limits,
+    limits: ConnectionLimits,
 ) -> Result<(), String> {
     // Signals first: a SIGTERM right after the "listening" line is a clean stop.
     let mut signals = Signals::install().map_err(|e| format!("cannot install signal handlers: {e}"))?;
@@ -384,7 +388,7 @@ async fn admit(
     admission: &Arc<Admission>,
     acceptor: &TlsAcceptor,
     app: &Arc<App>,
-    limits: Limits,
+    limits: ConnectionLimits,
     stopped: &watch::Receiver<bool>,
     accept_warnings: &mut logging::Throttle,
 ) {
@@ -421,7 +425,7 @@ async fn connection(
     peer: SocketAddr,
     acceptor: TlsAcceptor,
     app: Arc<App>,
-    limits: Limits,
+    limits: ConnectionLimits,
     mut stop: watch::Receiver<bool>,
 ) {
     let end_of_life = tokio::time::Instant::now() + limits.lifetime;

@@ -41,7 +41,7 @@ pub trait Api {
 
 /// What the tour saw: enough to check its whole lifecycle.
 #[derive(Debug)]
-pub struct Summary {
+pub struct TourSummary {
     /// The voided debit, the returned debit, the settled debit, the credit.
     pub ids: [String; 4],
     /// Transactions the cut-off moved to B.
@@ -96,7 +96,7 @@ fn expect(
 }
 
 /// Run the tour from 10:00 Eastern on `day`; `say` gets every line to show.
-pub fn run(api: &mut dyn Api, day: NaiveDate, say: &mut dyn FnMut(String)) -> Result<Summary, String> {
+pub fn run(api: &mut dyn Api, day: NaiveDate, say: &mut dyn FnMut(String)) -> Result<TourSummary, String> {
     let op = api.operator_key();
     let start = start_instant(day);
     let (pid, key) = open_partner(api, say, &op, day, start)?;
@@ -127,7 +127,7 @@ pub fn run(api: &mut dyn Api, day: NaiveDate, say: &mut dyn FnMut(String)) -> Re
     let changes = page["payload"]["changes"].as_array().cloned().unwrap_or_default();
     print_feed(&changes, say);
     say(format!("  new_pointer: {}", page["payload"]["new_pointer"].as_str().unwrap_or("")));
-    Ok(Summary { ids, originated, settled, reversal, changes })
+    Ok(TourSummary { ids, originated, settled, reversal, changes })
 }
 
 /// Steps 1 and 2: set the sandbox clock to `start`, and create a partner; its id
