@@ -6,8 +6,8 @@ use ach_core::Money;
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 
 use crate::calendar;
-use crate::model::{
-    Account, AmountSpec, App, CustomerRef, Ix, MerchantRef, Model, State, Target, TxnSpec, BAD_ROUTING,
+use crate::oracle::{
+    Account, AmountSpec, App, CustomerRef, Ix, MerchantRef, Oracle, State, Target, TxnSpec, BAD_ROUTING,
     CLASSES, KNOWN_ROUTING, RETURN_CODES, UNKNOWN_ROUTING,
 };
 use crate::rng::Rng;
@@ -64,7 +64,7 @@ impl Workload {
     }
 
     /// The next step for the world the model describes.
-    pub fn next(&mut self, m: &Model) -> Step {
+    pub fn next(&mut self, m: &Oracle) -> Step {
         let step = self.plain(m);
         let drift = matches!(step, Step::CreateTxn { .. } | Step::Void { .. } | Step::Return { .. });
         if drift && self.rng.percent(4) {
@@ -80,7 +80,7 @@ impl Workload {
         step
     }
 
-    fn plain(&mut self, m: &Model) -> Step {
+    fn plain(&mut self, m: &Oracle) -> Step {
         let partners = m.partners.len();
         if partners == 0 {
             return self.create_partner();
@@ -137,7 +137,7 @@ impl Workload {
 
     /// A partner, and mostly that partner as the caller (sometimes another's key:
     /// authentication fails).
-    fn parties(&mut self, m: &Model) -> (Ix, Ix) {
+    fn parties(&mut self, m: &Oracle) -> (Ix, Ix) {
         let p = self.rng.below(m.partners.len());
         let caller = if self.rng.percent(3) { self.rng.below(m.partners.len()) } else { p };
         (p, caller)
@@ -187,7 +187,7 @@ impl Workload {
         l
     }
 
-    fn partner_limits(&mut self, m: &Model) -> Step {
+    fn partner_limits(&mut self, m: &Oracle) -> Step {
         let partner = if self.rng.percent(5) {
             Target::Unknown(self.unknown("par"))
         } else {
@@ -196,7 +196,7 @@ impl Workload {
         Step::PartnerLimits { partner, limits: self.limits(true) }
     }
 
-    fn submit(&mut self, m: &Model) -> Step {
+    fn submit(&mut self, m: &Oracle) -> Step {
         let (partner, caller) = self.parties(m);
         let r = &mut self.rng;
         let mut classes: Vec<String> =
@@ -218,7 +218,7 @@ impl Workload {
         Step::Submit { partner, caller, app }
     }
 
-    fn approve(&mut self, m: &Model, unapproved: &[Ix]) -> Step {
+    fn approve(&mut self, m: &Oracle, unapproved: &[Ix]) -> Step {
         let merchant = if !unapproved.is_empty() && self.rng.percent(85) {
             Target::Known(*self.rng.pick(unapproved))
         } else if self.rng.percent(70) {
@@ -236,7 +236,7 @@ impl Workload {
         Step::Approve { merchant, limits }
     }
 
-    fn merchant_limits(&mut self, m: &Model) -> Step {
+    fn merchant_limits(&mut self, m: &Oracle) -> Step {
         let merchant = if self.rng.percent(5) {
             Target::Unknown(self.unknown("mer"))
         } else {
@@ -268,7 +268,7 @@ impl Workload {
         Account { name: "Ada Lovelace".into(), routing, number, kind: kinds[r.below(2)] }
     }
 
-    fn create_customer(&mut self, m: &Model) -> Step {
+    fn create_customer(&mut self, m: &Oracle) -> Step {
         let (partner, caller) = self.parties(m);
         let mine: Vec<Ix> = (0..m.merchants.len()).filter(|i| m.merchants[*i].partner == partner).collect();
         let scope = match self.rng.below(20) {
@@ -282,7 +282,7 @@ impl Workload {
         Step::CreateCustomer { partner, caller, scope, account }
     }
 
-    fn delete_customer(&mut self, m: &Model) -> Step {
+    fn delete_customer(&mut self, m: &Oracle) -> Step {
         let (partner, caller) = self.parties(m);
         let mine: Vec<Ix> = (0..m.customers.len()).filter(|i| m.customers[*i].partner == partner).collect();
         let customer = if !mine.is_empty() && self.rng.percent(80) {
@@ -297,7 +297,7 @@ impl Workload {
 
     /// A transaction of a partner, preferring ones that `wanted` holds for; now
     /// and then another partner's or an unknown id.
-    fn txn_target(&mut self, m: &Model, wanted: impl Fn(&crate::model::Txn) -> bool) -> (Ix, Ix, Target) {
+    fn txn_target(&mut self, m: &Oracle, wanted: impl Fn(&crate::oracle::Txn) -> bool) -> (Ix, Ix, Target) {
         let (partner, caller) = self.parties(m);
         let mine: Vec<Ix> = (0..m.txns.len()).filter(|i| m.txns[*i].partner == partner).collect();
         let good: Vec<Ix> = mine.iter().copied().filter(|i| wanted(&m.txns[*i])).collect();
@@ -312,7 +312,7 @@ impl Workload {
         (partner, caller, target)
     }
 
-    fn return_(&mut self, m: &Model) -> Step {
+    fn return_(&mut self, m: &Oracle) -> Step {
         let (_, _, txn) = self.txn_target(m, |t| matches!(t.state, State::Originated | State::Settled));
         let r = &mut self.rng;
         let code = if r.percent(88) {
@@ -336,7 +336,7 @@ impl Workload {
         Step::Return { txn, code, date }
     }
 
-    fn create_txn(&mut self, m: &Model) -> Step {
+    fn create_txn(&mut self, m: &Oracle) -> Step {
         let (mut partner, mut caller) = self.parties(m);
         let ready: Vec<Ix> = (0..m.partners.len())
             .filter(|p| m.merchants.iter().any(|x| x.partner == *p && x.approved))
@@ -399,7 +399,7 @@ impl Workload {
     }
 
     /// Make one thing wrong with a transaction request.
-    fn flaw(&mut self, m: &Model, partner: Ix, spec: &mut TxnSpec) {
+    fn flaw(&mut self, m: &Oracle, partner: Ix, spec: &mut TxnSpec) {
         let r = &mut self.rng;
         match r.below(15) {
             0 => {
@@ -464,7 +464,7 @@ impl Workload {
             }
             _ => {
                 // A transaction just like an earlier one of this partner (a duplicate, a spent check).
-                let mine: Vec<&crate::model::Txn> =
+                let mine: Vec<&crate::oracle::Txn> =
                     m.txns.iter().filter(|t| t.partner == partner && t.reversal_of.is_none()).collect();
                 if !mine.is_empty() {
                     let t = *r.pick(&mine);
@@ -489,7 +489,7 @@ impl Workload {
     /// A target instant: minutes ahead, the next cut-off or settlement time (a
     /// second before, exactly, a second after), the next midnight, days ahead, a
     /// month end; with `backwards`, sometimes before now.
-    fn clock_target(&mut self, m: &Model, backwards: bool) -> DateTime<Utc> {
+    fn clock_target(&mut self, m: &Oracle, backwards: bool) -> DateTime<Utc> {
         let now = m.now;
         let today = calendar::eastern_date(now);
         let r = &mut self.rng;
@@ -525,7 +525,7 @@ impl Workload {
         .max(if backwards { now - Duration::hours(2) } else { now })
     }
 
-    fn clock(&mut self, m: &Model) -> Step {
+    fn clock(&mut self, m: &Oracle) -> Step {
         if self.rng.percent(70) {
             Step::SetClock { to: self.clock_target(m, true) }
         } else {

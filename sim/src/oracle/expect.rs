@@ -6,7 +6,7 @@ use ach_core::Money;
 use chrono::{Datelike, Duration, NaiveDate};
 
 use super::{
-    decimal, dollars, uses_check, Account, AmountSpec, App, CustomerRef, Expect, Ix, MerchantRef, Model,
+    decimal, dollars, uses_check, Account, AmountSpec, App, CustomerRef, Expect, Ix, MerchantRef, Oracle,
     State, Target, Txn, TxnSpec, CLASSES, DUPLICATE_WINDOW_HOURS, FAILED, KNOWN_ROUTING, RETURN_CODES,
 };
 use crate::calendar;
@@ -70,7 +70,7 @@ struct Usage {
     amount: i64,
 }
 
-impl Model {
+impl Oracle {
     /// The answer to submitting `app`.
     pub fn expect_submit(&self, app: &App) -> Expect {
         // The velocities' amounts rank before the website rule.

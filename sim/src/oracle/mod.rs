@@ -1,4 +1,4 @@
-//! The reference model: a plain in-memory picture of what the engine should hold
+//! The oracle, the reference model: a plain in-memory picture of what the engine should hold
 //! (partners, merchants, customers, transactions and their states, both feeds,
 //! limits, idempotency keys) and the answer each step should get.
 //!
@@ -235,9 +235,9 @@ pub fn decimal(cents: i64) -> String {
     format!("{}.{:02}", cents / 100, cents % 100)
 }
 
-/// The reference model.
+/// The oracle: the reference model of the whole world.
 #[derive(Debug, Clone)]
-pub struct Model {
+pub struct Oracle {
     /// The clock.
     pub now: DateTime<Utc>,
     /// Partners.
@@ -250,10 +250,10 @@ pub struct Model {
     pub txns: Vec<Txn>,
 }
 
-impl Model {
+impl Oracle {
     /// An empty world at `now`.
-    pub fn new(now: DateTime<Utc>) -> Model {
-        Model { now, partners: Vec::new(), merchants: Vec::new(), customers: Vec::new(), txns: Vec::new() }
+    pub fn new(now: DateTime<Utc>) -> Oracle {
+        Oracle { now, partners: Vec::new(), merchants: Vec::new(), customers: Vec::new(), txns: Vec::new() }
     }
 
     /// The limits a merchant gets from its application (before the approval's

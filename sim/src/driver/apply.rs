@@ -7,14 +7,14 @@ use ach_core::engine::{Caller, Failure, Outcome};
 use ach_core::limits::Limits;
 
 use super::{storage_failure, Reader, Sim};
-use crate::model::{Customer, CustomerRef, Merchant, MerchantRef, Model, Partner, Target};
+use crate::oracle::{Customer, CustomerRef, Merchant, MerchantRef, Oracle, Partner, Target};
 use crate::workload::{self, Step};
 
 impl Sim {
     /// Apply a success to the model (checking the outcome is the right kind).
     pub(super) fn apply(&mut self, step: &Step, outcome: &Outcome) -> Result<(), String> {
         let wrong = || format!("unexpected outcome {outcome:?}");
-        let now = self.model.now;
+        let now = self.oracle.now;
         match (step, outcome) {
             (Step::Keyed { step, .. }, _) | (Step::Drift { then: step, .. }, _) => {
                 return self.apply(step, outcome)
@@ -24,9 +24,9 @@ impl Sim {
                 if caller != (Caller::Partner { partner_id: partner_id.clone() }) {
                     return Err(format!("the new key authenticates {caller:?}"));
                 }
-                let n = self.model.partners.len();
+                let n = self.oracle.partners.len();
                 self.label(partner_id, 'P', n);
-                self.model.partners.push(Partner {
+                self.oracle.partners.push(Partner {
                     id: partner_id.clone(),
                     key: api_key.clone(),
                     limits: Limits::default(),
@@ -40,22 +40,22 @@ impl Sim {
                 Step::PartnerLimits { partner: Target::Known(p), limits },
                 Outcome::LimitsSet { limits: got, .. },
             ) => {
-                let l = merged(&self.model.partners[*p].limits, limits);
+                let l = merged(&self.oracle.partners[*p].limits, limits);
                 if *got != l {
                     return Err(format!("partner limits now {got:?}, the model {l:?}"));
                 }
-                self.model.partners[*p].limits = l;
+                self.oracle.partners[*p].limits = l;
             }
             (Step::Submit { partner, app, .. }, Outcome::MerchantSubmitted { merchant_id }) => {
-                let n = self.model.merchants.len();
+                let n = self.oracle.merchants.len();
                 self.label(merchant_id, 'M', n);
-                self.model.merchants.push(Merchant {
+                self.oracle.merchants.push(Merchant {
                     id: merchant_id.clone(),
                     partner: *partner,
                     approved: false,
                     classes: app.classes.clone(),
                     decline_duplicates: app.decline_duplicates,
-                    limits: Model::velocity_limits(app),
+                    limits: Oracle::velocity_limits(app),
                     key: None,
                     events: Vec::new(),
                 });
@@ -64,19 +64,19 @@ impl Sim {
                 Step::Approve { merchant: Target::Known(m), limits },
                 Outcome::MerchantApproved { api_key, limits: got, .. },
             ) => {
-                let l = merged(&self.model.merchants[*m].limits, limits);
+                let l = merged(&self.oracle.merchants[*m].limits, limits);
                 if *got != l {
                     return Err(format!("merchant limits now {got:?}, the model {l:?}"));
                 }
-                let merchant = &mut self.model.merchants[*m];
+                let merchant = &mut self.oracle.merchants[*m];
                 merchant.limits = l;
                 merchant.approved = true;
                 merchant.key = Some(api_key.clone());
                 let caller =
                     self.engine().authenticate(api_key).map_err(|f| format!("merchant key: {f:?}"))?;
-                let merchant = &self.model.merchants[*m];
+                let merchant = &self.oracle.merchants[*m];
                 let want = Caller::Merchant {
-                    partner_id: self.model.partners[merchant.partner].id.clone(),
+                    partner_id: self.oracle.partners[merchant.partner].id.clone(),
                     merchant_id: merchant.id.clone(),
                 };
                 if caller != want {
@@ -88,23 +88,23 @@ impl Sim {
                 Step::MerchantLimits { merchant: Target::Known(m), limits },
                 Outcome::LimitsSet { limits: got, .. },
             ) => {
-                let l = merged(&self.model.merchants[*m].limits, limits);
+                let l = merged(&self.oracle.merchants[*m].limits, limits);
                 if *got != l {
                     return Err(format!("merchant limits now {got:?}, the model {l:?}"));
                 }
-                self.model.merchants[*m].limits = l;
+                self.oracle.merchants[*m].limits = l;
             }
             (
                 Step::CreateCustomer { partner, scope, account, .. },
                 Outcome::CustomerCreated { customer_id },
             ) => {
-                let n = self.model.customers.len();
+                let n = self.oracle.customers.len();
                 self.label(customer_id, 'C', n);
                 let scope = match scope {
                     Some(Target::Known(m)) => Some(*m),
                     _ => None,
                 };
-                self.model.customers.push(Customer {
+                self.oracle.customers.push(Customer {
                     id: customer_id.clone(),
                     partner: *partner,
                     scope,
@@ -113,13 +113,13 @@ impl Sim {
                 });
             }
             (Step::DeleteCustomer { customer: Target::Known(c), .. }, Outcome::CustomerDeleted { .. }) => {
-                self.model.customers[*c].deleted_at = Some(now);
+                self.oracle.customers[*c].deleted_at = Some(now);
             }
             (Step::CreateTxn { partner, spec, .. }, Outcome::TransactionCreated { transaction_id }) => {
                 let MerchantRef::Known(m) = spec.merchant else { return Err(wrong()) };
-                let crate::model::AmountSpec::Cents { cents, .. } = spec.amount else { return Err(wrong()) };
-                let (routing, number) = self.model.account_of(spec);
-                let n = self.model.add_txn(
+                let crate::oracle::AmountSpec::Cents { cents, .. } = spec.amount else { return Err(wrong()) };
+                let (routing, number) = self.oracle.account_of(spec);
+                let n = self.oracle.add_txn(
                     transaction_id.clone(),
                     *partner,
                     m,
@@ -128,26 +128,26 @@ impl Sim {
                     spec.class.clone(),
                     routing,
                     number,
-                    spec.check.clone().filter(|_| crate::model::uses_check(&spec.class)),
+                    spec.check.clone().filter(|_| crate::oracle::uses_check(&spec.class)),
                     None,
                 );
                 self.label(transaction_id, 'T', n);
             }
             (Step::Void { txn: Target::Known(t), .. }, Outcome::TransactionVoided { .. }) => {
-                self.model.void(*t)
+                self.oracle.void(*t)
             }
             (
                 Step::Reverse { txn: Target::Known(t), .. },
                 Outcome::TransactionReversed { reversal_id, .. },
             ) => {
-                let n = self.model.reverse(*t, reversal_id.clone());
+                let n = self.oracle.reverse(*t, reversal_id.clone());
                 self.label(reversal_id, 'T', n);
             }
             (Step::Return { txn: Target::Known(t), code, date }, Outcome::ReturnRecorded { .. }) => {
-                self.model.return_(*t, code, *date);
+                self.oracle.return_(*t, code, *date);
             }
             (Step::SetClock { to }, Outcome::ClockSet { now, progress }) => {
-                let want = self.model.advance(*to);
+                let want = self.oracle.advance(*to);
                 if now != to || *progress != want {
                     return Err(format!(
                         "the clock moved to {now} doing {progress:?}; the model {to} doing {want:?}"
@@ -162,7 +162,7 @@ impl Sim {
     /// After a refusal that involved another partner's id, the same request with
     /// an id that was never issued must get the same answer (ids aside).
     pub(super) fn twin(&mut self, step: &Step, got: &Result<Outcome, Failure>) -> Result<(), String> {
-        let m = &self.model;
+        let m = &self.oracle;
         let Some((caller, partner)) = step.parties() else { return Ok(()) };
         if caller != partner {
             return Ok(());
@@ -213,7 +213,7 @@ impl Sim {
             },
             _ => return Ok(()),
         };
-        let (c, op) = workload::operation(&self.model, &twin);
+        let (c, op) = workload::operation(&self.oracle, &twin);
         let answer = self.engine().execute(&c, op);
         if storage_failure(&answer) && self.crashed() {
             // The twin is a refusal: a crash during it is settled like one.
