@@ -5,7 +5,7 @@ use ach_core::limits::Limits;
 use chrono::{DateTime, NaiveDate, Utc};
 use serde_json::{json, Value};
 
-use crate::oracle::{Account, AmountSpec, App, CustomerRef, Ix, MerchantRef, Oracle, Target, TxnSpec};
+use crate::oracle::{Account, AmountSpec, AppSpec, CustomerSpec, Ix, MerchantRef, Oracle, Target, TxnSpec};
 
 /// The example application every merchant starts from.
 const APPLICATION: &str = include_str!("../../examples/requests/merchant.json");
@@ -34,7 +34,7 @@ pub enum Step {
         /// Whose key is used.
         caller: Ix,
         /// The application.
-        app: App,
+        app: AppSpec,
     },
     /// Operator: approve.
     Approve {
@@ -200,8 +200,8 @@ pub fn txn_body(oracle: &Oracle, spec: &TxnSpec, key: Option<&str>) -> Value {
         MerchantRef::Unknown(id) | MerchantRef::Malformed(id) => id.clone(),
     };
     let customer = match &spec.customer {
-        CustomerRef::Token(t) => json!({"id": id_of(t, |c| oracle.customers[c].id.clone())}),
-        CustomerRef::Inline(a) => account_json(a),
+        CustomerSpec::Token(t) => json!({"id": id_of(t, |c| oracle.customers[c].id.clone())}),
+        CustomerSpec::Inline(a) => account_json(a),
     };
     let mut v = json!({
         "merchant_id": merchant,
@@ -228,7 +228,7 @@ pub fn txn_body(oracle: &Oracle, spec: &TxnSpec, key: Option<&str>) -> Value {
 }
 
 /// The JSON of an application.
-pub fn app_body(app: &App) -> Value {
+pub fn app_body(app: &AppSpec) -> Value {
     let mut v: Value = serde_json::from_str(APPLICATION).unwrap_or(Value::Null);
     v["standard_entry_classes"] = json!(app.classes);
     let d = crate::oracle::decimal;

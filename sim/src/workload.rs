@@ -7,8 +7,8 @@ use chrono::{DateTime, Duration, NaiveDate, Utc};
 
 use crate::calendar;
 use crate::oracle::{
-    Account, AmountSpec, App, CustomerRef, Ix, MerchantRef, Oracle, State, Target, TxnSpec, BAD_ROUTING,
-    CLASSES, KNOWN_ROUTING, RETURN_CODES, UNKNOWN_ROUTING,
+    Account, AmountSpec, AppSpec, CustomerSpec, Ix, MerchantRef, Oracle, Target, TxnSpec, TxnState,
+    BAD_ROUTING, CLASSES, KNOWN_ROUTING, RETURN_CODES, UNKNOWN_ROUTING,
 };
 use crate::rng::Rng;
 pub use crate::step::{app_body, operation, txn_body, Step, IMAGE};
@@ -117,11 +117,11 @@ impl Workload {
             6 => self.delete_customer(m),
             7 => self.create_txn(m),
             8 => {
-                let (partner, caller, txn) = self.txn_target(m, |t| t.state == State::Pending);
+                let (partner, caller, txn) = self.txn_target(m, |t| t.state == TxnState::Pending);
                 Step::Void { partner, caller, txn }
             }
             9 => {
-                let (partner, caller, txn) = self.txn_target(m, |t| t.state == State::Settled);
+                let (partner, caller, txn) = self.txn_target(m, |t| t.state == TxnState::Settled);
                 Step::Reverse { partner, caller, txn }
             }
             10 => self.return_(m),
@@ -206,7 +206,7 @@ impl Workload {
             classes.insert(0, "PPD".into());
         }
         let highest = *r.pick(&[50_000, 250_000, 1_000_000, 5_000_000]);
-        let app = App {
+        let app = AppSpec {
             classes,
             checks_per_year: *r.pick(&[0, 60, 600, 6_000, 60_000]),
             average: *r.pick(&[2_500, 8_550, 25_000, 100_000]),
@@ -313,7 +313,7 @@ impl Workload {
     }
 
     fn return_(&mut self, m: &Oracle) -> Step {
-        let (_, _, txn) = self.txn_target(m, |t| matches!(t.state, State::Originated | State::Settled));
+        let (_, _, txn) = self.txn_target(m, |t| matches!(t.state, TxnState::Originated | TxnState::Settled));
         let r = &mut self.rng;
         let code = if r.percent(88) {
             r.pick(&RETURN_CODES).0.to_owned()
@@ -376,9 +376,9 @@ impl Workload {
             })
             .collect();
         let customer = if !tokens.is_empty() && r.percent(35) {
-            CustomerRef::Token(Target::Known(*r.pick(&tokens)))
+            CustomerSpec::Token(Target::Known(*r.pick(&tokens)))
         } else {
-            CustomerRef::Inline(self.account(true))
+            CustomerSpec::Inline(self.account(true))
         };
         let r = &mut self.rng;
         let mut spec = TxnSpec {
@@ -407,7 +407,7 @@ impl Workload {
                     (*r.pick(&["1.234", "0", "0.00", "-5.00", "abc", "1e3", "100000000.00"])).to_owned(),
                 )
             }
-            1 => spec.customer = CustomerRef::Inline(self.account(false)),
+            1 => spec.customer = CustomerSpec::Inline(self.account(false)),
             2 => spec.class = (*r.pick(&["XYZ", "ppd", "ARC"])).to_owned(),
             3 => {
                 spec.class = (*r.pick(&["BOC", "POP"])).to_owned();
@@ -450,11 +450,11 @@ impl Workload {
             }
             9 => spec.merchant = MerchantRef::Unknown(format!("mer_{}", r.alphanumeric(22))),
             10 => spec.merchant = MerchantRef::Known(r.below(m.merchants.len())),
-            11 => spec.customer = CustomerRef::Token(Target::Unknown(format!("cus_{}", r.alphanumeric(22)))),
+            11 => spec.customer = CustomerSpec::Token(Target::Unknown(format!("cus_{}", r.alphanumeric(22)))),
             12 => {
                 // Any token: another partner's, another merchant's, a deleted one.
                 if !m.customers.is_empty() {
-                    spec.customer = CustomerRef::Token(Target::Known(r.below(m.customers.len())));
+                    spec.customer = CustomerSpec::Token(Target::Known(r.below(m.customers.len())));
                 }
             }
             13 => {
@@ -475,7 +475,7 @@ impl Workload {
                     spec.check = t.check.clone();
                     spec.images = matches!(t.class.as_str(), "BOC" | "POP" | "ICL");
                     spec.state = (t.class == "POP").then(|| "NY".to_owned());
-                    spec.customer = CustomerRef::Inline(Account {
+                    spec.customer = CustomerSpec::Inline(Account {
                         name: "Ada Lovelace".into(),
                         routing: t.routing.clone(),
                         number: t.number.clone(),

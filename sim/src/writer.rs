@@ -34,7 +34,7 @@ pub fn setup(db: &str) -> Result<(), String> {
             Ok(Outcome::PartnerCreated { partner_id, api_key }) => (partner_id, api_key),
             other => return Err(format!("create partner: {other:?}")),
         };
-    let app = crate::oracle::App {
+    let app = crate::oracle::AppSpec {
         classes: vec!["PPD".into()],
         checks_per_year: 1_000_000,
         average: 10_000,

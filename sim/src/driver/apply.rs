@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use ach_core::engine::{Caller, Failure, Outcome};
 use ach_core::limits::Limits;
 
-use super::{storage_failure, Reader, Sim};
-use crate::oracle::{Customer, CustomerRef, Merchant, MerchantRef, Oracle, Partner, Target};
+use super::{storage_failure, FeedReader, Sim};
+use crate::oracle::{Customer, CustomerSpec, Merchant, MerchantRef, Oracle, Partner, Target};
 use crate::workload::{self, Step};
 
 impl Sim {
@@ -34,7 +34,7 @@ impl Sim {
                     shown: Vec::new(),
                     idem: HashMap::new(),
                 });
-                self.readers.push(Reader { pointer: "0".into(), seen: Vec::new() });
+                self.readers.push(FeedReader { pointer: "0".into(), seen: Vec::new() });
             }
             (
                 Step::PartnerLimits { partner: Target::Known(p), limits },
@@ -82,7 +82,7 @@ impl Sim {
                 if caller != want {
                     return Err(format!("the merchant key authenticates {caller:?}"));
                 }
-                self.event_readers.insert(*m, Reader { pointer: String::new(), seen: Vec::new() });
+                self.event_readers.insert(*m, FeedReader { pointer: String::new(), seen: Vec::new() });
             }
             (
                 Step::MerchantLimits { merchant: Target::Known(m), limits },
@@ -194,10 +194,10 @@ impl Sim {
                     spec.merchant = MerchantRef::Unknown(unknown.clone());
                     (id, unknown)
                 }
-                (_, CustomerRef::Token(Target::Known(i))) if m.customers[*i].partner != partner => {
+                (_, CustomerSpec::Token(Target::Known(i))) if m.customers[*i].partner != partner => {
                     let id = m.customers[*i].id.clone();
                     let unknown = self.work.unknown("cus");
-                    spec.customer = CustomerRef::Token(Target::Unknown(unknown.clone()));
+                    spec.customer = CustomerSpec::Token(Target::Unknown(unknown.clone()));
                     (id, unknown)
                 }
                 _ => return Ok(()),

@@ -3,7 +3,7 @@
 use ach_core::engine::{Caller, Failure};
 use ach_core::model::{Status, StatusChange};
 
-use super::{Reader, Sim};
+use super::{FeedReader, Sim};
 use crate::oracle::{Ix, FAILED};
 
 impl Sim {
@@ -145,7 +145,7 @@ impl Sim {
             let reader = self
                 .event_readers
                 .entry(m)
-                .or_insert_with(|| Reader { pointer: String::new(), seen: Vec::new() });
+                .or_insert_with(|| FeedReader { pointer: String::new(), seen: Vec::new() });
             let empty = page.events.is_empty();
             reader.seen.extend(page.events);
             reader.pointer = page.new_pointer;

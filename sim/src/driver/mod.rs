@@ -19,7 +19,7 @@ use ach_core::AchError;
 use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::calendar;
-use crate::oracle::{Expect, Ix, Oracle, Stored, Target, FAILED};
+use crate::oracle::{Expect, Ix, Oracle, Remembered, Target, FAILED};
 use crate::workload::{self, Step, Workload};
 
 mod apply;
@@ -130,7 +130,7 @@ pub struct Summary {
 
 /// A feed read step by step with pointers.
 #[derive(Debug, Clone)]
-struct Reader<T> {
+struct FeedReader<T> {
     pointer: String,
     seen: Vec<T>,
 }
@@ -147,8 +147,8 @@ pub struct Sim {
     key: EncryptionKey,
     disk: Option<SimDisk>,
     crash_at: Option<u64>,
-    readers: Vec<Reader<StatusChange>>,
-    event_readers: BTreeMap<Ix, Reader<Event>>,
+    readers: Vec<FeedReader<StatusChange>>,
+    event_readers: BTreeMap<Ix, FeedReader<Event>>,
     last_status: HashMap<String, Status>,
     keyed: Vec<Step>,
     labels: HashMap<String, String>,
@@ -532,7 +532,7 @@ impl Sim {
             return;
         }
         let partner = inner.parties().map_or(0, |(_, p)| p);
-        let stored = Stored { request: format!("{inner:?}"), answer: got.clone() };
+        let stored = Remembered { request: format!("{inner:?}"), answer: got.clone() };
         self.oracle.partners[partner].idem.insert(key.clone(), stored);
         self.keyed.push(step.clone());
     }

@@ -6,8 +6,9 @@ use ach_core::Money;
 use chrono::{Datelike, Duration, NaiveDate};
 
 use super::{
-    decimal, dollars, uses_check, Account, AmountSpec, App, CustomerRef, Expect, Ix, MerchantRef, Oracle,
-    State, Target, Txn, TxnSpec, CLASSES, DUPLICATE_WINDOW_HOURS, FAILED, KNOWN_ROUTING, RETURN_CODES,
+    decimal, dollars, uses_check, Account, AmountSpec, AppSpec, CustomerSpec, Expect, Ix, MerchantRef,
+    Oracle, Target, Txn, TxnSpec, TxnState, CLASSES, DUPLICATE_WINDOW_HOURS, FAILED, KNOWN_ROUTING,
+    RETURN_CODES,
 };
 use crate::calendar;
 
@@ -63,16 +64,16 @@ fn first(mut problems: Vec<(u8, String, u16)>) -> Option<Expect> {
     problems.into_iter().next().map(|(_, m, s)| no(m, s))
 }
 
-/// Usage: a count and cents.
+/// A tally: a count and cents.
 #[derive(Debug, Clone, Copy, Default)]
-struct Usage {
+struct Tally {
     count: u64,
     amount: i64,
 }
 
 impl Oracle {
     /// The answer to submitting `app`.
-    pub fn expect_submit(&self, app: &App) -> Expect {
+    pub fn expect_submit(&self, app: &AppSpec) -> Expect {
         // The velocities' amounts rank before the website rule.
         if let Some(low) = app.lowest.filter(|l| *l > app.highest) {
             return no(format!("'{}' is an invalid Amount", decimal(low)), 422);
@@ -125,7 +126,7 @@ impl Oracle {
     pub fn expect_void(&self, partner: Ix, target: &Target) -> Expect {
         match self.txn_of(Some(partner), target) {
             None => no(FAILED, 404),
-            Some(t) if self.txns[t].state == State::Pending => Expect::Ok,
+            Some(t) if self.txns[t].state == TxnState::Pending => Expect::Ok,
             Some(_) => no(FAILED, 409),
         }
     }
@@ -139,10 +140,10 @@ impl Oracle {
         }
         if let Some(r) = t.reversed_by {
             match self.txns[r].state {
-                State::Pending | State::Originated => {
+                TxnState::Pending | TxnState::Originated => {
                     return no("The reversal for transaction has been submitted", 409)
                 }
-                State::Settled => {
+                TxnState::Settled => {
                     return no(
                         format!(
                             "The original transaction has already been reversed with transaction ID {}",
@@ -151,10 +152,10 @@ impl Oracle {
                         409,
                     )
                 }
-                State::Returned | State::Voided => {}
+                TxnState::Returned | TxnState::Voided => {}
             }
         }
-        if t.state != State::Settled {
+        if t.state != TxnState::Settled {
             return no(FAILED, 409);
         }
         // A credit's reversal debits the receiver: only until the cut-off five
@@ -185,7 +186,7 @@ impl Oracle {
     pub fn expect_return(&self, target: &Target, code: &str, date: Option<NaiveDate>) -> Expect {
         let Some(t) = self.txn_of(None, target) else { return no(FAILED, 404) };
         let t = &self.txns[t];
-        if !matches!(t.state, State::Originated | State::Settled) {
+        if !matches!(t.state, TxnState::Originated | TxnState::Settled) {
             return no(FAILED, 409);
         }
         if !RETURN_CODES.iter().any(|(c, _)| *c == code) {
@@ -228,7 +229,7 @@ impl Oracle {
             p.push((3, FAILED.into(), 422));
             p.push((3, FAILED.into(), 422));
         }
-        if let CustomerRef::Inline(a) = &spec.customer {
+        if let CustomerSpec::Inline(a) = &spec.customer {
             account_problems(a, &mut p);
         }
         // After the walk: the credit cap, a credit in a debit-only class, the class cap.
@@ -263,9 +264,9 @@ impl Oracle {
         }
         // The customer.
         let (routing, number) = match &spec.customer {
-            CustomerRef::Inline(a) => (a.routing.clone(), a.number.clone()),
-            CustomerRef::Token(Target::Unknown(_)) => return no(FAILED, 404),
-            CustomerRef::Token(Target::Known(c)) => {
+            CustomerSpec::Inline(a) => (a.routing.clone(), a.number.clone()),
+            CustomerSpec::Token(Target::Unknown(_)) => return no(FAILED, 404),
+            CustomerSpec::Token(Target::Known(c)) => {
                 let c = &self.customers[*c];
                 if c.partner != partner || c.scope.is_some_and(|s| s != m) {
                     return no(FAILED, 404);
@@ -311,7 +312,7 @@ impl Oracle {
                 t.amount == cents
                     && t.credit == spec.credit
                     && t.class == class
-                    && t.state != State::Voided
+                    && t.state != TxnState::Voided
                     && self.now - t.created_at < Duration::hours(DUPLICATE_WINDOW_HOURS)
             })
         {
@@ -320,11 +321,11 @@ impl Oracle {
         self.expect_windows(partner, m, cents)
     }
 
-    /// Usage of the transactions that count, created on Eastern days in `days`.
-    fn usage(&self, keep: impl Fn(&Txn) -> bool, from: NaiveDate, to: NaiveDate) -> Usage {
-        let mut u = Usage::default();
+    /// The tally of the transactions that count, created on Eastern days in `days`.
+    fn usage(&self, keep: impl Fn(&Txn) -> bool, from: NaiveDate, to: NaiveDate) -> Tally {
+        let mut u = Tally::default();
         // A reversal credit does not count; a reversal debit does.
-        let counts = |t: &Txn| (t.reversal_of.is_none() || !t.credit) && t.state != State::Voided;
+        let counts = |t: &Txn| (t.reversal_of.is_none() || !t.credit) && t.state != TxnState::Voided;
         for t in self.txns.iter().filter(|t| counts(t) && keep(t)) {
             let d = calendar::eastern_date(t.created_at);
             if d >= from && d <= to {
@@ -349,8 +350,8 @@ impl Oracle {
         let m_period = self.usage(of_m, period(ml.period_days), today);
         let p_period = self.usage(of_p, period(pl.period_days), today);
         let m_month = self.usage(of_m, month_start, today);
-        let over_count = |u: Usage, l: Option<u64>| l.is_some_and(|l| u.count + 1 > l);
-        let over_amount = |u: Usage, l: Option<Money>| l.is_some_and(|l| u.amount + cents > l.cents());
+        let over_count = |u: Tally, l: Option<u64>| l.is_some_and(|l| u.count + 1 > l);
+        let over_amount = |u: Tally, l: Option<Money>| l.is_some_and(|l| u.amount + cents > l.cents());
         if over_count(m_day, ml.daily_count) {
             return no("You have exceeded the allowed max daily num checks for this merchant", 403);
         }
