@@ -2,6 +2,7 @@
 //! checks (`docs/decisions.md`): validation by rank, then tenancy, state, limits,
 //! duplicates and the history-wide windows.
 
+use ach_core::limits::Limits;
 use ach_core::Money;
 use chrono::{Datelike, Duration, NaiveDate};
 
@@ -69,6 +70,80 @@ fn first(mut problems: Vec<(u8, String, u16)>) -> Option<Expect> {
 struct Tally {
     count: u64,
     amount: i64,
+}
+
+/// The request's own problems (validation, by rank: structure, identifiers,
+/// amounts, class rules, directory), the first one's answer; else its cents.
+fn transaction_problems(spec: &TxnSpec) -> Result<i64, Expect> {
+    let mut p: Vec<(u8, String, u16)> = Vec::new();
+    if let MerchantRef::Malformed(m) = &spec.merchant {
+        p.push((1, format!("'{m}' is an invalid Merchant ID"), 422));
+    }
+    let cents = match &spec.amount {
+        AmountSpec::Cents { cents, .. } => Some(*cents),
+        AmountSpec::Bad(text) => {
+            p.push((2, format!("'{text}' is an invalid Amount"), 422));
+            None
+        }
+    };
+    let class = spec.class.as_str();
+    class_problems(spec, &mut p);
+    if let CustomerSpec::Inline(a) = &spec.customer {
+        account_problems(a, &mut p);
+    }
+    // After the walk: the credit cap, a credit in a debit-only class, the class cap.
+    if cents.is_some_and(|c| spec.credit && c > 5_000_000_000) {
+        p.push((2, "Credits are limited to 50,000,000 USD".into(), 422));
+    }
+    if debit_only(class) && spec.credit {
+        p.push((3, format!("Unable to accept {class} credit transactions for this merchant"), 403));
+    }
+    // The Nacha cap is an amount problem (message 14, the amount as sent), not
+    // the merchant's limit.
+    if let Some(c) = cents.filter(|c| matches!(class, "BOC" | "POP") && *c > 2_500_000) {
+        p.push((2, format!("'{}' is an invalid Amount", decimal(c)), 422));
+    }
+    match first(p) {
+        Some(e) => Err(e),
+        None => Ok(cents.unwrap_or_default()),
+    }
+}
+
+/// The class rules: a known class, and what checks need (number, POP state,
+/// both images).
+fn class_problems(spec: &TxnSpec, p: &mut Vec<(u8, String, u16)>) {
+    let class = spec.class.as_str();
+    if !CLASSES.contains(&class) {
+        p.push((3, format!("Unable to accept {class} transactions for this merchant"), 403));
+    }
+    if matches!(class, "BOC" | "POP") && spec.check.is_none() {
+        p.push((3, format!("Check Number Required For {class} Transactions"), 422));
+    }
+    if class == "POP" && spec.state.is_none() {
+        p.push((3, "State Required For POP Transactions".into(), 422));
+    }
+    if matches!(class, "BOC" | "POP" | "ICL") && !spec.images {
+        p.push((3, FAILED.into(), 422));
+        p.push((3, FAILED.into(), 422));
+    }
+}
+
+/// The merchant's per-transaction limits `l` on `cents`.
+fn per_transaction_limits(l: &Limits, spec: &TxnSpec, cents: i64) -> Result<(), Expect> {
+    let cents_of = |x: Option<Money>| x.map(Money::cents);
+    if spec.credit && cents_of(l.max_credit_amount) == Some(0) {
+        return Err(no("Unable to accept credit transactions for this merchant", 403));
+    }
+    if cents_of(l.min_transaction_amount).is_some_and(|min| cents < min) {
+        return Err(no(format!("'{}' is an invalid Amount", decimal(cents)), 422));
+    }
+    if let Some(max) = cents_of(l.max_transaction_amount).filter(|max| cents > *max) {
+        return Err(no(format!("Exceeded maximum dollar amount ({}) for this merchant.", dollars(max)), 403));
+    }
+    if spec.credit && cents_of(l.max_credit_amount).is_some_and(|max| cents > max) {
+        return Err(no("Credit amount is over the maximum", 403));
+    }
+    Ok(())
 }
 
 impl Oracle {
@@ -200,99 +275,71 @@ impl Oracle {
         Expect::Ok
     }
 
-    /// The answer to a transaction request of `partner`.
+    /// The answer to a transaction request of `partner`: the first of these
+    /// steps that refuses it, else the usage windows' answer.
     pub fn expect_create(&self, partner: Ix, spec: &TxnSpec) -> Expect {
-        // Validation, by rank: structure, identifiers, amounts, class rules, directory.
-        let mut p: Vec<(u8, String, u16)> = Vec::new();
-        if let MerchantRef::Malformed(m) = &spec.merchant {
-            p.push((1, format!("'{m}' is an invalid Merchant ID"), 422));
-        }
-        let cents = match &spec.amount {
-            AmountSpec::Cents { cents, .. } => Some(*cents),
-            AmountSpec::Bad(text) => {
-                p.push((2, format!("'{text}' is an invalid Amount"), 422));
-                None
-            }
+        let steps = || -> Result<(Ix, i64), Expect> {
+            let cents = transaction_problems(spec)?;
+            let m = self.transaction_merchant(partner, spec)?;
+            let (routing, number) = self.receiver_account(partner, m, spec)?;
+            per_transaction_limits(&self.merchants[m].limits, spec, cents)?;
+            self.no_duplicate(m, spec, cents, (&routing, &number))?;
+            Ok((m, cents))
         };
-        let class = spec.class.as_str();
-        let known_class = CLASSES.contains(&class);
-        if !known_class {
-            p.push((3, format!("Unable to accept {class} transactions for this merchant"), 403));
+        match steps() {
+            Ok((m, cents)) => self.expect_windows(partner, m, cents),
+            Err(refusal) => refusal,
         }
-        if matches!(class, "BOC" | "POP") && spec.check.is_none() {
-            p.push((3, format!("Check Number Required For {class} Transactions"), 422));
-        }
-        if class == "POP" && spec.state.is_none() {
-            p.push((3, "State Required For POP Transactions".into(), 422));
-        }
-        if matches!(class, "BOC" | "POP" | "ICL") && !spec.images {
-            p.push((3, FAILED.into(), 422));
-            p.push((3, FAILED.into(), 422));
-        }
-        if let CustomerSpec::Inline(a) = &spec.customer {
-            account_problems(a, &mut p);
-        }
-        // After the walk: the credit cap, a credit in a debit-only class, the class cap.
-        if cents.is_some_and(|c| spec.credit && c > 5_000_000_000) {
-            p.push((2, "Credits are limited to 50,000,000 USD".into(), 422));
-        }
-        if debit_only(class) && spec.credit {
-            p.push((3, format!("Unable to accept {class} credit transactions for this merchant"), 403));
-        }
-        // The Nacha cap is an amount problem (message 14, the amount as sent), not
-        // the merchant's limit.
-        if let Some(c) = cents.filter(|c| matches!(class, "BOC" | "POP") && *c > 2_500_000) {
-            p.push((2, format!("'{}' is an invalid Amount", decimal(c)), 422));
-        }
-        if let Some(e) = first(p) {
-            return e;
-        }
-        let cents = cents.unwrap_or_default();
-        // The merchant.
+    }
+
+    /// The transaction's merchant: one of `partner`'s, approved for the class.
+    fn transaction_merchant(&self, partner: Ix, spec: &TxnSpec) -> Result<Ix, Expect> {
         let m = match &spec.merchant {
             MerchantRef::Known(m) if self.merchants[*m].partner == partner => *m,
             MerchantRef::Known(m) => {
-                return no(format!("'{}' is an invalid Merchant ID", self.merchants[*m].id), 422)
+                return Err(no(format!("'{}' is an invalid Merchant ID", self.merchants[*m].id), 422))
             }
             MerchantRef::Unknown(id) | MerchantRef::Malformed(id) => {
-                return no(format!("'{id}' is an invalid Merchant ID"), 422)
+                return Err(no(format!("'{id}' is an invalid Merchant ID"), 422))
             }
         };
         let merchant = &self.merchants[m];
+        let class = spec.class.as_str();
         if !merchant.approved || !merchant.classes.iter().any(|c| c == class) {
-            return no(format!("Unable to accept {class} transactions for this merchant"), 403);
+            return Err(no(format!("Unable to accept {class} transactions for this merchant"), 403));
         }
-        // The customer.
-        let (routing, number) = match &spec.customer {
-            CustomerSpec::Inline(a) => (a.routing.clone(), a.number.clone()),
-            CustomerSpec::Token(Target::Unknown(_)) => return no(FAILED, 404),
+        Ok(m)
+    }
+
+    /// The receiver's routing and account number: inline, or a stored customer of
+    /// `partner` (global or merchant `m`'s) not deleted.
+    fn receiver_account(&self, partner: Ix, m: Ix, spec: &TxnSpec) -> Result<(String, String), Expect> {
+        match &spec.customer {
+            CustomerSpec::Inline(a) => Ok((a.routing.clone(), a.number.clone())),
+            CustomerSpec::Token(Target::Unknown(_)) => Err(no(FAILED, 404)),
             CustomerSpec::Token(Target::Known(c)) => {
                 let c = &self.customers[*c];
                 if c.partner != partner || c.scope.is_some_and(|s| s != m) {
-                    return no(FAILED, 404);
+                    return Err(no(FAILED, 404));
                 }
                 if c.deleted_at.is_some() {
-                    return no(FAILED, 422);
+                    return Err(no(FAILED, 422));
                 }
-                (c.account.routing.clone(), c.account.number.clone())
+                Ok((c.account.routing.clone(), c.account.number.clone()))
             }
-        };
-        // Per-transaction limits.
-        let l = &merchant.limits;
-        let cents_of = |x: Option<Money>| x.map(Money::cents);
-        if spec.credit && cents_of(l.max_credit_amount) == Some(0) {
-            return no("Unable to accept credit transactions for this merchant", 403);
         }
-        if cents_of(l.min_transaction_amount).is_some_and(|min| cents < min) {
-            return no(format!("'{}' is an invalid Amount", decimal(cents)), 422);
-        }
-        if let Some(max) = cents_of(l.max_transaction_amount).filter(|max| cents > *max) {
-            return no(format!("Exceeded maximum dollar amount ({}) for this merchant.", dollars(max)), 403);
-        }
-        if spec.credit && cents_of(l.max_credit_amount).is_some_and(|max| cents > max) {
-            return no("Credit amount is over the maximum", 403);
-        }
-        // Spent check numbers, then similar transactions.
+    }
+
+    /// Spent check numbers, then similar transactions (if merchant `m` declines
+    /// them): the merchant's earlier transactions to the same account.
+    fn no_duplicate(
+        &self,
+        m: Ix,
+        spec: &TxnSpec,
+        cents: i64,
+        (routing, number): (&str, &str),
+    ) -> Result<(), Expect> {
+        let class = spec.class.as_str();
         let counted = |t: &&Txn| {
             t.reversal_of.is_none() && t.merchant == m && t.routing == routing && t.number == number
         };
@@ -304,10 +351,10 @@ impl Oracle {
                 .filter(counted)
                 .any(|t| t.check.as_deref().map(|c| c.trim_start_matches('0')) == Some(trimmed))
             {
-                return no(format!("Duplicate transaction for this check. Check number: {check}"), 409);
+                return Err(no(format!("Duplicate transaction for this check. Check number: {check}"), 409));
             }
         }
-        if merchant.decline_duplicates
+        if self.merchants[m].decline_duplicates
             && self.txns.iter().filter(counted).any(|t| {
                 t.amount == cents
                     && t.credit == spec.credit
@@ -316,9 +363,9 @@ impl Oracle {
                     && self.now - t.created_at < Duration::hours(DUPLICATE_WINDOW_HOURS)
             })
         {
-            return no("This is a duplicate transaction", 409);
+            return Err(no("This is a duplicate transaction", 409));
         }
-        self.expect_windows(partner, m, cents)
+        Ok(())
     }
 
     /// The tally of the transactions that count, created on Eastern days in `days`.
