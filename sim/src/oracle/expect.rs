@@ -67,7 +67,7 @@ fn first(mut problems: Vec<(u8, String, u16)>) -> Option<Expect> {
 
 /// A tally: a count and cents.
 #[derive(Debug, Clone, Copy, Default)]
-struct Tally {
+struct UsageTally {
     count: u64,
     amount: i64,
 }
@@ -369,8 +369,8 @@ impl Oracle {
     }
 
     /// The tally of the transactions that count, created on Eastern days in `days`.
-    fn usage(&self, keep: impl Fn(&Txn) -> bool, from: NaiveDate, to: NaiveDate) -> Tally {
-        let mut u = Tally::default();
+    fn usage(&self, keep: impl Fn(&Txn) -> bool, from: NaiveDate, to: NaiveDate) -> UsageTally {
+        let mut u = UsageTally::default();
         // A reversal credit does not count; a reversal debit does.
         let counts = |t: &Txn| (t.reversal_of.is_none() || !t.credit) && t.state != TxnState::Voided;
         for t in self.txns.iter().filter(|t| counts(t) && keep(t)) {
@@ -397,8 +397,8 @@ impl Oracle {
         let m_period = self.usage(of_m, period(ml.period_days), today);
         let p_period = self.usage(of_p, period(pl.period_days), today);
         let m_month = self.usage(of_m, month_start, today);
-        let over_count = |u: Tally, l: Option<u64>| l.is_some_and(|l| u.count + 1 > l);
-        let over_amount = |u: Tally, l: Option<Money>| l.is_some_and(|l| u.amount + cents > l.cents());
+        let over_count = |u: UsageTally, l: Option<u64>| l.is_some_and(|l| u.count + 1 > l);
+        let over_amount = |u: UsageTally, l: Option<Money>| l.is_some_and(|l| u.amount + cents > l.cents());
         if over_count(m_day, ml.daily_count) {
             return no("You have exceeded the allowed max daily num checks for this merchant", 403);
         }
