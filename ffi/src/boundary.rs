@@ -3,7 +3,7 @@
 //!
 //! * a panic never crosses into C: it is caught, answered as `ACH_PANIC` and its
 //!   message recorded as the thread's last error;
-//! * a refusal ([`Refusal`]: a code and a detail) becomes its code, with the detail
+//! * a refusal ([`CallRefusal`]: a code and a detail) becomes its code, with the detail
 //!   recorded as the thread's last error; success clears the last error;
 //! * arguments are checked before use: [`c_str`] (NULL → `ACH_NULL_POINTER`,
 //!   invalid UTF-8 → `ACH_INVALID_UTF8`) and [`out_param`] (NULL →
@@ -16,43 +16,43 @@ use std::ffi::{c_char, CStr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr::NonNull;
 
-use crate::error;
+use crate::last_error;
 use crate::result::AchResult;
 
 /// Why a call failed: the code it answers and the detail `ach_last_error` gives.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Refusal {
+pub struct CallRefusal {
     /// The code answered.
     pub code: AchResult,
     /// The detail recorded as the thread's last error.
     pub detail: String,
 }
 
-impl Refusal {
+impl CallRefusal {
     /// A refusal with this code and detail.
-    pub fn new(code: AchResult, detail: impl Into<String>) -> Refusal {
-        Refusal { code, detail: detail.into() }
+    pub fn new(code: AchResult, detail: impl Into<String>) -> CallRefusal {
+        CallRefusal { code, detail: detail.into() }
     }
 }
 
 /// Run an export's body behind the panic boundary and answer its code: `ACH_OK`
 /// (the last error cleared), the refusal's code (its detail recorded), or
 /// `ACH_PANIC` (the panic's message recorded).
-pub fn run(body: impl FnOnce() -> Result<(), Refusal>) -> AchResult {
+pub fn run(body: impl FnOnce() -> Result<(), CallRefusal>) -> AchResult {
     // AssertUnwindSafe: after a panic nothing the body touched is read again by this
     // call, and shared state (the engine registry, the engine's own locks) recovers
     // from poisoning instead of propagating it.
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(())) => {
-            error::clear();
+            last_error::clear();
             AchResult::ACH_OK
         }
         Ok(Err(refusal)) => {
-            error::set(refusal.detail);
+            last_error::set(refusal.detail);
             refusal.code
         }
         Err(payload) => {
-            error::set(format!("panic: {}", panic_message(payload.as_ref())));
+            last_error::set(format!("panic: {}", panic_message(payload.as_ref())));
             AchResult::ACH_PANIC
         }
     }
@@ -64,7 +64,7 @@ pub fn catch<T>(fallback: T, body: impl FnOnce() -> T) -> T {
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(value) => value,
         Err(payload) => {
-            error::set(format!("panic: {}", panic_message(payload.as_ref())));
+            last_error::set(format!("panic: {}", panic_message(payload.as_ref())));
             fallback
         }
     }
@@ -88,15 +88,15 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> &str {
 /// # Safety
 /// `ptr` is NULL or points to a NUL-terminated string that stays valid and
 /// unchanged for `'a`.
-pub unsafe fn c_str<'a>(ptr: *const c_char, name: &str) -> Result<&'a str, Refusal> {
+pub unsafe fn c_str<'a>(ptr: *const c_char, name: &str) -> Result<&'a str, CallRefusal> {
     if ptr.is_null() {
-        return Err(Refusal::new(AchResult::ACH_NULL_POINTER, format!("{name} is NULL")));
+        return Err(CallRefusal::new(AchResult::ACH_NULL_POINTER, format!("{name} is NULL")));
     }
     // SAFETY: not NULL (checked above); NUL-terminated and valid for 'a by the
     // caller's contract.
     let bytes = unsafe { CStr::from_ptr(ptr) }.to_bytes();
     std::str::from_utf8(bytes).map_err(|e| {
-        Refusal::new(
+        CallRefusal::new(
             AchResult::ACH_INVALID_UTF8,
             format!("{name} is not valid UTF-8 (bad byte at offset {})", e.valid_up_to()),
         )
@@ -109,16 +109,19 @@ pub unsafe fn c_str<'a>(ptr: *const c_char, name: &str) -> Result<&'a str, Refus
 /// # Safety
 /// Unless NULL, `data` points to `len` readable bytes that stay valid and unchanged
 /// for `'a`.
-pub unsafe fn c_bytes<'a>(data: *const u8, len: usize, name: &str) -> Result<&'a [u8], Refusal> {
+pub unsafe fn c_bytes<'a>(data: *const u8, len: usize, name: &str) -> Result<&'a [u8], CallRefusal> {
     if data.is_null() {
         return if len == 0 {
             Ok(&[])
         } else {
-            Err(Refusal::new(AchResult::ACH_NULL_POINTER, format!("{name} is NULL but its length is {len}")))
+            Err(CallRefusal::new(
+                AchResult::ACH_NULL_POINTER,
+                format!("{name} is NULL but its length is {len}"),
+            ))
         };
     }
     if len > isize::MAX as usize {
-        return Err(Refusal::new(
+        return Err(CallRefusal::new(
             AchResult::ACH_INVALID_ARGUMENT,
             format!("{name}'s length {len} is too large"),
         ));
@@ -129,8 +132,8 @@ pub unsafe fn c_bytes<'a>(data: *const u8, len: usize, name: &str) -> Result<&'a
 }
 
 /// An out-parameter, checked for NULL (`ACH_NULL_POINTER` naming it).
-pub fn out_param<T>(ptr: *mut T, name: &str) -> Result<NonNull<T>, Refusal> {
-    NonNull::new(ptr).ok_or_else(|| Refusal::new(AchResult::ACH_NULL_POINTER, format!("{name} is NULL")))
+pub fn out_param<T>(ptr: *mut T, name: &str) -> Result<NonNull<T>, CallRefusal> {
+    NonNull::new(ptr).ok_or_else(|| CallRefusal::new(AchResult::ACH_NULL_POINTER, format!("{name} is NULL")))
 }
 
 #[cfg(test)]
@@ -140,15 +143,18 @@ mod tests {
     #[test]
     fn refusals_and_panics_become_codes_and_details() {
         assert_eq!(run(|| Ok(())), AchResult::ACH_OK);
-        assert_eq!(error::last_error(), "");
-        let r = run(|| Err(Refusal::new(AchResult::ACH_INVALID_ARGUMENT, "kind is wrong")));
-        assert_eq!((r, error::last_error()), (AchResult::ACH_INVALID_ARGUMENT, "kind is wrong".to_owned()));
+        assert_eq!(last_error::last_error(), "");
+        let r = run(|| Err(CallRefusal::new(AchResult::ACH_INVALID_ARGUMENT, "kind is wrong")));
+        assert_eq!(
+            (r, last_error::last_error()),
+            (AchResult::ACH_INVALID_ARGUMENT, "kind is wrong".to_owned())
+        );
         let r = run(|| std::panic::resume_unwind(Box::new(String::from("boom"))));
-        assert_eq!((r, error::last_error()), (AchResult::ACH_PANIC, "panic: boom".to_owned()));
+        assert_eq!((r, last_error::last_error()), (AchResult::ACH_PANIC, "panic: boom".to_owned()));
         assert_eq!(catch(7, || std::panic::resume_unwind(Box::new(1u8))), 7);
-        assert_eq!(error::last_error(), "panic: (no message)");
+        assert_eq!(last_error::last_error(), "panic: (no message)");
         assert_eq!(run(|| Ok(())), AchResult::ACH_OK);
-        assert_eq!(error::last_error(), "", "success clears the last error");
+        assert_eq!(last_error::last_error(), "", "success clears the last error");
     }
 
     #[test]

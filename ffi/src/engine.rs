@@ -18,7 +18,7 @@ use ach_core::api::{self, Request};
 use ach_core::clock::{Clock, SystemClock};
 use ach_core::engine::{Engine, EngineOptions, HostOptions, OpenError, OptionNames, OptionsError};
 
-use crate::boundary::{self, c_str, out_param, Refusal};
+use crate::boundary::{self, c_str, out_param, CallRefusal};
 use crate::buffer::AchBuffer;
 use crate::result::AchResult;
 
@@ -76,12 +76,12 @@ fn registry() -> MutexGuard<'static, Registry> {
 }
 
 /// The engine behind a handle (a clone of its `Arc`).
-fn lookup(handle: *mut AchEngine) -> Result<Arc<Engine>, Refusal> {
+fn lookup(handle: *mut AchEngine) -> Result<Arc<Engine>, CallRefusal> {
     if handle.is_null() {
-        return Err(Refusal::new(AchResult::ACH_NULL_POINTER, "engine is NULL"));
+        return Err(CallRefusal::new(AchResult::ACH_NULL_POINTER, "engine is NULL"));
     }
     let unknown = || {
-        Refusal::new(
+        CallRefusal::new(
             AchResult::ACH_UNKNOWN_HANDLE,
             format!("engine {handle:p} is not a handle issued by ach_engine_open"),
         )
@@ -91,7 +91,7 @@ fn lookup(handle: *mut AchEngine) -> Result<Arc<Engine>, Refusal> {
     match reg.open.get(&id) {
         Some(engine) => Ok(Arc::clone(engine)),
         None if id >= 1 && id < reg.next => {
-            Err(Refusal::new(AchResult::ACH_CLOSED, format!("engine {handle:p} was closed")))
+            Err(CallRefusal::new(AchResult::ACH_CLOSED, format!("engine {handle:p} was closed")))
         }
         None => Err(unknown()),
     }
@@ -104,18 +104,18 @@ pub fn shared_engine(handle: *mut AchEngine) -> Result<Arc<Engine>, AchResult> {
     lookup(handle).map_err(|r| r.code)
 }
 
-fn invalid(detail: impl Into<String>) -> Refusal {
-    Refusal::new(AchResult::ACH_INVALID_ARGUMENT, detail)
+fn invalid(detail: impl Into<String>) -> CallRefusal {
+    CallRefusal::new(AchResult::ACH_INVALID_ARGUMENT, detail)
 }
 
 /// Read the options JSON (the core's one parser, C's member names): malformed JSON
 /// is `ACH_INVALID_JSON`; well-formed JSON of the wrong shape (an unknown member, a
 /// wrong type or value) is `ACH_INVALID_ARGUMENT`. A sandbox's clock starts at
 /// `start` or now; any other engine runs on the system clock.
-fn parse_options(text: &str) -> Result<(Option<String>, EngineOptions), Refusal> {
+fn parse_options(text: &str) -> Result<(Option<String>, EngineOptions), CallRefusal> {
     let o = HostOptions::parse(text, OptionNames::C).map_err(|e| match e {
         OptionsError::NotJson(why) => {
-            Refusal::new(AchResult::ACH_INVALID_JSON, format!("options_json is not JSON: {why}"))
+            CallRefusal::new(AchResult::ACH_INVALID_JSON, format!("options_json is not JSON: {why}"))
         }
         OptionsError::NotObject => invalid("options_json must be a JSON object ({} for every default)"),
         OptionsError::Invalid(why) => invalid(format!("options_json: {why}")),
@@ -130,13 +130,13 @@ fn parse_options(text: &str) -> Result<(Option<String>, EngineOptions), Refusal>
     Ok((o.path, options))
 }
 
-fn open_refusal(e: &OpenError) -> Refusal {
+fn open_refusal(e: &OpenError) -> CallRefusal {
     let code = match e {
         OpenError::WrongKey => AchResult::ACH_WRONG_KEY,
         OpenError::Secret(_) => AchResult::ACH_KEY_FILE,
         _ => AchResult::ACH_STORAGE,
     };
-    Refusal::new(code, format!("cannot open the engine: {e}"))
+    CallRefusal::new(code, format!("cannot open the engine: {e}"))
 }
 
 /// Open an engine and write its handle to `*out`.
@@ -195,12 +195,12 @@ pub unsafe extern "C" fn ach_engine_open(options_json: *const c_char, out: *mut 
 /// Why a request envelope was refused: `ACH_INVALID_JSON` if it is not JSON at all,
 /// else `ACH_INVALID_ARGUMENT` (a missing `method` or `path`, an unknown member, a
 /// wrong type).
-fn envelope_refusal(text: &str, why: String) -> Refusal {
+fn envelope_refusal(text: &str, why: String) -> CallRefusal {
     let code = match serde_json::from_str::<serde::de::IgnoredAny>(text) {
         Ok(_) => AchResult::ACH_INVALID_ARGUMENT,
         Err(_) => AchResult::ACH_INVALID_JSON,
     };
-    Refusal::new(code, format!("request_json: {why}"))
+    CallRefusal::new(code, format!("request_json: {why}"))
 }
 
 /// Send one request to the engine, as the HTTPS API would receive it, and write the

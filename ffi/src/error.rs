@@ -1,39 +1,13 @@
-//! The calling thread's last error: the detail behind a failed call's code.
+//! What a failure says, for C: the calling thread's last error
+//! (`ach_last_error`), a result's name (`ach_result_name`) and a caught panic on
+//! demand (`ach_test_panic`).
 
-use std::cell::RefCell;
+use std::ffi::c_char;
 
-use crate::boundary::{self, out_param};
+use crate::boundary::{self, out_param, CallRefusal};
 use crate::buffer::AchBuffer;
-use crate::result::AchResult;
-
-thread_local! {
-    static LAST_ERROR: RefCell<String> = const { RefCell::new(String::new()) };
-}
-
-/// Record `detail` as this thread's last error.
-pub(crate) fn set(detail: String) {
-    // try_with: during thread teardown the slot may be gone; then there is nobody
-    // left to ask for the detail anyway.
-    let _ = LAST_ERROR.try_with(|slot| {
-        if let Ok(mut s) = slot.try_borrow_mut() {
-            *s = detail;
-        }
-    });
-}
-
-/// Forget this thread's last error (a call succeeded).
-pub(crate) fn clear() {
-    let _ = LAST_ERROR.try_with(|slot| {
-        if let Ok(mut s) = slot.try_borrow_mut() {
-            s.clear();
-        }
-    });
-}
-
-/// This thread's last error (empty if none).
-pub fn last_error() -> String {
-    LAST_ERROR.try_with(|slot| slot.try_borrow().map(|s| s.clone()).unwrap_or_default()).unwrap_or_default()
-}
+use crate::last_error::last_error;
+use crate::result::{AchResult, AchResultNumber};
 
 /// The detail of the calling thread's last failure, as text in a new buffer
 /// (release it with `ach_buffer_free`): which argument was NULL, which option
@@ -67,15 +41,41 @@ pub unsafe extern "C" fn ach_last_error(out: *mut AchBuffer) -> AchResult {
     }
 }
 
+const UNKNOWN: &str = "ACH_UNKNOWN_RESULT\0";
+
+/// The name of a result as a static NUL-terminated string: `"ACH_OK"`,
+/// `"ACH_NULL_POINTER"`... and `"ACH_UNKNOWN_RESULT"` for a number this library does
+/// not define. Never NULL; never free it. Never fails, any value is accepted.
+#[no_mangle]
+pub extern "C" fn ach_result_name(result: AchResultNumber) -> *const c_char {
+    let name =
+        boundary::catch(UNKNOWN, || AchResult::from_u32(result.0).map_or(UNKNOWN, AchResult::name_with_nul));
+    name.as_ptr().cast()
+}
+
+/// Raise an internal error (a Rust panic) inside the library and catch it at the
+/// boundary, as any function would: answers `ACH_PANIC`, and `ach_last_error` then
+/// says "panic: ach_test_panic was called". For hosts to test their handling of
+/// `ACH_PANIC`; it changes nothing else and prints nothing.
+#[no_mangle]
+pub extern "C" fn ach_test_panic() -> AchResult {
+    boundary::run(|| -> Result<(), CallRefusal> {
+        // resume_unwind unwinds like a panic but skips the panic hook, so nothing is
+        // printed on the host's standard error.
+        std::panic::resume_unwind(Box::new("ach_test_panic was called"))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::last_error::{clear, set};
+    use crate::result::ALL;
+    use std::ffi::CStr;
 
     #[test]
-    fn the_detail_is_per_thread_and_reading_it_changes_nothing() {
+    fn reading_the_detail_changes_nothing() {
         set("first".into());
-        let other = std::thread::spawn(last_error).join().unwrap_or_default();
-        assert_eq!(other, "");
         let mut buf = AchBuffer::default();
         // SAFETY: `buf` is a valid AchBuffer to write.
         assert_eq!(unsafe { ach_last_error(&mut buf) }, AchResult::ACH_OK);
@@ -86,5 +86,25 @@ mod tests {
         assert_eq!(last_error(), "first");
         clear();
         assert_eq!(last_error(), "");
+    }
+
+    fn name(n: u32) -> String {
+        // SAFETY: ach_result_name always returns a static NUL-terminated string.
+        unsafe { CStr::from_ptr(ach_result_name(AchResultNumber(n))) }.to_string_lossy().into_owned()
+    }
+
+    #[test]
+    fn names_match_the_numbers() {
+        for r in ALL {
+            assert_eq!(name(r as u32), r.name());
+        }
+        assert_eq!(name(11), "ACH_UNKNOWN_RESULT");
+        assert_eq!(name(u32::MAX), "ACH_UNKNOWN_RESULT");
+    }
+
+    #[test]
+    fn the_test_panic_is_caught() {
+        assert_eq!(ach_test_panic(), AchResult::ACH_PANIC);
+        assert_eq!(last_error(), "panic: ach_test_panic was called");
     }
 }

@@ -9,7 +9,7 @@ use ach_core::routing::RoutingDirectory;
 use ach_core::validation::{check_bytes, Context, Kind};
 use chrono::NaiveDate;
 
-use crate::boundary::{self, c_bytes, c_str, out_param, Refusal};
+use crate::boundary::{self, c_bytes, c_str, out_param, CallRefusal};
 use crate::buffer::AchBuffer;
 use crate::result::AchResult;
 
@@ -32,11 +32,11 @@ pub fn verdict_line(kind: Kind, body: &[u8]) -> String {
     line
 }
 
-fn kind_of(kind: *const c_char) -> Result<Kind, Refusal> {
+fn kind_of(kind: *const c_char) -> Result<Kind, CallRefusal> {
     // SAFETY: forwarded contract: `kind` is NULL or a NUL-terminated string.
     let text = unsafe { c_str(kind, "kind") }?;
     Kind::parse(text).ok_or_else(|| {
-        Refusal::new(
+        CallRefusal::new(
             AchResult::ACH_INVALID_ARGUMENT,
             format!("kind must be transaction, customer or merchant, not {text:?}"),
         )
@@ -127,7 +127,7 @@ mod tests {
         assert_eq!(r, AchResult::ACH_OK);
         assert!(line.starts_with(r#"{"valid":false"#) && line.ends_with("}\n"), "{line}");
         assert_eq!(validate(c"payment", c"{}").0, AchResult::ACH_INVALID_ARGUMENT);
-        assert!(crate::error::last_error().contains("\"payment\""));
+        assert!(crate::last_error::last_error().contains("\"payment\""));
         assert_eq!(validate(c"merchant", c"\"\xff\"").0, AchResult::ACH_INVALID_UTF8);
         let mut out = AchBuffer::default();
         // SAFETY: NULL arguments are allowed (they answer a code).

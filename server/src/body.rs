@@ -39,7 +39,7 @@ impl LargeBodies {
 }
 
 /// What reading a body gave.
-pub enum Read<'a> {
+pub enum BodyRead<'a> {
     /// The whole body, and the permit it needed if it is large (held until the
     /// request is answered: parsing and validating it cost memory too).
     Whole(Vec<u8>, Option<SemaphorePermit<'a>>),
@@ -56,16 +56,16 @@ pub async fn read<'a>(
     declared: Option<u64>,
     limit: usize,
     large: &'a LargeBodies,
-) -> Result<Read<'a>, hyper::Error> {
+) -> Result<BodyRead<'a>, hyper::Error> {
     if declared.is_some_and(|n| n > limit as u64) {
         discard(body, declared).await?;
-        return Ok(Read::TooLarge);
+        return Ok(BodyRead::TooLarge);
     }
     let mut permit = None;
     if declared.is_some_and(|n| n > SMALL_BODY_BYTES as u64) {
         match large.permit().await {
             Some(p) => permit = Some(p),
-            None => return Ok(Read::Busy),
+            None => return Ok(BodyRead::Busy),
         }
     }
     // A declared length within the limit is allocated at once; a body without
@@ -75,18 +75,18 @@ pub async fn read<'a>(
         let Ok(data) = frame?.into_data() else { continue };
         if kept.len() + data.len() > limit {
             discard(body, None).await?;
-            return Ok(Read::TooLarge);
+            return Ok(BodyRead::TooLarge);
         }
         if permit.is_none() && kept.len() + data.len() > SMALL_BODY_BYTES {
             // Sent without a length and grown past a small body.
             match large.permit().await {
                 Some(p) => permit = Some(p),
-                None => return Ok(Read::Busy),
+                None => return Ok(BodyRead::Busy),
             }
         }
         kept.extend_from_slice(&data);
     }
-    Ok(Read::Whole(kept, permit))
+    Ok(BodyRead::Whole(kept, permit))
 }
 
 /// Read and discard a body the request is answered without, so the client,

@@ -23,7 +23,7 @@ pub const DEFAULT_PER_CLIENT: usize = 100;
 /// The connection flags of `achd serve`.
 #[derive(clap::Args)]
 #[group(id = "connections")]
-pub struct Args {
+pub struct ConnectionArgs {
     /// Open connections at most; more are closed at once. Default: the
     /// open-file limit (raised to its hard limit at start) less a reserve for
     /// the database and other files (an eighth, at least 32), at most 4096.
@@ -50,7 +50,7 @@ pub struct Args {
 
 /// The limits in force.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
+pub struct ConnectionLimits {
     /// Open connections at most.
     pub max: usize,
     /// Open connections at most per client address.
@@ -61,14 +61,14 @@ pub struct Limits {
     pub lifetime: Duration,
 }
 
-impl Args {
+impl ConnectionArgs {
     /// The limits, given the open-file limit (`None`: unknown).
-    pub fn limits(&self, open_files: Option<OpenFiles>) -> Limits {
+    pub fn limits(&self, open_files: Option<OpenFiles>) -> ConnectionLimits {
         let allowed = open_files.map_or(DEFAULT_MAX, |files| usable(files.now));
         let max = self.max_connections.map_or(allowed.min(DEFAULT_MAX), |n| n as usize).min(allowed).max(1);
         let per_client =
             self.max_connections_per_client.map_or((max / 4).clamp(1, DEFAULT_PER_CLIENT), |n| n as usize);
-        Limits {
+        ConnectionLimits {
             max,
             per_client,
             write_timeout: Duration::from_secs(self.write_timeout),
@@ -87,18 +87,18 @@ fn usable(open_files: u64) -> usize {
 /// Who a connection counts against: an IPv4 address, or an IPv6 /64 (one
 /// host usually holds a whole /64).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum Client {
+enum ClientAddress {
     V4(u32),
     V6(u64),
 }
 
-impl Client {
-    fn of(ip: IpAddr) -> Client {
+impl ClientAddress {
+    fn of(ip: IpAddr) -> ClientAddress {
         match ip {
-            IpAddr::V4(v4) => Client::V4(v4.into()),
+            IpAddr::V4(v4) => ClientAddress::V4(v4.into()),
             IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-                Some(v4) => Client::V4(v4.into()),
-                None => Client::V6((u128::from(v6) >> 64) as u64),
+                Some(v4) => ClientAddress::V4(v4.into()),
+                None => ClientAddress::V6((u128::from(v6) >> 64) as u64),
             },
         }
     }
@@ -106,18 +106,18 @@ impl Client {
 
 /// Why a connection was closed at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Refusal {
+pub enum ConnectionRefusal {
     /// The connection cap is reached.
     Full,
     /// This client address holds its share.
     ClientFull,
 }
 
-impl fmt::Display for Refusal {
+impl fmt::Display for ConnectionRefusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            Refusal::Full => "too many connections",
-            Refusal::ClientFull => "too many connections from this client",
+            ConnectionRefusal::Full => "too many connections",
+            ConnectionRefusal::ClientFull => "too many connections from this client",
         })
     }
 }
@@ -125,36 +125,36 @@ impl fmt::Display for Refusal {
 /// The open connections, counted in all and per client.
 pub struct Admission {
     slots: Arc<Semaphore>,
-    limits: Limits,
-    open: Mutex<HashMap<Client, usize>>,
+    limits: ConnectionLimits,
+    open: Mutex<HashMap<ClientAddress, usize>>,
 }
 
 /// An admitted connection's place; dropping it frees the place.
 pub struct Ticket {
     admission: Arc<Admission>,
-    client: Client,
+    client: ClientAddress,
     _slot: OwnedSemaphorePermit,
 }
 
 impl Admission {
     /// No connection open yet.
-    pub fn new(limits: Limits) -> Arc<Admission> {
+    pub fn new(limits: ConnectionLimits) -> Arc<Admission> {
         Arc::new(Admission { slots: Arc::new(Semaphore::new(limits.max)), limits, open: Mutex::default() })
     }
 
     /// Admit a connection from `ip`, or say why not.
-    pub fn admit(self: &Arc<Self>, ip: IpAddr) -> Result<Ticket, Refusal> {
-        let client = Client::of(ip);
+    pub fn admit(self: &Arc<Self>, ip: IpAddr) -> Result<Ticket, ConnectionRefusal> {
+        let client = ClientAddress::of(ip);
         let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
         let count = open.entry(client).or_insert(0);
         if *count >= self.limits.per_client {
-            return Err(Refusal::ClientFull);
+            return Err(ConnectionRefusal::ClientFull);
         }
         let Ok(slot) = Arc::clone(&self.slots).try_acquire_owned() else {
             if *count == 0 {
                 open.remove(&client);
             }
-            return Err(Refusal::Full);
+            return Err(ConnectionRefusal::Full);
         };
         *count += 1;
         Ok(Ticket { admission: Arc::clone(self), client, _slot: slot })
@@ -186,13 +186,13 @@ mod tests {
     use clap::Parser;
 
     #[derive(Parser)]
-    struct Cli {
+    struct TestCli {
         #[command(flatten)]
-        args: Args,
+        args: ConnectionArgs,
     }
 
-    fn limits(flags: &[&str], files: Option<u64>) -> Limits {
-        let cli = Cli::try_parse_from(std::iter::once("achd").chain(flags.iter().copied())).unwrap();
+    fn limits(flags: &[&str], files: Option<u64>) -> ConnectionLimits {
+        let cli = TestCli::try_parse_from(std::iter::once("achd").chain(flags.iter().copied())).unwrap();
         cli.args.limits(files.map(|now| OpenFiles { before: now, now }))
     }
 
@@ -210,8 +210,8 @@ mod tests {
         assert_eq!(limits(&[], None).max, 4096);
         let l = limits(&["--max-connections-per-client", "5000", "--write-timeout", "1"], Some(1024));
         assert_eq!((l.per_client, l.write_timeout), (5000, Duration::from_secs(1)));
-        assert!(Cli::try_parse_from(["achd", "--write-timeout", "0"]).is_err());
-        assert!(Cli::try_parse_from(["achd", "--max-connections-per-client", "0"]).is_err());
+        assert!(TestCli::try_parse_from(["achd", "--write-timeout", "0"]).is_err());
+        assert!(TestCli::try_parse_from(["achd", "--max-connections-per-client", "0"]).is_err());
     }
 
     fn ip(text: &str) -> IpAddr {
@@ -220,7 +220,7 @@ mod tests {
 
     #[test]
     fn each_client_gets_its_share_and_no_more() {
-        let admission = Admission::new(Limits {
+        let admission = Admission::new(ConnectionLimits {
             max: 5,
             per_client: 2,
             write_timeout: Duration::from_secs(1),
@@ -228,12 +228,16 @@ mod tests {
         });
         let a1 = admission.admit(ip("10.0.0.1")).unwrap();
         let a2 = admission.admit(ip("::ffff:10.0.0.1")).unwrap();
-        assert_eq!(admission.admit(ip("10.0.0.1")).err(), Some(Refusal::ClientFull));
+        assert_eq!(admission.admit(ip("10.0.0.1")).err(), Some(ConnectionRefusal::ClientFull));
         let b1 = admission.admit(ip("2001:db8::1")).unwrap();
         let b2 = admission.admit(ip("2001:db8::ffff:2")).unwrap();
-        assert_eq!(admission.admit(ip("2001:db8::3")).err(), Some(Refusal::ClientFull), "the same /64");
+        assert_eq!(
+            admission.admit(ip("2001:db8::3")).err(),
+            Some(ConnectionRefusal::ClientFull),
+            "the same /64"
+        );
         let c = admission.admit(ip("2001:db8:0:1::1")).unwrap();
-        assert_eq!(admission.admit(ip("10.0.0.2")).err(), Some(Refusal::Full));
+        assert_eq!(admission.admit(ip("10.0.0.2")).err(), Some(ConnectionRefusal::Full));
         assert_eq!(admission.open.lock().unwrap().len(), 3, "a refused client leaves no entry");
         drop(a1);
         let _again = admission.admit(ip("10.0.0.1")).unwrap();

@@ -6,7 +6,7 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use ach_core::api::{self, Plan};
 use ach_core::engine::{Caller, Engine, Failure, Prepared};
@@ -17,16 +17,20 @@ use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{HeaderMap, HeaderName, HeaderValue, AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE};
 use hyper::{Method, StatusCode};
+use tokio::sync::SemaphorePermit;
 use tracing::info;
 
-use crate::body::{self, LargeBodies, Read};
+use crate::body::{self, BodyRead, LargeBodies};
 use crate::logging;
-use crate::serve::REQUEST_TIMEOUT;
 use crate::web::Site;
 use crate::writer::Writer;
 
-/// The response body type.
-pub type Body = Full<Bytes>;
+/// The body of every response achd sends (the site's pages too).
+pub type ResponseBody = Full<Bytes>;
+
+/// How long a request's body may take to arrive (and a refused one's rest to be
+/// read and dropped).
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// What every request handler shares.
 pub struct App {
@@ -52,7 +56,7 @@ pub async fn handle(
     app: Arc<App>,
     client: SocketAddr,
     request: hyper::Request<Incoming>,
-) -> hyper::Response<Body> {
+) -> hyper::Response<ResponseBody> {
     let started = Instant::now();
     let method = logging::method(request.method());
     let path = logging::path(request.uri().path());
@@ -82,81 +86,117 @@ pub async fn handle(
 }
 
 /// Answer `request`; `caller` gets the caller the router admitted it for.
+///
+/// The steps: the plane and the router admit the request on its head, the body
+/// is received up to the endpoint's limit, the request is planned (and an
+/// operation prepared), and an operation runs on the writer.
 async fn respond(
     app: &Arc<App>,
     request: hyper::Request<Incoming>,
     caller: &mut Option<Caller>,
-) -> hyper::Response<Body> {
+) -> hyper::Response<ResponseBody> {
     let (parts, mut body) = request.into_parts();
     let declared = declared_length(&parts.headers);
     let head = to_api_request(&parts, Vec::new());
     // Each plane answers only its own paths: the other's are unknown here.
     if api::is_operator_path(parts.uri.path()) != app.operator_plane {
-        let _ = tokio::time::timeout(REQUEST_TIMEOUT, body::discard(&mut body, declared)).await;
+        discard(&mut body, declared).await;
         return json(api::unknown_endpoint(parts.method.as_str(), parts.uri.path()));
     }
     // The router admits the request on its head (a key look-up: microseconds)
     // before a byte of the body is kept: an unknown path, a missing or wrong key,
     // or a key that may not use the endpoint costs no memory for its body.
     let admitted = match api::admit(&app.engine, &head) {
-        Ok(admitted) => {
-            *caller = admitted.caller().cloned();
-            admitted
-        }
+        Ok(admitted) => admitted,
         Err(response) => {
-            let _ = tokio::time::timeout(REQUEST_TIMEOUT, body::discard(&mut body, declared)).await;
+            discard(&mut body, declared).await;
             return answer(app, &parts, response).await;
         }
     };
-    let limit = admitted.body_limit();
-    let read = body::read(&mut body, declared, limit, &app.large_bodies);
-    let (body, _permit) = match tokio::time::timeout(REQUEST_TIMEOUT, read).await {
-        Ok(Ok(Read::Whole(body, permit))) => (body, permit),
-        Ok(Ok(Read::TooLarge)) => return json(admitted.too_large()),
-        Ok(Ok(Read::Busy)) => {
-            let _ = tokio::time::timeout(REQUEST_TIMEOUT, body::discard(&mut body, declared)).await;
-            return busy();
-        }
-        Ok(Err(_)) => return json(refusal(400, ProblemCode::InvalidJson, "the body could not be read")),
-        Err(_) => {
-            let why = format!("the request was not received within {} s", REQUEST_TIMEOUT.as_secs());
-            return json(refusal(408, ProblemCode::OverLimit, &why));
-        }
+    *caller = admitted.caller().cloned();
+    let (body, _permit) = match receive(app, &admitted, &mut body, declared).await {
+        Ok(received) => received,
+        Err(response) => return response,
     };
     let short = is_short(&parts.method, parts.uri.path(), body.len());
     let request = api::Request { body, ..head };
+    match plan(app, admitted, request, short).await {
+        Ok(Planned::Done(response)) => answer(app, &parts, response).await,
+        Ok(Planned::Execute(caller, prepared)) => execute(app, caller, *prepared).await,
+        Err(response) => response,
+    }
+}
+
+/// Read and drop what is left of a refused request's body (for at most
+/// [`REQUEST_TIMEOUT`]), so the client, still sending, hears the answer.
+async fn discard(body: &mut Incoming, declared: Option<u64>) {
+    let _ = tokio::time::timeout(REQUEST_TIMEOUT, body::discard(body, declared)).await;
+}
+
+/// The admitted request's body, whole, with the large-body permit it needed; or
+/// the answer when it is too large, no permit came free, or it did not arrive
+/// (in time).
+async fn receive<'a>(
+    app: &'a App,
+    admitted: &api::Admitted,
+    body: &mut Incoming,
+    declared: Option<u64>,
+) -> Result<(Vec<u8>, Option<SemaphorePermit<'a>>), hyper::Response<ResponseBody>> {
+    let read = body::read(body, declared, admitted.body_limit(), &app.large_bodies);
+    match tokio::time::timeout(REQUEST_TIMEOUT, read).await {
+        Ok(Ok(BodyRead::Whole(whole, permit))) => Ok((whole, permit)),
+        Ok(Ok(BodyRead::TooLarge)) => Err(json(admitted.too_large())),
+        Ok(Ok(BodyRead::Busy)) => {
+            discard(body, declared).await;
+            Err(busy())
+        }
+        Ok(Err(_)) => Err(json(refusal(400, ProblemCode::InvalidJson, "the body could not be read"))),
+        Err(_) => {
+            let why = format!("the request was not received within {} s", REQUEST_TIMEOUT.as_secs());
+            Err(json(refusal(408, ProblemCode::OverLimit, &why)))
+        }
+    }
+}
+
+/// The router's plan for an admitted request: its answer, or its operation
+/// prepared for the writer.
+///
+/// The router may read a feed page, and an operation to run is prepared (its
+/// body validated, its fingerprints made) here, in parallel, so the one writer
+/// thread only does what needs the write transaction. A `short` request (a body
+/// of at most a few kilobytes: tens of microseconds) is planned on the async
+/// thread itself; one that may take milliseconds (a feed page, a routing
+/// directory upload, a large body) on a blocking thread, so that it never holds
+/// up other connections. The hop to a blocking thread and back cost more than
+/// planning a create.
+async fn plan(
+    app: &App,
+    admitted: api::Admitted,
+    request: api::Request,
+    short: bool,
+) -> Result<Planned, hyper::Response<ResponseBody>> {
     let engine = Arc::clone(&app.engine);
-    // The router may read a feed page, and an operation to run is prepared (its
-    // body validated, its fingerprints made) here, in parallel, so the one writer
-    // thread only does what needs the write transaction. A short request (a body
-    // of at most a few kilobytes: tens of microseconds) is planned on the async
-    // thread itself; one that may take milliseconds (a feed page, a routing
-    // directory upload, a large body) on a blocking thread, so that it never holds
-    // up other connections. The hop to a blocking thread and back cost more than
-    // planning a create.
     let plan = move || match api::plan_admitted(&engine, admitted, &request) {
         Plan::Done(response) => Planned::Done(response),
         Plan::Execute { caller, operation } => Planned::Execute(caller, Box::new(engine.prepare(*operation))),
     };
-    let planned = if short {
-        plan()
-    } else {
-        match tokio::task::spawn_blocking(plan).await {
-            Ok(planned) => planned,
-            Err(_) => return json(api::finish(Err(Failure::refused(AchError::SystemUnable)))),
-        }
-    };
-    match planned {
-        Planned::Done(response) => answer(app, &parts, response).await,
-        Planned::Execute(caller, prepared) => {
-            let operator = caller == Caller::Operator;
-            let result = app.writer.execute(caller, *prepared).await;
-            if operator {
-                crate::operator::after(&result, app.operator_key_file.as_deref());
-            }
-            json(api::finish(result))
-        }
+    if short {
+        return Ok(plan());
     }
+    tokio::task::spawn_blocking(plan)
+        .await
+        .map_err(|_| json(api::finish(Err(Failure::refused(AchError::SystemUnable)))))
+}
+
+/// Run a prepared operation on the writer and answer its outcome (after an
+/// operator's operation, what it changed for the operator key file).
+async fn execute(app: &App, caller: Caller, prepared: Prepared) -> hyper::Response<ResponseBody> {
+    let operator = caller == Caller::Operator;
+    let result = app.writer.execute(caller, prepared).await;
+    if operator {
+        crate::operator::after(&result, app.operator_key_file.as_deref());
+    }
+    json(api::finish(result))
 }
 
 /// The router's answer as HTTP: a page of the site where the API has no such
@@ -165,7 +205,7 @@ async fn answer(
     app: &App,
     parts: &hyper::http::request::Parts,
     response: api::Response,
-) -> hyper::Response<Body> {
+) -> hyper::Response<ResponseBody> {
     if (parts.method == Method::GET || parts.method == Method::HEAD)
         && response.status == 404
         && !api::is_api_path(parts.uri.path())
@@ -188,7 +228,7 @@ async fn answer(
 
 /// 503, message 1, `Retry-After: 1`: every large-body permit stayed taken for
 /// [`body::LARGE_BODY_WAIT`].
-fn busy() -> hyper::Response<Body> {
+fn busy() -> hyper::Response<ResponseBody> {
     let why = "too many large bodies are being received at once; retry in a second";
     let failure = Failure::refused(AchError::SystemUnable).with("", ProblemCode::OverLimit, why);
     let mut out = json(api::finish(Err(failure)));
@@ -266,7 +306,7 @@ fn declared_length(headers: &HeaderMap) -> Option<u64> {
 }
 
 /// The router's response as HTTP.
-pub fn json(response: api::Response) -> hyper::Response<Body> {
+pub fn json(response: api::Response) -> hyper::Response<ResponseBody> {
     let status = StatusCode::from_u16(response.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let mut out = hyper::Response::new(Full::new(Bytes::from(response.body)));
     *out.status_mut() = status;

@@ -11,7 +11,7 @@ use crate::datadir::{self, MayCreate, OperatorKey};
 
 /// Arguments of `achd init`.
 #[derive(clap::Args)]
-pub struct Args {
+pub struct InitArgs {
     /// The data directory to make (mode 0700 if missing); it must hold no
     /// database (ach.redb) and no key (ach.redb.key).
     #[arg(long, value_name = "DIR", default_value = datadir::DEFAULT)]
@@ -19,7 +19,7 @@ pub struct Args {
 }
 
 /// Make the directory; exit 0 when made, 1 when refused or failed.
-pub fn run(args: &Args) -> ExitCode {
+pub fn run(args: &InitArgs) -> ExitCode {
     match init(args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(why) => {
@@ -29,7 +29,7 @@ pub fn run(args: &Args) -> ExitCode {
     }
 }
 
-fn init(args: &Args) -> Result<(), String> {
+fn init(args: &InitArgs) -> Result<(), String> {
     let dir = &args.data;
     if !datadir::holds_no_service(dir) {
         return Err(format!(

@@ -53,20 +53,20 @@ struct Cli {
 enum Command {
     /// Validate a request body against the service's rules; prints
     /// {"valid","message","errors"}. Exit 0 valid, 1 invalid, 2 unreadable input.
-    Validate(validate::Args),
+    Validate(validate::ValidateArgs),
     /// NACHA files: `achd nacha check FILE` reads and validates one; prints
     /// {"valid","batches","entries","total_debit","total_credit","problems"}.
     /// Exit 0 valid, 1 invalid, 2 unreadable.
-    Nacha(nacha::Args),
+    Nacha(nacha::NachaArgs),
     /// Make a new service's data directory: the database, its encryption key
     /// and the operator key. Exit 0 made, 1 refused (DIR already holds a
     /// database or a key: nothing is changed).
-    Init(init::Args),
+    Init(init::InitArgs),
     /// Run the service over HTTPS until SIGINT or SIGTERM (then exit 0).
-    Serve(serve::Args),
+    Serve(serve::ServeArgs),
     /// A tour: start a sandbox server on a temporary directory and run a whole
     /// lifecycle against it over HTTPS, printing each step and the feed.
-    Demo(demo::Args),
+    Demo(demo::DemoArgs),
 }
 
 fn main() -> ExitCode {

@@ -10,7 +10,7 @@ use serde_json::json;
 
 /// Arguments of `achd nacha`.
 #[derive(clap::Args)]
-pub struct Args {
+pub struct NachaArgs {
     #[command(subcommand)]
     command: NachaCommand,
 }
@@ -27,7 +27,7 @@ enum NachaCommand {
 }
 
 /// Run the command.
-pub fn run(args: &Args) -> ExitCode {
+pub fn run(args: &NachaArgs) -> ExitCode {
     match &args.command {
         NachaCommand::Check { file } => check(file),
     }

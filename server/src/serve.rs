@@ -25,12 +25,13 @@ use tokio::sync::watch;
 use tokio_rustls::TlsAcceptor;
 use tracing::{debug, error, info, warn};
 
-use crate::connections::{Admission, Limits};
+use crate::connections::{Admission, ConnectionLimits};
 use crate::datadir::{self, MayCreate, OperatorKey};
 use crate::http::App;
 use crate::outbox::{Exporter, Outbox};
 use crate::shutdown::Signals;
 use crate::write_timeout::WriteTimeout;
+use crate::writer::Writer;
 use crate::{connections, directory, http, logging, open_files, tls, web, writer};
 
 /// Time to complete the TLS handshake after connecting.
@@ -38,8 +39,6 @@ pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Time to send a request's headers (and the longest an idle keep-alive
 /// connection stays open).
 pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
-/// Time to receive a whole request (headers and body).
-pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long shutdown waits for requests in flight.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
 /// One warning per this interval at most for a failing `accept`.
@@ -49,7 +48,7 @@ const TICK: Duration = Duration::from_secs(5);
 
 /// Arguments of `achd serve`.
 #[derive(clap::Args)]
-pub struct Args {
+pub struct ServeArgs {
     /// Directory of the database (ach.redb), its key, the operator key and the
     /// generated certificate [default: ./ach-data]. A directory without a
     /// database is refused unless --init or --sandbox is given (or, on the first
@@ -105,12 +104,12 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     outbox: Option<PathBuf>,
     #[command(flatten)]
-    connections: connections::Args,
+    connections: connections::ConnectionArgs,
 }
 
 /// Run the server until a signal; exit 0 after a clean shutdown, 1 if it cannot
 /// start.
-pub fn run(args: Args) -> ExitCode {
+pub fn run(args: ServeArgs) -> ExitCode {
     logging::init();
     match serve(args) {
         Ok(()) => ExitCode::SUCCESS,
@@ -128,7 +127,9 @@ fn say(line: &str) {
     let _ = out.flush();
 }
 
-fn serve(args: Args) -> Result<(), String> {
+/// The steps of a run: check the arguments, open the data directory's engine,
+/// start the threads and the runtime, serve both planes, then shut down in order.
+fn serve(args: ServeArgs) -> Result<(), String> {
     let listen = resolve(&args.listen)?;
     let admin_listen = resolve(&args.admin_listen)?;
     if admin_listen == listen && listen.port() != 0 {
@@ -140,26 +141,66 @@ fn serve(args: Args) -> Result<(), String> {
     // What can be checked before the data directory is touched.
     let site = args.web.as_deref().map(web::Site::open).transpose()?;
     let outbox = args.outbox.as_deref().map(Outbox::open).transpose()?;
-    let options = if args.sandbox {
-        let start = match args.sandbox_start.as_deref() {
-            None => chrono::Utc::now(),
-            Some(text) => {
-                ach_core::calendar::parse_instant(text).map_err(|e| format!("--sandbox-start: {e}"))?
-            }
-        };
-        EngineOptions::manual(start).sandbox()
-    } else {
-        EngineOptions::system()
-    };
+    let options = engine_options(&args)?;
 
     let data = args.data.clone().unwrap_or_else(|| PathBuf::from(datadir::DEFAULT));
-    let new = datadir::holds_no_service(&data);
-    let made_dir = if new { datadir::prepare_new(&data, may_create(&args))? } else { false };
-    let operator = OperatorKey::of(&data)?;
+    let (engine, operator) = open_engine(&args, &data, options)?;
+    let tls = tls::setup(&data, args.tls_cert.as_deref(), args.tls_key.as_deref(), listen)?;
+    say(&tls.note);
+    match args.routing_directory.as_deref() {
+        Some(file) => directory::load(&engine, file, say)?,
+        None => say(&directory::in_use(&engine)),
+    }
+    let engine = Arc::new(engine);
+    let exporter = outbox.map(|outbox| start_exporter(&engine, outbox)).transpose()?;
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("achd")
+        .build()
+        .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    let (writer, writer_thread) =
+        writer::start(Arc::clone(&engine)).map_err(|e| format!("cannot start the writer thread: {e}"))?;
+    let (app, admin) = planes(&engine, writer, site, operator.path.clone());
+    let served = runtime.block_on(listen_and_serve(
+        [(app, listen), (admin, admin_listen)],
+        tls.config,
+        args.sandbox,
+        limits,
+    ));
+    // Waits for the router's blocking reads still running; drops every task.
+    drop(runtime);
+    shut_down(writer_thread, exporter, engine);
+    served
+}
+
+/// The engine's options: a sandbox's manual clock (from `--sandbox-start` or
+/// now), else the system clock.
+fn engine_options(args: &ServeArgs) -> Result<EngineOptions, String> {
+    if !args.sandbox {
+        return Ok(EngineOptions::system());
+    }
+    let start = match args.sandbox_start.as_deref() {
+        None => chrono::Utc::now(),
+        Some(text) => ach_core::calendar::parse_instant(text).map_err(|e| format!("--sandbox-start: {e}"))?,
+    };
+    Ok(EngineOptions::manual(start).sandbox())
+}
+
+/// Open the engine of the data directory `data` (a new service's made first, when
+/// allowed) with its operator key, and say what was found or made.
+fn open_engine(
+    args: &ServeArgs,
+    data: &Path,
+    options: EngineOptions,
+) -> Result<(Engine, OperatorKey), String> {
+    let new = datadir::holds_no_service(data);
+    let made_dir = if new { datadir::prepare_new(data, may_create(args))? } else { false };
+    let operator = OperatorKey::of(data)?;
     let options = options.with_operator_key(operator.key.clone()).with_storage_hook(logging::storage_hook());
-    let engine = datadir::open(&data, options, made_dir)?;
+    let engine = datadir::open(data, options, made_dir)?;
     if new {
-        let shown = std::path::absolute(&data).unwrap_or_else(|_| data.clone());
+        let shown = std::path::absolute(data).unwrap_or_else(|_| data.to_path_buf());
         say(&format!(
             "data directory: {} (a new service: database and its key created, mode 0600)",
             shown.display()
@@ -170,56 +211,47 @@ fn serve(args: Args) -> Result<(), String> {
     say(&format!("operator key: {} ({how})", operator.path.display()));
     warn_if_shared(&operator.path);
     crate::operator::check_key(&engine, &operator.key, &operator.path);
+    Ok((engine, operator))
+}
 
-    let tls = tls::setup(&data, args.tls_cert.as_deref(), args.tls_key.as_deref(), listen)?;
-    say(&tls.note);
-    match args.routing_directory.as_deref() {
-        Some(file) => directory::load(&engine, file, say)?,
-        None => say(&directory::in_use(&engine)),
-    }
-    let engine = Arc::new(engine);
-    let exporter = match outbox {
-        Some(outbox) => {
-            say(&format!("outbox: {} ({} files exported before)", outbox.dir().display(), outbox.exported()));
-            let started = Exporter::start(Arc::clone(&engine), outbox);
-            Some(started.map_err(|e| format!("cannot start the outbox thread: {e}"))?)
-        }
-        None => None,
-    };
+/// Start the thread that exports origination files to the outbox.
+fn start_exporter(engine: &Arc<Engine>, outbox: Outbox) -> Result<Exporter, String> {
+    say(&format!("outbox: {} ({} files exported before)", outbox.dir().display(), outbox.exported()));
+    Exporter::start(Arc::clone(engine), outbox).map_err(|e| format!("cannot start the outbox thread: {e}"))
+}
 
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .thread_name("achd")
-        .build()
-        .map_err(|e| format!("cannot start the runtime: {e}"))?;
-    let (writer, writer_thread) =
-        writer::start(Arc::clone(&engine)).map_err(|e| format!("cannot start the writer thread: {e}"))?;
-    // One set of large-body permits for both planes.
+/// What the public API's and the operator plane's handlers share: one engine,
+/// one writer and one set of large-body permits. The site is the public
+/// plane's; the operator key file is the operator plane's.
+fn planes(
+    engine: &Arc<Engine>,
+    writer: Writer,
+    site: Option<web::Site>,
+    key_file: PathBuf,
+) -> (Arc<App>, Arc<App>) {
     let large_bodies = Arc::new(crate::body::LargeBodies::default());
     let admin = Arc::new(App {
-        engine: Arc::clone(&engine),
+        engine: Arc::clone(engine),
         writer: writer.clone(),
         site: None,
         operator_plane: true,
-        operator_key_file: Some(operator.path.clone()),
+        operator_key_file: Some(key_file),
         large_bodies: large_bodies.clone(),
     });
     let app = Arc::new(App {
-        engine: Arc::clone(&engine),
+        engine: Arc::clone(engine),
         writer,
         site,
         operator_plane: false,
         operator_key_file: None,
         large_bodies,
     });
-    let served = runtime.block_on(listen_and_serve(
-        [(app, listen), (admin, admin_listen)],
-        tls.config,
-        args.sandbox,
-        limits,
-    ));
-    // Waits for the router's blocking reads still running; drops every task.
-    drop(runtime);
+    (app, admin)
+}
+
+/// After the runtime is gone: the writer commits what is queued and stops, the
+/// outbox writes what the last cut-offs made, and the database closes.
+fn shut_down(writer_thread: std::thread::JoinHandle<()>, exporter: Option<Exporter>, engine: Arc<Engine>) {
     // Every sender is gone: the writer commits what is queued, answers, and stops.
     if writer_thread.join().is_err() {
         error!("the writer thread panicked");
@@ -235,12 +267,11 @@ fn serve(args: Args) -> Result<(), String> {
         }
         Err(_) => warn!("the database is still referenced at exit"),
     }
-    served
 }
 
 /// `connections: at most N (M per client address), open-file limit F (raised
 /// from S); write timeout W s, lifetime L s`.
-fn limits_line(limits: &Limits, open_files: Option<open_files::OpenFiles>) -> String {
+fn limits_line(limits: &ConnectionLimits, open_files: Option<open_files::OpenFiles>) -> String {
     let files = match open_files {
         Some(f) if f.now > f.before => format!(", open-file limit {} (raised from {})", f.now, f.before),
         Some(f) => format!(", open-file limit {}", f.now),
@@ -265,7 +296,7 @@ fn resolve(listen: &str) -> Result<SocketAddr, String> {
 }
 
 /// Whether this start may make a new service in a directory without one.
-fn may_create(args: &Args) -> MayCreate {
+fn may_create(args: &ServeArgs) -> MayCreate {
     if args.init {
         MayCreate::Asked
     } else if args.sandbox {
@@ -298,7 +329,7 @@ async fn listen_and_serve(
     [(app, listen), (admin, admin_listen)]: [(Arc<App>, SocketAddr); 2],
     config: Arc<rustls::ServerConfig>,
     sandbox: bool,
-    limits: Limits,
+    limits: ConnectionLimits,
 ) -> Result<(), String> {
     // Signals first: a SIGTERM right after the "listening" line is a clean stop.
     let mut signals = Signals::install().map_err(|e| format!("cannot install signal handlers: {e}"))?;
@@ -357,7 +388,7 @@ async fn admit(
     admission: &Arc<Admission>,
     acceptor: &TlsAcceptor,
     app: &Arc<App>,
-    limits: Limits,
+    limits: ConnectionLimits,
     stopped: &watch::Receiver<bool>,
     accept_warnings: &mut logging::Throttle,
 ) {
@@ -394,7 +425,7 @@ async fn connection(
     peer: SocketAddr,
     acceptor: TlsAcceptor,
     app: Arc<App>,
-    limits: Limits,
+    limits: ConnectionLimits,
     mut stop: watch::Receiver<bool>,
 ) {
     let end_of_life = tokio::time::Instant::now() + limits.lifetime;

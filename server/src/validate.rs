@@ -11,7 +11,7 @@ use chrono::Utc;
 
 /// Arguments of `achd validate`.
 #[derive(clap::Args)]
-pub struct Args {
+pub struct ValidateArgs {
     /// What the body is: transaction, customer or merchant.
     #[arg(value_parser = ["transaction", "customer", "merchant"])]
     kind: String,
@@ -24,7 +24,7 @@ pub struct Args {
 
 /// Run the command: print the verdict, exit 0 (valid), 1 (invalid) or 2 (cannot
 /// read the input or the directory).
-pub fn run(args: &Args) -> ExitCode {
+pub fn run(args: &ValidateArgs) -> ExitCode {
     let Some(kind) = Kind::parse(&args.kind) else {
         eprintln!("achd validate: unknown kind '{}'", args.kind);
         return ExitCode::from(2);

@@ -10,8 +10,6 @@ use http_body_util::Full;
 use hyper::body::Bytes;
 use hyper::header::{HeaderValue, CACHE_CONTROL, CONTENT_TYPE, X_CONTENT_TYPE_OPTIONS};
 
-use crate::http::Body;
-
 /// The built-in page at `/` when no `--web` directory has an `index.html`.
 const INDEX: &str = "<!doctype html>
 <html lang=\"en\">
@@ -63,7 +61,7 @@ impl Site {
 
 /// The page for a GET on a path the API does not serve: a file of the site, the
 /// built-in page at `/`, or `None` (the router's 404 stands).
-pub async fn page(site: Option<&Site>, url_path: &str) -> Option<hyper::Response<Body>> {
+pub async fn page(site: Option<&Site>, url_path: &str) -> Option<hyper::Response<Full<Bytes>>> {
     if let Some(site) = site {
         if let Some(file) = site.file(url_path).await {
             if let Ok(bytes) = tokio::fs::read(&file).await {
@@ -74,7 +72,7 @@ pub async fn page(site: Option<&Site>, url_path: &str) -> Option<hyper::Response
     (url_path == "/").then(|| response(INDEX.as_bytes().to_vec(), "text/html; charset=utf-8"))
 }
 
-fn response(bytes: Vec<u8>, content_type: &'static str) -> hyper::Response<Body> {
+fn response(bytes: Vec<u8>, content_type: &'static str) -> hyper::Response<Full<Bytes>> {
     let mut out = hyper::Response::new(Full::new(Bytes::from(bytes)));
     let headers = out.headers_mut();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));

@@ -1,7 +1,7 @@
 //! Crash points: a run over a simulated disk that loses power just before its
 //! n-th I/O operation, for every n (or every k-th) of the run's operations.
 
-use crate::sim::{Config, Sim, SimError, Summary};
+use crate::driver::{Config, Sim, SimError, Summary};
 
 /// What a crash-point sweep found.
 #[derive(Debug, Clone, Default)]

@@ -2,20 +2,21 @@
 //!
 //! A deterministic simulator of the ACH engine: a seeded random
 //! workload of every operation against the engine on a manual clock, checked step
-//! by step against a reference model; crash tests over a simulated disk that
-//! loses unsynced writes; and a writer process for SIGKILL tests.
+//! by step against a reference model (the [`oracle`], driven by the [`driver`]);
+//! crash tests over a simulated disk that loses unsynced writes; and a writer
+//! process for SIGKILL tests.
 //! `RELIABILITY.md` says what each covers and how to run it.
 
 pub mod calendar;
 pub mod crash;
-pub mod model;
+pub mod driver;
+pub mod oracle;
 pub mod rng;
-pub mod sim;
 pub mod step;
 pub mod workload;
 pub mod writer;
 
-pub use sim::{Config, Sim, SimError, Summary};
+pub use driver::{Config, Sim, SimError, Summary};
 
 /// `f` over `seeds` on every available core; results in seed order.
 pub fn each_seed<T: Send>(seeds: std::ops::Range<u64>, f: impl Fn(u64) -> T + Sync) -> Vec<T> {

@@ -5,7 +5,7 @@ use ach_core::limits::Limits;
 use chrono::{DateTime, NaiveDate, Utc};
 use serde_json::{json, Value};
 
-use crate::model::{Account, AmountSpec, App, CustomerRef, Ix, MerchantRef, Model, Target, TxnSpec};
+use crate::oracle::{Account, AmountSpec, AppSpec, CustomerSpec, Ix, MerchantRef, Oracle, Target, TxnSpec};
 
 /// The example application every merchant starts from.
 const APPLICATION: &str = include_str!("../../examples/requests/merchant.json");
@@ -34,7 +34,7 @@ pub enum Step {
         /// Whose key is used.
         caller: Ix,
         /// The application.
-        app: App,
+        app: AppSpec,
     },
     /// Operator: approve.
     Approve {
@@ -182,9 +182,9 @@ fn id_of(target: &Target, ids: impl Fn(Ix) -> String) -> String {
 fn amount_value(a: &AmountSpec) -> Value {
     match a {
         AmountSpec::Cents { cents, number: true } => {
-            serde_json::from_str(&crate::model::decimal(*cents)).unwrap_or(Value::Null)
+            serde_json::from_str(&crate::oracle::decimal(*cents)).unwrap_or(Value::Null)
         }
-        AmountSpec::Cents { cents, number: false } => json!(crate::model::decimal(*cents)),
+        AmountSpec::Cents { cents, number: false } => json!(crate::oracle::decimal(*cents)),
         AmountSpec::Bad(text) => json!(text),
     }
 }
@@ -194,14 +194,14 @@ fn account_json(a: &Account) -> Value {
 }
 
 /// The JSON body of a transaction request.
-pub fn txn_body(model: &Model, spec: &TxnSpec, key: Option<&str>) -> Value {
+pub fn txn_body(oracle: &Oracle, spec: &TxnSpec, key: Option<&str>) -> Value {
     let merchant = match &spec.merchant {
-        MerchantRef::Known(m) => model.merchants[*m].id.clone(),
+        MerchantRef::Known(m) => oracle.merchants[*m].id.clone(),
         MerchantRef::Unknown(id) | MerchantRef::Malformed(id) => id.clone(),
     };
     let customer = match &spec.customer {
-        CustomerRef::Token(t) => json!({"id": id_of(t, |c| model.customers[c].id.clone())}),
-        CustomerRef::Inline(a) => account_json(a),
+        CustomerSpec::Token(t) => json!({"id": id_of(t, |c| oracle.customers[c].id.clone())}),
+        CustomerSpec::Inline(a) => account_json(a),
     };
     let mut v = json!({
         "merchant_id": merchant,
@@ -228,10 +228,10 @@ pub fn txn_body(model: &Model, spec: &TxnSpec, key: Option<&str>) -> Value {
 }
 
 /// The JSON of an application.
-pub fn app_body(app: &App) -> Value {
+pub fn app_body(app: &AppSpec) -> Value {
     let mut v: Value = serde_json::from_str(APPLICATION).unwrap_or(Value::Null);
     v["standard_entry_classes"] = json!(app.classes);
-    let d = crate::model::decimal;
+    let d = crate::oracle::decimal;
     v["velocities"] = json!({
         "expected_checks_per_year": app.checks_per_year,
         "expected_average_check_amount": d(app.average),
@@ -256,11 +256,11 @@ fn bytes(v: &Value) -> Vec<u8> {
 
 /// The caller and operation of a step (not [`Step::Drift`], which the runner
 /// splits).
-pub fn operation(model: &Model, step: &Step) -> (Caller, Operation) {
-    let partner_id = |p: Ix| model.partners[p].id.clone();
+pub fn operation(oracle: &Oracle, step: &Step) -> (Caller, Operation) {
+    let partner_id = |p: Ix| oracle.partners[p].id.clone();
     let caller = |p: Ix| Caller::Partner { partner_id: partner_id(p) };
-    let txn = |t: &Target| id_of(t, |i| model.txns[i].id.clone());
-    let merchant = |t: &Target| id_of(t, |i| model.merchants[i].id.clone());
+    let txn = |t: &Target| id_of(t, |i| oracle.txns[i].id.clone());
+    let merchant = |t: &Target| id_of(t, |i| oracle.merchants[i].id.clone());
     let op = Caller::Operator;
     match step {
         Step::CreatePartner { name } => (op, Operation::CreatePartner { name: name.clone() }),
@@ -287,14 +287,14 @@ pub fn operation(model: &Model, step: &Step) -> (Caller, Operation) {
             caller(*c),
             Operation::DeleteCustomer {
                 partner_id: partner_id(*partner),
-                customer_id: id_of(customer, |i| model.customers[i].id.clone()),
+                customer_id: id_of(customer, |i| oracle.customers[i].id.clone()),
             },
         ),
         Step::CreateTxn { partner, caller: c, spec } => (
             caller(*c),
             Operation::CreateTransaction {
                 partner_id: partner_id(*partner),
-                body: bytes(&txn_body(model, spec, None)),
+                body: bytes(&txn_body(oracle, spec, None)),
             },
         ),
         Step::Void { partner, caller: c, txn: t } => (
@@ -317,16 +317,16 @@ pub fn operation(model: &Model, step: &Step) -> (Caller, Operation) {
                 caller(*c),
                 Operation::CreateTransaction {
                     partner_id: partner_id(*partner),
-                    body: bytes(&txn_body(model, spec, Some(key))),
+                    body: bytes(&txn_body(oracle, spec, Some(key))),
                 },
             ),
             other => operation(
-                model,
+                oracle,
                 &Step::Keyed { key: key.clone(), in_body: false, step: Box::new(other.clone()) },
             ),
         },
         Step::Keyed { key, in_body: false, step } => {
-            let (c, inner) = operation(model, step);
+            let (c, inner) = operation(oracle, step);
             (c, Operation::Idempotent { key: key.clone(), operation: Box::new(inner) })
         }
     }

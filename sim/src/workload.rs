@@ -6,9 +6,9 @@ use ach_core::Money;
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 
 use crate::calendar;
-use crate::model::{
-    Account, AmountSpec, App, CustomerRef, Ix, MerchantRef, Model, State, Target, TxnSpec, BAD_ROUTING,
-    CLASSES, KNOWN_ROUTING, RETURN_CODES, UNKNOWN_ROUTING,
+use crate::oracle::{
+    Account, AmountSpec, AppSpec, CustomerSpec, Ix, MerchantRef, Oracle, Target, TxnSpec, TxnState,
+    BAD_ROUTING, CLASSES, KNOWN_ROUTING, RETURN_CODES, UNKNOWN_ROUTING,
 };
 use crate::rng::Rng;
 pub use crate::step::{app_body, operation, txn_body, Step, IMAGE};
@@ -64,7 +64,7 @@ impl Workload {
     }
 
     /// The next step for the world the model describes.
-    pub fn next(&mut self, m: &Model) -> Step {
+    pub fn next(&mut self, m: &Oracle) -> Step {
         let step = self.plain(m);
         let drift = matches!(step, Step::CreateTxn { .. } | Step::Void { .. } | Step::Return { .. });
         if drift && self.rng.percent(4) {
@@ -80,7 +80,7 @@ impl Workload {
         step
     }
 
-    fn plain(&mut self, m: &Model) -> Step {
+    fn plain(&mut self, m: &Oracle) -> Step {
         let partners = m.partners.len();
         if partners == 0 {
             return self.create_partner();
@@ -117,11 +117,11 @@ impl Workload {
             6 => self.delete_customer(m),
             7 => self.create_txn(m),
             8 => {
-                let (partner, caller, txn) = self.txn_target(m, |t| t.state == State::Pending);
+                let (partner, caller, txn) = self.txn_target(m, |t| t.state == TxnState::Pending);
                 Step::Void { partner, caller, txn }
             }
             9 => {
-                let (partner, caller, txn) = self.txn_target(m, |t| t.state == State::Settled);
+                let (partner, caller, txn) = self.txn_target(m, |t| t.state == TxnState::Settled);
                 Step::Reverse { partner, caller, txn }
             }
             10 => self.return_(m),
@@ -137,7 +137,7 @@ impl Workload {
 
     /// A partner, and mostly that partner as the caller (sometimes another's key:
     /// authentication fails).
-    fn parties(&mut self, m: &Model) -> (Ix, Ix) {
+    fn parties(&mut self, m: &Oracle) -> (Ix, Ix) {
         let p = self.rng.below(m.partners.len());
         let caller = if self.rng.percent(3) { self.rng.below(m.partners.len()) } else { p };
         (p, caller)
@@ -187,7 +187,7 @@ impl Workload {
         l
     }
 
-    fn partner_limits(&mut self, m: &Model) -> Step {
+    fn partner_limits(&mut self, m: &Oracle) -> Step {
         let partner = if self.rng.percent(5) {
             Target::Unknown(self.unknown("par"))
         } else {
@@ -196,7 +196,7 @@ impl Workload {
         Step::PartnerLimits { partner, limits: self.limits(true) }
     }
 
-    fn submit(&mut self, m: &Model) -> Step {
+    fn submit(&mut self, m: &Oracle) -> Step {
         let (partner, caller) = self.parties(m);
         let r = &mut self.rng;
         let mut classes: Vec<String> =
@@ -206,7 +206,7 @@ impl Workload {
             classes.insert(0, "PPD".into());
         }
         let highest = *r.pick(&[50_000, 250_000, 1_000_000, 5_000_000]);
-        let app = App {
+        let app = AppSpec {
             classes,
             checks_per_year: *r.pick(&[0, 60, 600, 6_000, 60_000]),
             average: *r.pick(&[2_500, 8_550, 25_000, 100_000]),
@@ -218,7 +218,7 @@ impl Workload {
         Step::Submit { partner, caller, app }
     }
 
-    fn approve(&mut self, m: &Model, unapproved: &[Ix]) -> Step {
+    fn approve(&mut self, m: &Oracle, unapproved: &[Ix]) -> Step {
         let merchant = if !unapproved.is_empty() && self.rng.percent(85) {
             Target::Known(*self.rng.pick(unapproved))
         } else if self.rng.percent(70) {
@@ -236,7 +236,7 @@ impl Workload {
         Step::Approve { merchant, limits }
     }
 
-    fn merchant_limits(&mut self, m: &Model) -> Step {
+    fn merchant_limits(&mut self, m: &Oracle) -> Step {
         let merchant = if self.rng.percent(5) {
             Target::Unknown(self.unknown("mer"))
         } else {
@@ -268,7 +268,7 @@ impl Workload {
         Account { name: "Ada Lovelace".into(), routing, number, kind: kinds[r.below(2)] }
     }
 
-    fn create_customer(&mut self, m: &Model) -> Step {
+    fn create_customer(&mut self, m: &Oracle) -> Step {
         let (partner, caller) = self.parties(m);
         let mine: Vec<Ix> = (0..m.merchants.len()).filter(|i| m.merchants[*i].partner == partner).collect();
         let scope = match self.rng.below(20) {
@@ -282,7 +282,7 @@ impl Workload {
         Step::CreateCustomer { partner, caller, scope, account }
     }
 
-    fn delete_customer(&mut self, m: &Model) -> Step {
+    fn delete_customer(&mut self, m: &Oracle) -> Step {
         let (partner, caller) = self.parties(m);
         let mine: Vec<Ix> = (0..m.customers.len()).filter(|i| m.customers[*i].partner == partner).collect();
         let customer = if !mine.is_empty() && self.rng.percent(80) {
@@ -297,7 +297,7 @@ impl Workload {
 
     /// A transaction of a partner, preferring ones that `wanted` holds for; now
     /// and then another partner's or an unknown id.
-    fn txn_target(&mut self, m: &Model, wanted: impl Fn(&crate::model::Txn) -> bool) -> (Ix, Ix, Target) {
+    fn txn_target(&mut self, m: &Oracle, wanted: impl Fn(&crate::oracle::Txn) -> bool) -> (Ix, Ix, Target) {
         let (partner, caller) = self.parties(m);
         let mine: Vec<Ix> = (0..m.txns.len()).filter(|i| m.txns[*i].partner == partner).collect();
         let good: Vec<Ix> = mine.iter().copied().filter(|i| wanted(&m.txns[*i])).collect();
@@ -312,8 +312,8 @@ impl Workload {
         (partner, caller, target)
     }
 
-    fn return_(&mut self, m: &Model) -> Step {
-        let (_, _, txn) = self.txn_target(m, |t| matches!(t.state, State::Originated | State::Settled));
+    fn return_(&mut self, m: &Oracle) -> Step {
+        let (_, _, txn) = self.txn_target(m, |t| matches!(t.state, TxnState::Originated | TxnState::Settled));
         let r = &mut self.rng;
         let code = if r.percent(88) {
             r.pick(&RETURN_CODES).0.to_owned()
@@ -336,7 +336,7 @@ impl Workload {
         Step::Return { txn, code, date }
     }
 
-    fn create_txn(&mut self, m: &Model) -> Step {
+    fn create_txn(&mut self, m: &Oracle) -> Step {
         let (mut partner, mut caller) = self.parties(m);
         let ready: Vec<Ix> = (0..m.partners.len())
             .filter(|p| m.merchants.iter().any(|x| x.partner == *p && x.approved))
@@ -376,9 +376,9 @@ impl Workload {
             })
             .collect();
         let customer = if !tokens.is_empty() && r.percent(35) {
-            CustomerRef::Token(Target::Known(*r.pick(&tokens)))
+            CustomerSpec::Token(Target::Known(*r.pick(&tokens)))
         } else {
-            CustomerRef::Inline(self.account(true))
+            CustomerSpec::Inline(self.account(true))
         };
         let r = &mut self.rng;
         let mut spec = TxnSpec {
@@ -399,7 +399,7 @@ impl Workload {
     }
 
     /// Make one thing wrong with a transaction request.
-    fn flaw(&mut self, m: &Model, partner: Ix, spec: &mut TxnSpec) {
+    fn flaw(&mut self, m: &Oracle, partner: Ix, spec: &mut TxnSpec) {
         let r = &mut self.rng;
         match r.below(15) {
             0 => {
@@ -407,7 +407,7 @@ impl Workload {
                     (*r.pick(&["1.234", "0", "0.00", "-5.00", "abc", "1e3", "100000000.00"])).to_owned(),
                 )
             }
-            1 => spec.customer = CustomerRef::Inline(self.account(false)),
+            1 => spec.customer = CustomerSpec::Inline(self.account(false)),
             2 => spec.class = (*r.pick(&["XYZ", "ppd", "ARC"])).to_owned(),
             3 => {
                 spec.class = (*r.pick(&["BOC", "POP"])).to_owned();
@@ -450,11 +450,11 @@ impl Workload {
             }
             9 => spec.merchant = MerchantRef::Unknown(format!("mer_{}", r.alphanumeric(22))),
             10 => spec.merchant = MerchantRef::Known(r.below(m.merchants.len())),
-            11 => spec.customer = CustomerRef::Token(Target::Unknown(format!("cus_{}", r.alphanumeric(22)))),
+            11 => spec.customer = CustomerSpec::Token(Target::Unknown(format!("cus_{}", r.alphanumeric(22)))),
             12 => {
                 // Any token: another partner's, another merchant's, a deleted one.
                 if !m.customers.is_empty() {
-                    spec.customer = CustomerRef::Token(Target::Known(r.below(m.customers.len())));
+                    spec.customer = CustomerSpec::Token(Target::Known(r.below(m.customers.len())));
                 }
             }
             13 => {
@@ -464,7 +464,7 @@ impl Workload {
             }
             _ => {
                 // A transaction just like an earlier one of this partner (a duplicate, a spent check).
-                let mine: Vec<&crate::model::Txn> =
+                let mine: Vec<&crate::oracle::Txn> =
                     m.txns.iter().filter(|t| t.partner == partner && t.reversal_of.is_none()).collect();
                 if !mine.is_empty() {
                     let t = *r.pick(&mine);
@@ -475,7 +475,7 @@ impl Workload {
                     spec.check = t.check.clone();
                     spec.images = matches!(t.class.as_str(), "BOC" | "POP" | "ICL");
                     spec.state = (t.class == "POP").then(|| "NY".to_owned());
-                    spec.customer = CustomerRef::Inline(Account {
+                    spec.customer = CustomerSpec::Inline(Account {
                         name: "Ada Lovelace".into(),
                         routing: t.routing.clone(),
                         number: t.number.clone(),
@@ -489,7 +489,7 @@ impl Workload {
     /// A target instant: minutes ahead, the next cut-off or settlement time (a
     /// second before, exactly, a second after), the next midnight, days ahead, a
     /// month end; with `backwards`, sometimes before now.
-    fn clock_target(&mut self, m: &Model, backwards: bool) -> DateTime<Utc> {
+    fn clock_target(&mut self, m: &Oracle, backwards: bool) -> DateTime<Utc> {
         let now = m.now;
         let today = calendar::eastern_date(now);
         let r = &mut self.rng;
@@ -525,7 +525,7 @@ impl Workload {
         .max(if backwards { now - Duration::hours(2) } else { now })
     }
 
-    fn clock(&mut self, m: &Model) -> Step {
+    fn clock(&mut self, m: &Oracle) -> Step {
         if self.rng.percent(70) {
             Step::SetClock { to: self.clock_target(m, true) }
         } else {

@@ -5,8 +5,8 @@
 use std::io::Write;
 use std::path::Path;
 
+use crate::driver::OPERATOR_KEY;
 use crate::rng::Rng;
-use crate::sim::OPERATOR_KEY;
 use crate::workload::app_body;
 use ach_core::engine::{Caller, Engine, EngineOptions, Operation, Outcome};
 use ach_core::limits::Limits;
@@ -34,7 +34,7 @@ pub fn setup(db: &str) -> Result<(), String> {
             Ok(Outcome::PartnerCreated { partner_id, api_key }) => (partner_id, api_key),
             other => return Err(format!("create partner: {other:?}")),
         };
-    let app = crate::model::App {
+    let app = crate::oracle::AppSpec {
         classes: vec!["PPD".into()],
         checks_per_year: 1_000_000,
         average: 10_000,

@@ -17,7 +17,7 @@ use chrono::NaiveDate;
 
 /// Arguments of `achd demo`.
 #[derive(clap::Args)]
-pub struct Args {
+pub struct DemoArgs {
     /// Start the tour at 10:00 Eastern on this day (YYYY-MM-DD; default: today).
     #[arg(long, value_name = "YYYY-MM-DD", value_parser = parse_day)]
     on: Option<NaiveDate>,
@@ -32,7 +32,7 @@ fn parse_day(text: &str) -> Result<NaiveDate, String> {
 }
 
 /// Run the tour; exit 0 when every step answered as expected.
-pub fn run(args: &Args) -> ExitCode {
+pub fn run(args: &DemoArgs) -> ExitCode {
     let day = args.on.unwrap_or_else(|| ach_core::calendar::eastern_date(chrono::Utc::now()));
     let sandbox = match https::Sandbox::start(tour::start_instant(day)) {
         Ok(s) => s,

@@ -12,7 +12,7 @@ use ach_core::engine::{Engine, EngineOptions};
 use chrono::{Datelike, Duration, NaiveDate, Weekday};
 use serde_json::Value;
 
-use super::tour::{self, Api, Call, Summary};
+use super::tour::{self, Api, Call, TourSummary};
 
 const OPERATOR: &str = "ok_demo_tour_operator_key_0123456789";
 
@@ -101,7 +101,7 @@ fn text(change: &Value, key: &str) -> String {
 }
 
 /// Everything the tour must have done when started on `day`.
-fn check(day: NaiveDate, s: &Summary) {
+fn check(day: NaiveDate, s: &TourSummary) {
     assert_eq!((s.originated, s.settled), (3, 2), "{day}");
     assert!(s.reversal.starts_with("txn_"), "{day}");
     let origination = banking_day_on_or_after(day);

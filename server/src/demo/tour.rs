@@ -46,7 +46,7 @@ pub trait Api {
 
 /// What the tour saw: enough to check its whole lifecycle.
 #[derive(Debug)]
-pub struct Summary {
+pub struct TourSummary {
     /// The voided debit, the returned debit, the settled debit, the credit.
     pub ids: [String; 4],
     /// Transactions the cut-off moved to B.
@@ -101,92 +101,25 @@ fn expect(
 }
 
 /// Run the tour from 10:00 Eastern on `day`; `say` gets every line to show.
-pub fn run(api: &mut dyn Api, day: NaiveDate, say: &mut dyn FnMut(String)) -> Result<Summary, String> {
+pub fn run(api: &mut dyn Api, day: NaiveDate, say: &mut dyn FnMut(String)) -> Result<TourSummary, String> {
     let op = api.operator_key();
     let start = start_instant(day);
-    say(format!("\n1. The sandbox clock stands at {day}, 10:00 Eastern"));
-    expect(api, say, ("POST", "/admin/clock", &op), Some(json!({"now": start.to_rfc3339()})), 200)?;
-
-    say("\n2. The operator creates a partner (its API key is shown once; only its hash is stored)".into());
-    let p = expect(api, say, ("POST", "/admin/partners", &op), Some(json!({"name": "Demo Partner"})), 201)?;
-    let (pid, key) =
-        (field(&p, &["payload", "partner_id"])?.to_owned(), field(&p, &["payload", "api_key"])?.to_owned());
-    say(format!("  partner {pid}, key {}", masked(&key)));
-
-    say("\n3. The partner submits a merchant; the operator approves it".into());
-    let mut app: Value = serde_json::from_str(APPLICATION).map_err(|e| e.to_string())?;
-    app["partner_id"] = json!(pid);
-    app["velocities"]["decline_duplicates"] = json!(false);
-    let m = expect(api, say, ("POST", "/merchants", &key), Some(app), 201)?;
-    let mid = field(&m, &["id"])?.to_owned();
-    let approve = format!("/admin/merchants/{mid}/approve");
-    expect(api, say, ("POST", &approve, &op), Some(json!({})), 200)?;
-    say(format!("  merchant {mid} approved"));
-
-    say("\n4. Three debits and a credit".into());
-    let mut ids = Vec::new();
-    for (kind, amount, account) in [
-        ("debit", "125.00", "1111222"),
-        ("debit", "60.00", "3333444"),
-        ("debit", "42.50", "5555666"),
-        ("credit", "20.00", "7777888"),
-    ] {
-        let body = json!({"partner_id": pid, "merchant_id": mid, "amount": amount,
-            "description": format!("demo {kind}"), "type": kind, "standard_entry_class": "PPD",
-            "customer": {"name": "Ada Lovelace", "routing_number": "021000021", "account_number": account,
-                         "account_type": "checking"}});
-        let t = expect(api, say, ("POST", "/transactions", &key), Some(body), 201)?;
-        let id = field(&t, &["payload", "id"])?.to_owned();
-        say(format!("  {kind} of ${amount}: {id}"));
-        ids.push(id);
-    }
-    let ids: [String; 4] = ids.try_into().map_err(|_| "four transactions".to_owned())?;
+    let (pid, key) = open_partner(api, say, &op, day, start)?;
+    let mid = approve_merchant(api, say, &op, &key, &pid)?;
+    let ids = create_transactions(api, say, &key, &pid, &mid)?;
 
     say("\n5. Void the first debit while it is Pending".into());
     let void = format!("/transactions/{}/void?partner_id={pid}", ids[0]);
     expect(api, say, ("PUT", &void, &key), None, 200)?;
 
-    let (cutoff_day, cutoff) = calendar::next_cutoff_after(start);
-    let after_cutoff = cutoff + Duration::minutes(30);
-    say(format!(
-        "\n6. The clock passes the next cut-off, 6 PM Eastern on {cutoff_day}: Pending → B Originated"
-    ));
-    let moved = expect(
-        api,
-        say,
-        ("POST", "/admin/clock", &op),
-        Some(json!({"now": after_cutoff.to_rfc3339()})),
-        200,
-    )?;
-    let originated = moved["payload"]["originated"].as_u64().unwrap_or_default();
-    say(format!("  originated: {originated}"));
-    if originated != 3 {
-        return Err(format!("the cut-off originated {originated} transactions, not 3"));
-    }
+    let originated = pass_cutoff(api, say, &op, start)?;
 
     say("\n7. The receiving bank returns the second debit (R01, insufficient funds)".into());
     let ret = json!({"transaction_id": ids[1], "return_code": "R01"});
     expect(api, say, ("POST", "/admin/returns", &op), Some(ret), 200)?;
 
     let feed = format!("/status-changes/0?partner_id={pid}");
-    let page = expect(api, say, ("GET", &feed, &key), None, 200)?;
-    let settles = latest_settlement(&page, &ids[2..])?;
-    let after_settlement = lifecycle::settlement_instant(settles) + Duration::minutes(30);
-    say(format!(
-        "\n8. The clock passes settlement on {settles} (credits settle on the effective date, debits two banking days later)"
-    ));
-    let moved = expect(
-        api,
-        say,
-        ("POST", "/admin/clock", &op),
-        Some(json!({"now": after_settlement.to_rfc3339()})),
-        200,
-    )?;
-    let settled = moved["payload"]["settled"].as_u64().unwrap_or_default();
-    say(format!("  settled: {settled}"));
-    if settled != 2 {
-        return Err(format!("settlement settled {settled} transactions, not 2"));
-    }
+    let settled = pass_settlement(api, say, (&op, &key), &feed, &ids[2..])?;
 
     say("\n9. Reverse the settled third debit: a new credit transaction".into());
     let reverse = format!("/transactions/{}/reverse?partner_id={pid}", ids[2]);
@@ -199,7 +132,129 @@ pub fn run(api: &mut dyn Api, day: NaiveDate, say: &mut dyn FnMut(String)) -> Re
     let changes = page["payload"]["changes"].as_array().cloned().unwrap_or_default();
     print_feed(&changes, say);
     say(format!("  new_pointer: {}", page["payload"]["new_pointer"].as_str().unwrap_or("")));
-    Ok(Summary { ids, originated, settled, reversal, changes })
+    Ok(TourSummary { ids, originated, settled, reversal, changes })
+}
+
+/// Steps 1 and 2: set the sandbox clock to `start`, and create a partner; its id
+/// and API key.
+fn open_partner(
+    api: &mut dyn Api,
+    say: &mut dyn FnMut(String),
+    op: &str,
+    day: NaiveDate,
+    start: DateTime<Utc>,
+) -> Result<(String, String), String> {
+    say(format!("\n1. The sandbox clock stands at {day}, 10:00 Eastern"));
+    expect(api, say, ("POST", "/admin/clock", op), Some(json!({"now": start.to_rfc3339()})), 200)?;
+
+    say("\n2. The operator creates a partner (its API key is shown once; only its hash is stored)".into());
+    let p = expect(api, say, ("POST", "/admin/partners", op), Some(json!({"name": "Demo Partner"})), 201)?;
+    let (pid, key) =
+        (field(&p, &["payload", "partner_id"])?.to_owned(), field(&p, &["payload", "api_key"])?.to_owned());
+    say(format!("  partner {pid}, key {}", masked(&key)));
+    Ok((pid, key))
+}
+
+/// Step 3: the partner submits the example merchant, the operator approves it;
+/// the merchant's id.
+fn approve_merchant(
+    api: &mut dyn Api,
+    say: &mut dyn FnMut(String),
+    op: &str,
+    key: &str,
+    pid: &str,
+) -> Result<String, String> {
+    say("\n3. The partner submits a merchant; the operator approves it".into());
+    let mut app: Value = serde_json::from_str(APPLICATION).map_err(|e| e.to_string())?;
+    app["partner_id"] = json!(pid);
+    app["velocities"]["decline_duplicates"] = json!(false);
+    let m = expect(api, say, ("POST", "/merchants", key), Some(app), 201)?;
+    let mid = field(&m, &["id"])?.to_owned();
+    let approve = format!("/admin/merchants/{mid}/approve");
+    expect(api, say, ("POST", &approve, op), Some(json!({})), 200)?;
+    say(format!("  merchant {mid} approved"));
+    Ok(mid)
+}
+
+/// Step 4: three debits and a credit; their ids in that order.
+fn create_transactions(
+    api: &mut dyn Api,
+    say: &mut dyn FnMut(String),
+    key: &str,
+    pid: &str,
+    mid: &str,
+) -> Result<[String; 4], String> {
+    say("\n4. Three debits and a credit".into());
+    let mut ids = Vec::new();
+    for (kind, amount, account) in [
+        ("debit", "125.00", "1111222"),
+        ("debit", "60.00", "3333444"),
+        ("debit", "42.50", "5555666"),
+        ("credit", "20.00", "7777888"),
+    ] {
+        let body = json!({"partner_id": pid, "merchant_id": mid, "amount": amount,
+            "description": format!("demo {kind}"), "type": kind, "standard_entry_class": "PPD",
+            "customer": {"name": "Ada Lovelace", "routing_number": "021000021", "account_number": account,
+                         "account_type": "checking"}});
+        let t = expect(api, say, ("POST", "/transactions", key), Some(body), 201)?;
+        let id = field(&t, &["payload", "id"])?.to_owned();
+        say(format!("  {kind} of ${amount}: {id}"));
+        ids.push(id);
+    }
+    ids.try_into().map_err(|_| "four transactions".to_owned())
+}
+
+/// Step 6: move the clock past the next cut-off after `start`; how many
+/// transactions it originated (three).
+fn pass_cutoff(
+    api: &mut dyn Api,
+    say: &mut dyn FnMut(String),
+    op: &str,
+    start: DateTime<Utc>,
+) -> Result<u64, String> {
+    let (cutoff_day, cutoff) = calendar::next_cutoff_after(start);
+    let after_cutoff = cutoff + Duration::minutes(30);
+    say(format!(
+        "\n6. The clock passes the next cut-off, 6 PM Eastern on {cutoff_day}: Pending → B Originated"
+    ));
+    let moved =
+        expect(api, say, ("POST", "/admin/clock", op), Some(json!({"now": after_cutoff.to_rfc3339()})), 200)?;
+    let originated = moved["payload"]["originated"].as_u64().unwrap_or_default();
+    say(format!("  originated: {originated}"));
+    if originated != 3 {
+        return Err(format!("the cut-off originated {originated} transactions, not 3"));
+    }
+    Ok(originated)
+}
+
+/// Step 8: read the settlement dates of `ids` from the `feed`, and move the clock
+/// past the latest; how many transactions settled (two).
+fn pass_settlement(
+    api: &mut dyn Api,
+    say: &mut dyn FnMut(String),
+    (op, key): (&str, &str),
+    feed: &str,
+    ids: &[String],
+) -> Result<u64, String> {
+    let page = expect(api, say, ("GET", feed, key), None, 200)?;
+    let settles = latest_settlement(&page, ids)?;
+    let after_settlement = lifecycle::settlement_instant(settles) + Duration::minutes(30);
+    say(format!(
+        "\n8. The clock passes settlement on {settles} (credits settle on the effective date, debits two banking days later)"
+    ));
+    let moved = expect(
+        api,
+        say,
+        ("POST", "/admin/clock", op),
+        Some(json!({"now": after_settlement.to_rfc3339()})),
+        200,
+    )?;
+    let settled = moved["payload"]["settled"].as_u64().unwrap_or_default();
+    say(format!("  settled: {settled}"));
+    if settled != 2 {
+        return Err(format!("settlement settled {settled} transactions, not 2"));
+    }
+    Ok(settled)
 }
 
 /// The latest settlement date the feed's B changes give for `ids`.

@@ -14,7 +14,7 @@ use std::time::Instant;
 use ach_sim::crash;
 use ach_sim::{Config, Sim, SimError};
 
-struct Args {
+struct SimArgs {
     seed: Option<u64>,
     seeds: u64,
     first: u64,
@@ -24,8 +24,8 @@ struct Args {
     stride: u64,
 }
 
-fn parse() -> Result<Args, String> {
-    let mut a = Args {
+fn parse() -> Result<SimArgs, String> {
+    let mut a = SimArgs {
         seed: None,
         seeds: 0,
         first: 0,

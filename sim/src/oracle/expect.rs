@@ -2,12 +2,14 @@
 //! checks (`docs/decisions.md`): validation by rank, then tenancy, state, limits,
 //! duplicates and the history-wide windows.
 
+use ach_core::limits::Limits;
 use ach_core::Money;
 use chrono::{Datelike, Duration, NaiveDate};
 
 use super::{
-    decimal, dollars, uses_check, Account, AmountSpec, App, CustomerRef, Expect, Ix, MerchantRef, Model,
-    State, Target, Txn, TxnSpec, CLASSES, DUPLICATE_WINDOW_HOURS, FAILED, KNOWN_ROUTING, RETURN_CODES,
+    decimal, dollars, uses_check, Account, AmountSpec, AppSpec, CustomerSpec, Expect, Ix, MerchantRef,
+    Oracle, Target, Txn, TxnSpec, TxnState, CLASSES, DUPLICATE_WINDOW_HOURS, FAILED, KNOWN_ROUTING,
+    RETURN_CODES,
 };
 use crate::calendar;
 
@@ -63,16 +65,90 @@ fn first(mut problems: Vec<(u8, String, u16)>) -> Option<Expect> {
     problems.into_iter().next().map(|(_, m, s)| no(m, s))
 }
 
-/// Usage: a count and cents.
+/// A tally: a count and cents.
 #[derive(Debug, Clone, Copy, Default)]
-struct Usage {
+struct UsageTally {
     count: u64,
     amount: i64,
 }
 
-impl Model {
+/// The request's own problems (validation, by rank: structure, identifiers,
+/// amounts, class rules, directory), the first one's answer; else its cents.
+fn transaction_problems(spec: &TxnSpec) -> Result<i64, Expect> {
+    let mut p: Vec<(u8, String, u16)> = Vec::new();
+    if let MerchantRef::Malformed(m) = &spec.merchant {
+        p.push((1, format!("'{m}' is an invalid Merchant ID"), 422));
+    }
+    let cents = match &spec.amount {
+        AmountSpec::Cents { cents, .. } => Some(*cents),
+        AmountSpec::Bad(text) => {
+            p.push((2, format!("'{text}' is an invalid Amount"), 422));
+            None
+        }
+    };
+    let class = spec.class.as_str();
+    class_problems(spec, &mut p);
+    if let CustomerSpec::Inline(a) = &spec.customer {
+        account_problems(a, &mut p);
+    }
+    // After the walk: the credit cap, a credit in a debit-only class, the class cap.
+    if cents.is_some_and(|c| spec.credit && c > 5_000_000_000) {
+        p.push((2, "Credits are limited to 50,000,000 USD".into(), 422));
+    }
+    if debit_only(class) && spec.credit {
+        p.push((3, format!("Unable to accept {class} credit transactions for this merchant"), 403));
+    }
+    // The Nacha cap is an amount problem (message 14, the amount as sent), not
+    // the merchant's limit.
+    if let Some(c) = cents.filter(|c| matches!(class, "BOC" | "POP") && *c > 2_500_000) {
+        p.push((2, format!("'{}' is an invalid Amount", decimal(c)), 422));
+    }
+    match first(p) {
+        Some(e) => Err(e),
+        None => Ok(cents.unwrap_or_default()),
+    }
+}
+
+/// The class rules: a known class, and what checks need (number, POP state,
+/// both images).
+fn class_problems(spec: &TxnSpec, p: &mut Vec<(u8, String, u16)>) {
+    let class = spec.class.as_str();
+    if !CLASSES.contains(&class) {
+        p.push((3, format!("Unable to accept {class} transactions for this merchant"), 403));
+    }
+    if matches!(class, "BOC" | "POP") && spec.check.is_none() {
+        p.push((3, format!("Check Number Required For {class} Transactions"), 422));
+    }
+    if class == "POP" && spec.state.is_none() {
+        p.push((3, "State Required For POP Transactions".into(), 422));
+    }
+    if matches!(class, "BOC" | "POP" | "ICL") && !spec.images {
+        p.push((3, FAILED.into(), 422));
+        p.push((3, FAILED.into(), 422));
+    }
+}
+
+/// The merchant's per-transaction limits `l` on `cents`.
+fn per_transaction_limits(l: &Limits, spec: &TxnSpec, cents: i64) -> Result<(), Expect> {
+    let cents_of = |x: Option<Money>| x.map(Money::cents);
+    if spec.credit && cents_of(l.max_credit_amount) == Some(0) {
+        return Err(no("Unable to accept credit transactions for this merchant", 403));
+    }
+    if cents_of(l.min_transaction_amount).is_some_and(|min| cents < min) {
+        return Err(no(format!("'{}' is an invalid Amount", decimal(cents)), 422));
+    }
+    if let Some(max) = cents_of(l.max_transaction_amount).filter(|max| cents > *max) {
+        return Err(no(format!("Exceeded maximum dollar amount ({}) for this merchant.", dollars(max)), 403));
+    }
+    if spec.credit && cents_of(l.max_credit_amount).is_some_and(|max| cents > max) {
+        return Err(no("Credit amount is over the maximum", 403));
+    }
+    Ok(())
+}
+
+impl Oracle {
     /// The answer to submitting `app`.
-    pub fn expect_submit(&self, app: &App) -> Expect {
+    pub fn expect_submit(&self, app: &AppSpec) -> Expect {
         // The velocities' amounts rank before the website rule.
         if let Some(low) = app.lowest.filter(|l| *l > app.highest) {
             return no(format!("'{}' is an invalid Amount", decimal(low)), 422);
@@ -125,7 +201,7 @@ impl Model {
     pub fn expect_void(&self, partner: Ix, target: &Target) -> Expect {
         match self.txn_of(Some(partner), target) {
             None => no(FAILED, 404),
-            Some(t) if self.txns[t].state == State::Pending => Expect::Ok,
+            Some(t) if self.txns[t].state == TxnState::Pending => Expect::Ok,
             Some(_) => no(FAILED, 409),
         }
     }
@@ -139,10 +215,10 @@ impl Model {
         }
         if let Some(r) = t.reversed_by {
             match self.txns[r].state {
-                State::Pending | State::Originated => {
+                TxnState::Pending | TxnState::Originated => {
                     return no("The reversal for transaction has been submitted", 409)
                 }
-                State::Settled => {
+                TxnState::Settled => {
                     return no(
                         format!(
                             "The original transaction has already been reversed with transaction ID {}",
@@ -151,10 +227,10 @@ impl Model {
                         409,
                     )
                 }
-                State::Returned | State::Voided => {}
+                TxnState::Returned | TxnState::Voided => {}
             }
         }
-        if t.state != State::Settled {
+        if t.state != TxnState::Settled {
             return no(FAILED, 409);
         }
         // A credit's reversal debits the receiver: only until the cut-off five
@@ -185,7 +261,7 @@ impl Model {
     pub fn expect_return(&self, target: &Target, code: &str, date: Option<NaiveDate>) -> Expect {
         let Some(t) = self.txn_of(None, target) else { return no(FAILED, 404) };
         let t = &self.txns[t];
-        if !matches!(t.state, State::Originated | State::Settled) {
+        if !matches!(t.state, TxnState::Originated | TxnState::Settled) {
             return no(FAILED, 409);
         }
         if !RETURN_CODES.iter().any(|(c, _)| *c == code) {
@@ -199,99 +275,71 @@ impl Model {
         Expect::Ok
     }
 
-    /// The answer to a transaction request of `partner`.
+    /// The answer to a transaction request of `partner`: the first of these
+    /// steps that refuses it, else the usage windows' answer.
     pub fn expect_create(&self, partner: Ix, spec: &TxnSpec) -> Expect {
-        // Validation, by rank: structure, identifiers, amounts, class rules, directory.
-        let mut p: Vec<(u8, String, u16)> = Vec::new();
-        if let MerchantRef::Malformed(m) = &spec.merchant {
-            p.push((1, format!("'{m}' is an invalid Merchant ID"), 422));
-        }
-        let cents = match &spec.amount {
-            AmountSpec::Cents { cents, .. } => Some(*cents),
-            AmountSpec::Bad(text) => {
-                p.push((2, format!("'{text}' is an invalid Amount"), 422));
-                None
-            }
+        let steps = || -> Result<(Ix, i64), Expect> {
+            let cents = transaction_problems(spec)?;
+            let m = self.transaction_merchant(partner, spec)?;
+            let (routing, number) = self.receiver_account(partner, m, spec)?;
+            per_transaction_limits(&self.merchants[m].limits, spec, cents)?;
+            self.no_duplicate(m, spec, cents, (&routing, &number))?;
+            Ok((m, cents))
         };
-        let class = spec.class.as_str();
-        let known_class = CLASSES.contains(&class);
-        if !known_class {
-            p.push((3, format!("Unable to accept {class} transactions for this merchant"), 403));
+        match steps() {
+            Ok((m, cents)) => self.expect_windows(partner, m, cents),
+            Err(refusal) => refusal,
         }
-        if matches!(class, "BOC" | "POP") && spec.check.is_none() {
-            p.push((3, format!("Check Number Required For {class} Transactions"), 422));
-        }
-        if class == "POP" && spec.state.is_none() {
-            p.push((3, "State Required For POP Transactions".into(), 422));
-        }
-        if matches!(class, "BOC" | "POP" | "ICL") && !spec.images {
-            p.push((3, FAILED.into(), 422));
-            p.push((3, FAILED.into(), 422));
-        }
-        if let CustomerRef::Inline(a) = &spec.customer {
-            account_problems(a, &mut p);
-        }
-        // After the walk: the credit cap, a credit in a debit-only class, the class cap.
-        if cents.is_some_and(|c| spec.credit && c > 5_000_000_000) {
-            p.push((2, "Credits are limited to 50,000,000 USD".into(), 422));
-        }
-        if debit_only(class) && spec.credit {
-            p.push((3, format!("Unable to accept {class} credit transactions for this merchant"), 403));
-        }
-        // The Nacha cap is an amount problem (message 14, the amount as sent), not
-        // the merchant's limit.
-        if let Some(c) = cents.filter(|c| matches!(class, "BOC" | "POP") && *c > 2_500_000) {
-            p.push((2, format!("'{}' is an invalid Amount", decimal(c)), 422));
-        }
-        if let Some(e) = first(p) {
-            return e;
-        }
-        let cents = cents.unwrap_or_default();
-        // The merchant.
+    }
+
+    /// The transaction's merchant: one of `partner`'s, approved for the class.
+    fn transaction_merchant(&self, partner: Ix, spec: &TxnSpec) -> Result<Ix, Expect> {
         let m = match &spec.merchant {
             MerchantRef::Known(m) if self.merchants[*m].partner == partner => *m,
             MerchantRef::Known(m) => {
-                return no(format!("'{}' is an invalid Merchant ID", self.merchants[*m].id), 422)
+                return Err(no(format!("'{}' is an invalid Merchant ID", self.merchants[*m].id), 422))
             }
             MerchantRef::Unknown(id) | MerchantRef::Malformed(id) => {
-                return no(format!("'{id}' is an invalid Merchant ID"), 422)
+                return Err(no(format!("'{id}' is an invalid Merchant ID"), 422))
             }
         };
         let merchant = &self.merchants[m];
+        let class = spec.class.as_str();
         if !merchant.approved || !merchant.classes.iter().any(|c| c == class) {
-            return no(format!("Unable to accept {class} transactions for this merchant"), 403);
+            return Err(no(format!("Unable to accept {class} transactions for this merchant"), 403));
         }
-        // The customer.
-        let (routing, number) = match &spec.customer {
-            CustomerRef::Inline(a) => (a.routing.clone(), a.number.clone()),
-            CustomerRef::Token(Target::Unknown(_)) => return no(FAILED, 404),
-            CustomerRef::Token(Target::Known(c)) => {
+        Ok(m)
+    }
+
+    /// The receiver's routing and account number: inline, or a stored customer of
+    /// `partner` (global or merchant `m`'s) not deleted.
+    fn receiver_account(&self, partner: Ix, m: Ix, spec: &TxnSpec) -> Result<(String, String), Expect> {
+        match &spec.customer {
+            CustomerSpec::Inline(a) => Ok((a.routing.clone(), a.number.clone())),
+            CustomerSpec::Token(Target::Unknown(_)) => Err(no(FAILED, 404)),
+            CustomerSpec::Token(Target::Known(c)) => {
                 let c = &self.customers[*c];
                 if c.partner != partner || c.scope.is_some_and(|s| s != m) {
-                    return no(FAILED, 404);
+                    return Err(no(FAILED, 404));
                 }
                 if c.deleted_at.is_some() {
-                    return no(FAILED, 422);
+                    return Err(no(FAILED, 422));
                 }
-                (c.account.routing.clone(), c.account.number.clone())
+                Ok((c.account.routing.clone(), c.account.number.clone()))
             }
-        };
-        // Per-transaction limits.
-        let l = &merchant.limits;
-        let cents_of = |x: Option<Money>| x.map(Money::cents);
-        if spec.credit && cents_of(l.max_credit_amount) == Some(0) {
-            return no("Unable to accept credit transactions for this merchant", 403);
         }
-        if cents_of(l.min_transaction_amount).is_some_and(|min| cents < min) {
-            return no(format!("'{}' is an invalid Amount", decimal(cents)), 422);
-        }
-        if let Some(max) = cents_of(l.max_transaction_amount).filter(|max| cents > *max) {
-            return no(format!("Exceeded maximum dollar amount ({}) for this merchant.", dollars(max)), 403);
-        }
-        if spec.credit && cents_of(l.max_credit_amount).is_some_and(|max| cents > max) {
-            return no("Credit amount is over the maximum", 403);
-        }
-        // Spent check numbers, then similar transactions.
+    }
+
+    /// Spent check numbers, then similar transactions (if merchant `m` declines
+    /// them): the merchant's earlier transactions to the same account.
+    fn no_duplicate(
+        &self,
+        m: Ix,
+        spec: &TxnSpec,
+        cents: i64,
+        (routing, number): (&str, &str),
+    ) -> Result<(), Expect> {
+        let class = spec.class.as_str();
         let counted = |t: &&Txn| {
             t.reversal_of.is_none() && t.merchant == m && t.routing == routing && t.number == number
         };
@@ -303,28 +351,28 @@ impl Model {
                 .filter(counted)
                 .any(|t| t.check.as_deref().map(|c| c.trim_start_matches('0')) == Some(trimmed))
             {
-                return no(format!("Duplicate transaction for this check. Check number: {check}"), 409);
+                return Err(no(format!("Duplicate transaction for this check. Check number: {check}"), 409));
             }
         }
-        if merchant.decline_duplicates
+        if self.merchants[m].decline_duplicates
             && self.txns.iter().filter(counted).any(|t| {
                 t.amount == cents
                     && t.credit == spec.credit
                     && t.class == class
-                    && t.state != State::Voided
+                    && t.state != TxnState::Voided
                     && self.now - t.created_at < Duration::hours(DUPLICATE_WINDOW_HOURS)
             })
         {
-            return no("This is a duplicate transaction", 409);
+            return Err(no("This is a duplicate transaction", 409));
         }
-        self.expect_windows(partner, m, cents)
+        Ok(())
     }
 
-    /// Usage of the transactions that count, created on Eastern days in `days`.
-    fn usage(&self, keep: impl Fn(&Txn) -> bool, from: NaiveDate, to: NaiveDate) -> Usage {
-        let mut u = Usage::default();
+    /// The tally of the transactions that count, created on Eastern days in `days`.
+    fn usage(&self, keep: impl Fn(&Txn) -> bool, from: NaiveDate, to: NaiveDate) -> UsageTally {
+        let mut u = UsageTally::default();
         // A reversal credit does not count; a reversal debit does.
-        let counts = |t: &Txn| (t.reversal_of.is_none() || !t.credit) && t.state != State::Voided;
+        let counts = |t: &Txn| (t.reversal_of.is_none() || !t.credit) && t.state != TxnState::Voided;
         for t in self.txns.iter().filter(|t| counts(t) && keep(t)) {
             let d = calendar::eastern_date(t.created_at);
             if d >= from && d <= to {
@@ -349,8 +397,8 @@ impl Model {
         let m_period = self.usage(of_m, period(ml.period_days), today);
         let p_period = self.usage(of_p, period(pl.period_days), today);
         let m_month = self.usage(of_m, month_start, today);
-        let over_count = |u: Usage, l: Option<u64>| l.is_some_and(|l| u.count + 1 > l);
-        let over_amount = |u: Usage, l: Option<Money>| l.is_some_and(|l| u.amount + cents > l.cents());
+        let over_count = |u: UsageTally, l: Option<u64>| l.is_some_and(|l| u.count + 1 > l);
+        let over_amount = |u: UsageTally, l: Option<Money>| l.is_some_and(|l| u.amount + cents > l.cents());
         if over_count(m_day, ml.daily_count) {
             return no("You have exceeded the allowed max daily num checks for this merchant", 403);
         }

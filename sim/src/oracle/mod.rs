@@ -1,4 +1,4 @@
-//! The reference model: a plain in-memory picture of what the engine should hold
+//! The oracle, the reference model: a plain in-memory picture of what the engine should hold
 //! (partners, merchants, customers, transactions and their states, both feeds,
 //! limits, idempotency keys) and the answer each step should get.
 //!
@@ -24,7 +24,7 @@ mod expect;
 mod request;
 
 pub use expect::{account_ok, mask, routing_ok};
-pub use request::{Account, AmountSpec, App, CustomerRef, MerchantRef, Target, TxnSpec};
+pub use request::{Account, AmountSpec, AppSpec, CustomerSpec, MerchantRef, Target, TxnSpec};
 
 /// An index into one of the model's lists.
 pub type Ix = usize;
@@ -58,7 +58,7 @@ pub const DUPLICATE_WINDOW_HOURS: i64 = 24;
 
 /// What an idempotency key remembers.
 #[derive(Debug, Clone)]
-pub struct Stored {
+pub struct Remembered {
     /// The request, as the model describes it.
     pub request: String,
     /// The first answer.
@@ -75,11 +75,11 @@ pub struct Partner {
     /// Overall limits.
     pub limits: Limits,
     /// Its status-changes feed.
-    pub feed: Vec<Change>,
+    pub feed: Vec<TxnChange>,
     /// The same, as the engine shows it.
     pub shown: Vec<StatusChange>,
     /// Its idempotency keys.
-    pub idem: HashMap<String, Stored>,
+    pub idem: HashMap<String, Remembered>,
 }
 
 /// A merchant.
@@ -120,7 +120,7 @@ pub struct Customer {
 
 /// A transaction's state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum State {
+pub enum TxnState {
     /// A.
     Pending,
     /// B.
@@ -155,7 +155,7 @@ pub struct Txn {
     /// Check number.
     pub check: Option<String>,
     /// State.
-    pub state: State,
+    pub state: TxnState,
     /// Created.
     pub created_at: DateTime<Utc>,
     /// The cut-off it waits for.
@@ -180,7 +180,7 @@ pub struct Txn {
 
 /// One status change.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Change {
+pub struct TxnChange {
     /// The transaction.
     pub txn: Ix,
     /// When.
@@ -235,9 +235,9 @@ pub fn decimal(cents: i64) -> String {
     format!("{}.{:02}", cents / 100, cents % 100)
 }
 
-/// The reference model.
+/// The oracle: the reference model of the whole world.
 #[derive(Debug, Clone)]
-pub struct Model {
+pub struct Oracle {
     /// The clock.
     pub now: DateTime<Utc>,
     /// Partners.
@@ -250,17 +250,17 @@ pub struct Model {
     pub txns: Vec<Txn>,
 }
 
-impl Model {
+impl Oracle {
     /// An empty world at `now`.
-    pub fn new(now: DateTime<Utc>) -> Model {
-        Model { now, partners: Vec::new(), merchants: Vec::new(), customers: Vec::new(), txns: Vec::new() }
+    pub fn new(now: DateTime<Utc>) -> Oracle {
+        Oracle { now, partners: Vec::new(), merchants: Vec::new(), customers: Vec::new(), txns: Vec::new() }
     }
 
     /// The limits a merchant gets from its application (before the approval's
     /// overrides): per transaction as declared, the month at three times the
     /// declared count, dollars and average, the average judged from max(10, half
     /// the declared monthly count) transactions on.
-    pub fn velocity_limits(app: &App) -> Limits {
+    pub fn velocity_limits(app: &AppSpec) -> Limits {
         let monthly = app.checks_per_year.div_ceil(12).max(1);
         Limits {
             max_transaction_amount: Some(Money::from_cents(app.highest)),
@@ -275,23 +275,23 @@ impl Model {
     }
 
     /// A change reporting `t` as it is now, at `at`.
-    fn change(&self, t: Ix, at: DateTime<Utc>) -> Change {
+    fn change(&self, t: Ix, at: DateTime<Utc>) -> TxnChange {
         let x = &self.txns[t];
         let status = match x.state {
-            State::Pending => Status::A,
-            State::Originated => Status::B,
-            State::Settled => Status::S,
-            State::Returned | State::Voided => Status::R,
+            TxnState::Pending => Status::A,
+            TxnState::Originated => Status::B,
+            TxnState::Settled => Status::S,
+            TxnState::Returned | TxnState::Voided => Status::R,
         };
         let reason = match x.state {
-            State::Voided => Some("Voided".to_owned()),
-            State::Returned => RETURN_CODES
+            TxnState::Voided => Some("Voided".to_owned()),
+            TxnState::Returned => RETURN_CODES
                 .iter()
                 .find(|(c, _)| Some(*c) == x.return_code.as_deref())
                 .map(|(_, r)| (*r).to_owned()),
             _ => None,
         };
-        Change {
+        TxnChange {
             txn: t,
             at,
             status,
@@ -340,7 +340,7 @@ impl Model {
             routing,
             number,
             check,
-            state: State::Pending,
+            state: TxnState::Pending,
             created_at: self.now,
             cutoff,
             origination: None,
@@ -360,17 +360,17 @@ impl Model {
     /// The account a valid request of `partner` pays: inline, or the token's.
     pub fn account_of(&self, spec: &TxnSpec) -> (String, String) {
         match &spec.customer {
-            CustomerRef::Inline(a) => (a.routing.clone(), a.number.clone()),
-            CustomerRef::Token(Target::Known(c)) => {
+            CustomerSpec::Inline(a) => (a.routing.clone(), a.number.clone()),
+            CustomerSpec::Token(Target::Known(c)) => {
                 (self.customers[*c].account.routing.clone(), self.customers[*c].account.number.clone())
             }
-            CustomerRef::Token(Target::Unknown(_)) => (String::new(), String::new()),
+            CustomerSpec::Token(Target::Unknown(_)) => (String::new(), String::new()),
         }
     }
 
     /// Void `t` now.
     pub fn void(&mut self, t: Ix) {
-        self.txns[t].state = State::Voided;
+        self.txns[t].state = TxnState::Voided;
         self.report(t, self.now);
     }
 
@@ -397,7 +397,7 @@ impl Model {
     pub fn return_(&mut self, t: Ix, code: &str, date: Option<NaiveDate>) {
         let today = calendar::eastern_date(self.now);
         let x = &mut self.txns[t];
-        x.state = State::Returned;
+        x.state = TxnState::Returned;
         x.return_code = Some(code.to_owned());
         x.return_date = Some(date.unwrap_or(today));
         x.settles_at = None;
@@ -414,8 +414,10 @@ impl Model {
                 .iter()
                 .enumerate()
                 .filter_map(|(i, t)| match t.state {
-                    State::Pending if t.cutoff <= to => Some((t.cutoff, 0, t.id.clone(), i)),
-                    State::Originated => t.settles_at.filter(|s| *s <= to).map(|s| (s, 1, t.id.clone(), i)),
+                    TxnState::Pending if t.cutoff <= to => Some((t.cutoff, 0, t.id.clone(), i)),
+                    TxnState::Originated => {
+                        t.settles_at.filter(|s| *s <= to).map(|s| (s, 1, t.id.clone(), i))
+                    }
                     _ => None,
                 })
                 .min();
@@ -425,14 +427,14 @@ impl Model {
                 let effective = calendar::next_banking_day(day);
                 let x = &mut self.txns[t];
                 let settlement = if x.credit { effective } else { calendar::add_banking_days(effective, 2) };
-                x.state = State::Originated;
+                x.state = TxnState::Originated;
                 x.origination = Some(day);
                 x.effective = Some(effective);
                 x.settlement = Some(settlement);
                 x.settles_at = Some(calendar::settlement_instant(settlement));
                 progress.originated += 1;
             } else {
-                self.txns[t].state = State::Settled;
+                self.txns[t].state = TxnState::Settled;
                 progress.settled += 1;
             }
             self.report(t, at);
@@ -442,7 +444,7 @@ impl Model {
     }
 
     /// A change as the feeds show it.
-    pub fn feed_entry(&self, c: &Change) -> StatusChange {
+    pub fn feed_entry(&self, c: &TxnChange) -> StatusChange {
         StatusChange {
             transaction_id: self.txns[c.txn].id.clone(),
             change_timestamp: calendar::timestamp(c.at),

@@ -6,7 +6,7 @@ use ach_core::engine::{Caller, Engine, Failure, Operation, Outcome, Progress};
 
 use super::apply::merged;
 use super::{CrashRecord, Sim, SimError};
-use crate::model::{Expect, Target, FAILED};
+use crate::oracle::{Expect, Target, FAILED};
 use crate::workload::{self, Step};
 
 impl Sim {
@@ -43,7 +43,7 @@ impl Sim {
             kind,
             image: report,
             committed: None,
-            acknowledged: self.model.txns.len(),
+            acknowledged: self.oracle.txns.len(),
             unopenable: fresh,
         });
         Ok(())
@@ -76,13 +76,13 @@ impl Sim {
 
     /// Every key still authenticates; the invariants hold.
     fn verify_reopened(&mut self) -> Result<(), String> {
-        for p in &self.model.partners {
+        for p in &self.oracle.partners {
             let caller = self.engine().authenticate(&p.key);
             if caller != Ok(Caller::Partner { partner_id: p.id.clone() }) {
                 return Err(format!("after the crash partner {}'s key answers {caller:?}", p.id));
             }
         }
-        for m in &self.model.merchants {
+        for m in &self.oracle.merchants {
             if let Some(key) = &m.key {
                 if self.engine().authenticate(key).is_err() {
                     return Err(format!("after the crash merchant {}'s key is unknown", m.id));
@@ -128,7 +128,7 @@ impl Sim {
                     _ => Progress::default(),
                 };
                 let (Step::SetClock { to } | Step::Advance { to }) = inner else { return Ok(()) };
-                let want = self.model.advance(*to);
+                let want = self.oracle.advance(*to);
                 if want != Progress::default() {
                     if progress != want && progress != Progress::default() {
                         return Err(format!(
@@ -144,7 +144,7 @@ impl Sim {
         if !matches!(expect, Expect::Ok) {
             // A refusal changes nothing but, under a key, the key: pin it.
             if key.is_some() && matches!(expect, Expect::No(..)) {
-                let (caller, op) = workload::operation(&self.model, step);
+                let (caller, op) = workload::operation(&self.oracle, step);
                 let got = self.engine().execute(&caller, op);
                 let Expect::No(message, _) = expect else { return Ok(()) };
                 if got.as_ref().err().map(Failure::message).as_ref() != Some(message) {
@@ -158,12 +158,12 @@ impl Sim {
             Step::CreateTxn { partner, .. } | Step::Reverse { partner, .. } | Step::Void { partner, .. } => {
                 Some(*partner)
             }
-            Step::Return { txn: Target::Known(t), .. } => Some(self.model.txns[*t].partner),
+            Step::Return { txn: Target::Known(t), .. } => Some(self.oracle.txns[*t].partner),
             _ => None,
         };
         if let Some(p) = partner {
             let feed = self.full_feed(p)?;
-            let known = self.model.partners[p].feed.len();
+            let known = self.oracle.partners[p].feed.len();
             if feed.len() == known {
                 self.set_committed(false);
                 return Ok(());
@@ -181,7 +181,7 @@ impl Sim {
                 Step::Void { .. } => Outcome::TransactionVoided { transaction_id: id },
                 Step::Return { .. } => Outcome::ReturnRecorded { transaction_id: id, crossings: Vec::new() },
                 Step::Reverse { txn: Target::Known(t), .. } => Outcome::TransactionReversed {
-                    transaction_id: self.model.txns[*t].id.clone(),
+                    transaction_id: self.oracle.txns[*t].id.clone(),
                     reversal_id: id,
                 },
                 _ => return Err("a feed entry for an operation that writes none".into()),
@@ -191,7 +191,7 @@ impl Sim {
         }
         // Not visible in a feed: retry; the effect is the same whether or not
         // the first attempt committed.
-        let (caller, op) = workload::operation(&self.model, step);
+        let (caller, op) = workload::operation(&self.oracle, step);
         let got = self.engine().execute(&caller, op);
         match (inner, &got) {
             (_, Ok(outcome)) => {
@@ -200,15 +200,15 @@ impl Sim {
             }
             (Step::Approve { merchant: Target::Known(m), limits }, Err(f)) if f.message() == FAILED => {
                 self.set_committed(true);
-                let l = merged(&self.model.merchants[*m].limits, limits);
-                let merchant = &mut self.model.merchants[*m];
+                let l = merged(&self.oracle.merchants[*m].limits, limits);
+                let merchant = &mut self.oracle.merchants[*m];
                 merchant.approved = true;
                 merchant.limits = l;
                 Ok(())
             }
             (Step::DeleteCustomer { customer: Target::Known(c), .. }, Err(f)) if f.message() == FAILED => {
                 self.set_committed(true);
-                self.model.customers[*c].deleted_at = Some(self.model.now);
+                self.oracle.customers[*c].deleted_at = Some(self.oracle.now);
                 Ok(())
             }
             _ => Err(format!("retrying {step:?} after the crash answered {got:?}")),

@@ -1,5 +1,5 @@
-//! The simulator: a seeded workload run against the engine and the reference
-//! model side by side. Every answer is compared with the model's; after every
+//! The simulator's driver: a seeded workload run against the engine and the
+//! oracle (the reference model) side by side. Every answer is compared with the model's; after every
 //! step the invariants are checked (see [`Sim::check`]).
 //!
 //! On a [`SimDisk`] that loses power, a failed operation (message 7) on a dead
@@ -19,7 +19,7 @@ use ach_core::AchError;
 use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::calendar;
-use crate::model::{Expect, Ix, Model, Stored, Target, FAILED};
+use crate::oracle::{Expect, Ix, Oracle, Remembered, Target, FAILED};
 use crate::workload::{self, Step, Workload};
 
 mod apply;
@@ -130,7 +130,7 @@ pub struct Summary {
 
 /// A feed read step by step with pointers.
 #[derive(Debug, Clone)]
-struct Reader<T> {
+struct FeedReader<T> {
     pointer: String,
     seen: Vec<T>,
 }
@@ -141,14 +141,14 @@ pub struct Sim {
     seed: u64,
     config: Config,
     work: Workload,
-    model: Model,
+    oracle: Oracle,
     engine: Option<Engine>,
     clock: ManualClock,
     key: EncryptionKey,
     disk: Option<SimDisk>,
     crash_at: Option<u64>,
-    readers: Vec<Reader<StatusChange>>,
-    event_readers: BTreeMap<Ix, Reader<Event>>,
+    readers: Vec<FeedReader<StatusChange>>,
+    event_readers: BTreeMap<Ix, FeedReader<Event>>,
     last_status: HashMap<String, Status>,
     keyed: Vec<Step>,
     labels: HashMap<String, String>,
@@ -196,7 +196,7 @@ impl Sim {
             seed,
             config,
             work,
-            model: Model::new(start),
+            oracle: Oracle::new(start),
             engine: None,
             clock: ManualClock::new(start),
             key,
@@ -228,7 +228,7 @@ impl Sim {
     }
 
     fn options(&self) -> EngineOptions {
-        let mut o = EngineOptions::manual(self.model.now)
+        let mut o = EngineOptions::manual(self.oracle.now)
             .with_operator_key(OPERATOR_KEY)
             .sandbox()
             .with_encryption_key(self.key.clone());
@@ -289,8 +289,8 @@ impl Sim {
             steps: self.step_no,
             digest: self.digest,
             counts: self.counts.clone(),
-            transactions: self.model.txns.len(),
-            changes: self.model.partners.iter().map(|p| p.feed.len()).sum(),
+            transactions: self.oracle.txns.len(),
+            changes: self.oracle.partners.iter().map(|p| p.feed.len()).sum(),
             crash: self.crash.clone(),
             statuses: self.statuses(),
             crossings: self.crossings,
@@ -299,7 +299,7 @@ impl Sim {
 
     fn statuses(&self) -> [u64; 4] {
         let mut out = [0; 4];
-        for c in self.model.partners.iter().flat_map(|p| &p.feed) {
+        for c in self.oracle.partners.iter().flat_map(|p| &p.feed) {
             out[c.status as usize] += 1;
         }
         out
@@ -308,7 +308,7 @@ impl Sim {
     /// Note what a clock move to `to` crosses.
     fn crossing(&mut self, to: DateTime<Utc>) {
         use chrono::Datelike;
-        let (from, to) = (calendar::eastern_date(self.model.now), calendar::eastern_date(to));
+        let (from, to) = (calendar::eastern_date(self.oracle.now), calendar::eastern_date(to));
         let days: Vec<NaiveDate> = from.iter_days().skip(1).take_while(|d| *d <= to).collect();
         let weekend = days.iter().any(|d| d.weekday().number_from_monday() >= 6);
         let holiday =
@@ -326,7 +326,7 @@ impl Sim {
         let step = if !self.keyed.is_empty() && self.work.rng().percent(4) {
             self.retry()
         } else {
-            self.work.next(&self.model)
+            self.work.next(&self.oracle)
         };
         self.perform(&step).map_err(|m| self.error(format!("{}: {m}", step.kind())))?;
         let full = self.step_no.is_multiple_of(self.config.full_every.max(1));
@@ -386,7 +386,7 @@ impl Sim {
 
     fn label(&mut self, id: &str, prefix: char, n: usize) {
         if prefix == 'T' {
-            let partner = self.model.txns.get(n).map_or(usize::MAX, |t| t.partner);
+            let partner = self.oracle.txns.get(n).map_or(usize::MAX, |t| t.partner);
             self.owners.insert(id.to_owned(), partner);
         }
         self.labels.insert(id.to_owned(), format!("{prefix}{n}"));
@@ -394,7 +394,7 @@ impl Sim {
 
     fn perform(&mut self, step: &Step) -> Result<(), String> {
         if let Step::SetClock { to } | Step::Advance { to } | Step::Drift { to, .. } = step {
-            if *to > self.model.now {
+            if *to > self.oracle.now {
                 self.crossing(*to);
             }
         }
@@ -406,7 +406,7 @@ impl Sim {
                     return self.recover(step, &Expect::Ok);
                 }
                 let progress = got.map_err(|f| format!("advance_to failed: {f:?}"))?;
-                let want = self.model.advance(*to);
+                let want = self.oracle.advance(*to);
                 if progress != want {
                     return Err(format!("advance_to({to}) did {progress:?}, the model {want:?}"));
                 }
@@ -417,7 +417,7 @@ impl Sim {
             Step::Drift { to, then } => {
                 // The clock moves; the next operation runs the catch-up first.
                 self.clock.set(*to);
-                self.model.advance(*to);
+                self.oracle.advance(*to);
                 self.perform_op(step, then)
             }
             _ => self.perform_op(step, step),
@@ -430,7 +430,7 @@ impl Sim {
 
     /// The answer the model expects for `step`.
     fn expect(&self, step: &Step) -> Expect {
-        let m = &self.model;
+        let m = &self.oracle;
         if let Some((caller, partner)) = step.parties() {
             if caller != partner {
                 return Expect::Auth;
@@ -490,7 +490,7 @@ impl Sim {
 
     fn perform_op(&mut self, outer: &Step, step: &Step) -> Result<(), String> {
         let expect = self.expect(step);
-        let (caller, op) = workload::operation(&self.model, step);
+        let (caller, op) = workload::operation(&self.oracle, step);
         let got = self.engine().execute(&caller, op);
         if storage_failure(&got) && self.crashed() {
             return self.recover(outer, &expect);
@@ -532,8 +532,8 @@ impl Sim {
             return;
         }
         let partner = inner.parties().map_or(0, |(_, p)| p);
-        let stored = Stored { request: format!("{inner:?}"), answer: got.clone() };
-        self.model.partners[partner].idem.insert(key.clone(), stored);
+        let stored = Remembered { request: format!("{inner:?}"), answer: got.clone() };
+        self.oracle.partners[partner].idem.insert(key.clone(), stored);
         self.keyed.push(step.clone());
     }
 }

@@ -52,7 +52,7 @@ pub enum AmountSpec {
 
 /// The customer of a transaction.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CustomerRef {
+pub enum CustomerSpec {
     /// A stored token.
     Token(Target),
     /// The account inline.
@@ -77,14 +77,14 @@ pub struct TxnSpec {
     /// Both check images.
     pub images: bool,
     /// Customer.
-    pub customer: CustomerRef,
+    pub customer: CustomerSpec,
     /// Description.
     pub description: String,
 }
 
 /// A merchant application.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct App {
+pub struct AppSpec {
     /// `standard_entry_classes`.
     pub classes: Vec<String>,
     /// `expected_checks_per_year`.

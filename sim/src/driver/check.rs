@@ -3,17 +3,17 @@
 use ach_core::engine::{Caller, Failure};
 use ach_core::model::{Status, StatusChange};
 
-use super::{Reader, Sim};
-use crate::model::{Ix, FAILED};
+use super::{FeedReader, Sim};
+use crate::oracle::{Ix, FAILED};
 
 impl Sim {
     pub(super) fn caller(&self, p: Ix) -> Caller {
-        Caller::Partner { partner_id: self.model.partners[p].id.clone() }
+        Caller::Partner { partner_id: self.oracle.partners[p].id.clone() }
     }
 
     /// A partner's whole feed, read from the start.
     pub(super) fn full_feed(&self, p: Ix) -> Result<Vec<StatusChange>, String> {
-        let id = &self.model.partners[p].id;
+        let id = &self.oracle.partners[p].id;
         let mut pointer = "0".to_owned();
         let mut all = Vec::new();
         loop {
@@ -38,9 +38,9 @@ impl Sim {
     /// feeds and the schedule.
     #[allow(clippy::needless_range_loop)] // `p` indexes the model and the readers too
     pub fn check(&mut self, full: bool) -> Result<(), String> {
-        let mut moved = vec![false; self.model.partners.len()];
-        for p in 0..self.model.partners.len() {
-            let id = self.model.partners[p].id.clone();
+        let mut moved = vec![false; self.oracle.partners.len()];
+        for p in 0..self.oracle.partners.len() {
+            let id = self.oracle.partners[p].id.clone();
             let caller = self.caller(p);
             let mut fresh = Vec::new();
             loop {
@@ -69,7 +69,7 @@ impl Sim {
             self.readers[p].seen.extend(fresh);
             // Both lists only grow: what matched before still does, unless `full`.
             let from = if full { 0 } else { from };
-            let (seen, model) = (&self.readers[p].seen, &self.model.partners[p].shown);
+            let (seen, model) = (&self.readers[p].seen, &self.oracle.partners[p].shown);
             if seen.len() != model.len() || seen[from..] != model[from..] {
                 return Err(format!("partner {p}'s feed differs from the model: {}", diff(seen, model)));
             }
@@ -89,7 +89,7 @@ impl Sim {
             .event_readers
             .keys()
             .copied()
-            .filter(|m| full || moved[self.model.merchants[*m].partner])
+            .filter(|m| full || moved[self.oracle.merchants[*m].partner])
             .collect();
         for m in merchants {
             self.check_events(m)?;
@@ -133,9 +133,9 @@ impl Sim {
     }
 
     pub(super) fn check_events(&mut self, m: Ix) -> Result<(), String> {
-        let merchant = &self.model.merchants[m];
+        let merchant = &self.oracle.merchants[m];
         let caller = Caller::Merchant {
-            partner_id: self.model.partners[merchant.partner].id.clone(),
+            partner_id: self.oracle.partners[merchant.partner].id.clone(),
             merchant_id: merchant.id.clone(),
         };
         loop {
@@ -145,7 +145,7 @@ impl Sim {
             let reader = self
                 .event_readers
                 .entry(m)
-                .or_insert_with(|| Reader { pointer: String::new(), seen: Vec::new() });
+                .or_insert_with(|| FeedReader { pointer: String::new(), seen: Vec::new() });
             let empty = page.events.is_empty();
             reader.seen.extend(page.events);
             reader.pointer = page.new_pointer;
@@ -154,7 +154,7 @@ impl Sim {
             }
         }
         let seen = &self.event_readers[&m].seen;
-        let want = &self.model.merchants[m].events;
+        let want = &self.oracle.merchants[m].events;
         if seen.len() != want.len() || seen.iter().zip(want).any(|(e, w)| e.change != *w) {
             let got: Vec<StatusChange> = seen.iter().map(|e| e.change.clone()).collect();
             return Err(format!("merchant {m}'s events differ from the model: {}", diff(&got, want)));
@@ -173,14 +173,14 @@ impl Sim {
     /// Pointers are the feed's own: one partner's pointer on another's feed is
     /// refused, and a partner cannot read another's feed.
     pub(super) fn probe_pointers(&mut self) -> Result<(), String> {
-        let n = self.model.partners.len();
+        let n = self.oracle.partners.len();
         if n < 2 {
             return Ok(());
         }
         let (a, b) = (self.step_no % n, (self.step_no + 1) % n);
         let pointer = self.readers[a].pointer.clone();
         if pointer != "0" {
-            let got = self.engine().status_changes(&self.caller(b), &self.model.partners[b].id, &pointer);
+            let got = self.engine().status_changes(&self.caller(b), &self.oracle.partners[b].id, &pointer);
             match got {
                 Err(f)
                     if f.message() == FAILED && f.errors().first().is_some_and(|e| e.field == "pointer") => {}
@@ -189,7 +189,7 @@ impl Sim {
                 }
             }
         }
-        match self.engine().status_changes(&self.caller(b), &self.model.partners[a].id, "0") {
+        match self.engine().status_changes(&self.caller(b), &self.oracle.partners[a].id, "0") {
             Err(Failure::Authentication) => Ok(()),
             other => Err(format!("partner {b} reading partner {a}'s feed answered {other:?}")),
         }
