@@ -86,22 +86,22 @@ pub enum AchError {
     FailedToAccept,
     /// 11: '{MERCHANT_ID}' is an invalid Merchant ID
     InvalidMerchantId {
-        /// The value as the client sent it (shortened, see [`echo`]).
+        /// The value as the client sent it (shortened, see [`crate::echo::echo`]).
         value: String,
     },
     /// 12: '{ROUTING_NUMBER}' is an invalid Routing Number
     InvalidRoutingNumber {
-        /// The value as the client sent it (shortened, see [`echo`]).
+        /// The value as the client sent it (shortened, see [`crate::echo::echo`]).
         value: String,
     },
     /// 13: '{ACCOUNT_NUMBER}' is an invalid Account Number
     InvalidAccountNumber {
-        /// The value, masked to its last four characters (see [`mask_account`]).
+        /// The value, masked to its last four characters (see [`crate::echo::mask_account`]).
         value: String,
     },
     /// 14: '{AMOUNT}' is an invalid Amount
     InvalidAmount {
-        /// The value as the client sent it (shortened, see [`echo`]).
+        /// The value as the client sent it (shortened, see [`crate::echo::echo`]).
         value: String,
     },
     /// 15: Credits are limited to 50,000,000 USD
@@ -327,36 +327,6 @@ impl fmt::Display for AchError {
 
 impl std::error::Error for AchError {}
 
-/// The longest client value echoed back inside a message, in characters.
-pub const ECHO_LIMIT: usize = 40;
-
-/// A client value as echoed inside a message: as sent, but cut to [`ECHO_LIMIT`]
-/// characters (followed by `...`) so a hostile 1 MB value is never reflected whole.
-pub fn echo(value: &str) -> String {
-    match value.char_indices().nth(ECHO_LIMIT) {
-        None => value.to_owned(),
-        Some((cut, _)) => format!("{}...", &value[..cut]),
-    }
-}
-
-/// An account number as it may appear in any output: every character but the last
-/// four replaced by `*` (at most [`ECHO_LIMIT`] characters shown).
-pub fn mask_account(value: &str) -> String {
-    let count = value.chars().count();
-    let keep = count.saturating_sub(4);
-    let masked: String = value.chars().enumerate().map(|(i, c)| if i < keep { '*' } else { c }).collect();
-    echo_tail(&masked)
-}
-
-fn echo_tail(value: &str) -> String {
-    let count = value.chars().count();
-    if count <= ECHO_LIMIT {
-        return value.to_owned();
-    }
-    let skip = count - ECHO_LIMIT;
-    format!("...{}", value.chars().skip(skip).collect::<String>())
-}
-
 /// Every catalogued error with sample placeholders, in code order (for docs and tests).
 pub fn catalogue_samples() -> Vec<AchError> {
     use AchError::*;
@@ -459,25 +429,5 @@ mod tests {
         assert_eq!(AchError::MonthlyAverage.http_status(), 403);
         assert_eq!(AchError::DatabaseUnavailable.http_status(), 503);
         assert_eq!(AchError::ReversalSubmitted.http_status(), 409);
-    }
-
-    #[test]
-    fn echo_cuts_long_values_on_char_boundaries() {
-        assert_eq!(echo("abc"), "abc");
-        let long = "é".repeat(100);
-        let e = echo(&long);
-        assert!(e.ends_with("..."));
-        assert_eq!(e.chars().count(), ECHO_LIMIT + 3);
-    }
-
-    #[test]
-    fn masking_shows_only_the_last_four() {
-        assert_eq!(mask_account("123456789"), "*****6789");
-        assert_eq!(mask_account("1234"), "1234");
-        assert_eq!(mask_account("12"), "12");
-        let long = "9".repeat(1000);
-        let m = mask_account(&long);
-        assert!(m.ends_with("9999") && !m.contains("99999"));
-        assert!(m.len() <= ECHO_LIMIT + 3);
     }
 }

@@ -60,7 +60,8 @@ use chrono::{DateTime, NaiveDate, NaiveTime, TimeZone, Utc};
 use chrono_tz::America::New_York;
 
 use crate::calendar::{add_banking_days, cutoff_instant, next_banking_day, CUTOFF_TIME};
-use crate::error::{echo, AchError, Category};
+use crate::echo::echo;
+use crate::error::{AchError, Category};
 use crate::model::{Direction, Status};
 use crate::returns::{self, ReturnCode};
 use crate::validation::{FieldError, ProblemCode};

@@ -9,8 +9,8 @@ use serde_json::{Map, Value};
 use super::admit::{self, Admitted};
 use super::request::{form_to_json, FormError, Request};
 use super::{admin, render, Plan};
+use crate::echo::echo;
 use crate::engine::{Caller, Engine, Failure, Operation};
-use crate::error::echo;
 use crate::validation::{json_bounds, routing_number_problem, FieldError, ProblemCode};
 use crate::{categories, AchError};
 

@@ -4,7 +4,7 @@ use base64::Engine as _;
 
 use super::records::{CustomerRecord, SealedAccount};
 use super::{tenants, Cx, Fail, Failure, Outcome};
-use crate::error::echo;
+use crate::echo::echo;
 use crate::ids::{self, IdKind};
 use crate::model::{BankAccount, CustomerScope, NewCustomer};
 use crate::secrets::Fingerprinter;

@@ -44,7 +44,7 @@ pub(crate) fn create_partner(cx: &mut Cx<'_, '_>, name: &str) -> Result<Outcome,
 /// The partner `partner_id` (decoded once per write transaction).
 pub(crate) fn load_partner(cx: &Cx<'_, '_>, partner_id: &str) -> Result<Rc<PartnerRecord>, Fail> {
     cx.w.get_shared(Table::Partners, partner_id.as_bytes())?.ok_or_else(|| {
-        Failure::not_found("partner_id", format!("no partner '{}'", crate::error::echo(partner_id))).into()
+        Failure::not_found("partner_id", format!("no partner '{}'", crate::echo::echo(partner_id))).into()
     })
 }
 
@@ -89,7 +89,7 @@ pub(crate) fn submit_merchant(
 /// Message 11 for a merchant id the caller may not use (unknown, or another
 /// partner's: the two answers are identical).
 fn unknown_merchant(merchant_id: &str) -> Fail {
-    let e = AchError::InvalidMerchantId { value: crate::error::echo(merchant_id) };
+    let e = AchError::InvalidMerchantId { value: crate::echo::echo(merchant_id) };
     Failure::problem(e.clone(), "merchant_id", ProblemCode::NotFound, e.to_string()).into()
 }
 

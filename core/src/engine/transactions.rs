@@ -5,7 +5,7 @@ use super::records::{MerchantStatus, TransactionRecord};
 use super::{
     customers, duplicates, feeds, return_rates, schedule, tenants, usage, Cx, Fail, Failure, Outcome,
 };
-use crate::error::echo;
+use crate::echo::echo;
 use crate::lifecycle::{self, State};
 use crate::limits::{self, Candidate};
 use crate::model::{CustomerRef, NewTransaction};

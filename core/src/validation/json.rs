@@ -238,7 +238,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Object<'a> {
                     if members.iter().any(|(k, _)| *k == key.0) {
                         return Err(de::Error::custom(format!(
                             "member '{}' appears twice",
-                            crate::error::echo(&key.0)
+                            crate::echo::echo(&key.0)
                         )));
                     }
                     members.push((key.0, Node(value)));

@@ -21,7 +21,8 @@ use super::json::{Body, JsonType, Node, Object};
 use super::report::{Path, ProblemCode as C, Rank, Report};
 use super::Context;
 use crate::categories;
-use crate::error::{echo, AchError};
+use crate::echo::echo;
+use crate::error::AchError;
 use crate::model::{
     Address, BusinessData, CompanyInfo, EntryClass, MerchantApplication, MerchantBankAccount, Principal,
     Reference, SupportContact, Velocities,
