@@ -10,7 +10,7 @@ use std::borrow::Cow;
 
 use super::request::{Request, MAX_BODY_BYTES};
 use super::routes::{self, Endpoint};
-use super::{admin, render, Response};
+use super::{render, Response};
 use crate::engine::{Caller, Engine, Failure};
 use crate::validation::{FieldError, ProblemCode};
 use crate::AchError;
@@ -40,7 +40,7 @@ fn role(endpoint: Endpoint) -> Role {
         Endpoint::OpenApi | Endpoint::Health | Endpoint::Ready => Role::Anyone,
         Endpoint::Institution | Endpoint::Categories => Role::AnyKey,
         Endpoint::Events => Role::Merchant,
-        e if admin::is_admin(e) => Role::Operator,
+        e if e.is_admin() => Role::Operator,
         _ => Role::Partner,
     }
 }

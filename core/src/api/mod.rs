@@ -15,6 +15,8 @@
 
 mod admin;
 mod admit;
+mod input;
+mod plan;
 mod render;
 mod request;
 mod routes;
@@ -95,7 +97,7 @@ pub fn finish(result: Result<Outcome, Failure>) -> Response {
 
 /// Decide what a request needs: an answer now, or an operation to run.
 pub fn plan(engine: &Engine, request: &Request) -> Plan {
-    match routes::plan(engine, request) {
+    match plan::plan(engine, request) {
         Ok(plan) => plan,
         Err(failure) => Plan::Done(render::failure(&failure)),
     }
@@ -112,7 +114,7 @@ pub fn admit(engine: &Engine, request: &Request) -> Result<Admitted, Response> {
 /// [`plan`] for a request [`admit`]ted on its head, now with its body: the same
 /// answer `plan` gives for that request.
 pub fn plan_admitted(engine: &Engine, admitted: Admitted, request: &Request) -> Plan {
-    match routes::plan_admitted(engine, admitted, request) {
+    match plan::plan_admitted(engine, admitted, request) {
         Ok(plan) => plan,
         Err(failure) => Plan::Done(render::failure(&failure)),
     }

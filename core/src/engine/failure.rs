@@ -41,6 +41,22 @@ impl Failure {
         Failure::refused(error).with(field, code, message)
     }
 
+    /// A refusal with one field problem and the status given (for the general
+    /// messages, whose status depends on what was refused).
+    pub fn problem_with_status(
+        error: AchError,
+        status: u16,
+        field: &str,
+        code: ProblemCode,
+        message: impl Into<String>,
+    ) -> Self {
+        Failure::Refused {
+            error,
+            status,
+            errors: vec![FieldError { field: field.into(), code, message: message.into() }],
+        }
+    }
+
     /// "Not found" for a resource the caller may not see or that does not exist
     /// (the same answer either way): message 10, HTTP 404, the field named.
     pub fn not_found(field: &str, message: impl Into<String>) -> Self {
