@@ -16,10 +16,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::customers;
-use super::records::{CustomerRecord, TransactionRecord};
+use super::records::{CustomerRecord, NoticeRecord, TransactionRecord};
 use super::{feeds, Cx, Fail, Outcome};
 use crate::lifecycle::State;
-use crate::model::{AccountType, BankAccount, NoticeOfChange};
+use crate::model::{AccountType, BankAccount};
 use crate::nacha::{Correction, Inbound, InboundNotice, InboundReturn};
 use crate::storage::{keys, StorageError, Table};
 use crate::validation::{FieldError, ProblemCode};
@@ -36,22 +36,6 @@ pub struct Ingested {
     pub unmatched: u64,
     /// Entries applied by an earlier ingestion.
     pub already_applied: u64,
-}
-
-/// A stored notification of change (the events table's extended record): the
-/// account number sealed, bound to the transaction and the notice's trace.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct NoticeRecord {
-    pub change_code: String,
-    pub routing_number: Option<String>,
-    pub account_sealed: Option<Vec<u8>>,
-    pub account_type: Option<AccountType>,
-    /// The corrected data as sent, sealed, for a change the engine does not read.
-    pub text_sealed: Option<Vec<u8>>,
-    pub customer_id: Option<String>,
-    pub customer_updated: bool,
-    /// What the seal is bound to.
-    pub sealed_for: String,
 }
 
 /// Most reader problems named in a refusal.
@@ -220,23 +204,4 @@ fn update_customer(
     c.account = Some(customers::seal(cx, &corrected, &c.id, fingerprint));
     cx.w.put(Table::Customers, c.id.as_bytes(), &c)?;
     Ok(true)
-}
-
-/// A stored notice as the events feed shows it (the seals opened).
-pub(crate) fn render(engine: &super::Engine, n: &NoticeRecord) -> NoticeOfChange {
-    let open = |sealed: &Option<Vec<u8>>| {
-        sealed
-            .as_ref()
-            .and_then(|s| engine.cipher.decrypt(s, n.sealed_for.as_bytes()).ok())
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
-    };
-    NoticeOfChange {
-        change_code: n.change_code.clone(),
-        routing_number: n.routing_number.clone(),
-        account_number: open(&n.account_sealed),
-        account_type: n.account_type.map(|t| t.as_str().to_owned()),
-        corrected_data: open(&n.text_sealed),
-        customer_id: n.customer_id.clone(),
-        customer_updated: n.customer_updated,
-    }
 }

@@ -13,16 +13,12 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::records::{KeyOwner, KeyRecord, MerchantStatus, SuspensionRecord};
-use super::{tenants, Caller, Cx, Fail, Failure, Outcome};
+use super::records::{KeyOwner, KeyRecord, MerchantStatus, SuspensionRecord, OPERATOR_HOLDER};
+use super::{tenant_lookup, Caller, Cx, Fail, Failure, Outcome};
 use crate::secrets::{ApiKey, KeyHash, KeyKind};
 use crate::storage::{self, keys, Read, StorageError, Table, Write};
 use crate::validation::ProblemCode;
 use crate::AchError;
-
-/// The holder id the operator's keys are indexed under (no partner or merchant
-/// id can be this text).
-pub(crate) const OPERATOR_HOLDER: &str = "operator";
 
 /// How long a rotated-out key keeps working when the request names no window: 24 hours.
 pub const DEFAULT_GRACE_SECONDS: u32 = 24 * 60 * 60;
@@ -90,11 +86,11 @@ fn owner_of(cx: &Cx<'_, '_>, holder: &KeyHolder) -> Result<KeyOwner, Fail> {
     Ok(match holder {
         KeyHolder::Operator => KeyOwner::Operator,
         KeyHolder::Partner { partner_id } => {
-            tenants::load_partner(cx, partner_id)?;
+            tenant_lookup::load_partner(cx, partner_id)?;
             KeyOwner::Partner { partner_id: partner_id.clone() }
         }
         KeyHolder::Merchant { merchant_id } => {
-            let m = tenants::load_merchant(cx, merchant_id)?;
+            let m = tenant_lookup::load_merchant(cx, merchant_id)?;
             if m.status != MerchantStatus::Approved {
                 let msg = "this merchant is not approved yet: it has no key (approve it instead)";
                 return Err(Failure::problem(
@@ -179,8 +175,8 @@ fn tenant_exists(cx: &Cx<'_, '_>, holder: &KeyHolder) -> Result<(), Fail> {
                 "the operator key is rotated (POST /admin/operator-key/rotate), not revoked or suspended";
             Err(Failure::problem(AchError::FailedToAccept, "holder", ProblemCode::InvalidValue, msg).into())
         }
-        KeyHolder::Partner { partner_id } => tenants::load_partner(cx, partner_id).map(drop),
-        KeyHolder::Merchant { merchant_id } => tenants::load_merchant(cx, merchant_id).map(drop),
+        KeyHolder::Partner { partner_id } => tenant_lookup::load_partner(cx, partner_id).map(drop),
+        KeyHolder::Merchant { merchant_id } => tenant_lookup::load_merchant(cx, merchant_id).map(drop),
     }
 }
 

@@ -3,7 +3,7 @@
 use base64::Engine as _;
 
 use super::records::{CustomerRecord, SealedAccount};
-use super::{tenants, Cx, Fail, Failure, Outcome};
+use super::{tenant_lookup, Cx, Fail, Failure, Outcome};
 use crate::echo::echo;
 use crate::ids::{self, IdKind};
 use crate::model::{BankAccount, CustomerScope, NewCustomer};
@@ -51,7 +51,7 @@ pub(crate) fn create(
     fingerprint: String,
 ) -> Result<Outcome, Fail> {
     if let CustomerScope::Merchant(m) = &c.merchant_id {
-        tenants::merchant_of(cx, partner_id, m.as_str())?;
+        tenant_lookup::merchant_of(cx, partner_id, m.as_str())?;
     }
     let id = ids::generate(IdKind::Customer);
     let record = CustomerRecord {

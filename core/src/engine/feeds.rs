@@ -10,12 +10,11 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use super::bank_files::NoticeRecord;
-use super::records::TransactionRecord;
+use super::records::{NoticeRecord, TransactionRecord};
 use super::{Caller, Cx, Engine, Failure};
 use crate::calendar;
 use crate::lifecycle::State;
-use crate::model::{Event, StatusChange};
+use crate::model::{Event, NoticeOfChange, StatusChange};
 use crate::storage::{keys, Read, StorageError, Table};
 use crate::validation::ProblemCode;
 use crate::AchError;
@@ -156,9 +155,28 @@ fn event_of(engine: &Engine, seq: u64, stored: Stored) -> Event {
         Stored::Change(change) => event_at(seq, change),
         Stored::Notice(change, notice) => Event {
             kind: NOTICE_EVENT_TYPE.to_owned(),
-            notice_of_change: Some(super::bank_files::render(engine, &notice)),
+            notice_of_change: Some(notice_shown(engine, &notice)),
             ..event_at(seq, change)
         },
+    }
+}
+
+/// A stored notice as the events feed shows it (the seals opened).
+fn notice_shown(engine: &Engine, n: &NoticeRecord) -> NoticeOfChange {
+    let open = |sealed: &Option<Vec<u8>>| {
+        sealed
+            .as_ref()
+            .and_then(|s| engine.cipher.decrypt(s, n.sealed_for.as_bytes()).ok())
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+    };
+    NoticeOfChange {
+        change_code: n.change_code.clone(),
+        routing_number: n.routing_number.clone(),
+        account_number: open(&n.account_sealed),
+        account_type: n.account_type.map(|t| t.as_str().to_owned()),
+        corrected_data: open(&n.text_sealed),
+        customer_id: n.customer_id.clone(),
+        customer_updated: n.customer_updated,
     }
 }
 

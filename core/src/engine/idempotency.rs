@@ -5,7 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::ops::{Operation, Outcome};
+use super::operation::Operation;
+use super::outcome::Outcome;
 use super::{Applied, Cx, Engine, Fail, Failure};
 use crate::storage::{keys, Table};
 use crate::validation::ProblemCode;

@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
 
-use super::{tenants, Cx, Fail, Failure, Outcome};
+use super::{tenant_lookup, Cx, Fail, Failure, Outcome};
 use crate::storage::Table;
 use crate::validation::{FieldError, ProblemCode};
 use crate::AchError;
@@ -71,7 +71,7 @@ pub(crate) fn set(
         status: 422,
         errors,
     })?;
-    let mut m = Rc::unwrap_or_clone(tenants::load_merchant(cx, merchant_id)?);
+    let mut m = Rc::unwrap_or_clone(tenant_lookup::load_merchant(cx, merchant_id)?);
     m.company_entry_description =
         settings.company_entry_description.map(|d| d.trim_matches(' ').to_ascii_uppercase());
     cx.w.put(Table::Merchants, m.id.as_bytes(), &m)?;

@@ -23,7 +23,8 @@ use std::sync::Arc;
 
 use chrono::{DateTime, NaiveDate, Utc};
 
-use super::ops::{self, Operation};
+use super::operation::Operation;
+use super::ops;
 use super::{Caller, Engine};
 use crate::calendar;
 use crate::routing::RoutingDirectory;

@@ -5,6 +5,7 @@ use std::rc::Rc;
 use base64::Engine as _;
 
 use super::records::{KeyOwner, MerchantRecord, MerchantStatus, PartnerRecord};
+use super::tenant_lookup::{load_merchant, load_partner};
 use super::{credentials, Cx, Fail, Failure, Outcome};
 use crate::ids::{self, IdKind};
 use crate::limits::Limits;
@@ -39,13 +40,6 @@ pub(crate) fn create_partner(cx: &mut Cx<'_, '_>, name: &str) -> Result<Outcome,
     cx.w.put(Table::Partners, id.as_bytes(), &record)?;
     let key = credentials::issue(cx, KeyOwner::Partner { partner_id: id.clone() })?;
     Ok(Outcome::PartnerCreated { partner_id: id, api_key: key.as_str().to_owned() })
-}
-
-/// The partner `partner_id` (decoded once per write transaction).
-pub(crate) fn load_partner(cx: &Cx<'_, '_>, partner_id: &str) -> Result<Rc<PartnerRecord>, Fail> {
-    cx.w.get_shared(Table::Partners, partner_id.as_bytes())?.ok_or_else(|| {
-        Failure::not_found("partner_id", format!("no partner '{}'", crate::echo::echo(partner_id))).into()
-    })
 }
 
 /// Operator: set a partner's overall limits.
@@ -86,18 +80,6 @@ pub(crate) fn submit_merchant(
     Ok(Outcome::MerchantSubmitted { merchant_id: id })
 }
 
-/// Message 11 for a merchant id the caller may not use (unknown, or another
-/// partner's: the two answers are identical).
-fn unknown_merchant(merchant_id: &str) -> Fail {
-    let e = AchError::InvalidMerchantId { value: crate::echo::echo(merchant_id) };
-    Failure::problem(e.clone(), "merchant_id", ProblemCode::NotFound, e.to_string()).into()
-}
-
-/// The merchant `merchant_id` (decoded once per write transaction).
-pub(crate) fn load_merchant(cx: &Cx<'_, '_>, merchant_id: &str) -> Result<Rc<MerchantRecord>, Fail> {
-    cx.w.get_shared(Table::Merchants, merchant_id.as_bytes())?.ok_or_else(|| unknown_merchant(merchant_id))
-}
-
 /// Operator: approve a merchant: its classes enabled, its limits set (defaults
 /// from its velocities, overridden by `limits`), its API key issued.
 pub(crate) fn approve_merchant(
@@ -131,18 +113,4 @@ pub(crate) fn set_merchant_limits(
     m.limits = m.limits.updated(limits);
     cx.w.put(Table::Merchants, m.id.as_bytes(), &m)?;
     Ok(Outcome::LimitsSet { id: m.id, limits: m.limits })
-}
-
-/// The partner's approved merchant `merchant_id`, as a transaction needs it.
-/// Another partner's merchant answers exactly like an unknown one (message 11).
-pub(crate) fn merchant_of(
-    cx: &Cx<'_, '_>,
-    partner_id: &str,
-    merchant_id: &str,
-) -> Result<Rc<MerchantRecord>, Fail> {
-    let m = load_merchant(cx, merchant_id)?;
-    if m.partner_id != partner_id {
-        return Err(unknown_merchant(merchant_id));
-    }
-    Ok(m)
 }

@@ -3,7 +3,7 @@
 use super::images::{self, CheckSide};
 use super::records::{MerchantStatus, TransactionRecord};
 use super::{
-    customers, duplicates, feeds, return_rates, schedule, tenants, usage, Cx, Fail, Failure, Outcome,
+    customers, duplicates, feeds, return_rates, schedule, tenant_lookup, usage, Cx, Fail, Failure, Outcome,
 };
 use crate::echo::echo;
 use crate::lifecycle::{self, State};
@@ -23,7 +23,7 @@ pub(crate) fn create(
     fingerprint: Option<String>,
 ) -> Result<Outcome, Fail> {
     let class = t.standard_entry_class;
-    let merchant = tenants::merchant_of(cx, partner_id, t.merchant_id.as_str())?;
+    let merchant = tenant_lookup::merchant_of(cx, partner_id, t.merchant_id.as_str())?;
     let refuse = |detail: String| -> Fail {
         let e = AchError::NotAccepted { transaction_type: class.as_str().to_owned() };
         Failure::problem(e, "standard_entry_class", ProblemCode::InvalidValue, detail).into()
@@ -84,7 +84,7 @@ pub(crate) fn create(
         limits::check_transaction(&merchant.limits, candidate).map_err(limit_failure)?;
         let prints = duplicates::prints(&cx.engine.fingerprints, &record);
         duplicates::check(cx, &record, &prints, merchant.decline_duplicates)?;
-        let partner = tenants::load_partner(cx, partner_id)?;
+        let partner = tenant_lookup::load_partner(cx, partner_id)?;
         let windows = usage::windows(cx, &merchant, &partner, cx.now)?;
         limits::check_windows(&merchant.limits, &partner.limits, &windows, candidate)
             .map_err(limit_failure)?;
@@ -194,10 +194,10 @@ pub(crate) fn reverse(cx: &mut Cx<'_, '_>, partner_id: &str, id: &str) -> Result
     // merchant's and the partner's limits apply, and it counts toward them.
     let counted = cx.engine.checks && usage::counts(&record);
     if counted {
-        let merchant = tenants::merchant_of(cx, partner_id, &record.merchant_id)?;
+        let merchant = tenant_lookup::merchant_of(cx, partner_id, &record.merchant_id)?;
         let candidate = Candidate { amount: record.amount, credit: false };
         limits::check_transaction(&merchant.limits, candidate).map_err(limit_failure)?;
-        let partner = tenants::load_partner(cx, partner_id)?;
+        let partner = tenant_lookup::load_partner(cx, partner_id)?;
         let windows = usage::windows(cx, &merchant, &partner, cx.now)?;
         limits::check_windows(&merchant.limits, &partner.limits, &windows, candidate)
             .map_err(limit_failure)?;
