@@ -3,11 +3,11 @@
 use base64::Engine as _;
 
 use super::records::{CustomerRecord, SealedAccount};
-use super::{tenant_lookup, Cx, Fail, Failure, Outcome};
+use super::{tenant_lookup, Cx, Engine, Fail, Failure, Outcome};
 use crate::echo::echo;
 use crate::ids::{self, IdKind};
 use crate::model::{BankAccount, CustomerScope, NewCustomer};
-use crate::secrets::Fingerprinter;
+use crate::secrets::{Fingerprinter, SecretError};
 use crate::storage::Table;
 use crate::validation::ProblemCode;
 use crate::AchError;
@@ -114,5 +114,17 @@ pub(crate) fn resolve(
     match (&c.account, c.deleted_at) {
         (Some(account), None) => Ok(account.clone()),
         _ => Err(deleted(field, &c)),
+    }
+}
+
+impl Engine {
+    /// The account number of a stored account, unsealed.
+    pub(super) fn unseal_account(&self, account: &SealedAccount) -> Result<String, SecretError> {
+        use base64::Engine as _;
+        let sealed = base64::engine::general_purpose::STANDARD
+            .decode(&account.account_sealed)
+            .map_err(|_| SecretError::Decrypt)?;
+        let plain = self.cipher.decrypt(&sealed, account.sealed_for.as_bytes())?;
+        String::from_utf8(plain).map_err(|_| SecretError::Decrypt)
     }
 }

@@ -15,7 +15,7 @@ use chrono::{DateTime, Duration, Utc};
 
 use super::records::TransactionRecord;
 use super::window::{self, Change, Print, Window, PRINT_LEN};
-use super::{Cx, Fail, Failure};
+use super::{Cx, Engine, Fail, Failure};
 use crate::secrets::Fingerprinter;
 use crate::storage::{Read, StorageError, Table};
 use crate::validation::ProblemCode;
@@ -199,6 +199,27 @@ pub(crate) fn audit(
     for (entry, n) in &due {
         if held.get(entry).copied().unwrap_or(0) < *n {
             problems.push(format!("the duplicate window misses a transaction created at {}", entry.1));
+        }
+    }
+}
+
+impl Engine {
+    /// The duplicate window as the stored transactions give it now.
+    pub(super) fn load_window(&self) -> Result<window::Window, StorageError> {
+        self.store.read(|r| load(r, &self.fingerprints, self.now(), self.duplicate_window))
+    }
+
+    /// Lock the duplicate window for a write transaction. If a panic ever left
+    /// it poisoned (a change half made), it is rebuilt from storage first.
+    pub(super) fn lock_window(&self) -> Result<std::sync::MutexGuard<'_, window::Window>, StorageError> {
+        match self.window.lock() {
+            Ok(guard) => Ok(guard),
+            Err(poisoned) => {
+                let mut guard = poisoned.into_inner();
+                *guard = self.load_window()?;
+                self.window.clear_poison();
+                Ok(guard)
+            }
         }
     }
 }
