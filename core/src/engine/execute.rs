@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 
 use super::window::Window;
 use super::{
-    credentials, ops, schedule, Applied, Caller, Cx, Engine, Fail, Failure, Operation, Outcome, Prepared,
+    apply, credentials, schedule, Applied, Caller, Cx, Engine, Fail, Failure, Operation, Outcome, Prepared,
 };
 use crate::calendar;
 use crate::routing::RoutingDirectory;
@@ -126,7 +126,7 @@ fn apply_each(
             today = (cx.now, calendar::eastern_date(cx.now));
         }
         let op = op.for_transaction(cx.engine, cx.now, today.1, directory);
-        let answer = match ops::apply(cx, &caller, op) {
+        let answer = match apply::apply(cx, &caller, op) {
             Ok(Applied::Done(o)) => Ok(o),
             Ok(Applied::Directory(dir, o)) => {
                 *directory = Arc::new(dir);

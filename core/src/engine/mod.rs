@@ -15,6 +15,7 @@
 
 mod advance;
 mod applied;
+mod apply;
 mod bank_files;
 mod batch_kind;
 mod context;
@@ -24,6 +25,7 @@ mod duplicates;
 mod execute;
 mod failure;
 mod feeds;
+mod groundwork;
 mod host_options;
 mod idempotency;
 mod images;
@@ -32,7 +34,6 @@ mod images_tests;
 mod merchant_settings;
 mod open;
 mod operation;
-mod ops;
 mod options;
 mod origination;
 mod originator;

@@ -23,8 +23,8 @@ use std::sync::Arc;
 
 use chrono::{DateTime, NaiveDate, Utc};
 
+use super::groundwork::{self, Groundwork};
 use super::operation::Operation;
-use super::ops;
 use super::{Caller, Engine};
 use crate::calendar;
 use crate::routing::RoutingDirectory;
@@ -34,7 +34,7 @@ use crate::routing::RoutingDirectory;
 pub struct Prepared {
     /// The operation as given (to prepare again when the preparation is stale).
     operation: Operation,
-    work: ops::Prepared,
+    work: Groundwork,
     /// The engine that prepared it (its keys made the fingerprints).
     engine: u64,
     /// The Eastern date validation used.
@@ -64,13 +64,13 @@ impl Prepared {
         now: DateTime<Utc>,
         today: NaiveDate,
         directory: &Arc<RoutingDirectory>,
-    ) -> ops::Prepared {
+    ) -> Groundwork {
         let fresh =
             self.engine == engine.instance && self.today == today && Arc::ptr_eq(&self.directory, directory);
         if fresh {
             self.work
         } else {
-            ops::prepare(self.operation, engine, now, directory)
+            groundwork::prepare(self.operation, engine, now, directory)
         }
     }
 }
@@ -100,7 +100,7 @@ impl Engine {
         now: DateTime<Utc>,
         directory: Arc<RoutingDirectory>,
     ) -> Prepared {
-        let work = ops::prepare(operation.clone(), self, now, &directory);
+        let work = groundwork::prepare(operation.clone(), self, now, &directory);
         Prepared { operation, work, engine: self.instance, today: calendar::eastern_date(now), directory }
     }
 

@@ -1,7 +1,9 @@
 //! Transactions: create (A Pending), void, reverse, and returns.
 
 use super::images::{self, CheckSide};
-use super::records::{MerchantStatus, TransactionRecord};
+use std::rc::Rc;
+
+use super::records::{MerchantRecord, MerchantStatus, SealedAccount, TransactionRecord};
 use super::{
     customers, duplicates, feeds, return_rates, schedule, tenant_lookup, usage, Cx, Fail, Failure, Outcome,
 };
@@ -22,6 +24,29 @@ pub(crate) fn create(
     t: &NewTransaction,
     fingerprint: Option<String>,
 ) -> Result<Outcome, Fail> {
+    let merchant = merchant_for(cx, partner_id, t)?;
+    let id = cx.new_transaction_id(partner_id)?;
+    let (account, customer_id) = receiver(cx, partner_id, &merchant, t, &id, fingerprint)?;
+    let record = pending(cx, partner_id, &merchant, t, id, account, customer_id);
+    let prints =
+        if cx.engine.checks { Some(check_limits_and_duplicates(cx, &merchant, &record)?) } else { None };
+    // Decided: from here on only writes.
+    insert(cx, &record)?;
+    if let Some(prints) = prints {
+        usage::apply(cx, &record, true)?;
+        duplicates::record(cx, &record, &prints)?;
+    }
+    for (side, image) in CheckSide::BOTH.into_iter().zip([&t.check_image_front, &t.check_image_back]) {
+        if let Some(image) = image {
+            images::store(cx, &record.id, side, image)?;
+        }
+    }
+    Ok(Outcome::TransactionCreated { transaction_id: record.id })
+}
+
+/// The partner's merchant named by the transaction, if it may originate it:
+/// approved, not suspended, set up for the entry class (message 3 otherwise).
+fn merchant_for(cx: &Cx<'_, '_>, partner_id: &str, t: &NewTransaction) -> Result<Rc<MerchantRecord>, Fail> {
     let class = t.standard_entry_class;
     let merchant = tenant_lookup::merchant_of(cx, partner_id, t.merchant_id.as_str())?;
     let refuse = |detail: String| -> Fail {
@@ -37,25 +62,50 @@ pub(crate) fn create(
     if !merchant.classes.contains(&class) {
         return Err(refuse(format!("the merchant is not set up for {} entries", class.as_str())));
     }
-    let id = cx.new_transaction_id(partner_id)?;
-    let (account, customer_id) = match &t.customer {
+    Ok(merchant)
+}
+
+/// The receiver's account, sealed to the new transaction `id`: a stored
+/// customer's, or the inline account (with its fingerprint from preparation,
+/// or made now); and the customer's token, if one was named.
+fn receiver(
+    cx: &mut Cx<'_, '_>,
+    partner_id: &str,
+    merchant: &MerchantRecord,
+    t: &NewTransaction,
+    id: &str,
+    fingerprint: Option<String>,
+) -> Result<(SealedAccount, Option<String>), Fail> {
+    Ok(match &t.customer {
         CustomerRef::Token { id: token } => {
             (customers::resolve(cx, partner_id, merchant.id.as_str(), token.as_str())?, Some(token.0.clone()))
         }
         CustomerRef::Inline(account) => {
             let fingerprint = fingerprint
                 .unwrap_or_else(|| customers::account_fingerprint(&cx.engine.fingerprints, account));
-            (customers::seal(cx, account, &id, fingerprint), None)
+            (customers::seal(cx, account, id, fingerprint), None)
         }
-    };
+    })
+}
+
+/// The new transaction's record: A Pending, for the next cut-off.
+fn pending(
+    cx: &Cx<'_, '_>,
+    partner_id: &str,
+    merchant: &MerchantRecord,
+    t: &NewTransaction,
+    id: String,
+    account: SealedAccount,
+    customer_id: Option<String>,
+) -> TransactionRecord {
     let (_, cutoff_at) = calendar::next_cutoff_after(cx.now);
-    let record = TransactionRecord {
-        id: id.clone(),
+    TransactionRecord {
+        id,
         partner_id: partner_id.to_owned(),
         merchant_id: merchant.id.clone(),
         amount: t.amount,
         direction: t.direction,
-        class,
+        class: t.standard_entry_class,
         description: t.description.clone(),
         check_number: t.check_number.clone(),
         terminal_state: t.state.clone(),
@@ -74,36 +124,26 @@ pub(crate) fn create(
         return_reason: None,
         reversal_of: None,
         reversed_by: None,
-    };
-    // The merchant's limits and duplicates, in the documented order: per
-    // transaction, then duplicates, then the history-wide windows (all skipped
-    // only by the bench that prices them).
-    let prints = if cx.engine.checks {
-        let candidate =
-            Candidate { amount: record.amount, credit: record.direction == crate::model::Direction::Credit };
-        limits::check_transaction(&merchant.limits, candidate).map_err(limit_failure)?;
-        let prints = duplicates::prints(&cx.engine.fingerprints, &record);
-        duplicates::check(cx, &record, &prints, merchant.decline_duplicates)?;
-        let partner = tenant_lookup::load_partner(cx, partner_id)?;
-        let windows = usage::windows(cx, &merchant, &partner, cx.now)?;
-        limits::check_windows(&merchant.limits, &partner.limits, &windows, candidate)
-            .map_err(limit_failure)?;
-        Some(prints)
-    } else {
-        None
-    };
-    // Decided: from here on only writes.
-    insert(cx, &record)?;
-    if let Some(prints) = prints {
-        usage::apply(cx, &record, true)?;
-        duplicates::record(cx, &record, &prints)?;
     }
-    for (side, image) in CheckSide::BOTH.into_iter().zip([&t.check_image_front, &t.check_image_back]) {
-        if let Some(image) = image {
-            images::store(cx, &id, side, image)?;
-        }
-    }
-    Ok(Outcome::TransactionCreated { transaction_id: id })
+}
+
+/// The merchant's limits and duplicates, in the documented order: per
+/// transaction, then duplicates, then the history-wide windows (all skipped
+/// only by the bench that prices them). Answers the record's duplicate prints.
+fn check_limits_and_duplicates(
+    cx: &mut Cx<'_, '_>,
+    merchant: &MerchantRecord,
+    record: &TransactionRecord,
+) -> Result<duplicates::Prints, Fail> {
+    let candidate =
+        Candidate { amount: record.amount, credit: record.direction == crate::model::Direction::Credit };
+    limits::check_transaction(&merchant.limits, candidate).map_err(limit_failure)?;
+    let prints = duplicates::prints(&cx.engine.fingerprints, record);
+    duplicates::check(cx, record, &prints, merchant.decline_duplicates)?;
+    let partner = tenant_lookup::load_partner(cx, &record.partner_id)?;
+    let windows = usage::windows(cx, merchant, &partner, cx.now)?;
+    limits::check_windows(&merchant.limits, &partner.limits, &windows, candidate).map_err(limit_failure)?;
+    Ok(prints)
 }
 
 /// A limit's refusal with the field it concerns.
