@@ -9,20 +9,20 @@ use super::render::{self, Response};
 use super::request::Request;
 use super::routes::Endpoint;
 use crate::echo::echo;
-use crate::engine::{Engine, Failure, KeyHolder, Operation, DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS};
+use crate::engine::{Engine, KeyHolder, Operation, Refusal, DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS};
 use crate::limits::Limits;
 use crate::validation::{FieldError, ProblemCode};
 use crate::{calendar, AchError};
 
 /// The operator's reads: the originator, the origination files, the return
 /// rates. `None`: the endpoint is an operation, not a read.
-pub(crate) fn read(engine: &Engine, e: Endpoint, params: &[String]) -> Result<Option<Response>, Failure> {
+pub(crate) fn read(engine: &Engine, e: Endpoint, params: &[String]) -> Result<Option<Response>, Refusal> {
     Ok(Some(match e {
         Endpoint::AdminOriginator => match engine.originator()? {
             Some(o) => render::data(o),
             None => {
                 let msg = "no originator is set: PUT /admin/originator first";
-                return Err(Failure::not_found("originator", msg));
+                return Err(Refusal::not_found("originator", msg));
             }
         },
         Endpoint::AdminFiles => render::data(engine.origination_files()?),
@@ -30,7 +30,7 @@ pub(crate) fn read(engine: &Engine, e: Endpoint, params: &[String]) -> Result<Op
         Endpoint::AdminFile => {
             let id = params.first().map_or("", String::as_str);
             let Some((summary, bytes)) = engine.origination_file(id)? else {
-                return Err(Failure::not_found("file_id", format!("no origination file '{}'", echo(id))));
+                return Err(Refusal::not_found("file_id", format!("no origination file '{}'", echo(id))));
             };
             let mut payload = serde_json::to_value(&summary).unwrap_or_default();
             if let serde_json::Value::Object(map) = &mut payload {
@@ -42,8 +42,8 @@ pub(crate) fn read(engine: &Engine, e: Endpoint, params: &[String]) -> Result<Op
     }))
 }
 
-fn invalid(field: &str, message: impl Into<String>) -> Failure {
-    Failure::Refused {
+fn invalid(field: &str, message: impl Into<String>) -> Refusal {
+    Refusal::Refused {
         error: AchError::FailedToAccept,
         status: 422,
         errors: vec![FieldError {
@@ -95,7 +95,7 @@ struct Nothing {}
 
 /// The grace window of a rotation: [`DEFAULT_GRACE_SECONDS`] unless the body
 /// names one from 0 to [`MAX_GRACE_SECONDS`].
-fn grace(req: &Request) -> Result<u32, Failure> {
+fn grace(req: &Request) -> Result<u32, Refusal> {
     match typed_body::<Rotation>(req)?.grace_seconds {
         None => Ok(DEFAULT_GRACE_SECONDS),
         Some(s) => u32::try_from(s).ok().filter(|s| *s <= MAX_GRACE_SECONDS).ok_or_else(|| {
@@ -122,7 +122,7 @@ fn holder(e: Endpoint, id: String) -> KeyHolder {
 }
 
 /// Limits from the body, every amount within what an entry can carry.
-fn limits(l: Limits) -> Result<Limits, Failure> {
+fn limits(l: Limits) -> Result<Limits, Refusal> {
     match l.amount_out_of_range() {
         None => Ok(l),
         Some((field, m)) => {
@@ -132,7 +132,7 @@ fn limits(l: Limits) -> Result<Limits, Failure> {
 }
 
 /// The operation an admin request asks for.
-pub(crate) fn plan(e: Endpoint, params: &[String], req: &Request) -> Result<Operation, Failure> {
+pub(crate) fn plan(e: Endpoint, params: &[String], req: &Request) -> Result<Operation, Refusal> {
     let param = || params.first().cloned().unwrap_or_default();
     Ok(match e {
         Endpoint::AdminPartners => Operation::CreatePartner { name: typed_body::<NewPartner>(req)?.name },

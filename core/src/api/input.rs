@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::request::{form_to_json, FormError, Request};
-use crate::engine::{Caller, Failure};
+use crate::engine::{Caller, Refusal};
 use crate::validation::json_bounds::{self as bounds};
 use crate::validation::{FieldError, ProblemCode};
 use crate::AchError;
@@ -19,7 +19,7 @@ use crate::AchError;
 /// more than the JSON caps allow ([`crate::validation::json_bounds`]), form
 /// data nested deeper than [`super::MAX_FORM_DEPTH`], or a name given twice in
 /// the query string or the form data.
-pub(super) fn data(req: &Request) -> Result<(Value, Vec<u8>), Failure> {
+pub(super) fn data(req: &Request) -> Result<(Value, Vec<u8>), Refusal> {
     let form = |text: &[u8], what: &str| {
         form_to_json(text).map_err(|e| {
             let message = format!("{what}: {}", e.message());
@@ -71,7 +71,7 @@ pub(super) fn data(req: &Request) -> Result<(Value, Vec<u8>), Failure> {
 /// Refuse a JSON body over the caps before it is parsed: more values than
 /// [`bounds::MAX_JSON_VALUES`] is too large (413), nesting deeper than
 /// [`bounds::MAX_JSON_DEPTH`] is malformed (400), as the parse would say.
-pub(super) fn json_bounds(body: &[u8]) -> Result<(), Failure> {
+pub(super) fn json_bounds(body: &[u8]) -> Result<(), Refusal> {
     bounds::check(body).map_err(|excess| {
         let message = format!("the body is not accepted: {}", excess.message());
         match excess {
@@ -91,22 +91,22 @@ fn looks_like_json(body: &[u8]) -> bool {
 /// The request's `partner_id`. Absent (or not a string, or empty) with a
 /// partner's key, the answer names it; for any other caller it is only
 /// `Authentication failed.`.
-pub(super) fn partner_id(data: &Value, caller: &Caller) -> Result<String, Failure> {
+pub(super) fn partner_id(data: &Value, caller: &Caller) -> Result<String, Refusal> {
     match data.get("partner_id") {
         Some(Value::String(p)) if !p.is_empty() => Ok(p.clone()),
-        _ if matches!(caller, Caller::Partner { .. }) => Err(Failure::PartnerIdRequired),
-        _ => Err(Failure::Authentication),
+        _ if matches!(caller, Caller::Partner { .. }) => Err(Refusal::PartnerIdRequired),
+        _ => Err(Refusal::Authentication),
     }
 }
 
 /// The body as `T` (an empty body is `{}`).
-pub(super) fn typed_body<T: for<'de> Deserialize<'de>>(req: &Request) -> Result<T, Failure> {
+pub(super) fn typed_body<T: for<'de> Deserialize<'de>>(req: &Request) -> Result<T, Refusal> {
     let text = if req.body.iter().all(u8::is_ascii_whitespace) { &b"{}"[..] } else { &req.body[..] };
     json_bounds(text)?;
     serde_json::from_slice(text).map_err(|e| {
         let status = if e.is_syntax() || e.is_eof() { 400 } else { 422 };
         let code = if status == 400 { ProblemCode::InvalidJson } else { ProblemCode::InvalidValue };
-        Failure::Refused {
+        Refusal::Refused {
             error: AchError::FailedToAccept,
             status,
             errors: vec![FieldError { field: String::new(), code, message: super::detail(e.to_string()) }],
@@ -116,6 +116,6 @@ pub(super) fn typed_body<T: for<'de> Deserialize<'de>>(req: &Request) -> Result<
 
 /// Message 10 with one problem and the status given: how the router refuses
 /// input it cannot take.
-fn refused(status: u16, field: &str, code: ProblemCode, message: impl Into<String>) -> Failure {
-    Failure::problem_with_status(AchError::FailedToAccept, status, field, code, message)
+fn refused(status: u16, field: &str, code: ProblemCode, message: impl Into<String>) -> Refusal {
+    Refusal::problem_with_status(AchError::FailedToAccept, status, field, code, message)
 }

@@ -7,7 +7,7 @@ use super::input::{data, partner_id};
 use super::request::Request;
 use super::routes::Endpoint;
 use super::{admin, render, Plan};
-use crate::engine::{Engine, Failure, Operation};
+use crate::engine::{Engine, Operation, Refusal};
 use crate::validation::routing_number_problem;
 use crate::{categories, AchError};
 
@@ -20,12 +20,12 @@ fn partner_op(req: &Request, operation: Operation) -> Operation {
 }
 
 /// Plan a request (see [`super::plan`]).
-pub(crate) fn plan(engine: &Engine, req: &Request) -> Result<Plan, Failure> {
+pub(crate) fn plan(engine: &Engine, req: &Request) -> Result<Plan, Refusal> {
     plan_admitted(engine, admit::admit(engine, req)?, req)
 }
 
 /// Plan a request admitted on its head (see [`super::plan_admitted`]).
-pub(crate) fn plan_admitted(engine: &Engine, admitted: Admitted, req: &Request) -> Result<Plan, Failure> {
+pub(crate) fn plan_admitted(engine: &Engine, admitted: Admitted, req: &Request) -> Result<Plan, Refusal> {
     let req = &*admit::split_query(req);
     if req.body.len() > admitted.body_limit() {
         return Err(admit::too_large(admitted.body_limit()));
@@ -82,26 +82,26 @@ pub(crate) fn plan_admitted(engine: &Engine, admitted: Admitted, req: &Request) 
 /// `GET /healthz` (liveness: the service answers; no disk access) and `GET
 /// /readyz` (readiness: writes commit, [`Engine::ready`]; message 7 and 503
 /// when they do not). Neither needs a key.
-fn health(engine: &Engine, endpoint: Endpoint) -> Result<Plan, Failure> {
+fn health(engine: &Engine, endpoint: Endpoint) -> Result<Plan, Refusal> {
     if endpoint == Endpoint::Health {
         return Ok(Plan::Done(render::data(serde_json::json!({ "status": "live" }))));
     }
     if engine.ready() {
         Ok(Plan::Done(render::data(serde_json::json!({ "status": "ready" }))))
     } else {
-        Err(Failure::refused(AchError::DatabaseUnavailable))
+        Err(Refusal::refused(AchError::DatabaseUnavailable))
     }
 }
 
 /// `GET /institutions/{routing_number}`: the bank behind a routing number.
-fn institution(engine: &Engine, routing_number: &str) -> Result<Plan, Failure> {
+fn institution(engine: &Engine, routing_number: &str) -> Result<Plan, Refusal> {
     let directory = engine.directory();
     if let Some((code, error)) = routing_number_problem(routing_number, &directory) {
         let message = error.to_string();
-        return Err(Failure::problem(error, "routing_number", code, message));
+        return Err(Refusal::problem(error, "routing_number", code, message));
     }
     let Some(found) = directory.lookup(routing_number) else {
-        return Err(Failure::refused(AchError::RoutingNotFound { value: routing_number.to_owned() }));
+        return Err(Refusal::refused(AchError::RoutingNotFound { value: routing_number.to_owned() }));
     };
     let d = found.destination;
     Ok(Plan::Done(render::data(serde_json::json!({
@@ -115,7 +115,7 @@ fn institution(engine: &Engine, routing_number: &str) -> Result<Plan, Failure> {
 
 /// `GET /openapi.json`: the OpenAPI document of the whole API.
 #[cfg(feature = "openapi")]
-fn openapi() -> Result<Plan, Failure> {
+fn openapi() -> Result<Plan, Refusal> {
     Ok(Plan::Done(super::Response {
         status: 200,
         body: include_str!("../../../docs/openapi.json").to_owned(),
@@ -124,9 +124,9 @@ fn openapi() -> Result<Plan, Failure> {
 
 /// `GET /openapi.json` in a build without the document (the browser module).
 #[cfg(not(feature = "openapi"))]
-fn openapi() -> Result<Plan, Failure> {
+fn openapi() -> Result<Plan, Refusal> {
     let msg = "this build does not carry the OpenAPI document; achd serves it";
-    Err(Failure::problem_with_status(
+    Err(Refusal::problem_with_status(
         AchError::FailedToAccept,
         404,
         "path",

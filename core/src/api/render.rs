@@ -6,7 +6,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::engine::{EventsPage, Failure, Outcome, ReturnRates, StatusPage};
+use crate::engine::{EventsPage, Outcome, Refusal, ReturnRates, StatusPage};
 use crate::error::ERROR_TYPE;
 use crate::validation::FieldError;
 
@@ -154,8 +154,9 @@ pub(crate) fn return_rates(rates: &[ReturnRates]) -> Response {
     ok(200, Success::Bool, rates)
 }
 
+/// The body of a catalogued refusal.
 #[derive(Serialize)]
-struct Refusal<'a> {
+struct RefusalBody<'a> {
     success: bool,
     message: String,
     error_code: u16,
@@ -163,31 +164,32 @@ struct Refusal<'a> {
     errors: &'a [FieldError],
 }
 
+/// The body of an authentication refusal.
 #[derive(Serialize)]
-struct AuthFailure<'a> {
+struct AuthRefusalBody<'a> {
     success: bool,
     message: &'static str,
     #[serde(skip_serializing_if = "<[FieldError]>::is_empty")]
     errors: &'a [FieldError],
 }
 
-/// Render a failure: exactly `{"success":false,"message":"Authentication failed."}`
+/// Render a refusal: exactly `{"success":false,"message":"Authentication failed."}`
 /// for authentication (with `errors` naming `partner_id` when a right key came
 /// without it); otherwise the message, its code, type `E` and the field
 /// problems.
-pub(crate) fn failure(f: &Failure) -> Response {
+pub(crate) fn refusal(f: &Refusal) -> Response {
     match f {
-        Failure::Authentication | Failure::PartnerIdRequired => Response {
+        Refusal::Authentication | Refusal::PartnerIdRequired => Response {
             status: 401,
-            body: json(&AuthFailure {
+            body: json(&AuthRefusalBody {
                 success: false,
                 message: crate::error::AUTHENTICATION_FAILED,
                 errors: f.errors(),
             }),
         },
-        Failure::Refused { error, errors, .. } => Response {
+        Refusal::Refused { error, errors, .. } => Response {
             status: f.status(),
-            body: json(&Refusal {
+            body: json(&RefusalBody {
                 success: false,
                 message: error.to_string(),
                 error_code: error.code(),

@@ -3,7 +3,7 @@
 
 use super::request::Request;
 use crate::echo::echo;
-use crate::engine::Failure;
+use crate::engine::Refusal;
 use crate::validation::ProblemCode;
 use crate::AchError;
 
@@ -166,13 +166,13 @@ pub(crate) fn is_api_path(path: &str) -> bool {
 }
 
 /// 404: no endpoint has this path.
-pub(crate) fn unknown_endpoint(method: &str, path: &str) -> Failure {
+pub(crate) fn unknown_endpoint(method: &str, path: &str) -> Refusal {
     let msg = format!("there is no endpoint {} {}", echo(&method.to_ascii_uppercase()), echo(path));
-    Failure::problem_with_status(AchError::FailedToAccept, 404, "path", ProblemCode::NotFound, msg)
+    Refusal::problem_with_status(AchError::FailedToAccept, 404, "path", ProblemCode::NotFound, msg)
 }
 
 /// The endpoint and path parameters, or 404 / 405.
-pub(super) fn resolve(req: &Request) -> Result<(Endpoint, Vec<String>), Failure> {
+pub(super) fn resolve(req: &Request) -> Result<(Endpoint, Vec<String>), Refusal> {
     let method = req.method.to_ascii_uppercase();
     let mut allowed = Vec::new();
     for (m, pattern, endpoint) in ROUTES {
@@ -187,5 +187,5 @@ pub(super) fn resolve(req: &Request) -> Result<(Endpoint, Vec<String>), Failure>
         return Err(unknown_endpoint(&method, &req.path));
     }
     let msg = format!("{} is not allowed here; use {}", echo(&method), allowed.join(", "));
-    Err(Failure::problem_with_status(AchError::FailedToAccept, 405, "method", ProblemCode::InvalidValue, msg))
+    Err(Refusal::problem_with_status(AchError::FailedToAccept, 405, "method", ProblemCode::InvalidValue, msg))
 }

@@ -1,7 +1,7 @@
 //! The clock's catch-up: every cut-off, origination file and settlement due,
 //! in bounded write transactions that let waiting requests in between them.
 
-use super::{images, schedule, Cx, Engine, Failure, Progress};
+use super::{images, schedule, Cx, Engine, Progress, Refusal};
 use crate::storage::StorageError;
 use chrono::{DateTime, Utc};
 
@@ -10,7 +10,7 @@ impl Engine {
     /// time order, in write transactions of at most `schedule::CHUNK` (500) items
     /// each (other writers run between them). Production calls this from the
     /// wall clock; the sandbox through [`Operation::SetClock`].
-    pub fn advance_to(&self, now: DateTime<Utc>) -> Result<Progress, Failure> {
+    pub fn advance_to(&self, now: DateTime<Utc>) -> Result<Progress, Refusal> {
         let mut total = Progress::default();
         loop {
             // Nothing due: no write transaction (an idle server does not fsync).

@@ -1,7 +1,7 @@
 //! What applying one operation inside the write transaction gives: done (and
 //! perhaps a new routing directory), or stopped by a refusal or a storage failure.
 
-use super::{Failure, Outcome};
+use super::{Outcome, Refusal};
 use crate::routing::RoutingDirectory;
 use crate::storage::StorageError;
 
@@ -13,21 +13,23 @@ pub(crate) enum Applied {
     Directory(RoutingDirectory, Outcome),
 }
 
-/// Why applying an operation stopped: a refusal (nothing was written), or a
-/// storage failure (the whole transaction is abandoned).
-pub(crate) enum Fail {
-    Refused(Failure),
+/// Why applying an operation stopped: a refusal (nothing was written; the
+/// batch goes on), or a storage failure (the whole transaction is abandoned).
+pub(crate) enum Abort {
+    /// The operation was turned down.
+    Refused(Refusal),
+    /// Storage failed: every operation of the batch answers message 7.
     Storage(StorageError),
 }
 
-impl From<StorageError> for Fail {
+impl From<StorageError> for Abort {
     fn from(e: StorageError) -> Self {
-        Fail::Storage(e)
+        Abort::Storage(e)
     }
 }
 
-impl From<Failure> for Fail {
-    fn from(f: Failure) -> Self {
-        Fail::Refused(f)
+impl From<Refusal> for Abort {
+    fn from(r: Refusal) -> Self {
+        Abort::Refused(r)
     }
 }

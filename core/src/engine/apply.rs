@@ -6,39 +6,39 @@ use super::operation::Caller;
 use super::outcome::Outcome;
 use super::{
     bank_files, credentials, customers, idempotency, merchant_settings, originator, schedule, tenants,
-    transactions, Applied, Cx, Fail, Failure,
+    transactions, Abort, Applied, Cx, Refusal,
 };
 use crate::routing::RoutingDirectory;
-use crate::storage::{keys, Table};
+use crate::storage::{row_keys, Table};
 use crate::validation::ProblemCode;
 use crate::AchError;
 
 /// The caller must be the operator.
-fn operator(caller: &Caller) -> Result<(), Fail> {
+fn operator(caller: &Caller) -> Result<(), Abort> {
     match caller {
         Caller::Operator => Ok(()),
-        _ => Err(Fail::Refused(Failure::Authentication)),
+        _ => Err(Abort::Refused(Refusal::Authentication)),
     }
 }
 
 /// The caller must be this partner (the request's `partner_id` is the key's).
-fn partner(caller: &Caller, partner_id: &str) -> Result<(), Fail> {
+fn partner(caller: &Caller, partner_id: &str) -> Result<(), Abort> {
     match caller {
         Caller::Partner { partner_id: p } if p == partner_id => Ok(()),
-        _ => Err(Fail::Refused(Failure::Authentication)),
+        _ => Err(Abort::Refused(Refusal::Authentication)),
     }
 }
 
 /// Apply an operation's groundwork inside the write transaction: the caller
 /// checked first, then the operation run.
-pub(crate) fn apply(cx: &mut Cx<'_, '_>, caller: &Caller, work: Groundwork) -> Result<Applied, Fail> {
+pub(crate) fn apply(cx: &mut Cx<'_, '_>, caller: &Caller, work: Groundwork) -> Result<Applied, Abort> {
     authorize(caller, &work)?;
     run(cx, caller, work)
 }
 
 /// Whether the caller may run the operation: a partner's own operations need
 /// that partner's key, every other one the operator's.
-fn authorize(caller: &Caller, work: &Groundwork) -> Result<(), Fail> {
+fn authorize(caller: &Caller, work: &Groundwork) -> Result<(), Abort> {
     match work {
         Groundwork::SubmitMerchant { partner_id, .. }
         | Groundwork::CreateCustomer { partner_id, .. }
@@ -54,7 +54,7 @@ fn authorize(caller: &Caller, work: &Groundwork) -> Result<(), Fail> {
 
 /// Run an authorized operation: refuse its groundwork's problems, then ask
 /// the file that does it.
-fn run(cx: &mut Cx<'_, '_>, caller: &Caller, work: Groundwork) -> Result<Applied, Fail> {
+fn run(cx: &mut Cx<'_, '_>, caller: &Caller, work: Groundwork) -> Result<Applied, Abort> {
     let done = |o| Ok(Applied::Done(o));
     match work {
         Groundwork::CreatePartner { name } => done(tenants::create_partner(cx, &name)?),
@@ -62,7 +62,7 @@ fn run(cx: &mut Cx<'_, '_>, caller: &Caller, work: Groundwork) -> Result<Applied
             done(tenants::set_partner_limits(cx, &partner_id, &limits)?)
         }
         Groundwork::SubmitMerchant { partner_id, application } => {
-            let application = application.map_err(Failure::from_report)?;
+            let application = application.map_err(Refusal::from_report)?;
             done(tenants::submit_merchant(cx, &partner_id, &application)?)
         }
         Groundwork::ApproveMerchant { merchant_id, limits } => {
@@ -72,14 +72,14 @@ fn run(cx: &mut Cx<'_, '_>, caller: &Caller, work: Groundwork) -> Result<Applied
             done(tenants::set_merchant_limits(cx, &merchant_id, &limits)?)
         }
         Groundwork::CreateCustomer { partner_id, customer } => {
-            let (customer, fingerprint) = customer.map_err(Failure::from_report)?;
+            let (customer, fingerprint) = customer.map_err(Refusal::from_report)?;
             done(customers::create(cx, &partner_id, &customer, fingerprint)?)
         }
         Groundwork::DeleteCustomer { partner_id, customer_id } => {
             done(customers::delete(cx, &partner_id, &customer_id)?)
         }
         Groundwork::CreateTransaction { partner_id, transaction } => {
-            let (transaction, fingerprint) = transaction.map_err(Failure::from_report)?;
+            let (transaction, fingerprint) = transaction.map_err(Refusal::from_report)?;
             done(transactions::create(cx, &partner_id, &transaction, fingerprint)?)
         }
         Groundwork::VoidTransaction { partner_id, transaction_id } => {
@@ -97,7 +97,7 @@ fn run(cx: &mut Cx<'_, '_>, caller: &Caller, work: Groundwork) -> Result<Applied
         }
         Groundwork::SetOriginator { originator } => done(originator::set(cx, originator)?),
         Groundwork::IngestReturnFile { entries } => {
-            let entries = entries.map_err(|errors| Failure::Refused {
+            let entries = entries.map_err(|errors| Refusal::Refused {
                 error: AchError::FailedToAccept,
                 status: 422,
                 errors,
@@ -123,10 +123,10 @@ fn run(cx: &mut Cx<'_, '_>, caller: &Caller, work: Groundwork) -> Result<Applied
 fn load_directory(
     cx: &mut Cx<'_, '_>,
     directory: Result<(RoutingDirectory, String), String>,
-) -> Result<Applied, Fail> {
+) -> Result<Applied, Abort> {
     let (directory, text) = directory
-        .map_err(|why| Failure::problem(AchError::FailedToAccept, "", ProblemCode::InvalidFormat, why))?;
-    cx.w.put_raw(Table::Blobs, keys::BLOB_DIRECTORY, text.as_bytes())?;
+        .map_err(|why| Refusal::problem(AchError::FailedToAccept, "", ProblemCode::InvalidFormat, why))?;
+    cx.w.put_raw(Table::Blobs, row_keys::BLOB_DIRECTORY, text.as_bytes())?;
     let records = directory.len();
     Ok(Applied::Directory(directory, Outcome::DirectoryLoaded { records }))
 }
@@ -136,15 +136,15 @@ fn load_directory(
 fn apply_idempotent(
     cx: &mut Cx<'_, '_>,
     caller: &Caller,
-    key: Result<String, Failure>,
+    key: Result<String, Refusal>,
     scope: Option<String>,
     request: String,
     inner: Groundwork,
-) -> Result<Applied, Fail> {
+) -> Result<Applied, Abort> {
     let key = key?;
     let Some(partner_id) = scope else {
         let msg = "idempotency keys apply to partner operations only";
-        return Err(Failure::problem(
+        return Err(Refusal::problem(
             AchError::FailedToAccept,
             "idempotency_key",
             ProblemCode::InvalidValue,

@@ -17,11 +17,11 @@ use serde::{Deserialize, Serialize};
 
 use super::customers;
 use super::records::{CustomerRecord, NoticeRecord, TransactionRecord};
-use super::{feeds, Cx, Fail, Outcome};
+use super::{feeds, Abort, Cx, Outcome};
 use crate::lifecycle::State;
 use crate::model::{AccountType, BankAccount};
 use crate::nacha::{Correction, Inbound, InboundNotice, InboundReturn};
-use crate::storage::{keys, StorageError, Table};
+use crate::storage::{row_keys, StorageError, Table};
 use crate::validation::{FieldError, ProblemCode};
 
 /// What ingesting a file did, entry by entry.
@@ -59,7 +59,7 @@ pub(crate) fn read(bytes: &[u8]) -> Result<Vec<Inbound>, Vec<FieldError>> {
 }
 
 /// Apply every entry of a file, read and checked when the operation was prepared.
-pub(crate) fn ingest(cx: &mut Cx<'_, '_>, entries: &[Inbound]) -> Result<Outcome, Fail> {
+pub(crate) fn ingest(cx: &mut Cx<'_, '_>, entries: &[Inbound]) -> Result<Outcome, Abort> {
     let now = cx.now;
     super::schedule::catch_up(cx, now, None)?;
     let mut done = Ingested::default();
@@ -98,7 +98,7 @@ fn apply_return(
     cx: &mut Cx<'_, '_>,
     r: &InboundReturn,
     returned: &mut Vec<TransactionRecord>,
-) -> Result<Counted, Fail> {
+) -> Result<Counted, Abort> {
     let marker = [b"r:".as_slice(), r.original_trace.as_bytes()].concat();
     if cx.w.get_raw(Table::Inbound, &marker)?.is_some() {
         return Ok(Counted::Already);
@@ -110,7 +110,7 @@ fn apply_return(
         State::Pending | State::Voided => return Ok(Counted::Unmatched),
     }
     if let Some(at) = t.settles_at.filter(|_| t.state == State::Originated) {
-        cx.w.remove(Table::Settlements, &keys::at(at, &t.id))?;
+        cx.w.remove(Table::Settlements, &row_keys::at(at, &t.id))?;
     }
     t.state = State::Returned;
     t.return_reason = Some(match r.lookup() {
@@ -151,7 +151,7 @@ fn parts(c: &Correction) -> Parts<'_> {
     }
 }
 
-fn apply_notice(cx: &mut Cx<'_, '_>, n: &InboundNotice) -> Result<Counted, Fail> {
+fn apply_notice(cx: &mut Cx<'_, '_>, n: &InboundNotice) -> Result<Counted, Abort> {
     let marker = [b"n:".as_slice(), n.trace.as_bytes(), b":", n.original_trace.as_bytes()].concat();
     if cx.w.get_raw(Table::Inbound, &marker)?.is_some() {
         return Ok(Counted::Already);
@@ -187,7 +187,7 @@ fn update_customer(
     routing: Option<&str>,
     account: Option<&str>,
     account_type: Option<AccountType>,
-) -> Result<bool, Fail> {
+) -> Result<bool, Abort> {
     let Some(mut c) = cx.w.get::<CustomerRecord>(Table::Customers, id.as_bytes())? else { return Ok(false) };
     let Some(current) = c.account.as_ref() else { return Ok(false) };
     let number = match account {

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 
 use super::{usage, window, Engine};
-use crate::storage::{keys, StorageError, Table, Write};
+use crate::storage::{row_keys, StorageError, Table, Write};
 
 /// The context of one write transaction.
 pub(crate) struct Cx<'a, 'tx> {
@@ -61,7 +61,7 @@ impl<'a, 'tx> Cx<'a, 'tx> {
         let prev = match self.last_txn.get(partner_id) {
             Some((stamp, _)) => *stamp,
             None => {
-                let stored = self.w.get_raw(Table::Meta, &keys::last_transaction(partner_id))?;
+                let stored = self.w.get_raw(Table::Meta, &row_keys::last_transaction(partner_id))?;
                 match stored.and_then(|id| stamp_of(&id)) {
                     Some(stamp) => stamp,
                     None => {
@@ -82,7 +82,7 @@ impl<'a, 'tx> Cx<'a, 'tx> {
     pub(super) fn finish(self) -> Result<Option<DateTime<Utc>>, StorageError> {
         self.usage.write_back(self.w)?;
         for (partner_id, (_, id)) in &self.last_txn {
-            self.w.put_raw(Table::Meta, &keys::last_transaction(partner_id), id.as_bytes())?;
+            self.w.put_raw(Table::Meta, &row_keys::last_transaction(partner_id), id.as_bytes())?;
         }
         Ok(self.clock_to)
     }

@@ -15,7 +15,7 @@ use chrono::{DateTime, Duration, Utc};
 
 use super::records::TransactionRecord;
 use super::window::{self, Change, Print, Window, PRINT_LEN};
-use super::{Cx, Engine, Fail, Failure};
+use super::{Abort, Cx, Engine, Refusal};
 use crate::secrets::Fingerprinter;
 use crate::storage::{Read, StorageError, Table};
 use crate::validation::ProblemCode;
@@ -57,11 +57,11 @@ pub(crate) fn check(
     t: &TransactionRecord,
     p: &Prints,
     decline_duplicates: bool,
-) -> Result<(), Fail> {
+) -> Result<(), Abort> {
     if let (Some(key), Some(number)) = (&p.check, &t.check_number) {
         if cx.w.get_raw(Table::Checks, key)?.is_some() {
             let e = AchError::DuplicateCheck { check_number: number.clone() };
-            return Err(Failure::problem(
+            return Err(Refusal::problem(
                 e,
                 "check_number",
                 ProblemCode::Conflict,
@@ -80,7 +80,7 @@ pub(crate) fn check(
             "the same transaction was accepted at {}",
             crate::calendar::format_eastern_timestamp(accepted)
         );
-        return Err(Failure::problem(AchError::DuplicateTransaction, "", ProblemCode::Conflict, msg).into());
+        return Err(Refusal::problem(AchError::DuplicateTransaction, "", ProblemCode::Conflict, msg).into());
     }
     Ok(())
 }

@@ -9,7 +9,8 @@ use chrono::{DateTime, Utc};
 
 use super::window::Window;
 use super::{
-    apply, credentials, schedule, Applied, Caller, Cx, Engine, Fail, Failure, Operation, Outcome, Prepared,
+    apply, credentials, schedule, Abort, Applied, Caller, Cx, Engine, Operation, Outcome, PreparedOperation,
+    Refusal,
 };
 use crate::calendar;
 use crate::routing::RoutingDirectory;
@@ -17,23 +18,23 @@ use crate::secrets::KeyHash;
 use crate::storage::StorageError;
 
 impl Engine {
-    /// Who an API key belongs to, or [`Failure::Authentication`] (also for a
+    /// Who an API key belongs to, or [`Refusal::Authentication`] (also for a
     /// key past its grace window, a revoked key, or a suspended holder's key).
-    pub fn authenticate(&self, api_key: &str) -> Result<Caller, Failure> {
+    pub fn authenticate(&self, api_key: &str) -> Result<Caller, Refusal> {
         if api_key.is_empty() || api_key.len() > 256 {
-            return Err(Failure::Authentication);
+            return Err(Refusal::Authentication);
         }
         let hash = KeyHash::of(api_key);
         let now = self.now();
         let caller = self.store.read(|r| credentials::caller_of(r, self.operator.as_ref(), &hash, now))?;
-        caller.ok_or(Failure::Authentication)
+        caller.ok_or(Refusal::Authentication)
     }
 
     /// Run one operation in its own write transaction.
-    pub fn execute(&self, caller: &Caller, op: Operation) -> Result<Outcome, Failure> {
+    pub fn execute(&self, caller: &Caller, op: Operation) -> Result<Outcome, Refusal> {
         self.execute_batch(vec![(caller.clone(), op)])
             .pop()
-            .unwrap_or(Err(Failure::refused(crate::AchError::SystemUnable)))
+            .unwrap_or(Err(Refusal::refused(crate::AchError::SystemUnable)))
     }
 
     /// Run many operations in ONE write transaction (one durable commit), each with
@@ -41,7 +42,7 @@ impl Engine {
     /// directory, fingerprints of the request) is done before the transaction
     /// begins ([`Engine::prepare`]). If the commit fails, every operation answers
     /// message 7 and nothing is stored.
-    pub fn execute_batch(&self, ops: Vec<(Caller, Operation)>) -> Vec<Result<Outcome, Failure>> {
+    pub fn execute_batch(&self, ops: Vec<(Caller, Operation)>) -> Vec<Result<Outcome, Refusal>> {
         let now = self.clock.now();
         let directory = self.directory();
         let prepared = self.prepare_many(ops, now, &directory);
@@ -51,7 +52,7 @@ impl Engine {
     /// [`Engine::execute_batch`] of operations already prepared by
     /// [`Engine::prepare`] (on other threads): the same answers, and the same
     /// stored data, as `execute_batch` of the operations they were prepared from.
-    pub fn execute_prepared(&self, ops: Vec<(Caller, Prepared)>) -> Vec<Result<Outcome, Failure>> {
+    pub fn execute_prepared(&self, ops: Vec<(Caller, PreparedOperation)>) -> Vec<Result<Outcome, Refusal>> {
         let now = self.clock.now();
         let mut directory = self.directory();
         let count = ops.len();
@@ -100,11 +101,11 @@ impl Engine {
 }
 
 /// Every operation's answer, in order.
-type Answers = Vec<Result<Outcome, Failure>>;
+type Answers = Vec<Result<Outcome, Refusal>>;
 
 /// Message 7 for each of `count` operations: nothing was stored.
 fn unavailable(count: usize) -> Answers {
-    (0..count).map(|_| Err(Failure::refused(crate::AchError::DatabaseUnavailable))).collect()
+    (0..count).map(|_| Err(Refusal::refused(crate::AchError::DatabaseUnavailable))).collect()
 }
 
 /// Apply each operation of a batch in order, each prepared afresh if its
@@ -113,7 +114,7 @@ fn unavailable(count: usize) -> Answers {
 fn apply_each(
     cx: &mut Cx<'_, '_>,
     now: DateTime<Utc>,
-    ops: Vec<(Caller, Prepared)>,
+    ops: Vec<(Caller, PreparedOperation)>,
     directory: &mut Arc<RoutingDirectory>,
     loaded: &mut Option<Arc<RoutingDirectory>>,
 ) -> Result<Answers, StorageError> {
@@ -133,8 +134,8 @@ fn apply_each(
                 *loaded = Some(Arc::clone(directory));
                 Ok(o)
             }
-            Err(Fail::Refused(f)) => Err(f),
-            Err(Fail::Storage(e)) => return Err(e),
+            Err(Abort::Refused(f)) => Err(f),
+            Err(Abort::Storage(e)) => return Err(e),
         };
         answers.push(answer);
     }

@@ -11,11 +11,11 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::records::{NoticeRecord, TransactionRecord};
-use super::{Caller, Cx, Engine, Failure};
+use super::{Caller, Cx, Engine, Refusal};
 use crate::calendar;
 use crate::lifecycle::State;
 use crate::model::{Event, NoticeOfChange, StatusChange};
-use crate::storage::{keys, Read, StorageError, Table};
+use crate::storage::{row_keys, Read, StorageError, Table};
 use crate::validation::ProblemCode;
 use crate::AchError;
 
@@ -76,8 +76,8 @@ fn next_seq(cx: &mut Cx<'_, '_>, table: Table, scope: &str) -> Result<u64, Stora
         *n += 1;
         return Ok(*n);
     }
-    let (from, to) = keys::seq_range_after(scope, 0);
-    let last = cx.w.last_key(table, &from, &to)?.and_then(|k| keys::seq_of(&k)).unwrap_or(0);
+    let (from, to) = row_keys::seq_range_after(scope, 0);
+    let last = cx.w.last_key(table, &from, &to)?.and_then(|k| row_keys::seq_of(&k)).unwrap_or(0);
     let next = last + 1;
     cx.seqs.insert(cache_key, next);
     Ok(next)
@@ -95,9 +95,9 @@ pub(crate) fn record_change(
     // event adds only what its position gives (see `event_at`).
     let bytes = crate::storage::encode(Table::Changes, &change)?;
     let seq = next_seq(cx, Table::Changes, &t.partner_id)?;
-    cx.w.put_raw(Table::Changes, &keys::seq(&t.partner_id, seq), &bytes)?;
+    cx.w.put_raw(Table::Changes, &row_keys::seq(&t.partner_id, seq), &bytes)?;
     let event_seq = next_seq(cx, Table::Events, &t.merchant_id)?;
-    cx.w.put_raw(Table::Events, &keys::seq(&t.merchant_id, event_seq), &bytes)
+    cx.w.put_raw(Table::Events, &row_keys::seq(&t.merchant_id, event_seq), &bytes)
 }
 
 /// Append a notification of change to the transaction's merchant's events
@@ -113,7 +113,7 @@ pub(crate) fn record_notice(
     let mut bytes = vec![NOTICE_TAG];
     bytes.extend(crate::storage::encode(Table::Events, &(change_of(t, at), notice))?);
     let seq = next_seq(cx, Table::Events, &t.merchant_id)?;
-    cx.w.put_raw(Table::Events, &keys::seq(&t.merchant_id, seq), &bytes)
+    cx.w.put_raw(Table::Events, &row_keys::seq(&t.merchant_id, seq), &bytes)
 }
 
 /// The first byte of a stored notification of change in the events table.
@@ -182,12 +182,12 @@ fn notice_shown(engine: &Engine, n: &NoticeRecord) -> NoticeOfChange {
 
 /// Decode a pointer for `scope`: `"0"` is the start; anything else must be a
 /// pointer this feed issued.
-fn position(engine: &Engine, scope: &str, pointer: &str) -> Result<u64, Failure> {
+fn position(engine: &Engine, scope: &str, pointer: &str) -> Result<u64, Refusal> {
     if pointer == "0" {
         return Ok(0);
     }
     engine.pointers.decode(scope, pointer).ok_or_else(|| {
-        Failure::problem(
+        Refusal::problem(
             AchError::FailedToAccept,
             "pointer",
             ProblemCode::InvalidValue,
@@ -214,13 +214,13 @@ fn page_of<T>(
     limit: usize,
     decode: impl Fn(&[u8]) -> Result<T, StorageError>,
 ) -> Result<Page<T>, StorageError> {
-    let (from, to) = keys::seq_range_after(scope, after);
+    let (from, to) = row_keys::seq_range_after(scope, after);
     let entries = r.range(table, &from, &to, limit + 1)?;
     let more = entries.len() > limit;
     let mut last = after;
     let mut items = Vec::with_capacity(entries.len().min(limit));
     for (k, v) in entries.into_iter().take(limit) {
-        last = keys::seq_of(&k).unwrap_or(last);
+        last = row_keys::seq_of(&k).unwrap_or(last);
         items.push((last, decode(&v)?));
     }
     Ok((items, last, more))
@@ -232,10 +232,10 @@ pub(crate) fn status_page(
     caller: &Caller,
     partner_id: &str,
     pointer: &str,
-) -> Result<StatusPage, Failure> {
+) -> Result<StatusPage, Refusal> {
     match caller {
         Caller::Partner { partner_id: p } if p == partner_id => {}
-        _ => return Err(Failure::Authentication),
+        _ => return Err(Refusal::Authentication),
     }
     let after = position(engine, partner_id, pointer)?;
     let (changes, last, _) = engine.store.read(|r| page(r, Table::Changes, partner_id, after, PAGE_LIMIT))?;
@@ -248,9 +248,9 @@ pub(crate) fn events_page(
     engine: &Engine,
     caller: &Caller,
     pointer: Option<&str>,
-) -> Result<EventsPage, Failure> {
+) -> Result<EventsPage, Refusal> {
     let Caller::Merchant { merchant_id, .. } = caller else {
-        return Err(Failure::Authentication);
+        return Err(Refusal::Authentication);
     };
     let after = match pointer {
         None => 0,

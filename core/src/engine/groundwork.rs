@@ -6,7 +6,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 
 use super::operation::Operation;
 use super::MerchantSettings;
-use super::{customers, idempotency, Engine, Failure};
+use super::{customers, idempotency, Engine, Refusal};
 use crate::calendar;
 use crate::limits::Limits;
 use crate::model::{BankAccount, CustomerRef, MerchantApplication, NewCustomer, NewTransaction};
@@ -90,7 +90,7 @@ pub(crate) enum Groundwork {
         suspended: bool,
     },
     Idempotent {
-        key: Result<String, Failure>,
+        key: Result<String, Refusal>,
         scope: Option<String>,
         request: String,
         inner: Box<Groundwork>,

@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
 
-use super::{tenant_lookup, Cx, Fail, Failure, Outcome};
+use super::{tenant_lookup, Abort, Cx, Outcome, Refusal};
 use crate::storage::Table;
 use crate::validation::{FieldError, ProblemCode};
 use crate::AchError;
@@ -65,8 +65,8 @@ pub(crate) fn set(
     cx: &mut Cx<'_, '_>,
     merchant_id: &str,
     settings: Result<MerchantSettings, Vec<FieldError>>,
-) -> Result<Outcome, Fail> {
-    let settings = settings.map_err(|errors| Failure::Refused {
+) -> Result<Outcome, Abort> {
+    let settings = settings.map_err(|errors| Refusal::Refused {
         error: AchError::FailedToAccept,
         status: 422,
         errors,

@@ -23,7 +23,6 @@ mod credentials;
 mod customers;
 mod duplicates;
 mod execute;
-mod failure;
 mod feeds;
 mod groundwork;
 mod host_options;
@@ -42,6 +41,7 @@ mod prepare;
 mod readiness;
 mod reads;
 mod records;
+mod refusal;
 mod return_rates;
 mod schedule;
 #[cfg(feature = "simulation")]
@@ -59,7 +59,6 @@ use chrono::{DateTime, Datelike, Utc};
 
 pub use bank_files::Ingested;
 pub use credentials::{KeyHolder, DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS};
-pub use failure::Failure;
 pub use feeds::{EventsPage, StatusPage, NOTICE_EVENT_TYPE, PAGE_LIMIT};
 pub use host_options::{HostOptions, OptionNames, OptionsError, MAX_OPERATOR_KEY};
 pub use images::{CheckSide, RETENTION_MONTHS};
@@ -69,8 +68,9 @@ pub use operation::{Caller, Operation};
 pub use options::{EngineClock, EngineOptions};
 pub use origination::{HeldEntry, OriginationFile};
 pub use outcome::Outcome;
-pub use prepare::Prepared;
+pub use prepare::PreparedOperation;
 pub use readiness::PROBE_BYTES;
+pub use refusal::Refusal;
 pub use return_rates::{GroupRate, ReturnGroup, ReturnRates, ThresholdCrossing, WINDOW_DAYS};
 pub use schedule::Progress;
 
@@ -81,13 +81,13 @@ pub use crate::storage::{StorageEvent, StorageHook};
 #[cfg(feature = "simulation")]
 pub use crate::storage::{crash, StorageBackend};
 
-pub(crate) use applied::{Applied, Fail};
+pub(crate) use applied::{Abort, Applied};
 pub(crate) use context::Cx;
 
 use crate::clock::{Clock, ManualClock};
 use crate::routing::RoutingDirectory;
 use crate::secrets::{Cipher, EncryptionKey, Fingerprinter, KeyHash, PointerCodec};
-use crate::storage::{keys, StorageError, Store, Table};
+use crate::storage::{row_keys, StorageError, Store, Table};
 
 /// The engine. Share it between threads (`Arc<Engine>`): operations serialize on
 /// redb's single writer; feed reads run on snapshots concurrently.
@@ -109,7 +109,7 @@ pub struct Engine {
     /// Whether creates run the limit and duplicate checks (always, but for the
     /// bench that prices them: [`Engine::without_limits_and_duplicates`]).
     checks: bool,
-    /// This engine among the process's (a [`Prepared`] is only used by its own).
+    /// This engine among the process's (a [`PreparedOperation`] is only used by its own).
     instance: u64,
     /// Requests waiting for the write lock (see [`Engine::advance_to`]).
     waiting: std::sync::atomic::AtomicUsize,
@@ -215,25 +215,26 @@ impl StoredMeta {
     fn read_or_make(store: &Store, fingerprints: &Fingerprinter) -> Result<StoredMeta, StorageError> {
         let key_check = fingerprints.digest(&[b"encryption-key-check"]);
         store.write(|w| {
-            let key_ok = match w.get_raw(Table::Meta, keys::META_KEY_CHECK)? {
+            let key_ok = match w.get_raw(Table::Meta, row_keys::META_KEY_CHECK)? {
                 Some(stored) => stored == key_check,
                 None => {
-                    w.put_raw(Table::Meta, keys::META_KEY_CHECK, &key_check)?;
+                    w.put_raw(Table::Meta, row_keys::META_KEY_CHECK, &key_check)?;
                     true
                 }
             };
-            let clock_at = w.get_raw(Table::Meta, keys::META_CLOCK)?.and_then(|b| keys::decode_instant(&b));
-            let pointer_secret = match w.get_raw(Table::Meta, keys::META_POINTER_SECRET)? {
+            let clock_at =
+                w.get_raw(Table::Meta, row_keys::META_CLOCK)?.and_then(|b| row_keys::decode_instant(&b));
+            let pointer_secret = match w.get_raw(Table::Meta, row_keys::META_POINTER_SECRET)? {
                 Some(s) if s.len() == 32 => s,
                 _ => {
                     let mut s = vec![0u8; 32];
                     crate::ids::random_bytes(&mut s);
-                    w.put_raw(Table::Meta, keys::META_POINTER_SECRET, &s)?;
+                    w.put_raw(Table::Meta, row_keys::META_POINTER_SECRET, &s)?;
                     s
                 }
             };
             credentials::index_existing(w)?;
-            let directory_text = w.get_raw(Table::Blobs, keys::BLOB_DIRECTORY)?;
+            let directory_text = w.get_raw(Table::Blobs, row_keys::BLOB_DIRECTORY)?;
             Ok(StoredMeta { pointer_secret, directory_text, clock_at, key_ok })
         })
     }

@@ -31,7 +31,7 @@ use crate::routing::RoutingDirectory;
 
 /// An operation prepared by [`Engine::prepare`], to run with
 /// [`Engine::execute_prepared`] on the same engine.
-pub struct Prepared {
+pub struct PreparedOperation {
     /// The operation as given (to prepare again when the preparation is stale).
     operation: Operation,
     work: Groundwork,
@@ -43,13 +43,16 @@ pub struct Prepared {
     directory: Arc<RoutingDirectory>,
 }
 
-impl fmt::Debug for Prepared {
+impl fmt::Debug for PreparedOperation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Prepared").field("operation", &self.operation).field("today", &self.today).finish()
+        f.debug_struct("PreparedOperation")
+            .field("operation", &self.operation)
+            .field("today", &self.today)
+            .finish()
     }
 }
 
-impl Prepared {
+impl PreparedOperation {
     /// The operation as it was given.
     pub fn operation(&self) -> &Operation {
         &self.operation
@@ -90,7 +93,7 @@ impl Engine {
     /// [`Engine::execute_batch`] answers for `operation` at that moment
     /// (an invalid body is refused there, with the same problems, and stores
     /// nothing). Prepare on request threads, execute on the writer.
-    pub fn prepare(&self, operation: Operation) -> Prepared {
+    pub fn prepare(&self, operation: Operation) -> PreparedOperation {
         self.prepare_at(operation, self.now(), self.directory())
     }
 
@@ -99,9 +102,15 @@ impl Engine {
         operation: Operation,
         now: DateTime<Utc>,
         directory: Arc<RoutingDirectory>,
-    ) -> Prepared {
+    ) -> PreparedOperation {
         let work = groundwork::prepare(operation.clone(), self, now, &directory);
-        Prepared { operation, work, engine: self.instance, today: calendar::eastern_date(now), directory }
+        PreparedOperation {
+            operation,
+            work,
+            engine: self.instance,
+            today: calendar::eastern_date(now),
+            directory,
+        }
     }
 
     /// [`Engine::prepare_at`] of every operation, in order. A large batch is split
@@ -112,7 +121,7 @@ impl Engine {
         ops: Vec<(Caller, Operation)>,
         now: DateTime<Utc>,
         directory: &Arc<RoutingDirectory>,
-    ) -> Vec<(Caller, Prepared)> {
+    ) -> Vec<(Caller, PreparedOperation)> {
         let one =
             |(caller, op): (Caller, Operation)| (caller, self.prepare_at(op, now, Arc::clone(directory)));
         let threads = match ops.len() / PARALLEL_CHUNK {

@@ -14,7 +14,7 @@ use chrono::{DateTime, Duration, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::records::TransactionRecord;
-use super::{Cx, Engine, Failure};
+use super::{Cx, Engine, Refusal};
 use crate::calendar;
 use crate::model::Direction;
 use crate::storage::{StorageError, Table};
@@ -241,7 +241,7 @@ impl Engine {
     /// unauthorized, an administrative or any code, as counts and rates against
     /// the thresholds. Sorted by partner, then merchant. A read on a snapshot:
     /// no write transaction.
-    pub fn return_rates(&self) -> Result<Vec<ReturnRates>, Failure> {
+    pub fn return_rates(&self) -> Result<Vec<ReturnRates>, Refusal> {
         let window = Window::at(self.now());
         let tallies = self.store.read(|r| {
             tally(&window, None, &mut |from, visit| {

@@ -6,7 +6,7 @@ use base64::Engine as _;
 
 use super::records::{KeyOwner, MerchantRecord, MerchantStatus, PartnerRecord};
 use super::tenant_lookup::{load_merchant, load_partner};
-use super::{credentials, Cx, Fail, Failure, Outcome};
+use super::{credentials, Abort, Cx, Outcome, Refusal};
 use crate::ids::{self, IdKind};
 use crate::limits::Limits;
 use crate::model::MerchantApplication;
@@ -22,12 +22,12 @@ fn b64() -> &'static base64::engine::GeneralPurpose {
 }
 
 /// Operator: a new partner and its API key.
-pub(crate) fn create_partner(cx: &mut Cx<'_, '_>, name: &str) -> Result<Outcome, Fail> {
+pub(crate) fn create_partner(cx: &mut Cx<'_, '_>, name: &str) -> Result<Outcome, Abort> {
     let name = name.trim();
     if name.is_empty() || name.chars().count() > MAX_PARTNER_NAME || name.chars().any(char::is_control) {
         let msg = format!("name must be 1 to {MAX_PARTNER_NAME} characters without control characters");
         return Err(
-            Failure::problem(AchError::FailedToAccept, "name", ProblemCode::InvalidFormat, msg).into()
+            Refusal::problem(AchError::FailedToAccept, "name", ProblemCode::InvalidFormat, msg).into()
         );
     }
     let id = ids::generate(IdKind::Partner);
@@ -47,7 +47,7 @@ pub(crate) fn set_partner_limits(
     cx: &mut Cx<'_, '_>,
     partner_id: &str,
     limits: &Limits,
-) -> Result<Outcome, Fail> {
+) -> Result<Outcome, Abort> {
     let mut partner = Rc::unwrap_or_clone(load_partner(cx, partner_id)?);
     partner.limits = partner.limits.updated(limits);
     cx.w.put(Table::Partners, partner_id.as_bytes(), &partner)?;
@@ -59,7 +59,7 @@ pub(crate) fn submit_merchant(
     cx: &mut Cx<'_, '_>,
     partner_id: &str,
     app: &MerchantApplication,
-) -> Result<Outcome, Fail> {
+) -> Result<Outcome, Abort> {
     load_partner(cx, partner_id)?;
     let id = ids::generate(IdKind::Merchant);
     let json = serde_json::to_vec(app).map_err(|e| crate::storage::StorageError(e.to_string()))?;
@@ -86,12 +86,12 @@ pub(crate) fn approve_merchant(
     cx: &mut Cx<'_, '_>,
     merchant_id: &str,
     limits: &Limits,
-) -> Result<Outcome, Fail> {
+) -> Result<Outcome, Abort> {
     let mut m = Rc::unwrap_or_clone(load_merchant(cx, merchant_id)?);
     if m.status == MerchantStatus::Approved {
         let msg = "this merchant is already approved (change its limits instead)";
         return Err(
-            Failure::problem(AchError::FailedToAccept, "merchant_id", ProblemCode::Conflict, msg).into()
+            Refusal::problem(AchError::FailedToAccept, "merchant_id", ProblemCode::Conflict, msg).into()
         );
     }
     m.status = MerchantStatus::Approved;
@@ -108,7 +108,7 @@ pub(crate) fn set_merchant_limits(
     cx: &mut Cx<'_, '_>,
     merchant_id: &str,
     limits: &Limits,
-) -> Result<Outcome, Fail> {
+) -> Result<Outcome, Abort> {
     let mut m = Rc::unwrap_or_clone(load_merchant(cx, merchant_id)?);
     m.limits = m.limits.updated(limits);
     cx.w.put(Table::Merchants, m.id.as_bytes(), &m)?;

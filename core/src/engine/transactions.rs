@@ -5,13 +5,13 @@ use std::rc::Rc;
 
 use super::records::{MerchantRecord, MerchantStatus, SealedAccount, TransactionRecord};
 use super::{
-    customers, duplicates, feeds, return_rates, schedule, tenant_lookup, usage, Cx, Fail, Failure, Outcome,
+    customers, duplicates, feeds, return_rates, schedule, tenant_lookup, usage, Abort, Cx, Outcome, Refusal,
 };
 use crate::echo::echo;
 use crate::lifecycle::{self, State};
 use crate::limits::{self, Candidate};
 use crate::model::{CustomerRef, NewTransaction};
-use crate::storage::{keys, Table};
+use crate::storage::{row_keys, Table};
 use crate::validation::ProblemCode;
 use crate::{calendar, AchError};
 
@@ -23,7 +23,7 @@ pub(crate) fn create(
     partner_id: &str,
     t: &NewTransaction,
     fingerprint: Option<String>,
-) -> Result<Outcome, Fail> {
+) -> Result<Outcome, Abort> {
     let merchant = merchant_for(cx, partner_id, t)?;
     let id = cx.new_transaction_id(partner_id)?;
     let (account, customer_id) = receiver(cx, partner_id, &merchant, t, &id, fingerprint)?;
@@ -46,12 +46,12 @@ pub(crate) fn create(
 
 /// The partner's merchant named by the transaction, if it may originate it:
 /// approved, not suspended, set up for the entry class (message 3 otherwise).
-fn merchant_for(cx: &Cx<'_, '_>, partner_id: &str, t: &NewTransaction) -> Result<Rc<MerchantRecord>, Fail> {
+fn merchant_for(cx: &Cx<'_, '_>, partner_id: &str, t: &NewTransaction) -> Result<Rc<MerchantRecord>, Abort> {
     let class = t.standard_entry_class;
     let merchant = tenant_lookup::merchant_of(cx, partner_id, t.merchant_id.as_str())?;
-    let refuse = |detail: String| -> Fail {
+    let refuse = |detail: String| -> Abort {
         let e = AchError::NotAccepted { transaction_type: class.as_str().to_owned() };
-        Failure::problem(e, "standard_entry_class", ProblemCode::InvalidValue, detail).into()
+        Refusal::problem(e, "standard_entry_class", ProblemCode::InvalidValue, detail).into()
     };
     if merchant.status != MerchantStatus::Approved {
         return Err(refuse("the merchant is still in underwriting".into()));
@@ -75,7 +75,7 @@ fn receiver(
     t: &NewTransaction,
     id: &str,
     fingerprint: Option<String>,
-) -> Result<(SealedAccount, Option<String>), Fail> {
+) -> Result<(SealedAccount, Option<String>), Abort> {
     Ok(match &t.customer {
         CustomerRef::Token { id: token } => {
             (customers::resolve(cx, partner_id, merchant.id.as_str(), token.as_str())?, Some(token.0.clone()))
@@ -134,20 +134,20 @@ fn check_limits_and_duplicates(
     cx: &mut Cx<'_, '_>,
     merchant: &MerchantRecord,
     record: &TransactionRecord,
-) -> Result<duplicates::Prints, Fail> {
+) -> Result<duplicates::Prints, Abort> {
     let candidate =
         Candidate { amount: record.amount, credit: record.direction == crate::model::Direction::Credit };
-    limits::check_transaction(&merchant.limits, candidate).map_err(limit_failure)?;
+    limits::check_transaction(&merchant.limits, candidate).map_err(limit_refusal)?;
     let prints = duplicates::prints(&cx.engine.fingerprints, record);
     duplicates::check(cx, record, &prints, merchant.decline_duplicates)?;
     let partner = tenant_lookup::load_partner(cx, &record.partner_id)?;
     let windows = usage::windows(cx, merchant, &partner, cx.now)?;
-    limits::check_windows(&merchant.limits, &partner.limits, &windows, candidate).map_err(limit_failure)?;
+    limits::check_windows(&merchant.limits, &partner.limits, &windows, candidate).map_err(limit_refusal)?;
     Ok(prints)
 }
 
 /// A limit's refusal with the field it concerns.
-fn limit_failure(e: AchError) -> Fail {
+fn limit_refusal(e: AchError) -> Abort {
     let (field, code) = match e {
         AchError::NotAccepted { .. } => ("type", ProblemCode::DirectionNotAllowed),
         AchError::InvalidAmount { .. } => ("amount", ProblemCode::InvalidAmount),
@@ -157,13 +157,13 @@ fn limit_failure(e: AchError) -> Fail {
         AchError::InvalidAmount { .. } => format!("{e}: below this merchant's minimum amount"),
         _ => e.to_string(),
     };
-    Failure::problem(e, field, code, message).into()
+    Refusal::problem(e, field, code, message).into()
 }
 
 /// Store a new Pending transaction, index it for its cut-off, report it.
-fn insert(cx: &mut Cx<'_, '_>, record: &TransactionRecord) -> Result<(), Fail> {
+fn insert(cx: &mut Cx<'_, '_>, record: &TransactionRecord) -> Result<(), Abort> {
     cx.w.put(Table::Transactions, record.id.as_bytes(), record)?;
-    cx.w.put_raw(Table::Pending, &keys::at(record.cutoff_at, &record.id), &[])?;
+    cx.w.put_raw(Table::Pending, &row_keys::at(record.cutoff_at, &record.id), &[])?;
     feeds::record_change(cx, record, cx.now)?;
     Ok(())
 }
@@ -171,30 +171,30 @@ fn insert(cx: &mut Cx<'_, '_>, record: &TransactionRecord) -> Result<(), Fail> {
 /// Finish every cut-off and settlement already due, so that a transaction's
 /// state is the one the clock says before it is voided, reversed or returned
 /// (a request's own catch-up is bounded: see `schedule::CHUNK`).
-fn current(cx: &mut Cx<'_, '_>) -> Result<(), Fail> {
+fn current(cx: &mut Cx<'_, '_>) -> Result<(), Abort> {
     let now = cx.now;
     schedule::catch_up(cx, now, None)?;
     Ok(())
 }
 
 /// The partner's transaction (another partner's answers as unknown).
-fn load(cx: &Cx<'_, '_>, partner_id: Option<&str>, id: &str) -> Result<TransactionRecord, Fail> {
+fn load(cx: &Cx<'_, '_>, partner_id: Option<&str>, id: &str) -> Result<TransactionRecord, Abort> {
     let record: Option<TransactionRecord> = cx.w.get(Table::Transactions, id.as_bytes())?;
     match record {
         Some(t) if partner_id.is_none_or(|p| p == t.partner_id) => Ok(t),
-        _ => Err(Failure::not_found("transaction_id", format!("no transaction '{}'", echo(id))).into()),
+        _ => Err(Refusal::not_found("transaction_id", format!("no transaction '{}'", echo(id))).into()),
     }
 }
 
 /// Partner: void a Pending transaction; it never originates (its check images
 /// are deleted). The feeds report it as status R with no return code and the
 /// reason `Voided`.
-pub(crate) fn void(cx: &mut Cx<'_, '_>, partner_id: &str, id: &str) -> Result<Outcome, Fail> {
+pub(crate) fn void(cx: &mut Cx<'_, '_>, partner_id: &str, id: &str) -> Result<Outcome, Abort> {
     current(cx)?;
     let mut t = load(cx, Some(partner_id), id)?;
-    lifecycle::can_void(t.state).map_err(Failure::from)?;
+    lifecycle::can_void(t.state).map_err(Refusal::from)?;
     t.state = State::Voided;
-    cx.w.remove(Table::Pending, &keys::at(t.cutoff_at, &t.id))?;
+    cx.w.remove(Table::Pending, &row_keys::at(t.cutoff_at, &t.id))?;
     usage::apply(cx, &t, false)?;
     duplicates::forget(cx, &t);
     images::drop_all(cx, &t)?;
@@ -205,7 +205,7 @@ pub(crate) fn void(cx: &mut Cx<'_, '_>, partner_id: &str, id: &str) -> Result<Ou
 
 /// Partner: reverse a Settled transaction: a new transaction in the opposite
 /// direction, with its own id, linked to the original.
-pub(crate) fn reverse(cx: &mut Cx<'_, '_>, partner_id: &str, id: &str) -> Result<Outcome, Fail> {
+pub(crate) fn reverse(cx: &mut Cx<'_, '_>, partner_id: &str, id: &str) -> Result<Outcome, Abort> {
     current(cx)?;
     let mut original = load(cx, Some(partner_id), id)?;
     let reversal = match &original.reversed_by {
@@ -214,10 +214,10 @@ pub(crate) fn reverse(cx: &mut Cx<'_, '_>, partner_id: &str, id: &str) -> Result
     };
     let previous = reversal.as_ref().map(|r| (r.id.as_str(), r.state));
     lifecycle::can_reverse(original.state, original.reversal_of.is_some(), previous)
-        .map_err(Failure::from)?;
+        .map_err(Refusal::from)?;
     let (cutoff_date, cutoff_at) = calendar::next_cutoff_after(cx.now);
     if let Some(settled) = original.settlement_date {
-        lifecycle::can_reverse_by(original.direction, settled, cutoff_date).map_err(Failure::from)?;
+        lifecycle::can_reverse_by(original.direction, settled, cutoff_date).map_err(Refusal::from)?;
     }
     let rid = cx.new_transaction_id(partner_id)?;
     let mut description = format!("Reversal of {}", original.id);
@@ -236,11 +236,11 @@ pub(crate) fn reverse(cx: &mut Cx<'_, '_>, partner_id: &str, id: &str) -> Result
     if counted {
         let merchant = tenant_lookup::merchant_of(cx, partner_id, &record.merchant_id)?;
         let candidate = Candidate { amount: record.amount, credit: false };
-        limits::check_transaction(&merchant.limits, candidate).map_err(limit_failure)?;
+        limits::check_transaction(&merchant.limits, candidate).map_err(limit_refusal)?;
         let partner = tenant_lookup::load_partner(cx, partner_id)?;
         let windows = usage::windows(cx, &merchant, &partner, cx.now)?;
         limits::check_windows(&merchant.limits, &partner.limits, &windows, candidate)
-            .map_err(limit_failure)?;
+            .map_err(limit_refusal)?;
     }
     original.reversed_by = Some(rid.clone());
     cx.w.put(Table::Transactions, original.id.as_bytes(), &original)?;
@@ -257,15 +257,15 @@ pub(crate) fn record_return(
     id: &str,
     code: &str,
     date: Option<chrono::NaiveDate>,
-) -> Result<Outcome, Fail> {
+) -> Result<Outcome, Abort> {
     current(cx)?;
     let mut t = load(cx, None, id)?;
-    lifecycle::can_return(t.state).map_err(Failure::from)?;
+    lifecycle::can_return(t.state).map_err(Refusal::from)?;
     let today = calendar::eastern_date(cx.now);
     let originated = t.origination_date.unwrap_or(today);
-    let (code, date) = lifecycle::validate_return(code, date, today, originated).map_err(Failure::from)?;
+    let (code, date) = lifecycle::validate_return(code, date, today, originated).map_err(Refusal::from)?;
     if let Some(at) = t.settles_at.filter(|_| t.state == State::Originated) {
-        cx.w.remove(Table::Settlements, &keys::at(at, &t.id))?;
+        cx.w.remove(Table::Settlements, &row_keys::at(at, &t.id))?;
     }
     t.state = State::Returned;
     t.return_code = Some(code.code().to_owned());

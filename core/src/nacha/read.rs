@@ -11,7 +11,7 @@
 //! header) is a [`ReadError`].
 
 use super::fields::Fields;
-use super::model::{Batch, FileHeader, NachaFile};
+use super::file::{Batch, FileHeader, NachaFile};
 use super::problem::Problem;
 use super::records::{
     decode_addenda, decode_batch_control, decode_batch_header, decode_entry, decode_file_control,

@@ -5,7 +5,7 @@
 //! reports each malformed field as a problem with the record's number.
 
 use super::fields::{put_alpha, put_date, put_num, put_right, put_time, Fields};
-use super::model::{Addenda, Batch, Entry, FileHeader, NoticeOfChange, ReturnEntry};
+use super::file::{Addenda, Batch, Entry, FileHeader, NoticeOfChange, ReturnEntry};
 use super::text::Text;
 use crate::money::Money;
 

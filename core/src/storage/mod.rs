@@ -3,15 +3,15 @@
 //! Every table maps byte keys to byte values; values are serde_json records (small,
 //! inspectable, versioned by the stored format version), except the transactions'
 //! and the feeds' (postcard: see [`Table::binary`]). Composite keys are built
-//! by [`keys`] with big-endian integers so that byte order is time or sequence order.
+//! by [`row_keys`] with big-endian integers so that byte order is time or sequence order.
 //! Tables, keys and which operation writes what are listed in `docs/design.md`.
 
 #[cfg(feature = "simulation")]
 pub mod crash;
 mod health;
-pub(crate) mod keys;
 mod open;
 mod rewrite;
+pub(crate) mod row_keys;
 #[cfg(test)]
 mod tests;
 
@@ -225,7 +225,7 @@ impl Store {
     fn init(db: Database, reopen: Option<Reopen>) -> Result<Store, StorageError> {
         let store = Store { db: RwLock::new(Some(db)), reopen, health: health::Health::default() };
         store.write(|w| {
-            let version: Option<u32> = w.get(Table::Meta, keys::META_FORMAT)?;
+            let version: Option<u32> = w.get(Table::Meta, row_keys::META_FORMAT)?;
             if let Some(v) = version.filter(|v| *v != FORMAT_VERSION) {
                 return Err(StorageError(format!(
                     "the database has format version {v}; this build reads version {FORMAT_VERSION}"
@@ -238,7 +238,7 @@ impl Store {
             }
             match version {
                 Some(_) => Ok(()),
-                None => w.put(Table::Meta, keys::META_FORMAT, &FORMAT_VERSION),
+                None => w.put(Table::Meta, row_keys::META_FORMAT, &FORMAT_VERSION),
             }
         })?;
         Ok(store)
