@@ -19,7 +19,7 @@ pub const ERROR_TYPE: &str = "E";
 
 /// What kind of failure an error is; decides the HTTP status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Category {
+pub enum ErrorCategory {
     /// The request itself is invalid (a field, a format, a rule of the spec).
     Validation,
     /// The credentials are missing or wrong.
@@ -36,17 +36,17 @@ pub enum Category {
     Unavailable,
 }
 
-impl Category {
+impl ErrorCategory {
     /// HTTP status code for this category (see `docs/errors.md`).
     pub const fn http_status(self) -> u16 {
         match self {
-            Category::Validation => 422,
-            Category::Authentication => 401,
-            Category::NotFound => 404,
-            Category::StateConflict => 409,
-            Category::Duplicate => 409,
-            Category::Limit => 403,
-            Category::Unavailable => 503,
+            ErrorCategory::Validation => 422,
+            ErrorCategory::Authentication => 401,
+            ErrorCategory::NotFound => 404,
+            ErrorCategory::StateConflict => 409,
+            ErrorCategory::Duplicate => 409,
+            ErrorCategory::Limit => 403,
+            ErrorCategory::Unavailable => 503,
         }
     }
 }
@@ -202,14 +202,14 @@ impl AchError {
     }
 
     /// The failure category, which decides the HTTP status.
-    pub const fn category(&self) -> Category {
+    pub const fn category(&self) -> ErrorCategory {
         use AchError::*;
         match self {
-            SystemUnable | DatabaseUnavailable => Category::Unavailable,
-            AlreadySubmitted | CreditSubmitted => Category::Duplicate,
-            AlreadyReversed { .. } | ReversalSubmitted => Category::StateConflict,
-            DuplicateTransaction | DuplicateCheck { .. } => Category::Duplicate,
-            ReferringIdRequired => Category::Limit,
+            SystemUnable | DatabaseUnavailable => ErrorCategory::Unavailable,
+            AlreadySubmitted | CreditSubmitted => ErrorCategory::Duplicate,
+            AlreadyReversed { .. } | ReversalSubmitted => ErrorCategory::StateConflict,
+            DuplicateTransaction | DuplicateCheck { .. } => ErrorCategory::Duplicate,
+            ReferringIdRequired => ErrorCategory::Limit,
             CheckNumberRequired { .. }
             | StateRequired
             | FailedToAccept
@@ -218,7 +218,7 @@ impl AchError {
             | InvalidAccountNumber { .. }
             | InvalidAmount { .. }
             | CreditsLimited
-            | RoutingNotFound { .. } => Category::Validation,
+            | RoutingNotFound { .. } => ErrorCategory::Validation,
             CreditOverMaximum
             | NotAccepted { .. }
             | MaxAmountExceeded { .. }
@@ -232,7 +232,7 @@ impl AchError {
             | PeriodAmountOverall
             | MonthlyVolume
             | MonthlyAmount
-            | MonthlyAverage => Category::Limit,
+            | MonthlyAverage => ErrorCategory::Limit,
         }
     }
 

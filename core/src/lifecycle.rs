@@ -40,7 +40,7 @@
 //! this transaction*, the catalogue's general refusal, and says why in
 //! [`TransitionRefusal::detail`] (e.g. "only a Pending transaction can be voided; this one is
 //! Originated"). Those refusals are state conflicts: [`TransitionRefusal::category`] is
-//! [`Category::StateConflict`] (HTTP 409, as `docs/errors.md` lists "void after
+//! [`ErrorCategory::StateConflict`] (HTTP 409, as `docs/errors.md` lists "void after
 //! Pending"), even though message 10 used for a malformed request is a validation
 //! failure (422). Refusals of a return request's *values* ([`validate_return`]) are
 //! validation failures (422).
@@ -61,7 +61,7 @@ use chrono_tz::America::New_York;
 
 use crate::calendar::{add_banking_days, cutoff_instant, next_banking_day, CUTOFF_TIME};
 use crate::echo::echo;
-use crate::error::{AchError, Category};
+use crate::error::{AchError, ErrorCategory};
 use crate::model::{Direction, Status};
 use crate::returns::{self, ReturnCode};
 use crate::validation::{FieldError, ProblemCode};
@@ -156,7 +156,7 @@ pub struct TransitionRefusal {
     /// conflict (409) for a refused void, reverse or return (even with message 10,
     /// see the module documentation), a validation failure (422) for a return
     /// request's values.
-    pub category: Category,
+    pub category: ErrorCategory,
     /// JSON path of the field concerned: `""` for the transaction as a whole (void
     /// and reverse have no body), `return_code` or `return_date` for a return.
     pub field: &'static str,
@@ -172,7 +172,7 @@ impl TransitionRefusal {
     fn state(error: AchError, detail: String) -> Self {
         TransitionRefusal {
             error,
-            category: Category::StateConflict,
+            category: ErrorCategory::StateConflict,
             field: "",
             code: ProblemCode::Conflict,
             detail,
@@ -182,7 +182,7 @@ impl TransitionRefusal {
     fn invalid(field: &'static str, code: ProblemCode, detail: String) -> Self {
         TransitionRefusal {
             error: AchError::FailedToAccept,
-            category: Category::Validation,
+            category: ErrorCategory::Validation,
             field,
             code,
             detail,
@@ -517,7 +517,7 @@ mod tests {
     /// shape every lifecycle refusal has.
     fn outcome(result: Result<(), TransitionRefusal>) -> Option<(String, String)> {
         let refusal = result.err()?;
-        assert_eq!(refusal.category, Category::StateConflict, "{refusal}");
+        assert_eq!(refusal.category, ErrorCategory::StateConflict, "{refusal}");
         assert_eq!(refusal.http_status(), 409);
         assert_eq!(refusal.field, "");
         assert_eq!(refusal.code, ProblemCode::Conflict);
@@ -710,7 +710,7 @@ mod tests {
             let r = validate_return(code, date, today, orig).unwrap_err();
             assert_eq!(r.error, AchError::FailedToAccept);
             assert_eq!(r.message(), FAILED);
-            assert_eq!((r.category, r.http_status()), (Category::Validation, 422));
+            assert_eq!((r.category, r.http_status()), (ErrorCategory::Validation, 422));
             (r.field, r.code, r.detail)
         };
         assert_eq!(

@@ -78,7 +78,7 @@ struct Return {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Clock {
+struct ClockSetting {
     now: String,
 }
 
@@ -172,7 +172,7 @@ pub(crate) fn plan(e: Endpoint, params: &[String], req: &Request) -> Result<Oper
         Endpoint::AdminSetOriginator => Operation::SetOriginator { originator: typed_body(req)? },
         Endpoint::AdminReturnFiles => Operation::IngestReturnFile { bytes: req.body.clone() },
         Endpoint::AdminClock => {
-            let c: Clock = typed_body(req)?;
+            let c: ClockSetting = typed_body(req)?;
             let now = calendar::parse_instant(&c.now).map_err(|_| {
                 invalid("now", "now must be an RFC 3339 instant with an offset (2026-11-23T18:30:00-05:00)")
             })?;

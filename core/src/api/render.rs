@@ -68,15 +68,17 @@ pub(crate) fn ok_empty(success: Success) -> Response {
 }
 
 #[derive(Serialize)]
-struct Id<'a> {
+struct IdPayload<'a> {
     id: &'a str,
 }
 
 /// Render an operation's outcome.
 pub(crate) fn outcome(o: &Outcome) -> Response {
     match o {
-        Outcome::TransactionCreated { transaction_id } => ok(201, Success::Bool, Id { id: transaction_id }),
-        Outcome::CustomerCreated { customer_id } => ok(201, Success::Text, Id { id: customer_id }),
+        Outcome::TransactionCreated { transaction_id } => {
+            ok(201, Success::Bool, IdPayload { id: transaction_id })
+        }
+        Outcome::CustomerCreated { customer_id } => ok(201, Success::Text, IdPayload { id: customer_id }),
         Outcome::CustomerDeleted { .. } => ok_empty(Success::Text),
         Outcome::MerchantSubmitted { merchant_id } => Response {
             status: 201,
@@ -99,7 +101,9 @@ pub(crate) fn outcome(o: &Outcome) -> Response {
         Outcome::LimitsSet { id, limits } => {
             ok(200, Success::Bool, serde_json::json!({"id": id, "limits": limits}))
         }
-        Outcome::ReturnRecorded { transaction_id, .. } => ok(200, Success::Bool, Id { id: transaction_id }),
+        Outcome::ReturnRecorded { transaction_id, .. } => {
+            ok(200, Success::Bool, IdPayload { id: transaction_id })
+        }
         Outcome::DirectoryLoaded { records } => {
             ok(200, Success::Bool, serde_json::json!({"records": records}))
         }

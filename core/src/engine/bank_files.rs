@@ -129,9 +129,9 @@ fn apply_return(
 
 /// The parts of a correction: routing number, account number, account type,
 /// and the text as sent for one the engine does not read.
-type Parts<'c> = (Option<&'c str>, Option<&'c str>, Option<AccountType>, Option<&'c str>);
+type CorrectedParts<'c> = (Option<&'c str>, Option<&'c str>, Option<AccountType>, Option<&'c str>);
 
-fn parts(c: &Correction) -> Parts<'_> {
+fn parts(c: &Correction) -> CorrectedParts<'_> {
     match c {
         Correction::Account(a) => (None, Some(a), None, None),
         Correction::Routing(r) => (Some(r), None, None, None),

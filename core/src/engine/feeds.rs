@@ -123,18 +123,18 @@ const NOTICE_TAG: u8 = 0;
 pub const NOTICE_EVENT_TYPE: &str = "transaction.notice_of_change";
 
 /// A stored event: a status change, or a notification of change.
-enum Stored {
+enum StoredEvent {
     Change(StatusChange),
     Notice(StatusChange, NoticeRecord),
 }
 
-fn decode_event(bytes: &[u8]) -> Result<Stored, StorageError> {
+fn decode_event(bytes: &[u8]) -> Result<StoredEvent, StorageError> {
     match bytes.split_first() {
         Some((&NOTICE_TAG, rest)) => {
             let (change, notice) = crate::storage::decode(Table::Events, rest)?;
-            Ok(Stored::Notice(change, notice))
+            Ok(StoredEvent::Notice(change, notice))
         }
-        _ => crate::storage::decode(Table::Events, bytes).map(Stored::Change),
+        _ => crate::storage::decode(Table::Events, bytes).map(StoredEvent::Change),
     }
 }
 
@@ -150,10 +150,10 @@ pub(crate) fn event_at(seq: u64, change: StatusChange) -> Event {
 }
 
 /// The event at `seq` from its stored form (a notice's seals opened).
-fn event_of(engine: &Engine, seq: u64, stored: Stored) -> Event {
+fn event_of(engine: &Engine, seq: u64, stored: StoredEvent) -> Event {
     match stored {
-        Stored::Change(change) => event_at(seq, change),
-        Stored::Notice(change, notice) => Event {
+        StoredEvent::Change(change) => event_at(seq, change),
+        StoredEvent::Notice(change, notice) => Event {
             kind: NOTICE_EVENT_TYPE.to_owned(),
             notice_of_change: Some(notice_shown(engine, &notice)),
             ..event_at(seq, change)

@@ -16,7 +16,7 @@ use crate::AchError;
 pub const MAX_KEY_LEN: usize = 255;
 
 #[derive(Debug, Serialize, Deserialize)]
-struct Stored {
+struct StoredAnswer {
     /// Keyed fingerprint of the request (hex): never a plain hash, since a request
     /// holds an account number that a plain hash would let anyone brute-force.
     request: String,
@@ -132,7 +132,7 @@ pub(crate) fn run(
     apply: impl FnOnce(&mut Cx<'_, '_>) -> Result<Applied, Abort>,
 ) -> Result<Applied, Abort> {
     let k = row_keys::idempotency(owner, key);
-    if let Some(stored) = cx.w.get::<Stored>(Table::Idempotency, &k)? {
+    if let Some(stored) = cx.w.get::<StoredAnswer>(Table::Idempotency, &k)? {
         if stored.request != request {
             let msg = "this idempotency key was already used for a different request";
             return Err(Refusal::problem(
@@ -154,6 +154,6 @@ pub(crate) fn run(
         Err(Abort::Refused(f)) => Err(f.clone()),
         Err(Abort::Storage(_)) => return result,
     };
-    cx.w.put(Table::Idempotency, &k, &Stored { request, answer })?;
+    cx.w.put(Table::Idempotency, &k, &StoredAnswer { request, answer })?;
     result
 }

@@ -64,18 +64,18 @@ fn checks(engine: &Engine, n: usize) -> Vec<String> {
 }
 
 /// A directory removed on drop.
-struct TempDir(std::path::PathBuf);
+struct ScratchDir(std::path::PathBuf);
 
-impl TempDir {
-    fn new() -> TempDir {
+impl ScratchDir {
+    fn new() -> ScratchDir {
         let name = format!("ach-images-test-{}", crate::ids::random_alphanumeric(16));
         let path = std::env::temp_dir().join(name);
         std::fs::create_dir(&path).unwrap();
-        TempDir(path)
+        ScratchDir(path)
     }
 }
 
-impl Drop for TempDir {
+impl Drop for ScratchDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
@@ -124,7 +124,7 @@ fn an_image_moved_to_another_side_or_transaction_does_not_open() {
 /// them, they read back the same, and an originated check gains its retention.
 #[test]
 fn images_an_earlier_build_stored_in_clear_are_sealed_when_the_engine_opens() {
-    let dir = TempDir::new();
+    let dir = ScratchDir::new();
     let path = dir.0.join("ach.redb");
     let ids = {
         let engine = Engine::open(&path, options()).unwrap();

@@ -224,8 +224,8 @@ impl<'a> Object<'a> {
 
 impl<'de: 'a, 'a> Deserialize<'de> for Object<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+        struct ObjectVisitor<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for ObjectVisitor<'a> {
             type Value = Object<'a>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a JSON object")
@@ -246,7 +246,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Object<'a> {
                 Ok(Object { members })
             }
         }
-        d.deserialize_map(V(std::marker::PhantomData))
+        d.deserialize_map(ObjectVisitor(std::marker::PhantomData))
     }
 }
 
@@ -255,8 +255,8 @@ struct Key<'a>(Cow<'a, str>);
 
 impl<'de> Deserialize<'de> for Key<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
             type Value = Key<'de>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a member name")
@@ -268,7 +268,7 @@ impl<'de> Deserialize<'de> for Key<'de> {
                 Ok(Key(Cow::Owned(v.to_owned())))
             }
         }
-        d.deserialize_str(V)
+        d.deserialize_str(KeyVisitor)
     }
 }
 

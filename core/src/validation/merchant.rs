@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use chrono::NaiveDate;
 
 use super::account;
-use super::fields::{self, problem, Need, Rule, STRUCTURE};
+use super::fields::{self, problem, FieldRule, Need, STRUCTURE};
 use super::formats::{
     check_image, ein_ok, email_ok, is_po_box, nine_digits, pad_number_id, parse_date, phone_ok,
     postal_state_ok, ssn_ok, website_ok, zip_ok, ImageError,
@@ -53,9 +53,9 @@ type Maybe<T> = Option<Option<T>>;
 
 const CLASSES: &str = "PPD, WEB, CCD, TEL, BOC, POP, ICL";
 
-const AMOUNT: Rule<'static> =
-    Rule { rank: Rank::Amount, error: &|v| AchError::InvalidAmount { value: echo(v) } };
-const CLASS: Rule<'static> = Rule { rank: Rank::ClassRule, error: &|_| AchError::FailedToAccept };
+const AMOUNT: FieldRule<'static> =
+    FieldRule { rank: Rank::Amount, error: &|v| AchError::InvalidAmount { value: echo(v) } };
+const CLASS: FieldRule<'static> = FieldRule { rank: Rank::ClassRule, error: &|_| AchError::FailedToAccept };
 
 /// Validate a request body given as bytes (what the engine receives).
 pub fn validate_bytes(bytes: &[u8], ctx: &Context<'_>) -> Result<MerchantApplication, Report> {
@@ -324,15 +324,15 @@ fn category_code(r: &mut Report, m: &Obj, parent: &Path<'_>) -> Maybe<u16> {
 }
 
 /// A nine-digit identifier's check and name.
-type Id = (fn(&str) -> bool, &'static str);
-const SSN: Id = (ssn_ok, "SSN");
-const EIN: Id = (ein_ok, "federal tax id (nine digits, like 12-3456789)");
+type IdRule = (fn(&str) -> bool, &'static str);
+const SSN: IdRule = (ssn_ok, "SSN");
+const EIN: IdRule = (ein_ok, "federal tax id (nine digits, like 12-3456789)");
 
 /// A nine-digit identifier (SSN, EIN), as a string (`123-45-6789`, `12-3456789`,
 /// nine digits) or a JSON number (the spec types both ids "number", and a JSON
 /// number cannot keep leading zeros, so it is left-padded to nine digits);
 /// normalized to nine digits. Its value is never echoed.
-fn nine_digit(r: &mut Report, m: &Obj, parent: &Path<'_>, key: &str, kind: Id) -> Option<String> {
+fn nine_digit(r: &mut Report, m: &Obj, parent: &Path<'_>, key: &str, kind: IdRule) -> Option<String> {
     let text = fields::number_or_text(r, m, parent, key, Need::Required, STRUCTURE)?;
     let (ok, what) = kind;
     let at = parent.key(key);

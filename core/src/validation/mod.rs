@@ -19,7 +19,7 @@ use chrono::NaiveDate;
 use serde_json::Value;
 
 pub use account::{routing_number_problem, routing_number_verdict};
-pub use report::{FieldError, Path, Problem, ProblemCode, Rank, Report, Verdict};
+pub use report::{FieldError, Path, ProblemCode, Rank, RankedProblem, Report, Verdict};
 
 use crate::error::AchError;
 use crate::routing::RoutingDirectory;

@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 
 use super::account::{self, bank_account};
-use super::fields::{self, problem, Need, Rule, STRUCTURE};
+use super::fields::{self, problem, FieldRule, Need, STRUCTURE};
 use super::formats::{check_image, terminal_state_ok, ImageError};
 use super::json::{Body, JsonType, Object};
 use super::report::{Path, ProblemCode, Rank, Report};
@@ -19,10 +19,10 @@ pub const MAX_DESCRIPTION: usize = 255;
 /// Longest check number (the NACHA check serial number field).
 pub const MAX_CHECK_NUMBER: usize = 15;
 
-const AMOUNT: Rule<'static> =
-    Rule { rank: Rank::Amount, error: &|v| AchError::InvalidAmount { value: echo(v) } };
-const CLASS: Rule<'static> = Rule { rank: Rank::ClassRule, error: &|_| AchError::FailedToAccept };
-const TOKEN: Rule<'static> = Rule { rank: Rank::Identifier, error: &|_| AchError::FailedToAccept };
+const AMOUNT: FieldRule<'static> =
+    FieldRule { rank: Rank::Amount, error: &|v| AchError::InvalidAmount { value: echo(v) } };
+const CLASS: FieldRule<'static> = FieldRule { rank: Rank::ClassRule, error: &|_| AchError::FailedToAccept };
+const TOKEN: FieldRule<'static> = FieldRule { rank: Rank::Identifier, error: &|_| AchError::FailedToAccept };
 const INLINE_KEYS: [&str; 4] = ["name", "routing_number", "account_number", "account_type"];
 
 /// Validate a request body given as bytes (what the engine receives).
@@ -201,7 +201,7 @@ fn check_number(
 /// The POP terminal's `state` (message 9 when missing or not a code): a state or
 /// territory code in any letter case, stored upper case.
 fn terminal_state(r: &mut Report, map: &Object<'_>, parent: &Path<'_>) -> Option<String> {
-    let rule = Rule { rank: Rank::ClassRule, error: &|_| AchError::StateRequired };
+    let rule = FieldRule { rank: Rank::ClassRule, error: &|_| AchError::StateRequired };
     let text = fields::text(r, map, parent, "state", Need::Required, 2, rule)?;
     // ASCII only: a Unicode case mapping would turn look-alikes (`ſ` to `S`) into codes.
     let upper = text.to_ascii_uppercase();
