@@ -27,7 +27,7 @@ pub(crate) struct Cx<'a, 'tx> {
     /// The duplicate window (locked by the engine for this transaction).
     pub window: &'a mut window::Window,
     /// The window's changes, undone if the transaction does not commit.
-    pub window_log: &'a mut Vec<window::Change>,
+    pub window_log: &'a mut Vec<window::WindowChange>,
 }
 
 impl<'a, 'tx> Cx<'a, 'tx> {
@@ -36,7 +36,7 @@ impl<'a, 'tx> Cx<'a, 'tx> {
         now: DateTime<Utc>,
         engine: &'a Engine,
         window: &'a mut window::Window,
-        window_log: &'a mut Vec<window::Change>,
+        window_log: &'a mut Vec<window::WindowChange>,
     ) -> Self {
         Cx {
             window,

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use super::records::{KeyOwner, KeyRecord, MerchantStatus, SuspensionRecord, OPERATOR_HOLDER};
 use super::{tenant_lookup, Abort, Caller, Cx, Outcome, Refusal};
 use crate::secrets::{ApiKey, KeyHash, KeyKind};
-use crate::storage::{self, row_keys, Read, StorageError, Table, Write};
+use crate::storage::{self, row_keys, Snapshot, StorageError, Table, Write};
 use crate::validation::ProblemCode;
 use crate::AchError;
 
@@ -214,7 +214,7 @@ pub(crate) fn is_suspended(w: &Write<'_>, id: &str) -> Result<bool, StorageError
 /// host configures one), or else the host's `configured` operator key if no
 /// rotation retired it. `None`: refused, exactly like an unknown key.
 pub(crate) fn caller_of(
-    r: &Read,
+    r: &Snapshot,
     configured: Option<&KeyHash>,
     hash: &KeyHash,
     now: DateTime<Utc>,

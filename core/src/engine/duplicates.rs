@@ -14,10 +14,10 @@
 use chrono::{DateTime, Duration, Utc};
 
 use super::records::TransactionRecord;
-use super::window::{self, Change, Print, Window, PRINT_LEN};
+use super::window::{self, Print, Window, WindowChange, PRINT_LEN};
 use super::{Abort, Cx, Engine, Refusal};
 use crate::secrets::Fingerprinter;
-use crate::storage::{Read, StorageError, Table};
+use crate::storage::{Snapshot, StorageError, Table};
 use crate::validation::ProblemCode;
 use crate::AchError;
 
@@ -91,7 +91,7 @@ pub(crate) fn record(cx: &mut Cx<'_, '_>, t: &TransactionRecord, p: &Prints) -> 
     cx.window.expire(window::micros(window_start(cx.now, cx.engine.duplicate_window)), cx.window_log);
     let at = window::micros(t.created_at);
     cx.window.add(p.similar, at);
-    cx.window_log.push(Change::Added(p.similar, at));
+    cx.window_log.push(WindowChange::Added(p.similar, at));
     if let Some(key) = &p.check {
         cx.w.put_raw(Table::Checks, key, t.id.as_bytes())?;
     }
@@ -104,7 +104,7 @@ pub(crate) fn forget(cx: &mut Cx<'_, '_>, t: &TransactionRecord) {
     let print = prints(&cx.engine.fingerprints, t).similar;
     let at = window::micros(t.created_at);
     if cx.window.remove(&print, at) {
-        cx.window_log.push(Change::Removed(print, at));
+        cx.window_log.push(WindowChange::Removed(print, at));
     }
 }
 
@@ -119,7 +119,7 @@ fn counts(t: &TransactionRecord) -> bool {
 /// window's start (and its margin), not voided and not a reversal. One range read
 /// from the first transaction id that can have been made then.
 pub(crate) fn load(
-    r: &Read,
+    r: &Snapshot,
     f: &Fingerprinter,
     now: DateTime<Utc>,
     duplicate_window: Duration,

@@ -15,7 +15,7 @@ use super::{Caller, Cx, Engine, Refusal};
 use crate::calendar;
 use crate::lifecycle::State;
 use crate::model::{Event, NoticeOfChange, StatusChange};
-use crate::storage::{row_keys, Read, StorageError, Table};
+use crate::storage::{row_keys, Snapshot, StorageError, Table};
 use crate::validation::ProblemCode;
 use crate::AchError;
 
@@ -201,13 +201,13 @@ type Page<T = StatusChange> = (Vec<(u64, T)>, u64, bool);
 
 /// Up to `limit` status changes of `scope`'s feed after position `after`, each
 /// with its position; the last position read; whether more follow.
-fn page(r: &Read, table: Table, scope: &str, after: u64, limit: usize) -> Result<Page, StorageError> {
+fn page(r: &Snapshot, table: Table, scope: &str, after: u64, limit: usize) -> Result<Page, StorageError> {
     page_of(r, table, scope, after, limit, |v| crate::storage::decode(table, v))
 }
 
 /// [`page`] with each stored value read by `decode`.
 fn page_of<T>(
-    r: &Read,
+    r: &Snapshot,
     table: Table,
     scope: &str,
     after: u64,

@@ -102,7 +102,7 @@ pub(crate) fn keep_until_retention(w: &mut Write<'_>, t: &TransactionRecord) -> 
 }
 
 /// Whether any image is due for deletion by `now` (a read-only check).
-pub(crate) fn anything_due(r: &crate::storage::Read, now: DateTime<Utc>) -> Result<bool, StorageError> {
+pub(crate) fn anything_due(r: &crate::storage::Snapshot, now: DateTime<Utc>) -> Result<bool, StorageError> {
     Ok(r.first_key(Table::ImageExpiry)?
         .and_then(|k| row_keys::decode_instant(&k))
         .is_some_and(|at| at <= now))

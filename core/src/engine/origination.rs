@@ -134,7 +134,7 @@ pub(crate) trait FirstKey {
     fn first(&self, table: Table) -> Result<Option<Vec<u8>>, StorageError>;
 }
 
-impl FirstKey for crate::storage::Read {
+impl FirstKey for crate::storage::Snapshot {
     fn first(&self, table: Table) -> Result<Option<Vec<u8>>, StorageError> {
         self.first_key(table)
     }
@@ -430,23 +430,23 @@ fn read_parts(r: &impl Parts, cipher: &crate::secrets::Cipher, id: &str) -> Resu
 
 /// A range of the blobs table in either transaction kind.
 trait Parts {
-    fn parts(&self, from: &[u8], to: &[u8]) -> Result<Vec<crate::storage::Entry>, StorageError>;
+    fn parts(&self, from: &[u8], to: &[u8]) -> Result<Vec<crate::storage::RawEntry>, StorageError>;
 }
 
-impl Parts for crate::storage::Read {
-    fn parts(&self, from: &[u8], to: &[u8]) -> Result<Vec<crate::storage::Entry>, StorageError> {
+impl Parts for crate::storage::Snapshot {
+    fn parts(&self, from: &[u8], to: &[u8]) -> Result<Vec<crate::storage::RawEntry>, StorageError> {
         self.range(Table::Blobs, from, to, usize::MAX)
     }
 }
 
 impl Parts for crate::storage::Write<'_> {
-    fn parts(&self, from: &[u8], to: &[u8]) -> Result<Vec<crate::storage::Entry>, StorageError> {
+    fn parts(&self, from: &[u8], to: &[u8]) -> Result<Vec<crate::storage::RawEntry>, StorageError> {
         self.range(Table::Blobs, from, to, usize::MAX)
     }
 }
 
 /// Every written file's summary, oldest first.
-pub(crate) fn list(r: &crate::storage::Read) -> Result<Vec<OriginationFile>, StorageError> {
+pub(crate) fn list(r: &crate::storage::Snapshot) -> Result<Vec<OriginationFile>, StorageError> {
     let rows = r.range(Table::Files, b"", &[0xff], usize::MAX)?;
     let mut out = Vec::with_capacity(rows.len());
     for (_, v) in rows {
@@ -458,7 +458,7 @@ pub(crate) fn list(r: &crate::storage::Read) -> Result<Vec<OriginationFile>, Sto
 
 /// A written file's summary and its text, unsealed.
 pub(crate) fn get(
-    r: &crate::storage::Read,
+    r: &crate::storage::Snapshot,
     cipher: &crate::secrets::Cipher,
     id: &str,
 ) -> Result<Option<(OriginationFile, Vec<u8>)>, StorageError> {

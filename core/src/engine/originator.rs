@@ -5,7 +5,7 @@
 use super::{Abort, Cx, Outcome, Refusal};
 use crate::nacha::Originator;
 use crate::routing::is_valid_routing_number;
-use crate::storage::{row_keys, Read, StorageError, Table};
+use crate::storage::{row_keys, Snapshot, StorageError, Table};
 use crate::validation::{FieldError, ProblemCode};
 use crate::AchError;
 
@@ -58,7 +58,7 @@ pub(crate) fn problems(o: &Originator) -> Vec<FieldError> {
 }
 
 /// The stored originator, or the sandbox default (`None`: none set, not a sandbox).
-pub(crate) fn load(r: &Read, sandbox: bool) -> Result<Option<Originator>, StorageError> {
+pub(crate) fn load(r: &Snapshot, sandbox: bool) -> Result<Option<Originator>, StorageError> {
     let stored: Option<Originator> = r.get(Table::Meta, row_keys::META_ORIGINATOR)?;
     Ok(stored.or_else(|| sandbox.then(sandbox_default)))
 }

@@ -115,7 +115,7 @@ type Due = (DateTime<Utc>, Vec<u8>);
 /// Whether any cut-off, settlement, file or image deletion is due by `now` (a
 /// read-only check; `sandbox` for the default originator).
 pub(crate) fn anything_due(
-    r: &crate::storage::Read,
+    r: &crate::storage::Snapshot,
     now: DateTime<Utc>,
     sandbox: bool,
 ) -> Result<bool, StorageError> {

@@ -9,7 +9,7 @@ use super::{Engine, EngineOptions, OpenError, Refusal};
 use crate::lifecycle::State;
 use crate::model::StatusChange;
 use crate::secrets::EncryptionKey;
-use crate::storage::{row_keys, Read, StorageBackend, StorageError, Store, Table};
+use crate::storage::{row_keys, Snapshot, StorageBackend, StorageError, Store, Table};
 
 impl Engine {
     /// Open (or create) a database over `backend`. A backend that lost power holds
@@ -98,7 +98,7 @@ fn reports(c: &StatusChange, t: &TransactionRecord) -> bool {
 /// Walk one feed table: sequence numbers per scope, owners, the latest entry of
 /// each transaction.
 fn walk<T: serde::de::DeserializeOwned>(
-    r: &Read,
+    r: &Snapshot,
     table: Table,
     txns: &BTreeMap<String, TransactionRecord>,
     change: impl Fn(&T, u64) -> Result<StatusChange, String>,
@@ -133,7 +133,7 @@ fn walk<T: serde::de::DeserializeOwned>(
 }
 
 fn audit(
-    r: &Read,
+    r: &Snapshot,
     fingerprints: &crate::secrets::Fingerprinter,
     window: &super::window::Window,
     now: chrono::DateTime<chrono::Utc>,

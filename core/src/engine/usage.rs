@@ -15,7 +15,7 @@ use super::records::{MerchantRecord, PartnerRecord, TransactionRecord};
 use super::Cx;
 use crate::calendar;
 use crate::limits::{Usage, Windows, DEFAULT_PERIOD_DAYS, MAX_PERIOD_DAYS};
-use crate::storage::{row_keys, Read, StorageError, Table, Write};
+use crate::storage::{row_keys, Snapshot, StorageError, Table, Write};
 
 fn decode(bytes: &[u8]) -> Usage {
     let count = bytes.get(..8).and_then(|b| b.try_into().ok()).map_or(0, u64::from_be_bytes);
@@ -184,7 +184,7 @@ pub(crate) fn apply(cx: &mut Cx<'_, '_>, t: &TransactionRecord, add: bool) -> Re
 
 /// Recompute every counter from the stored transactions and compare with the
 /// stored counters (a full scan: for tests, the simulator and operators).
-pub(crate) fn audit(r: &Read) -> Result<Result<(), String>, StorageError> {
+pub(crate) fn audit(r: &Snapshot) -> Result<Result<(), String>, StorageError> {
     let mut expected: std::collections::BTreeMap<Vec<u8>, Usage> = std::collections::BTreeMap::new();
     for (_, v) in r.range(Table::Transactions, &[], &[0xff], usize::MAX)? {
         let t: TransactionRecord = crate::storage::decode(Table::Transactions, &v)?;

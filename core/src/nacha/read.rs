@@ -129,7 +129,7 @@ fn is_padding(record: &[u8]) -> bool {
     record.len() == RECORD_LEN && record.iter().all(|&b| b == b'9')
 }
 
-struct Reader {
+struct RecordReader {
     header: Option<FileHeader>,
     batches: Vec<Batch>,
     controls: Vec<Option<BatchControl>>,
@@ -161,7 +161,7 @@ pub fn read(bytes: &[u8]) -> Result<Parsed, ReadError> {
         Some(b'1') => {}
         Some(_) => return Err(ReadError::NoFileHeader),
     }
-    let mut r = Reader::new();
+    let mut r = RecordReader::new();
     let mut padded = [b' '; RECORD_LEN];
     let mut last_real = 0;
     let mut records = 0;
@@ -205,10 +205,10 @@ pub fn read(bytes: &[u8]) -> Result<Parsed, ReadError> {
     Ok(r.finish(last_real, records))
 }
 
-impl Reader {
+impl RecordReader {
     /// A reader before the file's first record.
-    fn new() -> Reader {
-        Reader {
+    fn new() -> RecordReader {
+        RecordReader {
             header: None,
             batches: Vec::new(),
             controls: Vec::new(),
@@ -274,7 +274,7 @@ fn unreachable_header() -> FileHeader {
     }
 }
 
-impl Reader {
+impl RecordReader {
     fn problem(&mut self, record: usize, field: &'static str, message: impl Into<String>) {
         self.problems.push(Problem::new(record, field, message));
     }

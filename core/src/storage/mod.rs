@@ -332,13 +332,13 @@ impl Store {
     /// told to the hook and followed by [`Store::recover`].
     pub(crate) fn read<T>(
         &self,
-        f: impl FnOnce(&Read) -> Result<T, StorageError>,
+        f: impl FnOnce(&Snapshot) -> Result<T, StorageError>,
     ) -> Result<T, StorageError> {
         let attempt = || -> Result<T, StorageError> {
             let db = self.database()?;
             let db = db.as_ref().ok_or_else(|| StorageError("the database is closed".into()))?;
             let tx = db.begin_read().map_err(fail)?;
-            f(&Read { tx })
+            f(&Snapshot { tx })
         };
         attempt().inspect_err(|e| {
             self.health.tell(&StorageEvent::ReadFailed(e.0.clone()));
@@ -370,7 +370,7 @@ pub(crate) fn encode<T: Serialize + ?Sized>(table: Table, value: &T) -> Result<V
 }
 
 /// One entry of a range scan.
-pub(crate) type Entry = (Vec<u8>, Vec<u8>);
+pub(crate) type RawEntry = (Vec<u8>, Vec<u8>);
 
 /// An open table of a write transaction.
 type WriteTable<'tx> = redb::Table<'tx, &'static [u8], &'static [u8]>;
@@ -435,12 +435,12 @@ impl<'tx> Write<'tx> {
     }
 }
 
-/// A read transaction.
-pub(crate) struct Read {
+/// A read transaction: a snapshot of the database.
+pub(crate) struct Snapshot {
     tx: redb::ReadTransaction,
 }
 
-impl Read {
+impl Snapshot {
     /// Run `f` on `table`.
     fn with<R>(
         &self,
@@ -480,7 +480,7 @@ macro_rules! readable {
                 from: &[u8],
                 to: &[u8],
                 limit: usize,
-            ) -> Result<Vec<Entry>, StorageError> {
+            ) -> Result<Vec<RawEntry>, StorageError> {
                 self.with(table, |t| {
                     let mut out = Vec::new();
                     for item in t.range::<&[u8]>(from..to).map_err(fail)?.take(limit) {
@@ -531,7 +531,7 @@ macro_rules! readable {
 }
 
 readable!(Write<'_>);
-readable!(Read);
+readable!(Snapshot);
 
 impl Write<'_> {
     /// Store a record at `key` (replacing any).

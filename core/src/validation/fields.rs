@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 
 use super::formats::has_control;
-use super::json::{Body, JsonType, Node, Object};
+use super::json::{JsonBody, JsonType, Node, Object};
 use super::report::{Path, ProblemCode, Rank, Report};
 use crate::error::AchError;
 
@@ -239,10 +239,10 @@ pub(crate) fn array<'v>(
 }
 
 /// The request body as an object, or a problem at the root.
-pub(crate) fn root_object<'b, 'v>(r: &mut Report, body: &'b Body<'v>) -> Option<&'b Object<'v>> {
+pub(crate) fn root_object<'b, 'v>(r: &mut Report, body: &'b JsonBody<'v>) -> Option<&'b Object<'v>> {
     match body {
-        Body::Object(o) => Some(o),
-        Body::Other(value) => {
+        JsonBody::Object(o) => Some(o),
+        JsonBody::Other(value) => {
             let msg = format!("the request body must be a JSON object, not {}", type_name(*value));
             r.push(String::new(), ProblemCode::InvalidType, msg, AchError::FailedToAccept, Rank::Structure);
             None

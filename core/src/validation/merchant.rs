@@ -17,7 +17,7 @@ use super::formats::{
     check_image, ein_ok, email_ok, is_po_box, nine_digits, pad_number_id, parse_date, phone_ok,
     postal_state_ok, ssn_ok, website_ok, zip_ok, ImageError,
 };
-use super::json::{Body, JsonType, Node, Object};
+use super::json::{JsonBody, JsonType, Node, Object};
 use super::report::{Path, ProblemCode as C, Rank, Report};
 use super::Context;
 use crate::categories;
@@ -68,7 +68,7 @@ pub fn validate_value(value: &serde_json::Value, ctx: &Context<'_>) -> Result<Me
 }
 
 /// Validate a merchant application; every problem is recorded in the report.
-pub fn validate(value: &Body<'_>, ctx: &Context<'_>) -> Result<MerchantApplication, Report> {
+pub fn validate(value: &JsonBody<'_>, ctx: &Context<'_>) -> Result<MerchantApplication, Report> {
     super::walk_all(|r| walk(r, value, ctx))
 }
 
@@ -82,7 +82,7 @@ pub(crate) fn nine_digit_text(text: &str) -> Option<String> {
     nine_digits(text, dashes).map(|d| d.iter().map(|x| char::from(b'0' + x)).collect())
 }
 
-fn walk(r: &mut Report, value: &Body<'_>, ctx: &Context<'_>) -> Option<MerchantApplication> {
+fn walk(r: &mut Report, value: &JsonBody<'_>, ctx: &Context<'_>) -> Option<MerchantApplication> {
     let m = fields::root_object(r, value)?;
     let root = Path::ROOT;
     let (classes, web) = entry_classes(r, m, &root);

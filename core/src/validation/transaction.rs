@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use super::account::{self, bank_account};
 use super::fields::{self, problem, FieldRule, Need, STRUCTURE};
 use super::formats::{check_image, terminal_state_ok, ImageError};
-use super::json::{Body, JsonType, Object};
+use super::json::{JsonBody, JsonType, Object};
 use super::report::{Path, ProblemCode, Rank, Report};
 use super::Context;
 use crate::echo::echo;
@@ -36,11 +36,11 @@ pub fn validate_value(value: &serde_json::Value, ctx: &Context<'_>) -> Result<Ne
 }
 
 /// Validate a transaction request; every problem is recorded in the report.
-pub fn validate(value: &Body<'_>, ctx: &Context<'_>) -> Result<NewTransaction, Report> {
+pub fn validate(value: &JsonBody<'_>, ctx: &Context<'_>) -> Result<NewTransaction, Report> {
     super::walk_all(|r| walk(r, value, ctx))
 }
 
-fn walk(r: &mut Report, value: &Body<'_>, ctx: &Context<'_>) -> Option<NewTransaction> {
+fn walk(r: &mut Report, value: &JsonBody<'_>, ctx: &Context<'_>) -> Option<NewTransaction> {
     let map = fields::root_object(r, value)?;
     let root = Path::ROOT;
     let merchant = account::merchant_id(r, map, &root, false);
