@@ -63,19 +63,19 @@ fn checks(engine: &Engine, n: usize) -> Vec<String> {
         .collect()
 }
 
-/// A directory removed on drop.
-struct ScratchDir(std::path::PathBuf);
+/// A directory for a test database, removed on drop.
+struct DatabaseDir(std::path::PathBuf);
 
-impl ScratchDir {
-    fn new() -> ScratchDir {
+impl DatabaseDir {
+    fn new() -> DatabaseDir {
         let name = format!("ach-images-test-{}", crate::ids::random_alphanumeric(16));
         let path = std::env::temp_dir().join(name);
         std::fs::create_dir(&path).unwrap();
-        ScratchDir(path)
+        DatabaseDir(path)
     }
 }
 
-impl Drop for ScratchDir {
+impl Drop for DatabaseDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
@@ -124,7 +124,7 @@ fn an_image_moved_to_another_side_or_transaction_does_not_open() {
 /// them, they read back the same, and an originated check gains its retention.
 #[test]
 fn images_an_earlier_build_stored_in_clear_are_sealed_when_the_engine_opens() {
-    let dir = ScratchDir::new();
+    let dir = DatabaseDir::new();
     let path = dir.0.join("ach.redb");
     let ids = {
         let engine = Engine::open(&path, options()).unwrap();

@@ -150,7 +150,7 @@ impl fmt::Debug for Cipher {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::secrets::files::tests::TempDir;
+    use crate::secrets::files::tests::ScratchDir;
 
     const AAD: &[u8] = b"cus_0123456789abcdefghijKL/account_number";
 
@@ -226,7 +226,7 @@ mod tests {
 
     #[test]
     fn key_file_is_created_once_then_reread() {
-        let dir = TempDir::new();
+        let dir = ScratchDir::new();
         let path = dir.path().join("data.key");
         let key = EncryptionKey::load_or_create(&path).unwrap();
         let content = std::fs::read_to_string(&path).unwrap();
@@ -248,7 +248,7 @@ mod tests {
 
     #[test]
     fn key_file_accepts_the_documented_forms() {
-        let dir = TempDir::new();
+        let dir = ScratchDir::new();
         let key = EncryptionKey::generate();
         for (i, content) in
             [key.to_hex(), format!("{}\n", key.to_hex()), format!("{}\r\n", key.to_hex().to_uppercase())]
@@ -263,7 +263,7 @@ mod tests {
 
     #[test]
     fn corrupt_key_file_is_a_clear_error() {
-        let dir = TempDir::new();
+        let dir = ScratchDir::new();
         let hex = EncryptionKey::generate().to_hex();
         let bad = [
             String::new(),
@@ -295,7 +295,7 @@ mod tests {
 
     #[test]
     fn missing_directory_is_an_io_error_naming_the_path() {
-        let dir = TempDir::new();
+        let dir = ScratchDir::new();
         let path = dir.path().join("no-such-dir").join("data.key");
         let err = EncryptionKey::load_or_create(&path).unwrap_err();
         assert!(matches!(err, SecretError::Io { .. }), "{err:?}");

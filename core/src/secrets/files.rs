@@ -196,13 +196,13 @@ pub(crate) mod tests {
     use std::sync::{Arc, Barrier};
 
     /// A fresh directory under the system temporary directory, removed on drop.
-    pub(crate) struct TempDir(PathBuf);
+    pub(crate) struct ScratchDir(PathBuf);
 
-    impl TempDir {
-        pub(crate) fn new() -> TempDir {
+    impl ScratchDir {
+        pub(crate) fn new() -> ScratchDir {
             let path = std::env::temp_dir().join(format!("ach-secrets-test-{}", random_alphanumeric(16)));
             fs::create_dir(&path).unwrap();
-            TempDir(path)
+            ScratchDir(path)
         }
 
         pub(crate) fn path(&self) -> &Path {
@@ -210,7 +210,7 @@ pub(crate) mod tests {
         }
     }
 
-    impl Drop for TempDir {
+    impl Drop for ScratchDir {
         fn drop(&mut self) {
             let _ = fs::remove_dir_all(&self.0);
         }
@@ -218,7 +218,7 @@ pub(crate) mod tests {
 
     #[test]
     fn a_secret_file_is_replaced_whole_and_stays_owner_only() {
-        let dir = TempDir::new();
+        let dir = ScratchDir::new();
         let path = dir.path().join("operator.key");
         assert_eq!(load_or_create_secret_file(&path, || "ok_first".into()).unwrap(), "ok_first");
         replace_secret_file(&path, "ok_second").unwrap();
@@ -237,7 +237,7 @@ pub(crate) mod tests {
 
     #[test]
     fn creates_with_mode_0600_then_rereads_without_generating() {
-        let dir = TempDir::new();
+        let dir = ScratchDir::new();
         let path = dir.path().join("operator.key");
         let secret = load_or_create_secret_file(&path, || "ok_secret123".to_owned()).unwrap();
         assert_eq!(secret, "ok_secret123");
@@ -254,7 +254,7 @@ pub(crate) mod tests {
 
     #[test]
     fn racing_processes_all_get_the_one_secret() {
-        let dir = TempDir::new();
+        let dir = ScratchDir::new();
         let path = Arc::new(dir.path().join("race.key"));
         let barrier = Arc::new(Barrier::new(8));
         let handles: Vec<_> = (0..8)
@@ -274,7 +274,7 @@ pub(crate) mod tests {
 
     #[test]
     fn bad_files_are_clear_errors_and_left_alone() {
-        let dir = TempDir::new();
+        let dir = ScratchDir::new();
         let cases: [(&str, &[u8]); 6] = [
             ("empty", b""),
             ("newline", b"\n"),
@@ -299,7 +299,7 @@ pub(crate) mod tests {
 
     #[test]
     fn a_bad_generated_secret_creates_no_file() {
-        let dir = TempDir::new();
+        let dir = ScratchDir::new();
         let path = dir.path().join("x.key");
         for generated in ["", "two\nlines", " padded"] {
             let err = load_or_create_secret_file(&path, || generated.to_owned()).unwrap_err();
@@ -311,7 +311,7 @@ pub(crate) mod tests {
 
     #[test]
     fn a_directory_is_an_io_error() {
-        let dir = TempDir::new();
+        let dir = ScratchDir::new();
         let err = load_or_create_secret_file(dir.path(), || "x".to_owned()).unwrap_err();
         assert!(matches!(err, SecretError::Io { .. }), "{err:?}");
         assert!(err.to_string().contains(&dir.path().display().to_string()), "{err}");
