@@ -9,7 +9,7 @@ impl Engine {
     /// Run every cut-off, origination file and settlement due up to `now`, in
     /// time order, in write transactions of at most `schedule::CHUNK` (500) items
     /// each (other writers run between them). Production calls this from the
-    /// wall clock; the sandbox through [`Operation::SetClock`].
+    /// wall clock; the sandbox through [`super::Operation::SetClock`].
     pub fn advance_to(&self, now: DateTime<Utc>) -> Result<Progress, Refusal> {
         let mut total = Progress::default();
         loop {

@@ -25,7 +25,7 @@ impl Engine {
     /// A transaction's check image (BOC, POP, ICL) as submitted (base64), unsealed:
     /// for the host (for example to present an image cash letter); no API route
     /// answers images. `None`: no such transaction, no image, or its retention
-    /// ended ([`RETENTION_MONTHS`] after settlement; a void deletes them at once).
+    /// ended ([`super::RETENTION_MONTHS`] after settlement; a void deletes them at once).
     pub fn check_image(&self, transaction_id: &str, side: CheckSide) -> Result<Option<String>, Refusal> {
         let key = row_keys::image(transaction_id, side.as_str());
         let Some(stored) = self.store.read(|r| r.get_raw(Table::Images, &key))? else { return Ok(None) };

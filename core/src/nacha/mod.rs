@@ -7,7 +7,7 @@
 //! fields are left-justified and space-filled, numeric fields right-justified and
 //! zero-filled.
 //!
-//! - [`file`]: the typed file ([`NachaFile`], [`Batch`], [`Entry`], [`Addenda`])
+//! - [`file`](mod@file): the typed file ([`NachaFile`], [`Batch`], [`Entry`], [`Addenda`])
 //!   that the writer takes and the reader gives back, and the [`Originator`].
 //! - [`write()`]: the writer. It computes every control (counts, entry hash,
 //!   totals, block count) and refuses, with a typed [`WriteError`], anything a bank
