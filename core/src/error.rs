@@ -19,7 +19,7 @@ pub const ERROR_TYPE: &str = "E";
 
 /// What kind of failure an error is; decides the HTTP status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Category {
+pub enum ErrorCategory {
     /// The request itself is invalid (a field, a format, a rule of the spec).
     Validation,
     /// The credentials are missing or wrong.
@@ -36,17 +36,17 @@ pub enum Category {
     Unavailable,
 }
 
-impl Category {
+impl ErrorCategory {
     /// HTTP status code for this category (see `docs/errors.md`).
     pub const fn http_status(self) -> u16 {
         match self {
-            Category::Validation => 422,
-            Category::Authentication => 401,
-            Category::NotFound => 404,
-            Category::StateConflict => 409,
-            Category::Duplicate => 409,
-            Category::Limit => 403,
-            Category::Unavailable => 503,
+            ErrorCategory::Validation => 422,
+            ErrorCategory::Authentication => 401,
+            ErrorCategory::NotFound => 404,
+            ErrorCategory::StateConflict => 409,
+            ErrorCategory::Duplicate => 409,
+            ErrorCategory::Limit => 403,
+            ErrorCategory::Unavailable => 503,
         }
     }
 }
@@ -86,22 +86,22 @@ pub enum AchError {
     FailedToAccept,
     /// 11: '{MERCHANT_ID}' is an invalid Merchant ID
     InvalidMerchantId {
-        /// The value as the client sent it (shortened, see [`echo`]).
+        /// The value as the client sent it (shortened, see [`crate::echo::echo`]).
         value: String,
     },
     /// 12: '{ROUTING_NUMBER}' is an invalid Routing Number
     InvalidRoutingNumber {
-        /// The value as the client sent it (shortened, see [`echo`]).
+        /// The value as the client sent it (shortened, see [`crate::echo::echo`]).
         value: String,
     },
     /// 13: '{ACCOUNT_NUMBER}' is an invalid Account Number
     InvalidAccountNumber {
-        /// The value, masked to its last four characters (see [`mask_account`]).
+        /// The value, masked to its last four characters (see [`crate::echo::mask_account`]).
         value: String,
     },
     /// 14: '{AMOUNT}' is an invalid Amount
     InvalidAmount {
-        /// The value as the client sent it (shortened, see [`echo`]).
+        /// The value as the client sent it (shortened, see [`crate::echo::echo`]).
         value: String,
     },
     /// 15: Credits are limited to 50,000,000 USD
@@ -202,14 +202,14 @@ impl AchError {
     }
 
     /// The failure category, which decides the HTTP status.
-    pub const fn category(&self) -> Category {
+    pub const fn category(&self) -> ErrorCategory {
         use AchError::*;
         match self {
-            SystemUnable | DatabaseUnavailable => Category::Unavailable,
-            AlreadySubmitted | CreditSubmitted => Category::Duplicate,
-            AlreadyReversed { .. } | ReversalSubmitted => Category::StateConflict,
-            DuplicateTransaction | DuplicateCheck { .. } => Category::Duplicate,
-            ReferringIdRequired => Category::Limit,
+            SystemUnable | DatabaseUnavailable => ErrorCategory::Unavailable,
+            AlreadySubmitted | CreditSubmitted => ErrorCategory::Duplicate,
+            AlreadyReversed { .. } | ReversalSubmitted => ErrorCategory::StateConflict,
+            DuplicateTransaction | DuplicateCheck { .. } => ErrorCategory::Duplicate,
+            ReferringIdRequired => ErrorCategory::Limit,
             CheckNumberRequired { .. }
             | StateRequired
             | FailedToAccept
@@ -218,7 +218,7 @@ impl AchError {
             | InvalidAccountNumber { .. }
             | InvalidAmount { .. }
             | CreditsLimited
-            | RoutingNotFound { .. } => Category::Validation,
+            | RoutingNotFound { .. } => ErrorCategory::Validation,
             CreditOverMaximum
             | NotAccepted { .. }
             | MaxAmountExceeded { .. }
@@ -232,7 +232,7 @@ impl AchError {
             | PeriodAmountOverall
             | MonthlyVolume
             | MonthlyAmount
-            | MonthlyAverage => Category::Limit,
+            | MonthlyAverage => ErrorCategory::Limit,
         }
     }
 
@@ -326,36 +326,6 @@ impl fmt::Display for AchError {
 }
 
 impl std::error::Error for AchError {}
-
-/// The longest client value echoed back inside a message, in characters.
-pub const ECHO_LIMIT: usize = 40;
-
-/// A client value as echoed inside a message: as sent, but cut to [`ECHO_LIMIT`]
-/// characters (followed by `...`) so a hostile 1 MB value is never reflected whole.
-pub fn echo(value: &str) -> String {
-    match value.char_indices().nth(ECHO_LIMIT) {
-        None => value.to_owned(),
-        Some((cut, _)) => format!("{}...", &value[..cut]),
-    }
-}
-
-/// An account number as it may appear in any output: every character but the last
-/// four replaced by `*` (at most [`ECHO_LIMIT`] characters shown).
-pub fn mask_account(value: &str) -> String {
-    let count = value.chars().count();
-    let keep = count.saturating_sub(4);
-    let masked: String = value.chars().enumerate().map(|(i, c)| if i < keep { '*' } else { c }).collect();
-    echo_tail(&masked)
-}
-
-fn echo_tail(value: &str) -> String {
-    let count = value.chars().count();
-    if count <= ECHO_LIMIT {
-        return value.to_owned();
-    }
-    let skip = count - ECHO_LIMIT;
-    format!("...{}", value.chars().skip(skip).collect::<String>())
-}
 
 /// Every catalogued error with sample placeholders, in code order (for docs and tests).
 pub fn catalogue_samples() -> Vec<AchError> {
@@ -459,25 +429,5 @@ mod tests {
         assert_eq!(AchError::MonthlyAverage.http_status(), 403);
         assert_eq!(AchError::DatabaseUnavailable.http_status(), 503);
         assert_eq!(AchError::ReversalSubmitted.http_status(), 409);
-    }
-
-    #[test]
-    fn echo_cuts_long_values_on_char_boundaries() {
-        assert_eq!(echo("abc"), "abc");
-        let long = "é".repeat(100);
-        let e = echo(&long);
-        assert!(e.ends_with("..."));
-        assert_eq!(e.chars().count(), ECHO_LIMIT + 3);
-    }
-
-    #[test]
-    fn masking_shows_only_the_last_four() {
-        assert_eq!(mask_account("123456789"), "*****6789");
-        assert_eq!(mask_account("1234"), "1234");
-        assert_eq!(mask_account("12"), "12");
-        let long = "9".repeat(1000);
-        let m = mask_account(&long);
-        assert!(m.ends_with("9999") && !m.contains("99999"));
-        assert!(m.len() <= ECHO_LIMIT + 3);
     }
 }

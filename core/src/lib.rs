@@ -10,6 +10,7 @@ pub mod api;
 pub mod calendar;
 pub mod categories;
 pub mod clock;
+pub mod echo;
 pub mod engine;
 pub mod error;
 pub mod ids;

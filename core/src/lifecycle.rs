@@ -38,9 +38,9 @@
 //! both for a repeated reverse. Every other refusal of a void, reverse or return
 //! because of the transaction's state answers with message 10, *Failed to accept
 //! this transaction*, the catalogue's general refusal, and says why in
-//! [`Refusal::detail`] (e.g. "only a Pending transaction can be voided; this one is
-//! Originated"). Those refusals are state conflicts: [`Refusal::category`] is
-//! [`Category::StateConflict`] (HTTP 409, as `docs/errors.md` lists "void after
+//! [`TransitionRefusal::detail`] (e.g. "only a Pending transaction can be voided; this one is
+//! Originated"). Those refusals are state conflicts: [`TransitionRefusal::category`] is
+//! [`ErrorCategory::StateConflict`] (HTTP 409, as `docs/errors.md` lists "void after
 //! Pending"), even though message 10 used for a malformed request is a validation
 //! failure (422). Refusals of a return request's *values* ([`validate_return`]) are
 //! validation failures (422).
@@ -60,7 +60,8 @@ use chrono::{DateTime, NaiveDate, NaiveTime, TimeZone, Utc};
 use chrono_tz::America::New_York;
 
 use crate::calendar::{add_banking_days, cutoff_instant, next_banking_day, CUTOFF_TIME};
-use crate::error::{echo, AchError, Category};
+use crate::echo::echo;
+use crate::error::{AchError, ErrorCategory};
 use crate::model::{Direction, Status};
 use crate::returns::{self, ReturnCode};
 use crate::validation::{FieldError, ProblemCode};
@@ -148,14 +149,14 @@ impl fmt::Display for State {
 /// Why an operation is refused: the catalogue error the engine answers with, and
 /// one entry for the field-problem list.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Refusal {
+pub struct TransitionRefusal {
     /// The catalogue error; its `to_string()` is the envelope message.
     pub error: AchError,
     /// What kind of failure this is, which decides the HTTP status: a state
     /// conflict (409) for a refused void, reverse or return (even with message 10,
     /// see the module documentation), a validation failure (422) for a return
     /// request's values.
-    pub category: Category,
+    pub category: ErrorCategory,
     /// JSON path of the field concerned: `""` for the transaction as a whole (void
     /// and reverse have no body), `return_code` or `return_date` for a return.
     pub field: &'static str,
@@ -167,16 +168,28 @@ pub struct Refusal {
     pub detail: String,
 }
 
-impl Refusal {
+impl TransitionRefusal {
     fn state(error: AchError, detail: String) -> Self {
-        Refusal { error, category: Category::StateConflict, field: "", code: ProblemCode::Conflict, detail }
+        TransitionRefusal {
+            error,
+            category: ErrorCategory::StateConflict,
+            field: "",
+            code: ProblemCode::Conflict,
+            detail,
+        }
     }
 
     fn invalid(field: &'static str, code: ProblemCode, detail: String) -> Self {
-        Refusal { error: AchError::FailedToAccept, category: Category::Validation, field, code, detail }
+        TransitionRefusal {
+            error: AchError::FailedToAccept,
+            category: ErrorCategory::Validation,
+            field,
+            code,
+            detail,
+        }
     }
 
-    /// The HTTP status of the refusal (from [`Refusal::category`]).
+    /// The HTTP status of the refusal (from [`TransitionRefusal::category`]).
     pub const fn http_status(&self) -> u16 {
         self.category.http_status()
     }
@@ -187,19 +200,19 @@ impl Refusal {
     }
 
     /// The refusal as one `{field, code, message}` entry of the problem list
-    /// (`message` is [`Refusal::detail`]).
+    /// (`message` is [`TransitionRefusal::detail`]).
     pub fn field_error(&self) -> FieldError {
         FieldError { field: self.field.to_owned(), code: self.code, message: self.detail.clone() }
     }
 }
 
-impl fmt::Display for Refusal {
+impl fmt::Display for TransitionRefusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} ({})", self.error, self.detail)
     }
 }
 
-impl std::error::Error for Refusal {
+impl std::error::Error for TransitionRefusal {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         Some(&self.error)
     }
@@ -214,13 +227,14 @@ impl std::error::Error for Refusal {
 /// {state}", or "this transaction is already voided" for a Voided one. An engine
 /// that wants a repeated `PUT …/void` to succeed (idempotent retry) checks for
 /// [`State::Voided`] before calling this.
-pub fn can_void(state: State) -> Result<(), Refusal> {
+pub fn can_void(state: State) -> Result<(), TransitionRefusal> {
     match state {
         State::Pending => Ok(()),
-        State::Voided => {
-            Err(Refusal::state(AchError::FailedToAccept, "this transaction is already voided".to_owned()))
-        }
-        State::Originated | State::Settled | State::Returned => Err(Refusal::state(
+        State::Voided => Err(TransitionRefusal::state(
+            AchError::FailedToAccept,
+            "this transaction is already voided".to_owned(),
+        )),
+        State::Originated | State::Settled | State::Returned => Err(TransitionRefusal::state(
             AchError::FailedToAccept,
             format!("only a Pending transaction can be voided; this one is {state}"),
         )),
@@ -256,10 +270,14 @@ pub fn can_void(state: State) -> Result<(), Refusal> {
 ///
 /// # Errors
 ///
-/// A [`Refusal`] as listed above; every one is a state conflict (HTTP 409).
-pub fn can_reverse(state: State, is_reversal: bool, reversal: Option<(&str, State)>) -> Result<(), Refusal> {
+/// A [`TransitionRefusal`] as listed above; every one is a state conflict (HTTP 409).
+pub fn can_reverse(
+    state: State,
+    is_reversal: bool,
+    reversal: Option<(&str, State)>,
+) -> Result<(), TransitionRefusal> {
     if is_reversal {
-        return Err(Refusal::state(
+        return Err(TransitionRefusal::state(
             AchError::FailedToAccept,
             "a reversal cannot itself be reversed".to_owned(),
         ));
@@ -267,13 +285,13 @@ pub fn can_reverse(state: State, is_reversal: bool, reversal: Option<(&str, Stat
     if let Some((reversal_id, reversal_state)) = reversal {
         match reversal_state {
             State::Pending | State::Originated => {
-                return Err(Refusal::state(
+                return Err(TransitionRefusal::state(
                     AchError::ReversalSubmitted,
                     format!("reversal {reversal_id} is {reversal_state} and has not settled yet"),
                 ));
             }
             State::Settled => {
-                return Err(Refusal::state(
+                return Err(TransitionRefusal::state(
                     AchError::AlreadyReversed { reversal_id: reversal_id.to_owned() },
                     format!("reversal {reversal_id} has settled"),
                 ));
@@ -288,7 +306,7 @@ pub fn can_reverse(state: State, is_reversal: bool, reversal: Option<(&str, Stat
         State::Returned => "its funds were already sent back",
         State::Voided => "it never moved funds",
     };
-    Err(Refusal::state(
+    Err(TransitionRefusal::state(
         AchError::FailedToAccept,
         format!("only a Settled transaction can be reversed; this one is {state} ({hint})"),
     ))
@@ -303,7 +321,7 @@ pub fn can_reverse(state: State, is_reversal: bool, reversal: Option<(&str, Stat
 /// "only an Originated or Settled transaction can be returned; this one is Pending
 /// (it has not reached the bank)" (or Voided: it was never originated), or "this
 /// transaction is already returned".
-pub fn can_return(state: State) -> Result<(), Refusal> {
+pub fn can_return(state: State) -> Result<(), TransitionRefusal> {
     let detail = match state {
         State::Originated | State::Settled => return Ok(()),
         State::Returned => "this transaction is already returned".to_owned(),
@@ -316,7 +334,7 @@ pub fn can_return(state: State) -> Result<(), Refusal> {
              (it was never originated)"
         ),
     };
-    Err(Refusal::state(AchError::FailedToAccept, detail))
+    Err(TransitionRefusal::state(AchError::FailedToAccept, detail))
 }
 
 /// Checks a return request: the NACHA return reason `code` and the return date
@@ -340,25 +358,25 @@ pub fn validate_return(
     return_date: Option<NaiveDate>,
     today: NaiveDate,
     origination_date: NaiveDate,
-) -> Result<(ReturnCode, NaiveDate), Refusal> {
+) -> Result<(ReturnCode, NaiveDate), TransitionRefusal> {
     let return_code = match returns::lookup(code) {
         Some(found) => found,
         None if code.is_empty() => {
-            return Err(Refusal::invalid(
+            return Err(TransitionRefusal::invalid(
                 "return_code",
                 ProblemCode::Required,
                 "a return code is required".to_owned(),
             ));
         }
         None if !returns::is_well_formed(code) => {
-            return Err(Refusal::invalid(
+            return Err(TransitionRefusal::invalid(
                 "return_code",
                 ProblemCode::InvalidFormat,
                 format!("'{}' is not a return code: expected R followed by two digits", echo(code)),
             ));
         }
         None => {
-            return Err(Refusal::invalid(
+            return Err(TransitionRefusal::invalid(
                 "return_code",
                 ProblemCode::InvalidValue,
                 format!("'{code}' is not a NACHA return reason code"),
@@ -367,14 +385,14 @@ pub fn validate_return(
     };
     let date = return_date.unwrap_or(today);
     if date > today {
-        return Err(Refusal::invalid(
+        return Err(TransitionRefusal::invalid(
             "return_date",
             ProblemCode::FutureDate,
             format!("the return date {date} is in the future (today is {today})"),
         ));
     }
     if date < origination_date {
-        return Err(Refusal::invalid(
+        return Err(TransitionRefusal::invalid(
             "return_date",
             ProblemCode::InvalidValue,
             format!("the return date {date} is before the origination date {origination_date}"),
@@ -406,10 +424,10 @@ pub fn can_reverse_by(
     direction: Direction,
     settlement: NaiveDate,
     origination: NaiveDate,
-) -> Result<(), Refusal> {
+) -> Result<(), TransitionRefusal> {
     let end = reversal_window_end(settlement);
     if direction == Direction::Credit && origination > end {
-        return Err(Refusal::state(
+        return Err(TransitionRefusal::state(
             AchError::FailedToAccept,
             format!(
                 "a credit can be reversed only until the cut-off of {end} (five banking days after it settled); \
@@ -497,9 +515,9 @@ mod tests {
 
     /// `Ok` → `None`; a refusal → `(message, detail)`, checking the state-conflict
     /// shape every lifecycle refusal has.
-    fn outcome(result: Result<(), Refusal>) -> Option<(String, String)> {
+    fn outcome(result: Result<(), TransitionRefusal>) -> Option<(String, String)> {
         let refusal = result.err()?;
-        assert_eq!(refusal.category, Category::StateConflict, "{refusal}");
+        assert_eq!(refusal.category, ErrorCategory::StateConflict, "{refusal}");
         assert_eq!(refusal.http_status(), 409);
         assert_eq!(refusal.field, "");
         assert_eq!(refusal.code, ProblemCode::Conflict);
@@ -692,7 +710,7 @@ mod tests {
             let r = validate_return(code, date, today, orig).unwrap_err();
             assert_eq!(r.error, AchError::FailedToAccept);
             assert_eq!(r.message(), FAILED);
-            assert_eq!((r.category, r.http_status()), (Category::Validation, 422));
+            assert_eq!((r.category, r.http_status()), (ErrorCategory::Validation, 422));
             (r.field, r.code, r.detail)
         };
         assert_eq!(

@@ -153,7 +153,7 @@ impl<'de> Deserialize<'de> for Money {
         // Up to 16 integer digits: every amount this type serializes (limits set by
         // the operator included) reads back; entry amounts are checked separately.
         Money::parse_digits(&text, 16).map_err(|_| {
-            serde::de::Error::custom(format!("'{}' is an invalid Amount", crate::error::echo(&text)))
+            serde::de::Error::custom(format!("'{}' is an invalid Amount", crate::echo::echo(&text)))
         })
     }
 }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ach_core::api::{self, Plan};
-use ach_core::engine::{Caller, Engine, Failure, Prepared};
+use ach_core::engine::{Caller, Engine, PreparedOperation, Refusal};
 use ach_core::validation::{FieldError, ProblemCode};
 use ach_core::AchError;
 use base64::Engine as _;
@@ -185,12 +185,12 @@ async fn plan(
     }
     tokio::task::spawn_blocking(plan)
         .await
-        .map_err(|_| json(api::finish(Err(Failure::refused(AchError::SystemUnable)))))
+        .map_err(|_| json(api::finish(Err(Refusal::refused(AchError::SystemUnable)))))
 }
 
 /// Run a prepared operation on the writer and answer its outcome (after an
 /// operator's operation, what it changed for the operator key file).
-async fn execute(app: &App, caller: Caller, prepared: Prepared) -> hyper::Response<ResponseBody> {
+async fn execute(app: &App, caller: Caller, prepared: PreparedOperation) -> hyper::Response<ResponseBody> {
     let operator = caller == Caller::Operator;
     let result = app.writer.execute(caller, prepared).await;
     if operator {
@@ -230,7 +230,7 @@ async fn answer(
 /// [`body::LARGE_BODY_WAIT`].
 fn busy() -> hyper::Response<ResponseBody> {
     let why = "too many large bodies are being received at once; retry in a second";
-    let failure = Failure::refused(AchError::SystemUnable).with("", ProblemCode::OverLimit, why);
+    let failure = Refusal::refused(AchError::SystemUnable).with("", ProblemCode::OverLimit, why);
     let mut out = json(api::finish(Err(failure)));
     out.headers_mut().insert(hyper::header::RETRY_AFTER, HeaderValue::from_static("1"));
     out
@@ -251,12 +251,12 @@ fn is_short(method: &Method, path: &str, body: usize) -> bool {
 /// writer.
 enum Planned {
     Done(api::Response),
-    Execute(Caller, Box<Prepared>),
+    Execute(Caller, Box<PreparedOperation>),
 }
 
 /// A refusal rendered by the router's own renderer (message 10, one problem).
 fn refusal(status: u16, code: ProblemCode, why: &str) -> api::Response {
-    api::finish(Err(Failure::Refused {
+    api::finish(Err(Refusal::Refused {
         error: AchError::FailedToAccept,
         status,
         errors: vec![FieldError { field: String::new(), code, message: why.to_owned() }],

@@ -5,13 +5,13 @@
 
 use std::path::Path;
 
-use ach_core::engine::{Engine, Failure, Outcome};
+use ach_core::engine::{Engine, Outcome, Refusal};
 use ach_core::secrets::replace_secret_file;
 use tracing::{error, info, warn};
 
 /// Log an operator action's result on the `audit` target and, after an operator
 /// key rotation, write the new key into `key_file`.
-pub fn after(result: &Result<Outcome, Failure>, key_file: Option<&Path>) {
+pub fn after(result: &Result<Outcome, Refusal>, key_file: Option<&Path>) {
     match result {
         Ok(outcome) => {
             let (action, changed) = audit_record(outcome);

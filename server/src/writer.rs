@@ -10,7 +10,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use ach_core::engine::{Caller, Engine, Failure, Outcome, Prepared};
+use ach_core::engine::{Caller, Engine, Outcome, PreparedOperation, Refusal};
 use ach_core::AchError;
 use tokio::sync::{mpsc, oneshot};
 use tracing::{debug, error, warn};
@@ -20,11 +20,11 @@ pub const MAX_BATCH: usize = 1000;
 /// Requests that may wait for the writer; more wait to be queued.
 const QUEUE: usize = 4 * MAX_BATCH;
 
-type Answer = Result<Outcome, Failure>;
+type Answer = Result<Outcome, Refusal>;
 
 struct Job {
     caller: Caller,
-    operation: Prepared,
+    operation: PreparedOperation,
     reply: oneshot::Sender<Answer>,
 }
 
@@ -37,8 +37,8 @@ pub struct Writer {
 impl Writer {
     /// Run one prepared operation in the next group commit; answers after the
     /// commit is durable. Message 1 if the writer has stopped.
-    pub async fn execute(&self, caller: Caller, operation: Prepared) -> Answer {
-        let unavailable = || Err(Failure::refused(AchError::SystemUnable));
+    pub async fn execute(&self, caller: Caller, operation: PreparedOperation) -> Answer {
+        let unavailable = || Err(Refusal::refused(AchError::SystemUnable));
         let (reply, answer) = oneshot::channel();
         if self.queue.send(Job { caller, operation, reply }).await.is_err() {
             return unavailable();
@@ -86,7 +86,7 @@ fn commit(engine: &Engine, batch: Vec<Job>) {
     warn_of_crossings(&answers);
     let mut answers = answers.into_iter();
     for reply in replies {
-        let answer = answers.next().unwrap_or_else(|| Err(Failure::refused(AchError::SystemUnable)));
+        let answer = answers.next().unwrap_or_else(|| Err(Refusal::refused(AchError::SystemUnable)));
         // The client may have gone; the operation is committed all the same.
         let _ = reply.send(answer);
     }

@@ -2,7 +2,7 @@
 //! and short-hands for partners, merchants, customers and transactions.
 
 use ach_core::calendar;
-use ach_core::engine::{Caller, Engine, EngineOptions, Failure, Operation, Outcome};
+use ach_core::engine::{Caller, Engine, EngineOptions, Operation, Outcome, Refusal};
 use ach_core::limits::Limits;
 use ach_core::model::{Event, StatusChange};
 use chrono::{DateTime, Utc};
@@ -65,7 +65,7 @@ impl World {
     }
 
     /// Run an operation as `caller`.
-    pub fn run(&self, caller: &Caller, op: Operation) -> Result<Outcome, Failure> {
+    pub fn run(&self, caller: &Caller, op: Operation) -> Result<Outcome, Refusal> {
         self.engine.execute(caller, op)
     }
 
@@ -107,7 +107,7 @@ impl World {
     }
 
     /// Create a transaction; its id or the failure.
-    pub fn create(&self, partner_id: &str, partner: &Caller, v: &Value) -> Result<String, Failure> {
+    pub fn create(&self, partner_id: &str, partner: &Caller, v: &Value) -> Result<String, Refusal> {
         match self
             .run(partner, Operation::CreateTransaction { partner_id: partner_id.into(), body: body(v) })?
         {
@@ -255,7 +255,7 @@ impl World {
     }
 
     /// Void as the partner.
-    pub fn void(&self, partner_id: &str, partner: &Caller, id: &str) -> Result<Outcome, Failure> {
+    pub fn void(&self, partner_id: &str, partner: &Caller, id: &str) -> Result<Outcome, Refusal> {
         self.run(
             partner,
             Operation::VoidTransaction { partner_id: partner_id.into(), transaction_id: id.into() },
@@ -263,13 +263,13 @@ impl World {
     }
 
     /// Reverse as the partner.
-    pub fn reverse(&self, partner_id: &str, partner: &Caller, id: &str) -> Result<Outcome, Failure> {
+    pub fn reverse(&self, partner_id: &str, partner: &Caller, id: &str) -> Result<Outcome, Refusal> {
         let op = Operation::ReverseTransaction { partner_id: partner_id.into(), transaction_id: id.into() };
         self.run(partner, op)
     }
 
     /// Record a return as the operator (return date: today).
-    pub fn return_(&self, id: &str, code: &str) -> Result<Outcome, Failure> {
+    pub fn return_(&self, id: &str, code: &str) -> Result<Outcome, Refusal> {
         let op = Operation::RecordReturn {
             transaction_id: id.into(),
             return_code: code.into(),

@@ -12,7 +12,7 @@
 //! (`Engine::prepare`, then `execute_prepared`), as the HTTPS server runs them.
 #![allow(clippy::unwrap_used)]
 
-use ach_core::engine::{Caller, Engine, Failure, Operation, Outcome};
+use ach_core::engine::{Caller, Engine, Operation, Outcome, Refusal};
 use ach_core::limits::Limits;
 use ach_core::Money;
 use ach_tests::world::{et, open_application, options, roomy_limits, transaction, World};
@@ -131,7 +131,7 @@ impl Side {
     }
 
     /// Remember created ids in order.
-    fn note(&mut self, answers: &[Result<Outcome, Failure>]) {
+    fn note(&mut self, answers: &[Result<Outcome, Refusal>]) {
         for a in answers {
             if let Ok(Outcome::TransactionCreated { transaction_id }) = a {
                 self.created.push(transaction_id.clone());
@@ -163,7 +163,7 @@ impl Side {
 
 /// An answer without its ids: the outcome's kind, or the refusal's status,
 /// message and field problems.
-fn shape(a: &Result<Outcome, Failure>) -> String {
+fn shape(a: &Result<Outcome, Refusal>) -> String {
     match a {
         Ok(Outcome::TransactionCreated { .. }) => "created".into(),
         Ok(Outcome::TransactionVoided { .. }) => "voided".into(),

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use ach_core::api::{route, Request};
 use ach_core::engine::crash::SimDisk;
-use ach_core::engine::{Caller, Engine, Failure, Operation, StorageEvent, StorageHook};
+use ach_core::engine::{Caller, Engine, Operation, Refusal, StorageEvent, StorageHook};
 use ach_core::AchError;
 use ach_tests::world::{body, options, transaction, World};
 
@@ -26,7 +26,7 @@ fn engine_on(disk: &SimDisk) -> (World, Arc<Mutex<Vec<StorageEvent>>>) {
     (World::with(engine.unwrap()), told)
 }
 
-fn unavailable(answer: &Result<String, Failure>) -> bool {
+fn unavailable(answer: &Result<String, Refusal>) -> bool {
     matches!(answer, Err(f) if f.error() == Some(&AchError::DatabaseUnavailable) && f.status() == 503)
 }
 

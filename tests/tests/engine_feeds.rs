@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use ach_core::engine::{Caller, Engine, Failure, Operation, Outcome, PAGE_LIMIT};
+use ach_core::engine::{Caller, Engine, Operation, Outcome, Refusal, PAGE_LIMIT};
 use ach_core::model::{Status, StatusChange};
 use ach_tests::world::{amount, body, options, pointer_position, transaction, World};
 
@@ -434,7 +434,7 @@ fn pages_hold_at_most_10000_and_continue_without_loss() {
     assert!(w.engine.events(&mc1, Some(&e1c.new_pointer)).unwrap().events.is_empty());
 }
 
-fn assert_refused_pointer(result: Result<impl std::fmt::Debug, Failure>, what: &str) {
+fn assert_refused_pointer(result: Result<impl std::fmt::Debug, Refusal>, what: &str) {
     let f = result.unwrap_err();
     assert_eq!(f.message(), "Failed to accept this transaction", "{what}");
     assert_eq!(f.errors().len(), 1, "{what}");

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use ach_core::engine::{Caller, Failure, Operation, Outcome};
+use ach_core::engine::{Caller, Operation, Outcome, Refusal};
 use ach_tests::world::{body, open_application, roomy_limits, transaction, World};
 use serde_json::json;
 
@@ -15,7 +15,7 @@ fn idem(key: &str, partner_id: &str, v: &serde_json::Value) -> Operation {
     }
 }
 
-fn created(r: Result<Outcome, Failure>) -> String {
+fn created(r: Result<Outcome, Refusal>) -> String {
     match r {
         Ok(Outcome::TransactionCreated { transaction_id }) => transaction_id,
         other => panic!("{other:?}"),

@@ -2,7 +2,7 @@
 //! voids and reversals, across DST changes, weekends and Federal Reserve holidays.
 #![allow(clippy::unwrap_used)]
 
-use ach_core::engine::{Caller, Failure, Operation, Outcome};
+use ach_core::engine::{Caller, Operation, Outcome, Refusal};
 use ach_core::model::Status;
 use ach_tests::world::{transaction, World};
 
@@ -146,15 +146,15 @@ fn setup() -> (World, String, Caller, String) {
     (w, p, pc, m)
 }
 
-fn void(w: &World, p: &str, pc: &Caller, id: &str) -> Result<Outcome, Failure> {
+fn void(w: &World, p: &str, pc: &Caller, id: &str) -> Result<Outcome, Refusal> {
     w.run(pc, Operation::VoidTransaction { partner_id: p.into(), transaction_id: id.into() })
 }
 
-fn reverse(w: &World, p: &str, pc: &Caller, id: &str) -> Result<Outcome, Failure> {
+fn reverse(w: &World, p: &str, pc: &Caller, id: &str) -> Result<Outcome, Refusal> {
     w.run(pc, Operation::ReverseTransaction { partner_id: p.into(), transaction_id: id.into() })
 }
 
-fn ret(w: &World, id: &str, code: &str) -> Result<Outcome, Failure> {
+fn ret(w: &World, id: &str, code: &str) -> Result<Outcome, Refusal> {
     w.run(
         &Caller::Operator,
         Operation::RecordReturn { transaction_id: id.into(), return_code: code.into(), return_date: None },

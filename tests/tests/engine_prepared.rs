@@ -12,7 +12,7 @@
 #![allow(clippy::unwrap_used)]
 
 use ach_core::api;
-use ach_core::engine::{Caller, Engine, Failure, Operation, Outcome};
+use ach_core::engine::{Caller, Engine, Operation, Outcome, Refusal};
 use ach_tests::world::{
     application, body, et, one_record_directory, options, roomy_limits, transaction, World,
 };
@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 
 /// A rendered answer with every id and key (`txn_`, `cus_`, `pk_`… followed by
 /// at least 16 alphanumerics) replaced by `ID`: (status, body).
-fn rendered(answer: &Result<Outcome, Failure>) -> (u16, String) {
+fn rendered(answer: &Result<Outcome, Refusal>) -> (u16, String) {
     let response = api::finish(answer.clone());
     let mut out = String::new();
     for (i, piece) in response.body.split('"').enumerate() {
@@ -176,7 +176,7 @@ fn prepared_batches_answer_as_single_operations() {
         assert_eq!(rendered(got), rendered(want), "operation {i}: {got:?} against {want:?}");
     }
     // The retries replayed the first answer, id included.
-    let id = |r: &Result<Outcome, Failure>| match r {
+    let id = |r: &Result<Outcome, Refusal>| match r {
         Ok(Outcome::TransactionCreated { transaction_id }) => transaction_id.clone(),
         other => panic!("{other:?}"),
     };
@@ -206,7 +206,7 @@ fn a_preparation_from_another_day_is_made_again() {
     app["business_data"]["business_start_date"] = json!("2026-11-24");
     let submit = || Operation::SubmitMerchant { partner_id: partner_id.clone(), body: body(&app) };
     let today = w.engine.execute(&partner, submit());
-    assert_eq!(today.as_ref().map_err(Failure::status), Err(422), "{today:?}");
+    assert_eq!(today.as_ref().map_err(Refusal::status), Err(422), "{today:?}");
     let prepared = w.engine.prepare(submit());
     w.at("2026-11-24 00:10");
     let answer = w.engine.execute_prepared(vec![(partner.clone(), prepared)]).pop().unwrap();

@@ -5,9 +5,7 @@
 use ach_core::api::{route, Request, Response};
 use ach_core::engine::Engine;
 use ach_core::model::Status;
-use ach_core::nacha::{
-    self, Addenda, Batch, Entry, FileHeader, NachaFile, NoticeOfChange, ReturnEntry, Text,
-};
+use ach_core::nacha::{self, Addenda, Batch, ChangeEntry, Entry, FileHeader, NachaFile, ReturnEntry, Text};
 use ach_core::Money;
 use ach_tests::world::{transaction, World, OPERATOR_KEY};
 use chrono::NaiveDate;
@@ -75,7 +73,7 @@ fn bank_file(returns: &[(&Entry, &str)], notices: &[(&Entry, &str, &str)], effec
     let mut notices_batch = Vec::new();
     for (original, code, data) in notices {
         let own = trace();
-        let addenda = Addenda::Change(NoticeOfChange {
+        let addenda = Addenda::Change(ChangeEntry {
             change_code: Text::from(*code),
             original_trace: original.trace_number.clone(),
             original_receiving_dfi: original.receiving_dfi.clone(),

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use ach_core::engine::{key_file_for, Caller, Engine, Failure, Operation, Outcome};
+use ach_core::engine::{key_file_for, Caller, Engine, Operation, Outcome, Refusal};
 use ach_core::model::{Status, StatusChange};
 use ach_core::secrets::EncryptionKey;
 use ach_tests::world::{
@@ -95,7 +95,7 @@ fn a_reopened_database_has_everything_and_old_pointers_still_work() {
     // Keys authenticate the same callers.
     assert_eq!(w.engine.authenticate(&b.partner_key), Ok(b.caller.clone()));
     assert_eq!(w.engine.authenticate(&b.merchant_key), Ok(b.merchant_caller.clone()));
-    assert_eq!(w.engine.authenticate("pk_not_a_key"), Err(Failure::Authentication));
+    assert_eq!(w.engine.authenticate("pk_not_a_key"), Err(Refusal::Authentication));
     // The whole feed, and every pointer issued before continues where it was.
     assert_eq!(w.changes(&b.partner, &b.caller), b.feed);
     for (pointer, position) in &b.pointers {
@@ -469,7 +469,7 @@ fn a_clock_beyond_the_calendar_is_refused_not_a_panic() {
     let last: DateTime<Utc> = "9999-12-31T23:59:59Z".parse().unwrap();
     let engine = Engine::in_memory(EngineOptions::manual(last - Duration::days(3)).sandbox()).unwrap();
     let past = engine.execute(&Caller::Operator, Operation::SetClock { now: last + Duration::days(1) });
-    let Err(Failure::Refused { errors, .. }) = past else { panic!("{past:?}") };
+    let Err(Refusal::Refused { errors, .. }) = past else { panic!("{past:?}") };
     assert_eq!(errors[0].field, "now");
 }
 
@@ -570,7 +570,7 @@ fn the_same_transaction_from_many_threads_at_once_is_accepted_once() {
         .0;
     let engine = std::sync::Arc::new(w.engine);
     let body = body(&transaction(&m, "debit", "42.00"));
-    let answers: Vec<Result<Outcome, Failure>> = std::thread::scope(|s| {
+    let answers: Vec<Result<Outcome, Refusal>> = std::thread::scope(|s| {
         let workers: Vec<_> = (0..8)
             .map(|_| {
                 let (engine, pc, p, body) = (&engine, &pc, &p, &body);

@@ -2,7 +2,7 @@
 //! every operation checks who is calling, and refused operations write nothing.
 #![allow(clippy::unwrap_used)]
 
-use ach_core::engine::{Caller, Failure, Operation, Outcome};
+use ach_core::engine::{Caller, Operation, Outcome, Refusal};
 use ach_core::ids::random_alphanumeric;
 use ach_core::limits::Limits;
 use ach_core::model::{Event, Status, StatusChange};
@@ -13,7 +13,7 @@ use serde_json::json;
 /// A failure with one id written as `<id>`, so answers about two ids compare.
 type Shape = (u16, String, Vec<(String, ProblemCode, String)>);
 
-fn shape(f: &Failure, id: &str) -> Shape {
+fn shape(f: &Refusal, id: &str) -> Shape {
     let errors =
         f.errors().iter().map(|e| (e.field.clone(), e.code, e.message.replace(id, "<id>"))).collect();
     (f.status(), f.message().replace(id, "<id>"), errors)
@@ -101,7 +101,7 @@ fn same_as_unknown(t: &Two, real: &str, prefix: &str, op: impl Fn(&str) -> Opera
     let for_real = t.w.run(&t.b.caller, op(real)).unwrap_err();
     let for_never = t.w.run(&t.b.caller, op(&never)).unwrap_err();
     assert_eq!(shape(&for_real, real), shape(&for_never, &never), "{real} vs {never}");
-    assert_ne!(for_real, Failure::Authentication);
+    assert_ne!(for_real, Refusal::Authentication);
 }
 
 #[test]
@@ -197,12 +197,12 @@ fn a_partner_id_that_is_not_the_callers_is_an_authentication_failure() {
     // B's partner key, and A's own merchant key (a merchant runs no partner operation).
     for caller in [&b.caller, &a.merchant_caller, &b.merchant_caller] {
         for op in ops() {
-            assert_eq!(t.w.run(caller, op.clone()), Err(Failure::Authentication), "{caller:?} {op:?}");
+            assert_eq!(t.w.run(caller, op.clone()), Err(Refusal::Authentication), "{caller:?} {op:?}");
         }
     }
     // A merchant key naming its own partner for B's or its own resources.
     let mine = Operation::VoidTransaction { partner_id: pa.clone(), transaction_id: a.pending.clone() };
-    assert_eq!(t.w.run(&a.merchant_caller, mine), Err(Failure::Authentication));
+    assert_eq!(t.w.run(&a.merchant_caller, mine), Err(Refusal::Authentication));
 
     let pointer = t.w.engine.status_changes(&a.caller, &a.id, "0").unwrap().new_pointer;
     for (caller, partner) in [
@@ -212,12 +212,12 @@ fn a_partner_id_that_is_not_the_callers_is_an_authentication_failure() {
         (&Caller::Operator, &a.id),
     ] {
         for p in ["0", pointer.as_str()] {
-            assert_eq!(t.w.engine.status_changes(caller, partner, p), Err(Failure::Authentication));
+            assert_eq!(t.w.engine.status_changes(caller, partner, p), Err(Refusal::Authentication));
         }
     }
     // The events feed is for merchant keys only.
     for caller in [&a.caller, &b.caller, &Caller::Operator] {
-        assert_eq!(t.w.engine.events(caller, None), Err(Failure::Authentication));
+        assert_eq!(t.w.engine.events(caller, None), Err(Refusal::Authentication));
     }
     assert_eq!(observe(&t), before);
     assert_eq!(t.w.engine.audit_usage(), Ok(Ok(())));
@@ -317,12 +317,12 @@ fn partners_and_merchants_cannot_run_operator_operations() {
     ];
     for caller in [&b.caller, &b.merchant_caller, &a.caller, &a.merchant_caller] {
         for op in &ops {
-            assert_eq!(t.w.run(caller, op.clone()), Err(Failure::Authentication), "{caller:?} {op:?}");
+            assert_eq!(t.w.run(caller, op.clone()), Err(Refusal::Authentication), "{caller:?} {op:?}");
         }
     }
     // The same ops in one batch: every one refused, nothing applied.
     let batch = ops.iter().map(|op| (b.caller.clone(), op.clone())).collect();
-    assert!(t.w.engine.execute_batch(batch).iter().all(|r| *r == Err(Failure::Authentication)));
+    assert!(t.w.engine.execute_batch(batch).iter().all(|r| *r == Err(Refusal::Authentication)));
 
     assert_eq!(observe(&t), before);
     assert_eq!(t.w.engine.audit_usage(), Ok(Ok(())));
@@ -360,7 +360,7 @@ fn idempotency_keys_belong_to_their_partner() {
     // B naming A's partner id under a key: refused before anything is stored, so A
     // can then use that key for another request.
     let refused = t.w.run(&b.caller, idem("order-1", create(&a.id, &a.merchant, "60.00")));
-    assert_eq!(refused, Err(Failure::Authentication));
+    assert_eq!(refused, Err(Refusal::Authentication));
     let a_first = t.w.run(&a.caller, idem("order-1", create(&a.id, &a.merchant, "61.00"))).unwrap();
     // B's use of the same key is its own: a new transaction, not A's answer, not message 2.
     let b_first = t.w.run(&b.caller, idem("order-1", create(&b.id, &b.merchant, "62.00"))).unwrap();

@@ -23,7 +23,7 @@ fn create(partner_id: &str, merchant_id: &str) -> Operation {
     Operation::CreateTransaction { partner_id: partner_id.into(), body }
 }
 
-fn ids(answers: Vec<Result<Outcome, ach_core::engine::Failure>>) -> Vec<String> {
+fn ids(answers: Vec<Result<Outcome, ach_core::engine::Refusal>>) -> Vec<String> {
     answers
         .into_iter()
         .map(|a| match a {

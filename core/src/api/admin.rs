@@ -4,54 +4,25 @@
 use chrono::NaiveDate;
 use serde::Deserialize;
 
+use super::input::typed_body;
 use super::render::{self, Response};
 use super::request::Request;
 use super::routes::Endpoint;
-use crate::engine::{Engine, Failure, KeyHolder, Operation, DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS};
-use crate::error::echo;
+use crate::echo::echo;
+use crate::engine::{Engine, KeyHolder, Operation, Refusal, DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS};
 use crate::limits::Limits;
 use crate::validation::{FieldError, ProblemCode};
 use crate::{calendar, AchError};
 
-/// Whether an endpoint belongs to the operator plane.
-pub(crate) fn is_admin(e: Endpoint) -> bool {
-    matches!(
-        e,
-        Endpoint::AdminPartners
-            | Endpoint::AdminPartnerLimits
-            | Endpoint::AdminApprove
-            | Endpoint::AdminMerchantLimits
-            | Endpoint::AdminRouting
-            | Endpoint::AdminReturns
-            | Endpoint::AdminReturnRates
-            | Endpoint::AdminClock
-            | Endpoint::AdminMerchantSettings
-            | Endpoint::AdminSetOriginator
-            | Endpoint::AdminOriginator
-            | Endpoint::AdminFiles
-            | Endpoint::AdminFile
-            | Endpoint::AdminReturnFiles
-            | Endpoint::AdminPartnerRotate
-            | Endpoint::AdminPartnerRevoke
-            | Endpoint::AdminPartnerSuspend
-            | Endpoint::AdminPartnerResume
-            | Endpoint::AdminMerchantRotate
-            | Endpoint::AdminMerchantRevoke
-            | Endpoint::AdminMerchantSuspend
-            | Endpoint::AdminMerchantResume
-            | Endpoint::AdminOperatorRotate
-    )
-}
-
 /// The operator's reads: the originator, the origination files, the return
 /// rates. `None`: the endpoint is an operation, not a read.
-pub(crate) fn read(engine: &Engine, e: Endpoint, params: &[String]) -> Result<Option<Response>, Failure> {
+pub(crate) fn read(engine: &Engine, e: Endpoint, params: &[String]) -> Result<Option<Response>, Refusal> {
     Ok(Some(match e {
         Endpoint::AdminOriginator => match engine.originator()? {
             Some(o) => render::data(o),
             None => {
                 let msg = "no originator is set: PUT /admin/originator first";
-                return Err(Failure::not_found("originator", msg));
+                return Err(Refusal::not_found("originator", msg));
             }
         },
         Endpoint::AdminFiles => render::data(engine.origination_files()?),
@@ -59,7 +30,7 @@ pub(crate) fn read(engine: &Engine, e: Endpoint, params: &[String]) -> Result<Op
         Endpoint::AdminFile => {
             let id = params.first().map_or("", String::as_str);
             let Some((summary, bytes)) = engine.origination_file(id)? else {
-                return Err(Failure::not_found("file_id", format!("no origination file '{}'", echo(id))));
+                return Err(Refusal::not_found("file_id", format!("no origination file '{}'", echo(id))));
             };
             let mut payload = serde_json::to_value(&summary).unwrap_or_default();
             if let serde_json::Value::Object(map) = &mut payload {
@@ -71,8 +42,8 @@ pub(crate) fn read(engine: &Engine, e: Endpoint, params: &[String]) -> Result<Op
     }))
 }
 
-fn invalid(field: &str, message: impl Into<String>) -> Failure {
-    Failure::Refused {
+fn invalid(field: &str, message: impl Into<String>) -> Refusal {
+    Refusal::Refused {
         error: AchError::FailedToAccept,
         status: 422,
         errors: vec![FieldError {
@@ -81,21 +52,6 @@ fn invalid(field: &str, message: impl Into<String>) -> Failure {
             message: message.into(),
         }],
     }
-}
-
-/// The body as `T` (an empty body is `{}`).
-fn body<T: for<'de> Deserialize<'de>>(req: &Request) -> Result<T, Failure> {
-    let text = if req.body.iter().all(u8::is_ascii_whitespace) { &b"{}"[..] } else { &req.body[..] };
-    super::routes::json_bounds(text)?;
-    serde_json::from_slice(text).map_err(|e| {
-        let status = if e.is_syntax() || e.is_eof() { 400 } else { 422 };
-        let code = if status == 400 { ProblemCode::InvalidJson } else { ProblemCode::InvalidValue };
-        Failure::Refused {
-            error: AchError::FailedToAccept,
-            status,
-            errors: vec![FieldError { field: String::new(), code, message: super::detail(e.to_string()) }],
-        }
-    })
 }
 
 #[derive(Deserialize)]
@@ -122,7 +78,7 @@ struct Return {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Clock {
+struct ClockSetting {
     now: String,
 }
 
@@ -139,8 +95,8 @@ struct Nothing {}
 
 /// The grace window of a rotation: [`DEFAULT_GRACE_SECONDS`] unless the body
 /// names one from 0 to [`MAX_GRACE_SECONDS`].
-fn grace(req: &Request) -> Result<u32, Failure> {
-    match body::<Rotation>(req)?.grace_seconds {
+fn grace(req: &Request) -> Result<u32, Refusal> {
+    match typed_body::<Rotation>(req)?.grace_seconds {
         None => Ok(DEFAULT_GRACE_SECONDS),
         Some(s) => u32::try_from(s).ok().filter(|s| *s <= MAX_GRACE_SECONDS).ok_or_else(|| {
             invalid(
@@ -166,7 +122,7 @@ fn holder(e: Endpoint, id: String) -> KeyHolder {
 }
 
 /// Limits from the body, every amount within what an entry can carry.
-fn limits(l: Limits) -> Result<Limits, Failure> {
+fn limits(l: Limits) -> Result<Limits, Refusal> {
     match l.amount_out_of_range() {
         None => Ok(l),
         Some((field, m)) => {
@@ -176,19 +132,19 @@ fn limits(l: Limits) -> Result<Limits, Failure> {
 }
 
 /// The operation an admin request asks for.
-pub(crate) fn plan(e: Endpoint, params: &[String], req: &Request) -> Result<Operation, Failure> {
+pub(crate) fn plan(e: Endpoint, params: &[String], req: &Request) -> Result<Operation, Refusal> {
     let param = || params.first().cloned().unwrap_or_default();
     Ok(match e {
-        Endpoint::AdminPartners => Operation::CreatePartner { name: body::<NewPartner>(req)?.name },
+        Endpoint::AdminPartners => Operation::CreatePartner { name: typed_body::<NewPartner>(req)?.name },
         Endpoint::AdminPartnerLimits => {
-            Operation::SetPartnerLimits { partner_id: param(), limits: limits(body(req)?)? }
+            Operation::SetPartnerLimits { partner_id: param(), limits: limits(typed_body(req)?)? }
         }
         Endpoint::AdminApprove => Operation::ApproveMerchant {
             merchant_id: param(),
-            limits: limits(body::<Approval>(req)?.limits.unwrap_or_default())?,
+            limits: limits(typed_body::<Approval>(req)?.limits.unwrap_or_default())?,
         },
         Endpoint::AdminMerchantLimits => {
-            Operation::SetMerchantLimits { merchant_id: param(), limits: limits(body(req)?)? }
+            Operation::SetMerchantLimits { merchant_id: param(), limits: limits(typed_body(req)?)? }
         }
         Endpoint::AdminRouting => {
             let text = String::from_utf8(req.body.clone())
@@ -196,7 +152,7 @@ pub(crate) fn plan(e: Endpoint, params: &[String], req: &Request) -> Result<Oper
             Operation::LoadDirectory { text }
         }
         Endpoint::AdminReturns => {
-            let r: Return = body(req)?;
+            let r: Return = typed_body(req)?;
             let return_date = match r.return_date.as_deref() {
                 None => None,
                 Some(d) => Some(
@@ -211,12 +167,12 @@ pub(crate) fn plan(e: Endpoint, params: &[String], req: &Request) -> Result<Oper
             }
         }
         Endpoint::AdminMerchantSettings => {
-            Operation::SetMerchantSettings { merchant_id: param(), settings: body(req)? }
+            Operation::SetMerchantSettings { merchant_id: param(), settings: typed_body(req)? }
         }
-        Endpoint::AdminSetOriginator => Operation::SetOriginator { originator: body(req)? },
+        Endpoint::AdminSetOriginator => Operation::SetOriginator { originator: typed_body(req)? },
         Endpoint::AdminReturnFiles => Operation::IngestReturnFile { bytes: req.body.clone() },
         Endpoint::AdminClock => {
-            let c: Clock = body(req)?;
+            let c: ClockSetting = typed_body(req)?;
             let now = calendar::parse_instant(&c.now).map_err(|_| {
                 invalid("now", "now must be an RFC 3339 instant with an offset (2026-11-23T18:30:00-05:00)")
             })?;
@@ -226,14 +182,14 @@ pub(crate) fn plan(e: Endpoint, params: &[String], req: &Request) -> Result<Oper
             Operation::RotateKeys { holder: holder(e, param()), grace_seconds: grace(req)? }
         }
         Endpoint::AdminPartnerRevoke | Endpoint::AdminMerchantRevoke => {
-            body::<Nothing>(req)?;
+            typed_body::<Nothing>(req)?;
             Operation::RevokeKeys { holder: holder(e, param()) }
         }
         Endpoint::AdminPartnerSuspend
         | Endpoint::AdminPartnerResume
         | Endpoint::AdminMerchantSuspend
         | Endpoint::AdminMerchantResume => {
-            body::<Nothing>(req)?;
+            typed_body::<Nothing>(req)?;
             let suspended = matches!(e, Endpoint::AdminPartnerSuspend | Endpoint::AdminMerchantSuspend);
             Operation::SetSuspended { holder: holder(e, param()), suspended }
         }

@@ -10,8 +10,8 @@ use std::borrow::Cow;
 
 use super::request::{Request, MAX_BODY_BYTES};
 use super::routes::{self, Endpoint};
-use super::{admin, render, Response};
-use crate::engine::{Caller, Engine, Failure};
+use super::{render, Response};
+use crate::engine::{Caller, Engine, Refusal};
 use crate::validation::{FieldError, ProblemCode};
 use crate::AchError;
 
@@ -40,7 +40,7 @@ fn role(endpoint: Endpoint) -> Role {
         Endpoint::OpenApi | Endpoint::Health | Endpoint::Ready => Role::Anyone,
         Endpoint::Institution | Endpoint::Categories => Role::AnyKey,
         Endpoint::Events => Role::Merchant,
-        e if admin::is_admin(e) => Role::Operator,
+        e if e.is_admin() => Role::Operator,
         _ => Role::Partner,
     }
 }
@@ -87,18 +87,18 @@ impl Admitted {
 
     /// The answer to a body over [`Admitted::body_limit`]: 413, message 10.
     pub fn too_large(&self) -> Response {
-        render::failure(&too_large(self.body_limit()))
+        render::refusal(&too_large(self.body_limit()))
     }
 }
 
 /// The refusal of a body larger than `limit` bytes.
-pub(super) fn too_large(limit: usize) -> Failure {
+pub(super) fn too_large(limit: usize) -> Refusal {
     let size = if limit.is_multiple_of(1024 * 1024) {
         format!("{} MiB", limit / (1024 * 1024))
     } else {
         format!("{} KiB", limit / 1024)
     };
-    Failure::Refused {
+    Refusal::Refused {
         error: AchError::FailedToAccept,
         status: 413,
         errors: vec![FieldError {
@@ -130,7 +130,7 @@ pub(super) fn split_query(req: &Request) -> Cow<'_, Request> {
 /// for a path or method the API does not have, 401 for a missing or wrong key or
 /// a key that may not use the endpoint (an events-only merchant key on
 /// `POST /transactions`; any non-operator key on `/admin/…`).
-pub fn admit(engine: &Engine, req: &Request) -> Result<Admitted, Failure> {
+pub fn admit(engine: &Engine, req: &Request) -> Result<Admitted, Refusal> {
     // The head only: a path that carries its query is split without copying the body.
     let head = Request {
         method: req.method.clone(),
@@ -153,7 +153,7 @@ pub fn admit(engine: &Engine, req: &Request) -> Result<Admitted, Failure> {
                     | (Caller::Merchant { .. }, Role::Merchant)
             );
             if !allowed {
-                return Err(Failure::Authentication);
+                return Err(Refusal::Authentication);
             }
             Some(caller)
         }

@@ -15,6 +15,8 @@
 
 mod admin;
 mod admit;
+mod input;
+mod plan;
 mod render;
 mod request;
 mod routes;
@@ -23,7 +25,7 @@ pub use admit::{Admitted, SMALL_BODY_BYTES};
 pub use render::Response;
 pub use request::{form_to_json, FormError, Request, MAX_BODY_BYTES, MAX_FORM_DEPTH};
 
-use crate::engine::{Caller, Engine, Failure, Operation, Outcome};
+use crate::engine::{Caller, Engine, Operation, Outcome, Refusal};
 use crate::validation::ProblemCode;
 use crate::AchError;
 
@@ -76,7 +78,7 @@ pub fn is_operator_path(path: &str) -> bool {
 /// The answer for a path with no endpoint (404, field `path`): what a host
 /// answers for a path of the other plane, exactly as for one that does not exist.
 pub fn unknown_endpoint(method: &str, path: &str) -> Response {
-    render::failure(&routes::unknown_endpoint(method, path))
+    render::refusal(&routes::unknown_endpoint(method, path))
 }
 
 /// The methods the API accepts at this path: what an HTTP host puts in the
@@ -86,18 +88,18 @@ pub fn allowed_methods(path: &str) -> Vec<&'static str> {
 }
 
 /// Render an operation's result.
-pub fn finish(result: Result<Outcome, Failure>) -> Response {
+pub fn finish(result: Result<Outcome, Refusal>) -> Response {
     match result {
         Ok(outcome) => render::outcome(&outcome),
-        Err(failure) => render::failure(&failure),
+        Err(refusal) => render::refusal(&refusal),
     }
 }
 
 /// Decide what a request needs: an answer now, or an operation to run.
 pub fn plan(engine: &Engine, request: &Request) -> Plan {
-    match routes::plan(engine, request) {
+    match plan::plan(engine, request) {
         Ok(plan) => plan,
-        Err(failure) => Plan::Done(render::failure(&failure)),
+        Err(refusal) => Plan::Done(render::refusal(&refusal)),
     }
 }
 
@@ -106,15 +108,15 @@ pub fn plan(engine: &Engine, request: &Request) -> Plan {
 /// already decide it (404, 405, 401), else what [`plan_admitted`] needs and the
 /// largest body the endpoint takes ([`Admitted::body_limit`]).
 pub fn admit(engine: &Engine, request: &Request) -> Result<Admitted, Response> {
-    admit::admit(engine, request).map_err(|failure| render::failure(&failure))
+    admit::admit(engine, request).map_err(|refusal| render::refusal(&refusal))
 }
 
 /// [`plan`] for a request [`admit`]ted on its head, now with its body: the same
 /// answer `plan` gives for that request.
 pub fn plan_admitted(engine: &Engine, admitted: Admitted, request: &Request) -> Plan {
-    match routes::plan_admitted(engine, admitted, request) {
+    match plan::plan_admitted(engine, admitted, request) {
         Ok(plan) => plan,
-        Err(failure) => Plan::Done(render::failure(&failure)),
+        Err(refusal) => Plan::Done(render::refusal(&refusal)),
     }
 }
 
@@ -133,7 +135,7 @@ pub(crate) fn detail(text: String) -> String {
 
 /// A 400 answer: the request itself could not be read.
 pub(crate) fn bad_request(why: &str) -> Response {
-    let f = Failure::Refused {
+    let f = Refusal::Refused {
         error: AchError::FailedToAccept,
         status: 400,
         errors: vec![crate::validation::FieldError {
@@ -142,5 +144,5 @@ pub(crate) fn bad_request(why: &str) -> Response {
             message: why.to_owned(),
         }],
     };
-    render::failure(&f)
+    render::refusal(&f)
 }

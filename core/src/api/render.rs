@@ -6,7 +6,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::engine::{EventsPage, Failure, Outcome, ReturnRates, StatusPage};
+use crate::engine::{EventsPage, Outcome, Refusal, ReturnRates, StatusPage};
 use crate::error::ERROR_TYPE;
 use crate::validation::FieldError;
 
@@ -68,15 +68,17 @@ pub(crate) fn ok_empty(success: Success) -> Response {
 }
 
 #[derive(Serialize)]
-struct Id<'a> {
+struct IdPayload<'a> {
     id: &'a str,
 }
 
 /// Render an operation's outcome.
 pub(crate) fn outcome(o: &Outcome) -> Response {
     match o {
-        Outcome::TransactionCreated { transaction_id } => ok(201, Success::Bool, Id { id: transaction_id }),
-        Outcome::CustomerCreated { customer_id } => ok(201, Success::Text, Id { id: customer_id }),
+        Outcome::TransactionCreated { transaction_id } => {
+            ok(201, Success::Bool, IdPayload { id: transaction_id })
+        }
+        Outcome::CustomerCreated { customer_id } => ok(201, Success::Text, IdPayload { id: customer_id }),
         Outcome::CustomerDeleted { .. } => ok_empty(Success::Text),
         Outcome::MerchantSubmitted { merchant_id } => Response {
             status: 201,
@@ -99,7 +101,9 @@ pub(crate) fn outcome(o: &Outcome) -> Response {
         Outcome::LimitsSet { id, limits } => {
             ok(200, Success::Bool, serde_json::json!({"id": id, "limits": limits}))
         }
-        Outcome::ReturnRecorded { transaction_id, .. } => ok(200, Success::Bool, Id { id: transaction_id }),
+        Outcome::ReturnRecorded { transaction_id, .. } => {
+            ok(200, Success::Bool, IdPayload { id: transaction_id })
+        }
         Outcome::DirectoryLoaded { records } => {
             ok(200, Success::Bool, serde_json::json!({"records": records}))
         }
@@ -154,8 +158,9 @@ pub(crate) fn return_rates(rates: &[ReturnRates]) -> Response {
     ok(200, Success::Bool, rates)
 }
 
+/// The body of a catalogued refusal.
 #[derive(Serialize)]
-struct Refusal<'a> {
+struct RefusalBody<'a> {
     success: bool,
     message: String,
     error_code: u16,
@@ -163,31 +168,32 @@ struct Refusal<'a> {
     errors: &'a [FieldError],
 }
 
+/// The body of an authentication refusal.
 #[derive(Serialize)]
-struct AuthFailure<'a> {
+struct AuthRefusalBody<'a> {
     success: bool,
     message: &'static str,
     #[serde(skip_serializing_if = "<[FieldError]>::is_empty")]
     errors: &'a [FieldError],
 }
 
-/// Render a failure: exactly `{"success":false,"message":"Authentication failed."}`
+/// Render a refusal: exactly `{"success":false,"message":"Authentication failed."}`
 /// for authentication (with `errors` naming `partner_id` when a right key came
 /// without it); otherwise the message, its code, type `E` and the field
 /// problems.
-pub(crate) fn failure(f: &Failure) -> Response {
+pub(crate) fn refusal(f: &Refusal) -> Response {
     match f {
-        Failure::Authentication | Failure::PartnerIdRequired => Response {
+        Refusal::Authentication | Refusal::PartnerIdRequired => Response {
             status: 401,
-            body: json(&AuthFailure {
+            body: json(&AuthRefusalBody {
                 success: false,
                 message: crate::error::AUTHENTICATION_FAILED,
                 errors: f.errors(),
             }),
         },
-        Failure::Refused { error, errors, .. } => Response {
+        Refusal::Refused { error, errors, .. } => Response {
             status: f.status(),
-            body: json(&Refusal {
+            body: json(&RefusalBody {
                 success: false,
                 message: error.to_string(),
                 error_code: error.code(),

@@ -163,7 +163,7 @@ pub fn form_to_json(text: &[u8]) -> Result<Value, FormError> {
         }
         if !insert(&mut root, &first, &rest, Value::String(value.into_owned())) {
             let path = std::iter::once(&first).chain(&rest).cloned().collect::<Vec<_>>().join(".");
-            return Err(FormError::Repeated(crate::error::echo(&path)));
+            return Err(FormError::Repeated(crate::echo::echo(&path)));
         }
     }
     Ok(Value::Object(root))

@@ -16,12 +16,12 @@
 use serde::{Deserialize, Serialize};
 
 use super::customers;
-use super::records::{CustomerRecord, TransactionRecord};
-use super::{feeds, Cx, Fail, Outcome};
+use super::records::{CustomerRecord, NoticeRecord, TransactionRecord};
+use super::{feeds, Abort, Cx, Outcome};
 use crate::lifecycle::State;
-use crate::model::{AccountType, BankAccount, NoticeOfChange};
+use crate::model::{AccountType, BankAccount};
 use crate::nacha::{Correction, Inbound, InboundNotice, InboundReturn};
-use crate::storage::{keys, StorageError, Table};
+use crate::storage::{row_keys, StorageError, Table};
 use crate::validation::{FieldError, ProblemCode};
 
 /// What ingesting a file did, entry by entry.
@@ -36,22 +36,6 @@ pub struct Ingested {
     pub unmatched: u64,
     /// Entries applied by an earlier ingestion.
     pub already_applied: u64,
-}
-
-/// A stored notification of change (the events table's extended record): the
-/// account number sealed, bound to the transaction and the notice's trace.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct NoticeRecord {
-    pub change_code: String,
-    pub routing_number: Option<String>,
-    pub account_sealed: Option<Vec<u8>>,
-    pub account_type: Option<AccountType>,
-    /// The corrected data as sent, sealed, for a change the engine does not read.
-    pub text_sealed: Option<Vec<u8>>,
-    pub customer_id: Option<String>,
-    pub customer_updated: bool,
-    /// What the seal is bound to.
-    pub sealed_for: String,
 }
 
 /// Most reader problems named in a refusal.
@@ -75,7 +59,7 @@ pub(crate) fn read(bytes: &[u8]) -> Result<Vec<Inbound>, Vec<FieldError>> {
 }
 
 /// Apply every entry of a file, read and checked when the operation was prepared.
-pub(crate) fn ingest(cx: &mut Cx<'_, '_>, entries: &[Inbound]) -> Result<Outcome, Fail> {
+pub(crate) fn ingest(cx: &mut Cx<'_, '_>, entries: &[Inbound]) -> Result<Outcome, Abort> {
     let now = cx.now;
     super::schedule::catch_up(cx, now, None)?;
     let mut done = Ingested::default();
@@ -114,7 +98,7 @@ fn apply_return(
     cx: &mut Cx<'_, '_>,
     r: &InboundReturn,
     returned: &mut Vec<TransactionRecord>,
-) -> Result<Counted, Fail> {
+) -> Result<Counted, Abort> {
     let marker = [b"r:".as_slice(), r.original_trace.as_bytes()].concat();
     if cx.w.get_raw(Table::Inbound, &marker)?.is_some() {
         return Ok(Counted::Already);
@@ -126,7 +110,7 @@ fn apply_return(
         State::Pending | State::Voided => return Ok(Counted::Unmatched),
     }
     if let Some(at) = t.settles_at.filter(|_| t.state == State::Originated) {
-        cx.w.remove(Table::Settlements, &keys::at(at, &t.id))?;
+        cx.w.remove(Table::Settlements, &row_keys::at(at, &t.id))?;
     }
     t.state = State::Returned;
     t.return_reason = Some(match r.lookup() {
@@ -145,9 +129,9 @@ fn apply_return(
 
 /// The parts of a correction: routing number, account number, account type,
 /// and the text as sent for one the engine does not read.
-type Parts<'c> = (Option<&'c str>, Option<&'c str>, Option<AccountType>, Option<&'c str>);
+type CorrectedParts<'c> = (Option<&'c str>, Option<&'c str>, Option<AccountType>, Option<&'c str>);
 
-fn parts(c: &Correction) -> Parts<'_> {
+fn parts(c: &Correction) -> CorrectedParts<'_> {
     match c {
         Correction::Account(a) => (None, Some(a), None, None),
         Correction::Routing(r) => (Some(r), None, None, None),
@@ -167,7 +151,7 @@ fn parts(c: &Correction) -> Parts<'_> {
     }
 }
 
-fn apply_notice(cx: &mut Cx<'_, '_>, n: &InboundNotice) -> Result<Counted, Fail> {
+fn apply_notice(cx: &mut Cx<'_, '_>, n: &InboundNotice) -> Result<Counted, Abort> {
     let marker = [b"n:".as_slice(), n.trace.as_bytes(), b":", n.original_trace.as_bytes()].concat();
     if cx.w.get_raw(Table::Inbound, &marker)?.is_some() {
         return Ok(Counted::Already);
@@ -203,7 +187,7 @@ fn update_customer(
     routing: Option<&str>,
     account: Option<&str>,
     account_type: Option<AccountType>,
-) -> Result<bool, Fail> {
+) -> Result<bool, Abort> {
     let Some(mut c) = cx.w.get::<CustomerRecord>(Table::Customers, id.as_bytes())? else { return Ok(false) };
     let Some(current) = c.account.as_ref() else { return Ok(false) };
     let number = match account {
@@ -220,23 +204,4 @@ fn update_customer(
     c.account = Some(customers::seal(cx, &corrected, &c.id, fingerprint));
     cx.w.put(Table::Customers, c.id.as_bytes(), &c)?;
     Ok(true)
-}
-
-/// A stored notice as the events feed shows it (the seals opened).
-pub(crate) fn render(engine: &super::Engine, n: &NoticeRecord) -> NoticeOfChange {
-    let open = |sealed: &Option<Vec<u8>>| {
-        sealed
-            .as_ref()
-            .and_then(|s| engine.cipher.decrypt(s, n.sealed_for.as_bytes()).ok())
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
-    };
-    NoticeOfChange {
-        change_code: n.change_code.clone(),
-        routing_number: n.routing_number.clone(),
-        account_number: open(&n.account_sealed),
-        account_type: n.account_type.map(|t| t.as_str().to_owned()),
-        corrected_data: open(&n.text_sealed),
-        customer_id: n.customer_id.clone(),
-        customer_updated: n.customer_updated,
-    }
 }

@@ -13,16 +13,12 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::records::{KeyOwner, KeyRecord, MerchantStatus, SuspensionRecord};
-use super::{tenants, Caller, Cx, Fail, Failure, Outcome};
+use super::records::{KeyOwner, KeyRecord, MerchantStatus, SuspensionRecord, OPERATOR_HOLDER};
+use super::{tenant_lookup, Abort, Caller, Cx, Outcome, Refusal};
 use crate::secrets::{ApiKey, KeyHash, KeyKind};
-use crate::storage::{self, keys, Read, StorageError, Table, Write};
+use crate::storage::{self, row_keys, Snapshot, StorageError, Table, Write};
 use crate::validation::ProblemCode;
 use crate::AchError;
-
-/// The holder id the operator's keys are indexed under (no partner or merchant
-/// id can be this text).
-pub(crate) const OPERATOR_HOLDER: &str = "operator";
 
 /// How long a rotated-out key keeps working when the request names no window: 24 hours.
 pub const DEFAULT_GRACE_SECONDS: u32 = 24 * 60 * 60;
@@ -62,13 +58,13 @@ impl KeyHolder {
 /// Store `record` for the key `hash`, with its holder index entry.
 fn store(w: &mut Write<'_>, hash: &KeyHash, record: &KeyRecord) -> Result<(), StorageError> {
     w.put(Table::Keys, hash.as_bytes(), record)?;
-    w.put_raw(Table::HolderKeys, &keys::holder_key(record.owner.holder_id(), hash.as_bytes()), &[])
+    w.put_raw(Table::HolderKeys, &row_keys::holder_key(record.owner.holder_id(), hash.as_bytes()), &[])
 }
 
 /// Drop the key `hash` of `holder` entirely (it is then unknown).
 fn forget(w: &mut Write<'_>, holder: &str, hash: &[u8]) -> Result<(), StorageError> {
     w.remove(Table::Keys, hash)?;
-    w.remove(Table::HolderKeys, &keys::holder_key(holder, hash)).map(drop)
+    w.remove(Table::HolderKeys, &row_keys::holder_key(holder, hash)).map(drop)
 }
 
 /// A new key for `owner`, stored (only its hash). The text is the caller's to
@@ -86,18 +82,18 @@ pub(crate) fn issue(cx: &mut Cx<'_, '_>, owner: KeyOwner) -> Result<ApiKey, Stor
 
 /// The owner new keys of `holder` get; refuses an unknown holder, and a
 /// merchant that is not approved (it has no key to rotate).
-fn owner_of(cx: &Cx<'_, '_>, holder: &KeyHolder) -> Result<KeyOwner, Fail> {
+fn owner_of(cx: &Cx<'_, '_>, holder: &KeyHolder) -> Result<KeyOwner, Abort> {
     Ok(match holder {
         KeyHolder::Operator => KeyOwner::Operator,
         KeyHolder::Partner { partner_id } => {
-            tenants::load_partner(cx, partner_id)?;
+            tenant_lookup::load_partner(cx, partner_id)?;
             KeyOwner::Partner { partner_id: partner_id.clone() }
         }
         KeyHolder::Merchant { merchant_id } => {
-            let m = tenants::load_merchant(cx, merchant_id)?;
+            let m = tenant_lookup::load_merchant(cx, merchant_id)?;
             if m.status != MerchantStatus::Approved {
                 let msg = "this merchant is not approved yet: it has no key (approve it instead)";
-                return Err(Failure::problem(
+                return Err(Refusal::problem(
                     AchError::FailedToAccept,
                     "merchant_id",
                     ProblemCode::Conflict,
@@ -122,7 +118,7 @@ fn retire(cx: &mut Cx<'_, '_>, holder: &str, until: Option<DateTime<Utc>>) -> Re
             }
         }
     }
-    let (from, to) = keys::holder_range(holder);
+    let (from, to) = row_keys::holder_range(holder);
     let mut retired = 0;
     for (entry, _) in cx.w.range(Table::HolderKeys, &from, &to, usize::MAX)? {
         let hash = &entry[from.len()..];
@@ -148,7 +144,7 @@ fn retire(cx: &mut Cx<'_, '_>, holder: &str, until: Option<DateTime<Utc>>) -> Re
 
 /// Operator: a new key for `holder`; its other keys keep working for
 /// `grace_seconds` (0: refused at once).
-pub(crate) fn rotate(cx: &mut Cx<'_, '_>, holder: &KeyHolder, grace_seconds: u32) -> Result<Outcome, Fail> {
+pub(crate) fn rotate(cx: &mut Cx<'_, '_>, holder: &KeyHolder, grace_seconds: u32) -> Result<Outcome, Abort> {
     let owner = owner_of(cx, holder)?;
     let grace = grace_seconds.min(MAX_GRACE_SECONDS);
     let until = (grace > 0).then(|| cx.now + chrono::Duration::seconds(i64::from(grace)));
@@ -164,7 +160,7 @@ pub(crate) fn rotate(cx: &mut Cx<'_, '_>, holder: &KeyHolder, grace_seconds: u32
 
 /// Operator: every key of a partner or a merchant refused from now on; no new
 /// one (a rotation issues one).
-pub(crate) fn revoke(cx: &mut Cx<'_, '_>, holder: &KeyHolder) -> Result<Outcome, Fail> {
+pub(crate) fn revoke(cx: &mut Cx<'_, '_>, holder: &KeyHolder) -> Result<Outcome, Abort> {
     tenant_exists(cx, holder)?;
     let revoked = retire(cx, holder.id(), None)?;
     Ok(Outcome::KeysRevoked { id: holder.id().to_owned(), revoked })
@@ -172,15 +168,15 @@ pub(crate) fn revoke(cx: &mut Cx<'_, '_>, holder: &KeyHolder) -> Result<Outcome,
 
 /// Refuses the operator (it is rotated, never revoked or suspended) and an
 /// unknown partner or merchant.
-fn tenant_exists(cx: &Cx<'_, '_>, holder: &KeyHolder) -> Result<(), Fail> {
+fn tenant_exists(cx: &Cx<'_, '_>, holder: &KeyHolder) -> Result<(), Abort> {
     match holder {
         KeyHolder::Operator => {
             let msg =
                 "the operator key is rotated (POST /admin/operator-key/rotate), not revoked or suspended";
-            Err(Failure::problem(AchError::FailedToAccept, "holder", ProblemCode::InvalidValue, msg).into())
+            Err(Refusal::problem(AchError::FailedToAccept, "holder", ProblemCode::InvalidValue, msg).into())
         }
-        KeyHolder::Partner { partner_id } => tenants::load_partner(cx, partner_id).map(drop),
-        KeyHolder::Merchant { merchant_id } => tenants::load_merchant(cx, merchant_id).map(drop),
+        KeyHolder::Partner { partner_id } => tenant_lookup::load_partner(cx, partner_id).map(drop),
+        KeyHolder::Merchant { merchant_id } => tenant_lookup::load_merchant(cx, merchant_id).map(drop),
     }
 }
 
@@ -191,7 +187,7 @@ pub(crate) fn set_suspended(
     cx: &mut Cx<'_, '_>,
     holder: &KeyHolder,
     suspended: bool,
-) -> Result<Outcome, Fail> {
+) -> Result<Outcome, Abort> {
     tenant_exists(cx, holder)?;
     let id = holder.id().as_bytes();
     let since = match (suspended, cx.w.get::<SuspensionRecord>(Table::Suspensions, id)?) {
@@ -218,7 +214,7 @@ pub(crate) fn is_suspended(w: &Write<'_>, id: &str) -> Result<bool, StorageError
 /// host configures one), or else the host's `configured` operator key if no
 /// rotation retired it. `None`: refused, exactly like an unknown key.
 pub(crate) fn caller_of(
-    r: &Read,
+    r: &Snapshot,
     configured: Option<&KeyHash>,
     hash: &KeyHash,
     now: DateTime<Utc>,
@@ -252,7 +248,7 @@ pub(crate) fn index_existing(w: &mut Write<'_>) -> Result<(), StorageError> {
     }
     for (hash, value) in w.range(Table::Keys, &[], &[0xff; 33], usize::MAX)? {
         let record: KeyRecord = storage::decode(Table::Keys, &value)?;
-        w.put_raw(Table::HolderKeys, &keys::holder_key(record.owner.holder_id(), &hash), &[])?;
+        w.put_raw(Table::HolderKeys, &row_keys::holder_key(record.owner.holder_id(), &hash), &[])?;
     }
     Ok(())
 }
@@ -276,7 +272,7 @@ mod tests {
                 index_existing(w)
             })
             .unwrap();
-        let (from, to) = keys::holder_range("par_old");
+        let (from, to) = row_keys::holder_range("par_old");
         let entries = store.read(|r| r.range(Table::HolderKeys, &from, &to, 10)).unwrap();
         assert_eq!(entries.len(), 1);
         assert_eq!(&entries[0].0[from.len()..], hash.as_bytes());

@@ -3,11 +3,11 @@
 use base64::Engine as _;
 
 use super::records::{CustomerRecord, SealedAccount};
-use super::{tenants, Cx, Fail, Failure, Outcome};
-use crate::error::echo;
+use super::{tenant_lookup, Abort, Cx, Engine, Outcome, Refusal};
+use crate::echo::echo;
 use crate::ids::{self, IdKind};
 use crate::model::{BankAccount, CustomerScope, NewCustomer};
-use crate::secrets::Fingerprinter;
+use crate::secrets::{Fingerprinter, SecretError};
 use crate::storage::Table;
 use crate::validation::ProblemCode;
 use crate::AchError;
@@ -49,9 +49,9 @@ pub(crate) fn create(
     partner_id: &str,
     c: &NewCustomer,
     fingerprint: String,
-) -> Result<Outcome, Fail> {
+) -> Result<Outcome, Abort> {
     if let CustomerScope::Merchant(m) = &c.merchant_id {
-        tenants::merchant_of(cx, partner_id, m.as_str())?;
+        tenant_lookup::merchant_of(cx, partner_id, m.as_str())?;
     }
     let id = ids::generate(IdKind::Customer);
     let record = CustomerRecord {
@@ -66,12 +66,12 @@ pub(crate) fn create(
     Ok(Outcome::CustomerCreated { customer_id: id })
 }
 
-fn unknown(field: &str, customer_id: &str) -> Fail {
-    Failure::not_found(field, format!("no customer '{}'", echo(customer_id))).into()
+fn unknown(field: &str, customer_id: &str) -> Abort {
+    Refusal::not_found(field, format!("no customer '{}'", echo(customer_id))).into()
 }
 
 /// The partner's customer `customer_id` (another partner's answers as unknown).
-fn load(cx: &Cx<'_, '_>, partner_id: &str, customer_id: &str, field: &str) -> Result<CustomerRecord, Fail> {
+fn load(cx: &Cx<'_, '_>, partner_id: &str, customer_id: &str, field: &str) -> Result<CustomerRecord, Abort> {
     let record: Option<CustomerRecord> = cx.w.get(Table::Customers, customer_id.as_bytes())?;
     match record {
         Some(c) if c.partner_id == partner_id => Ok(c),
@@ -79,15 +79,15 @@ fn load(cx: &Cx<'_, '_>, partner_id: &str, customer_id: &str, field: &str) -> Re
     }
 }
 
-fn deleted(field: &str, c: &CustomerRecord) -> Fail {
+fn deleted(field: &str, c: &CustomerRecord) -> Abort {
     let when = c.deleted_at.map(|t| crate::calendar::eastern_date(t).to_string()).unwrap_or_default();
     let msg = format!("customer '{}' was deleted on {when}; store the account again", c.id);
-    Failure::problem(AchError::FailedToAccept, field, ProblemCode::InvalidValue, msg).into()
+    Refusal::problem(AchError::FailedToAccept, field, ProblemCode::InvalidValue, msg).into()
 }
 
 /// Partner: delete a customer. Its token is refused from then on; transactions
 /// made with it keep their own copy of the account.
-pub(crate) fn delete(cx: &mut Cx<'_, '_>, partner_id: &str, customer_id: &str) -> Result<Outcome, Fail> {
+pub(crate) fn delete(cx: &mut Cx<'_, '_>, partner_id: &str, customer_id: &str) -> Result<Outcome, Abort> {
     let mut c = load(cx, partner_id, customer_id, "customer_id")?;
     if c.deleted_at.is_some() {
         return Err(deleted("customer_id", &c));
@@ -105,7 +105,7 @@ pub(crate) fn resolve(
     partner_id: &str,
     merchant_id: &str,
     customer_id: &str,
-) -> Result<SealedAccount, Fail> {
+) -> Result<SealedAccount, Abort> {
     let field = "customer.id";
     let c = load(cx, partner_id, customer_id, field)?;
     if c.scope != "global" && c.scope != merchant_id {
@@ -114,5 +114,17 @@ pub(crate) fn resolve(
     match (&c.account, c.deleted_at) {
         (Some(account), None) => Ok(account.clone()),
         _ => Err(deleted(field, &c)),
+    }
+}
+
+impl Engine {
+    /// The account number of a stored account, unsealed.
+    pub(super) fn unseal_account(&self, account: &SealedAccount) -> Result<String, SecretError> {
+        use base64::Engine as _;
+        let sealed = base64::engine::general_purpose::STANDARD
+            .decode(&account.account_sealed)
+            .map_err(|_| SecretError::Decrypt)?;
+        let plain = self.cipher.decrypt(&sealed, account.sealed_for.as_bytes())?;
+        String::from_utf8(plain).map_err(|_| SecretError::Decrypt)
     }
 }

@@ -14,10 +14,10 @@
 use chrono::{DateTime, Duration, Utc};
 
 use super::records::TransactionRecord;
-use super::window::{self, Change, Print, Window, PRINT_LEN};
-use super::{Cx, Fail, Failure};
+use super::window::{self, Print, Window, WindowChange, PRINT_LEN};
+use super::{Abort, Cx, Engine, Refusal};
 use crate::secrets::Fingerprinter;
-use crate::storage::{Read, StorageError, Table};
+use crate::storage::{Snapshot, StorageError, Table};
 use crate::validation::ProblemCode;
 use crate::AchError;
 
@@ -57,11 +57,11 @@ pub(crate) fn check(
     t: &TransactionRecord,
     p: &Prints,
     decline_duplicates: bool,
-) -> Result<(), Fail> {
+) -> Result<(), Abort> {
     if let (Some(key), Some(number)) = (&p.check, &t.check_number) {
         if cx.w.get_raw(Table::Checks, key)?.is_some() {
             let e = AchError::DuplicateCheck { check_number: number.clone() };
-            return Err(Failure::problem(
+            return Err(Refusal::problem(
                 e,
                 "check_number",
                 ProblemCode::Conflict,
@@ -80,7 +80,7 @@ pub(crate) fn check(
             "the same transaction was accepted at {}",
             crate::calendar::format_eastern_timestamp(accepted)
         );
-        return Err(Failure::problem(AchError::DuplicateTransaction, "", ProblemCode::Conflict, msg).into());
+        return Err(Refusal::problem(AchError::DuplicateTransaction, "", ProblemCode::Conflict, msg).into());
     }
     Ok(())
 }
@@ -91,7 +91,7 @@ pub(crate) fn record(cx: &mut Cx<'_, '_>, t: &TransactionRecord, p: &Prints) -> 
     cx.window.expire(window::micros(window_start(cx.now, cx.engine.duplicate_window)), cx.window_log);
     let at = window::micros(t.created_at);
     cx.window.add(p.similar, at);
-    cx.window_log.push(Change::Added(p.similar, at));
+    cx.window_log.push(WindowChange::Added(p.similar, at));
     if let Some(key) = &p.check {
         cx.w.put_raw(Table::Checks, key, t.id.as_bytes())?;
     }
@@ -104,7 +104,7 @@ pub(crate) fn forget(cx: &mut Cx<'_, '_>, t: &TransactionRecord) {
     let print = prints(&cx.engine.fingerprints, t).similar;
     let at = window::micros(t.created_at);
     if cx.window.remove(&print, at) {
-        cx.window_log.push(Change::Removed(print, at));
+        cx.window_log.push(WindowChange::Removed(print, at));
     }
 }
 
@@ -119,7 +119,7 @@ fn counts(t: &TransactionRecord) -> bool {
 /// window's start (and its margin), not voided and not a reversal. One range read
 /// from the first transaction id that can have been made then.
 pub(crate) fn load(
-    r: &Read,
+    r: &Snapshot,
     f: &Fingerprinter,
     now: DateTime<Utc>,
     duplicate_window: Duration,
@@ -199,6 +199,27 @@ pub(crate) fn audit(
     for (entry, n) in &due {
         if held.get(entry).copied().unwrap_or(0) < *n {
             problems.push(format!("the duplicate window misses a transaction created at {}", entry.1));
+        }
+    }
+}
+
+impl Engine {
+    /// The duplicate window as the stored transactions give it now.
+    pub(super) fn load_window(&self) -> Result<window::Window, StorageError> {
+        self.store.read(|r| load(r, &self.fingerprints, self.now(), self.duplicate_window))
+    }
+
+    /// Lock the duplicate window for a write transaction. If a panic ever left
+    /// it poisoned (a change half made), it is rebuilt from storage first.
+    pub(super) fn lock_window(&self) -> Result<std::sync::MutexGuard<'_, window::Window>, StorageError> {
+        match self.window.lock() {
+            Ok(guard) => Ok(guard),
+            Err(poisoned) => {
+                let mut guard = poisoned.into_inner();
+                *guard = self.load_window()?;
+                self.window.clear_poison();
+                Ok(guard)
+            }
         }
     }
 }

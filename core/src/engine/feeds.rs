@@ -10,13 +10,12 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use super::bank_files::NoticeRecord;
-use super::records::TransactionRecord;
-use super::{Caller, Cx, Engine, Failure};
+use super::records::{NoticeRecord, TransactionRecord};
+use super::{Caller, Cx, Engine, Refusal};
 use crate::calendar;
 use crate::lifecycle::State;
-use crate::model::{Event, StatusChange};
-use crate::storage::{keys, Read, StorageError, Table};
+use crate::model::{Event, NoticeOfChange, StatusChange};
+use crate::storage::{row_keys, Snapshot, StorageError, Table};
 use crate::validation::ProblemCode;
 use crate::AchError;
 
@@ -77,8 +76,8 @@ fn next_seq(cx: &mut Cx<'_, '_>, table: Table, scope: &str) -> Result<u64, Stora
         *n += 1;
         return Ok(*n);
     }
-    let (from, to) = keys::seq_range_after(scope, 0);
-    let last = cx.w.last_key(table, &from, &to)?.and_then(|k| keys::seq_of(&k)).unwrap_or(0);
+    let (from, to) = row_keys::seq_range_after(scope, 0);
+    let last = cx.w.last_key(table, &from, &to)?.and_then(|k| row_keys::seq_of(&k)).unwrap_or(0);
     let next = last + 1;
     cx.seqs.insert(cache_key, next);
     Ok(next)
@@ -96,9 +95,9 @@ pub(crate) fn record_change(
     // event adds only what its position gives (see `event_at`).
     let bytes = crate::storage::encode(Table::Changes, &change)?;
     let seq = next_seq(cx, Table::Changes, &t.partner_id)?;
-    cx.w.put_raw(Table::Changes, &keys::seq(&t.partner_id, seq), &bytes)?;
+    cx.w.put_raw(Table::Changes, &row_keys::seq(&t.partner_id, seq), &bytes)?;
     let event_seq = next_seq(cx, Table::Events, &t.merchant_id)?;
-    cx.w.put_raw(Table::Events, &keys::seq(&t.merchant_id, event_seq), &bytes)
+    cx.w.put_raw(Table::Events, &row_keys::seq(&t.merchant_id, event_seq), &bytes)
 }
 
 /// Append a notification of change to the transaction's merchant's events
@@ -114,7 +113,7 @@ pub(crate) fn record_notice(
     let mut bytes = vec![NOTICE_TAG];
     bytes.extend(crate::storage::encode(Table::Events, &(change_of(t, at), notice))?);
     let seq = next_seq(cx, Table::Events, &t.merchant_id)?;
-    cx.w.put_raw(Table::Events, &keys::seq(&t.merchant_id, seq), &bytes)
+    cx.w.put_raw(Table::Events, &row_keys::seq(&t.merchant_id, seq), &bytes)
 }
 
 /// The first byte of a stored notification of change in the events table.
@@ -124,18 +123,18 @@ const NOTICE_TAG: u8 = 0;
 pub const NOTICE_EVENT_TYPE: &str = "transaction.notice_of_change";
 
 /// A stored event: a status change, or a notification of change.
-enum Stored {
+enum StoredEvent {
     Change(StatusChange),
     Notice(StatusChange, NoticeRecord),
 }
 
-fn decode_event(bytes: &[u8]) -> Result<Stored, StorageError> {
+fn decode_event(bytes: &[u8]) -> Result<StoredEvent, StorageError> {
     match bytes.split_first() {
         Some((&NOTICE_TAG, rest)) => {
             let (change, notice) = crate::storage::decode(Table::Events, rest)?;
-            Ok(Stored::Notice(change, notice))
+            Ok(StoredEvent::Notice(change, notice))
         }
-        _ => crate::storage::decode(Table::Events, bytes).map(Stored::Change),
+        _ => crate::storage::decode(Table::Events, bytes).map(StoredEvent::Change),
     }
 }
 
@@ -151,25 +150,44 @@ pub(crate) fn event_at(seq: u64, change: StatusChange) -> Event {
 }
 
 /// The event at `seq` from its stored form (a notice's seals opened).
-fn event_of(engine: &Engine, seq: u64, stored: Stored) -> Event {
+fn event_of(engine: &Engine, seq: u64, stored: StoredEvent) -> Event {
     match stored {
-        Stored::Change(change) => event_at(seq, change),
-        Stored::Notice(change, notice) => Event {
+        StoredEvent::Change(change) => event_at(seq, change),
+        StoredEvent::Notice(change, notice) => Event {
             kind: NOTICE_EVENT_TYPE.to_owned(),
-            notice_of_change: Some(super::bank_files::render(engine, &notice)),
+            notice_of_change: Some(notice_shown(engine, &notice)),
             ..event_at(seq, change)
         },
     }
 }
 
+/// A stored notice as the events feed shows it (the seals opened).
+fn notice_shown(engine: &Engine, n: &NoticeRecord) -> NoticeOfChange {
+    let open = |sealed: &Option<Vec<u8>>| {
+        sealed
+            .as_ref()
+            .and_then(|s| engine.cipher.decrypt(s, n.sealed_for.as_bytes()).ok())
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+    };
+    NoticeOfChange {
+        change_code: n.change_code.clone(),
+        routing_number: n.routing_number.clone(),
+        account_number: open(&n.account_sealed),
+        account_type: n.account_type.map(|t| t.as_str().to_owned()),
+        corrected_data: open(&n.text_sealed),
+        customer_id: n.customer_id.clone(),
+        customer_updated: n.customer_updated,
+    }
+}
+
 /// Decode a pointer for `scope`: `"0"` is the start; anything else must be a
 /// pointer this feed issued.
-fn position(engine: &Engine, scope: &str, pointer: &str) -> Result<u64, Failure> {
+fn position(engine: &Engine, scope: &str, pointer: &str) -> Result<u64, Refusal> {
     if pointer == "0" {
         return Ok(0);
     }
     engine.pointers.decode(scope, pointer).ok_or_else(|| {
-        Failure::problem(
+        Refusal::problem(
             AchError::FailedToAccept,
             "pointer",
             ProblemCode::InvalidValue,
@@ -183,26 +201,26 @@ type Page<T = StatusChange> = (Vec<(u64, T)>, u64, bool);
 
 /// Up to `limit` status changes of `scope`'s feed after position `after`, each
 /// with its position; the last position read; whether more follow.
-fn page(r: &Read, table: Table, scope: &str, after: u64, limit: usize) -> Result<Page, StorageError> {
+fn page(r: &Snapshot, table: Table, scope: &str, after: u64, limit: usize) -> Result<Page, StorageError> {
     page_of(r, table, scope, after, limit, |v| crate::storage::decode(table, v))
 }
 
 /// [`page`] with each stored value read by `decode`.
 fn page_of<T>(
-    r: &Read,
+    r: &Snapshot,
     table: Table,
     scope: &str,
     after: u64,
     limit: usize,
     decode: impl Fn(&[u8]) -> Result<T, StorageError>,
 ) -> Result<Page<T>, StorageError> {
-    let (from, to) = keys::seq_range_after(scope, after);
+    let (from, to) = row_keys::seq_range_after(scope, after);
     let entries = r.range(table, &from, &to, limit + 1)?;
     let more = entries.len() > limit;
     let mut last = after;
     let mut items = Vec::with_capacity(entries.len().min(limit));
     for (k, v) in entries.into_iter().take(limit) {
-        last = keys::seq_of(&k).unwrap_or(last);
+        last = row_keys::seq_of(&k).unwrap_or(last);
         items.push((last, decode(&v)?));
     }
     Ok((items, last, more))
@@ -214,10 +232,10 @@ pub(crate) fn status_page(
     caller: &Caller,
     partner_id: &str,
     pointer: &str,
-) -> Result<StatusPage, Failure> {
+) -> Result<StatusPage, Refusal> {
     match caller {
         Caller::Partner { partner_id: p } if p == partner_id => {}
-        _ => return Err(Failure::Authentication),
+        _ => return Err(Refusal::Authentication),
     }
     let after = position(engine, partner_id, pointer)?;
     let (changes, last, _) = engine.store.read(|r| page(r, Table::Changes, partner_id, after, PAGE_LIMIT))?;
@@ -230,9 +248,9 @@ pub(crate) fn events_page(
     engine: &Engine,
     caller: &Caller,
     pointer: Option<&str>,
-) -> Result<EventsPage, Failure> {
+) -> Result<EventsPage, Refusal> {
     let Caller::Merchant { merchant_id, .. } = caller else {
-        return Err(Failure::Authentication);
+        return Err(Refusal::Authentication);
     };
     let after = match pointer {
         None => 0,

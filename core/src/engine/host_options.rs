@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 
 use crate::calendar;
-use crate::error::echo;
+use crate::echo::echo;
 use crate::secrets::EncryptionKey;
 
 /// How a host spells the option members (the C library: snake_case; JavaScript:

@@ -5,9 +5,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::ops::{Operation, Outcome};
-use super::{Applied, Cx, Engine, Fail, Failure};
-use crate::storage::{keys, Table};
+use super::operation::Operation;
+use super::outcome::Outcome;
+use super::{Abort, Applied, Cx, Engine, Refusal};
+use crate::storage::{row_keys, Table};
 use crate::validation::ProblemCode;
 use crate::AchError;
 
@@ -15,18 +16,18 @@ use crate::AchError;
 pub const MAX_KEY_LEN: usize = 255;
 
 #[derive(Debug, Serialize, Deserialize)]
-struct Stored {
+struct StoredAnswer {
     /// Keyed fingerprint of the request (hex): never a plain hash, since a request
     /// holds an account number that a plain hash would let anyone brute-force.
     request: String,
     /// What the first request answered.
-    answer: Result<Outcome, Failure>,
+    answer: Result<Outcome, Refusal>,
 }
 
 /// The key of an operation that is to be idempotent: an explicit wrapper, or a
 /// transaction body's `idempotency_key` member.
 /// A body key that is `null` counts as absent; any other non-string is refused.
-pub(crate) fn key_of(op: &Operation) -> Option<(Result<String, Failure>, Operation)> {
+pub(crate) fn key_of(op: &Operation) -> Option<(Result<String, Refusal>, Operation)> {
     match op {
         Operation::Idempotent { key, operation } => Some((check_key(key), (**operation).clone())),
         Operation::CreateTransaction { body, .. } => {
@@ -59,12 +60,12 @@ fn may_name_key(body: &[u8]) -> bool {
 }
 
 /// A key must be 1 to 255 printable ASCII characters.
-pub(crate) fn check_key(key: &str) -> Result<String, Failure> {
+pub(crate) fn check_key(key: &str) -> Result<String, Refusal> {
     if (1..=MAX_KEY_LEN).contains(&key.len()) && key.bytes().all(|b| b.is_ascii_graphic()) {
         return Ok(key.to_owned());
     }
     let msg = format!("an idempotency key is 1 to {MAX_KEY_LEN} printable ASCII characters");
-    Err(Failure::problem(AchError::FailedToAccept, "idempotency_key", ProblemCode::InvalidFormat, msg))
+    Err(Refusal::problem(AchError::FailedToAccept, "idempotency_key", ProblemCode::InvalidFormat, msg))
 }
 
 /// The partner an operation acts for (`None`: the operator).
@@ -128,13 +129,13 @@ pub(crate) fn run(
     owner: &str,
     key: &str,
     request: String,
-    apply: impl FnOnce(&mut Cx<'_, '_>) -> Result<Applied, Fail>,
-) -> Result<Applied, Fail> {
-    let k = keys::idempotency(owner, key);
-    if let Some(stored) = cx.w.get::<Stored>(Table::Idempotency, &k)? {
+    apply: impl FnOnce(&mut Cx<'_, '_>) -> Result<Applied, Abort>,
+) -> Result<Applied, Abort> {
+    let k = row_keys::idempotency(owner, key);
+    if let Some(stored) = cx.w.get::<StoredAnswer>(Table::Idempotency, &k)? {
         if stored.request != request {
             let msg = "this idempotency key was already used for a different request";
-            return Err(Failure::problem(
+            return Err(Refusal::problem(
                 AchError::AlreadySubmitted,
                 "idempotency_key",
                 ProblemCode::Conflict,
@@ -144,15 +145,15 @@ pub(crate) fn run(
         }
         return match stored.answer {
             Ok(outcome) => Ok(Applied::Done(outcome)),
-            Err(failure) => Err(failure.into()),
+            Err(refusal) => Err(refusal.into()),
         };
     }
     let result = apply(cx);
     let answer = match &result {
         Ok(Applied::Done(o)) | Ok(Applied::Directory(_, o)) => Ok(o.clone()),
-        Err(Fail::Refused(f)) => Err(f.clone()),
-        Err(Fail::Storage(_)) => return result,
+        Err(Abort::Refused(f)) => Err(f.clone()),
+        Err(Abort::Storage(_)) => return result,
     };
-    cx.w.put(Table::Idempotency, &k, &Stored { request, answer })?;
+    cx.w.put(Table::Idempotency, &k, &StoredAnswer { request, answer })?;
     result
 }

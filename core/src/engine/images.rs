@@ -18,7 +18,7 @@ use chrono::{DateTime, Months, Utc};
 use super::records::TransactionRecord;
 use super::Cx;
 use crate::secrets::Cipher;
-use crate::storage::{keys, StorageError, Store, Table, Write};
+use crate::storage::{row_keys, StorageError, Store, Table, Write};
 
 /// The first byte of a sealed image. Base64 text never starts with it, so an
 /// image stored in clear by an earlier build is told apart ([`seal_stored`]).
@@ -51,7 +51,7 @@ impl CheckSide {
 
 /// `text` (an image's base64) sealed for transaction `id`, side `side`.
 fn seal(cipher: &Cipher, id: &str, side: CheckSide, text: &[u8]) -> Vec<u8> {
-    let key = keys::image(id, side.as_str());
+    let key = row_keys::image(id, side.as_str());
     let mut out = vec![SEALED];
     out.extend_from_slice(&cipher.encrypt(text, &key));
     out
@@ -60,7 +60,7 @@ fn seal(cipher: &Cipher, id: &str, side: CheckSide, text: &[u8]) -> Vec<u8> {
 /// Store a new transaction's image, sealed.
 pub(crate) fn store(cx: &mut Cx<'_, '_>, id: &str, side: CheckSide, text: &str) -> Result<(), StorageError> {
     let sealed = seal(&cx.engine.cipher, id, side, text.as_bytes());
-    cx.w.put_raw(Table::Images, &keys::image(id, side.as_str()), &sealed)
+    cx.w.put_raw(Table::Images, &row_keys::image(id, side.as_str()), &sealed)
 }
 
 /// A stored image opened: its base64 text. A value that does not open (another
@@ -73,7 +73,7 @@ pub(crate) fn open(
 ) -> Result<String, StorageError> {
     let unreadable = || StorageError(format!("the {} image of {id} does not decrypt", side.as_str()));
     let Some((&SEALED, sealed)) = stored.split_first() else { return Err(unreadable()) };
-    let plain = cipher.decrypt(sealed, &keys::image(id, side.as_str())).map_err(|_| unreadable())?;
+    let plain = cipher.decrypt(sealed, &row_keys::image(id, side.as_str())).map_err(|_| unreadable())?;
     String::from_utf8(plain).map_err(|_| unreadable())
 }
 
@@ -81,7 +81,7 @@ pub(crate) fn open(
 pub(crate) fn drop_all(cx: &mut Cx<'_, '_>, t: &TransactionRecord) -> Result<(), StorageError> {
     if t.has_images {
         for side in CheckSide::BOTH {
-            cx.w.remove(Table::Images, &keys::image(&t.id, side.as_str()))?;
+            cx.w.remove(Table::Images, &row_keys::image(&t.id, side.as_str()))?;
         }
     }
     Ok(())
@@ -96,28 +96,30 @@ pub(crate) fn expires_at(settles_at: DateTime<Utc>) -> DateTime<Utc> {
 /// settles.
 pub(crate) fn keep_until_retention(w: &mut Write<'_>, t: &TransactionRecord) -> Result<(), StorageError> {
     match t.settles_at {
-        Some(at) if t.has_images => w.put_raw(Table::ImageExpiry, &keys::at(expires_at(at), &t.id), &[]),
+        Some(at) if t.has_images => w.put_raw(Table::ImageExpiry, &row_keys::at(expires_at(at), &t.id), &[]),
         _ => Ok(()),
     }
 }
 
 /// Whether any image is due for deletion by `now` (a read-only check).
-pub(crate) fn anything_due(r: &crate::storage::Read, now: DateTime<Utc>) -> Result<bool, StorageError> {
-    Ok(r.first_key(Table::ImageExpiry)?.and_then(|k| keys::decode_instant(&k)).is_some_and(|at| at <= now))
+pub(crate) fn anything_due(r: &crate::storage::Snapshot, now: DateTime<Utc>) -> Result<bool, StorageError> {
+    Ok(r.first_key(Table::ImageExpiry)?
+        .and_then(|k| row_keys::decode_instant(&k))
+        .is_some_and(|at| at <= now))
 }
 
 /// Delete the images whose retention ended by `now`, at most `budget`
 /// transactions' worth; whether none is left due.
 pub(crate) fn expire(cx: &mut Cx<'_, '_>, now: DateTime<Utc>, budget: u64) -> Result<bool, StorageError> {
-    let to = keys::instant(now + chrono::Duration::microseconds(1));
+    let to = row_keys::instant(now + chrono::Duration::microseconds(1));
     let limit = usize::try_from(budget.max(1)).unwrap_or(usize::MAX);
     let due = cx.w.range(Table::ImageExpiry, &[], &to, limit.saturating_add(1))?;
     let done = due.len() <= limit;
     for (key, _) in due.into_iter().take(limit) {
         cx.w.remove(Table::ImageExpiry, &key)?;
-        let id = keys::at_id(&key).ok_or_else(|| StorageError("an index key is unreadable".into()))?;
+        let id = row_keys::at_id(&key).ok_or_else(|| StorageError("an index key is unreadable".into()))?;
         for side in CheckSide::BOTH {
-            cx.w.remove(Table::Images, &keys::image(id, side.as_str()))?;
+            cx.w.remove(Table::Images, &row_keys::image(id, side.as_str()))?;
         }
     }
     Ok(done)
@@ -140,13 +142,13 @@ const REWRITTEN: &[u8] = &[1];
 /// Whether the database file must be rewritten (it still holds freed copies in
 /// clear).
 pub(crate) fn seal_on_open(store: &Store, cipher: &Cipher) -> Result<bool, StorageError> {
-    match store.read(|r| r.get_raw(Table::Meta, keys::META_IMAGES_SEALED))?.as_deref() {
+    match store.read(|r| r.get_raw(Table::Meta, row_keys::META_IMAGES_SEALED))?.as_deref() {
         Some(REWRITTEN) => Ok(false),
         Some(_) => Ok(true),
         None => store.write(|w| {
             let changed = seal_stored(w, cipher)?;
             let mark = if changed == 0 { REWRITTEN } else { REWRITE_PENDING };
-            w.put_raw(Table::Meta, keys::META_IMAGES_SEALED, mark)?;
+            w.put_raw(Table::Meta, row_keys::META_IMAGES_SEALED, mark)?;
             Ok(changed > 0)
         }),
     }
@@ -154,7 +156,7 @@ pub(crate) fn seal_on_open(store: &Store, cipher: &Cipher) -> Result<bool, Stora
 
 /// The file was rewritten: nothing in clear is left in it.
 pub(crate) fn rewritten(w: &mut Write<'_>) -> Result<(), StorageError> {
-    w.put_raw(Table::Meta, keys::META_IMAGES_SEALED, REWRITTEN)
+    w.put_raw(Table::Meta, row_keys::META_IMAGES_SEALED, REWRITTEN)
 }
 
 /// Images stored in clear by a build before sealing, re-sealed in place, in the

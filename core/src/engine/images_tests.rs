@@ -6,7 +6,7 @@ use base64::Engine as _;
 
 use super::images::{self, CheckSide, SEALED};
 use super::{Caller, Engine, EngineOptions, Operation, Outcome};
-use crate::storage::{keys, Table};
+use crate::storage::{row_keys, Table};
 
 const APPLICATION: &str = include_str!("../../../examples/requests/merchant.json");
 
@@ -76,13 +76,13 @@ fn an_image_moved_to_another_side_or_transaction_does_not_open() {
     assert_eq!(read(&ids[0], CheckSide::Back).unwrap(), Some(image("back ACCT-778899000000")));
     // Swap the sides of the first check; put the second's front on the first.
     let raw = |id: &str, side: CheckSide| {
-        engine.store.read(|r| r.get_raw(Table::Images, &keys::image(id, side.as_str()))).unwrap().unwrap()
+        engine.store.read(|r| r.get_raw(Table::Images, &row_keys::image(id, side.as_str()))).unwrap().unwrap()
     };
     let (front, back, other) =
         (raw(&ids[0], CheckSide::Front), raw(&ids[0], CheckSide::Back), raw(&ids[1], CheckSide::Front));
     assert_eq!(front[0], SEALED);
     let put = |id: &str, side: CheckSide, value: &[u8]| {
-        engine.store.write(|w| w.put_raw(Table::Images, &keys::image(id, side.as_str()), value)).unwrap();
+        engine.store.write(|w| w.put_raw(Table::Images, &row_keys::image(id, side.as_str()), value)).unwrap();
     };
     put(&ids[0], CheckSide::Front, &back);
     put(&ids[0], CheckSide::Back, &front);
@@ -130,13 +130,13 @@ fn images_an_earlier_build_stored_in_clear_are_sealed_when_the_engine_opens() {
                 for (n, id) in ids.iter().enumerate() {
                     for (side, prefix) in [(CheckSide::Front, ""), (CheckSide::Back, "back ")] {
                         let text = image(&format!("{prefix}ACCT-77889900{n:04}"));
-                        w.put_raw(Table::Images, &keys::image(id, side.as_str()), text.as_bytes())?;
+                        w.put_raw(Table::Images, &row_keys::image(id, side.as_str()), text.as_bytes())?;
                     }
                 }
                 for (key, _) in w.range(Table::ImageExpiry, &[], &[0xff], usize::MAX)? {
                     w.remove(Table::ImageExpiry, &key)?;
                 }
-                w.remove(Table::Meta, keys::META_IMAGES_SEALED).map(drop)
+                w.remove(Table::Meta, row_keys::META_IMAGES_SEALED).map(drop)
             })
             .unwrap();
         ids
@@ -159,7 +159,7 @@ fn images_an_earlier_build_stored_in_clear_are_sealed_when_the_engine_opens() {
     files.sort();
     assert_eq!(files, ["ach.redb", "ach.redb.key"], "the rewrite left nothing behind");
     let engine = Engine::open(&path, options()).unwrap();
-    let mark = engine.store.read(|r| r.get_raw(Table::Meta, keys::META_IMAGES_SEALED)).unwrap();
+    let mark = engine.store.read(|r| r.get_raw(Table::Meta, row_keys::META_IMAGES_SEALED)).unwrap();
     assert_eq!(mark.as_deref(), Some(&[1u8][..]), "rewritten once, not at every open");
     let (voided, originated) = ids.split_last().unwrap();
     for (n, id) in originated.iter().enumerate() {
@@ -174,10 +174,10 @@ fn images_an_earlier_build_stored_in_clear_are_sealed_when_the_engine_opens() {
     let expiry = engine.store.read(|r| r.range(Table::ImageExpiry, &[], &[0xff], usize::MAX)).unwrap();
     assert_eq!(expiry.len(), originated.len());
     for (key, _) in &expiry {
-        let id = keys::at_id(key).unwrap();
+        let id = row_keys::at_id(key).unwrap();
         let t: super::records::TransactionRecord =
             engine.store.read(|r| r.get(Table::Transactions, id.as_bytes())).unwrap().unwrap();
-        let at = keys::decode_instant(key).unwrap();
+        let at = row_keys::decode_instant(key).unwrap();
         assert_eq!(at, images::expires_at(t.settles_at.unwrap()));
     }
 }

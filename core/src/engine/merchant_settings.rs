@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
 
-use super::{tenants, Cx, Fail, Failure, Outcome};
+use super::{tenant_lookup, Abort, Cx, Outcome, Refusal};
 use crate::storage::Table;
 use crate::validation::{FieldError, ProblemCode};
 use crate::AchError;
@@ -65,13 +65,13 @@ pub(crate) fn set(
     cx: &mut Cx<'_, '_>,
     merchant_id: &str,
     settings: Result<MerchantSettings, Vec<FieldError>>,
-) -> Result<Outcome, Fail> {
-    let settings = settings.map_err(|errors| Failure::Refused {
+) -> Result<Outcome, Abort> {
+    let settings = settings.map_err(|errors| Refusal::Refused {
         error: AchError::FailedToAccept,
         status: 422,
         errors,
     })?;
-    let mut m = Rc::unwrap_or_clone(tenants::load_merchant(cx, merchant_id)?);
+    let mut m = Rc::unwrap_or_clone(tenant_lookup::load_merchant(cx, merchant_id)?);
     m.company_entry_description =
         settings.company_entry_description.map(|d| d.trim_matches(' ').to_ascii_uppercase());
     cx.w.put(Table::Merchants, m.id.as_bytes(), &m)?;

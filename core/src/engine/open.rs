@@ -1,12 +1,87 @@
 //! Opening an engine over a database file: which files must exist together,
-//! and what a refused open leaves behind (nothing new).
+//! what a refused open leaves behind (nothing new), and why an open is refused.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use super::{key_file_for, Engine, EngineOptions, OpenError};
-use crate::secrets::EncryptionKey;
+use super::{Engine, EngineOptions};
+use crate::secrets::{EncryptionKey, SecretError};
 use crate::storage::{panic_text, FileProblem, StorageError, Store};
+
+/// Why the engine could not open.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum OpenError {
+    /// The database could not be opened or has another format version.
+    #[error("{0}")]
+    Storage(#[from] StorageError),
+    /// The encryption key file could not be read or created.
+    #[error("{0}")]
+    Secret(#[from] SecretError),
+    /// The stored routing directory could not be parsed.
+    #[error("the stored routing directory is unreadable: {0}")]
+    Directory(String),
+    /// The encryption key is not the one this database was created with: account
+    /// numbers would not decrypt and duplicate detection would silently reset.
+    #[error("the encryption key is not this database's key")]
+    WrongKey,
+    /// A manual clock set outside the years 0000 to 9999 (what an RFC 3339 instant
+    /// can name; near chrono's own limits the calendar arithmetic would overflow).
+    #[error("the clock must stand within the years 0000 to 9999, not at {0}")]
+    Clock(String),
+    /// The database file exists but is empty: an existing file is never
+    /// initialised (it was truncated, or never written).
+    #[error(
+        "the database file {} is empty (0 bytes); an existing file is never initialised: \
+         restore it from a backup, or remove it to start a new database",
+        .0.display()
+    )]
+    Empty(PathBuf),
+    /// The file is not a database (it does not begin as a redb file does).
+    #[error("{} is not a database file (it does not begin as a redb database does)", .0.display())]
+    NotADatabase(PathBuf),
+    /// The database file is damaged (redb failed on it).
+    #[error("the database file {} is damaged ({detail}): restore it from a backup", .path.display())]
+    Damaged {
+        /// The database file.
+        path: PathBuf,
+        /// What redb met.
+        detail: String,
+    },
+    /// The database exists but its key file does not: a new key could not
+    /// unseal its data, so none is made.
+    #[error(
+        "the database {} exists but its key file {} does not: restore the key file \
+         (a new key could not read this database's data)",
+        .database.display(), .key.display()
+    )]
+    MissingKey {
+        /// The database file.
+        database: PathBuf,
+        /// The missing key file.
+        key: PathBuf,
+    },
+    /// A key file exists but its database does not: the database was moved or
+    /// lost, or this is the wrong directory.
+    #[error(
+        "the key file {} exists but its database {} does not: restore the database, \
+         or remove the key file to start a new one",
+        .key.display(), .database.display()
+    )]
+    KeyWithoutDatabase {
+        /// The missing database file.
+        database: PathBuf,
+        /// The key file.
+        key: PathBuf,
+    },
+}
+
+/// The key file used when the host supplies no encryption key: `<database>.key`.
+pub fn key_file_for(database: &Path) -> PathBuf {
+    let mut name = database.as_os_str().to_owned();
+    name.push(".key");
+    PathBuf::from(name)
+}
 
 /// [`Engine::open`].
 pub(super) fn file(path: &Path, options: EngineOptions) -> Result<Engine, OpenError> {

@@ -26,7 +26,7 @@ use super::{originator, Cx};
 use crate::model::{Direction, EntryClass, MerchantApplication};
 use crate::money::Money;
 use crate::nacha::{self, Batch, Originator, Stream, Text};
-use crate::storage::{keys, StorageError, Table};
+use crate::storage::{row_keys, StorageError, Table};
 use crate::{calendar, lifecycle};
 
 /// A written origination file, as `GET /admin/origination-files` lists it.
@@ -80,7 +80,7 @@ fn part_key(id: &str, part: u32) -> String {
 /// An outgoing row's key: cut-off, batch (merchant, class, description), id. A
 /// batch's summary row is the same without the id, so it sorts first.
 fn row_key(cutoff: DateTime<Utc>, merchant_id: &str, kind: &BatchKind, id: Option<&str>) -> Vec<u8> {
-    let mut k = keys::instant(cutoff).to_vec();
+    let mut k = row_keys::instant(cutoff).to_vec();
     for part in [merchant_id, kind.sec_code, kind.description].into_iter().chain(id) {
         k.extend_from_slice(part.as_bytes());
         k.push(0);
@@ -125,7 +125,7 @@ pub(crate) fn enqueue(
 
 /// The cut-off of the oldest file in progress, if any.
 pub(crate) fn next_due(r: &impl FirstKey) -> Result<Option<DateTime<Utc>>, StorageError> {
-    Ok(r.first(Table::Outgoing)?.and_then(|k| keys::decode_instant(&k)))
+    Ok(r.first(Table::Outgoing)?.and_then(|k| row_keys::decode_instant(&k)))
 }
 
 /// Either transaction kind's first key (the catch-up runs in both).
@@ -134,7 +134,7 @@ pub(crate) trait FirstKey {
     fn first(&self, table: Table) -> Result<Option<Vec<u8>>, StorageError>;
 }
 
-impl FirstKey for crate::storage::Read {
+impl FirstKey for crate::storage::Snapshot {
     fn first(&self, table: Table) -> Result<Option<Vec<u8>>, StorageError> {
         self.first_key(table)
     }
@@ -178,7 +178,7 @@ pub(crate) fn assemble(
     budget: u64,
 ) -> Result<(u64, bool), StorageError> {
     let mut out = Vec::new();
-    let mut a = match cx.w.get::<Assembly>(Table::Meta, keys::META_FILE_IN_PROGRESS)? {
+    let mut a = match cx.w.get::<Assembly>(Table::Meta, row_keys::META_FILE_IN_PROGRESS)? {
         Some(a) if a.cutoff == cutoff => a,
         _ => match begin(cx, cutoff, &mut out)? {
             Some(a) => a,
@@ -186,8 +186,8 @@ pub(crate) fn assemble(
         },
     };
     let limit = usize::try_from(budget.max(1)).unwrap_or(usize::MAX);
-    let from = keys::instant(cutoff);
-    let to = keys::instant(cutoff + chrono::Duration::microseconds(1));
+    let from = row_keys::instant(cutoff);
+    let to = row_keys::instant(cutoff + chrono::Duration::microseconds(1));
     let rows = cx.w.range(Table::Outgoing, &from, &to, limit)?;
     let mut companies = HashMap::new();
     for (key, value) in &rows {
@@ -206,14 +206,14 @@ pub(crate) fn assemble(
         }
         cx.w.remove(Table::Outgoing, key)?;
     }
-    cx.w.put(Table::Meta, keys::META_TRACE_SEQUENCE, &a.sequence)?;
+    cx.w.put(Table::Meta, row_keys::META_TRACE_SEQUENCE, &a.sequence)?;
     let finished = rows.len() < limit;
     if finished {
         let more = finish(cx, a, out)?;
         return Ok((rows.len() as u64 + more, true));
     }
     store_part(cx, &mut a, &out)?;
-    cx.w.put(Table::Meta, keys::META_FILE_IN_PROGRESS, &a)?;
+    cx.w.put(Table::Meta, row_keys::META_FILE_IN_PROGRESS, &a)?;
     Ok((rows.len() as u64, false))
 }
 
@@ -236,7 +236,7 @@ fn begin(
         effective,
         originator,
         stream,
-        sequence: cx.w.get::<u64>(Table::Meta, keys::META_TRACE_SEQUENCE)?.unwrap_or(0),
+        sequence: cx.w.get::<u64>(Table::Meta, row_keys::META_TRACE_SEQUENCE)?.unwrap_or(0),
         parts: 0,
         entries: 0,
         total_debit: Money::from_cents(0),
@@ -351,7 +351,7 @@ fn finish(cx: &mut Cx<'_, '_>, mut a: Assembly, mut out: Vec<u8>) -> Result<u64,
         held: a.held,
     };
     cx.w.put(Table::Files, summary.id.as_bytes(), &summary)?;
-    cx.w.remove(Table::Meta, keys::META_FILE_IN_PROGRESS)?;
+    cx.w.remove(Table::Meta, row_keys::META_FILE_IN_PROGRESS)?;
     Ok(u64::from(a.parts))
 }
 
@@ -430,23 +430,23 @@ fn read_parts(r: &impl Parts, cipher: &crate::secrets::Cipher, id: &str) -> Resu
 
 /// A range of the blobs table in either transaction kind.
 trait Parts {
-    fn parts(&self, from: &[u8], to: &[u8]) -> Result<Vec<crate::storage::Entry>, StorageError>;
+    fn parts(&self, from: &[u8], to: &[u8]) -> Result<Vec<crate::storage::RawEntry>, StorageError>;
 }
 
-impl Parts for crate::storage::Read {
-    fn parts(&self, from: &[u8], to: &[u8]) -> Result<Vec<crate::storage::Entry>, StorageError> {
+impl Parts for crate::storage::Snapshot {
+    fn parts(&self, from: &[u8], to: &[u8]) -> Result<Vec<crate::storage::RawEntry>, StorageError> {
         self.range(Table::Blobs, from, to, usize::MAX)
     }
 }
 
 impl Parts for crate::storage::Write<'_> {
-    fn parts(&self, from: &[u8], to: &[u8]) -> Result<Vec<crate::storage::Entry>, StorageError> {
+    fn parts(&self, from: &[u8], to: &[u8]) -> Result<Vec<crate::storage::RawEntry>, StorageError> {
         self.range(Table::Blobs, from, to, usize::MAX)
     }
 }
 
 /// Every written file's summary, oldest first.
-pub(crate) fn list(r: &crate::storage::Read) -> Result<Vec<OriginationFile>, StorageError> {
+pub(crate) fn list(r: &crate::storage::Snapshot) -> Result<Vec<OriginationFile>, StorageError> {
     let rows = r.range(Table::Files, b"", &[0xff], usize::MAX)?;
     let mut out = Vec::with_capacity(rows.len());
     for (_, v) in rows {
@@ -458,7 +458,7 @@ pub(crate) fn list(r: &crate::storage::Read) -> Result<Vec<OriginationFile>, Sto
 
 /// A written file's summary and its text, unsealed.
 pub(crate) fn get(
-    r: &crate::storage::Read,
+    r: &crate::storage::Snapshot,
     cipher: &crate::secrets::Cipher,
     id: &str,
 ) -> Result<Option<(OriginationFile, Vec<u8>)>, StorageError> {

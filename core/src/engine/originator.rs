@@ -2,10 +2,10 @@
 //! the files name the sender. Set by the operator (`PUT /admin/originator`), kept
 //! in the metadata table; a sandbox without one uses [`sandbox_default`].
 
-use super::{Cx, Fail, Failure, Outcome};
+use super::{Abort, Cx, Outcome, Refusal};
 use crate::nacha::Originator;
 use crate::routing::is_valid_routing_number;
-use crate::storage::{keys, Read, StorageError, Table};
+use crate::storage::{row_keys, Snapshot, StorageError, Table};
 use crate::validation::{FieldError, ProblemCode};
 use crate::AchError;
 
@@ -58,14 +58,14 @@ pub(crate) fn problems(o: &Originator) -> Vec<FieldError> {
 }
 
 /// The stored originator, or the sandbox default (`None`: none set, not a sandbox).
-pub(crate) fn load(r: &Read, sandbox: bool) -> Result<Option<Originator>, StorageError> {
-    let stored: Option<Originator> = r.get(Table::Meta, keys::META_ORIGINATOR)?;
+pub(crate) fn load(r: &Snapshot, sandbox: bool) -> Result<Option<Originator>, StorageError> {
+    let stored: Option<Originator> = r.get(Table::Meta, row_keys::META_ORIGINATOR)?;
     Ok(stored.or_else(|| sandbox.then(sandbox_default)))
 }
 
 /// The same inside a write transaction.
 pub(crate) fn current(cx: &Cx<'_, '_>) -> Result<Option<Originator>, StorageError> {
-    let stored: Option<Originator> = cx.w.get(Table::Meta, keys::META_ORIGINATOR)?;
+    let stored: Option<Originator> = cx.w.get(Table::Meta, row_keys::META_ORIGINATOR)?;
     Ok(stored.or_else(|| cx.engine.sandbox.then(sandbox_default)))
 }
 
@@ -73,14 +73,14 @@ pub(crate) fn current(cx: &Cx<'_, '_>) -> Result<Option<Originator>, StorageErro
 pub(crate) fn set(
     cx: &mut Cx<'_, '_>,
     originator: Result<Originator, Vec<FieldError>>,
-) -> Result<Outcome, Fail> {
-    let mut o = originator.map_err(|errors| Failure::Refused {
+) -> Result<Outcome, Abort> {
+    let mut o = originator.map_err(|errors| Refusal::Refused {
         error: AchError::FailedToAccept,
         status: 422,
         errors,
     })?;
     o.immediate_destination_name.make_ascii_uppercase();
     o.immediate_origin_name.make_ascii_uppercase();
-    cx.w.put(Table::Meta, keys::META_ORIGINATOR, &o)?;
+    cx.w.put(Table::Meta, row_keys::META_ORIGINATOR, &o)?;
     Ok(Outcome::OriginatorSet { originator: o })
 }

@@ -23,17 +23,18 @@ use std::sync::Arc;
 
 use chrono::{DateTime, NaiveDate, Utc};
 
-use super::ops::{self, Operation};
+use super::groundwork::{self, Groundwork};
+use super::operation::Operation;
 use super::{Caller, Engine};
 use crate::calendar;
 use crate::routing::RoutingDirectory;
 
 /// An operation prepared by [`Engine::prepare`], to run with
 /// [`Engine::execute_prepared`] on the same engine.
-pub struct Prepared {
+pub struct PreparedOperation {
     /// The operation as given (to prepare again when the preparation is stale).
     operation: Operation,
-    work: ops::Prepared,
+    work: Groundwork,
     /// The engine that prepared it (its keys made the fingerprints).
     engine: u64,
     /// The Eastern date validation used.
@@ -42,13 +43,16 @@ pub struct Prepared {
     directory: Arc<RoutingDirectory>,
 }
 
-impl fmt::Debug for Prepared {
+impl fmt::Debug for PreparedOperation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Prepared").field("operation", &self.operation).field("today", &self.today).finish()
+        f.debug_struct("PreparedOperation")
+            .field("operation", &self.operation)
+            .field("today", &self.today)
+            .finish()
     }
 }
 
-impl Prepared {
+impl PreparedOperation {
     /// The operation as it was given.
     pub fn operation(&self) -> &Operation {
         &self.operation
@@ -63,13 +67,13 @@ impl Prepared {
         now: DateTime<Utc>,
         today: NaiveDate,
         directory: &Arc<RoutingDirectory>,
-    ) -> ops::Prepared {
+    ) -> Groundwork {
         let fresh =
             self.engine == engine.instance && self.today == today && Arc::ptr_eq(&self.directory, directory);
         if fresh {
             self.work
         } else {
-            ops::prepare(self.operation, engine, now, directory)
+            groundwork::prepare(self.operation, engine, now, directory)
         }
     }
 }
@@ -89,7 +93,7 @@ impl Engine {
     /// [`Engine::execute_batch`] answers for `operation` at that moment
     /// (an invalid body is refused there, with the same problems, and stores
     /// nothing). Prepare on request threads, execute on the writer.
-    pub fn prepare(&self, operation: Operation) -> Prepared {
+    pub fn prepare(&self, operation: Operation) -> PreparedOperation {
         self.prepare_at(operation, self.now(), self.directory())
     }
 
@@ -98,9 +102,15 @@ impl Engine {
         operation: Operation,
         now: DateTime<Utc>,
         directory: Arc<RoutingDirectory>,
-    ) -> Prepared {
-        let work = ops::prepare(operation.clone(), self, now, &directory);
-        Prepared { operation, work, engine: self.instance, today: calendar::eastern_date(now), directory }
+    ) -> PreparedOperation {
+        let work = groundwork::prepare(operation.clone(), self, now, &directory);
+        PreparedOperation {
+            operation,
+            work,
+            engine: self.instance,
+            today: calendar::eastern_date(now),
+            directory,
+        }
     }
 
     /// [`Engine::prepare_at`] of every operation, in order. A large batch is split
@@ -111,7 +121,7 @@ impl Engine {
         ops: Vec<(Caller, Operation)>,
         now: DateTime<Utc>,
         directory: &Arc<RoutingDirectory>,
-    ) -> Vec<(Caller, Prepared)> {
+    ) -> Vec<(Caller, PreparedOperation)> {
         let one =
             |(caller, op): (Caller, Operation)| (caller, self.prepare_at(op, now, Arc::clone(directory)));
         let threads = match ops.len() / PARALLEL_CHUNK {

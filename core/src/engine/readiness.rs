@@ -2,7 +2,7 @@
 //! readiness check.
 
 use super::Engine;
-use crate::storage::{keys, Table};
+use crate::storage::{row_keys, Table};
 
 /// The room a readiness check asks for after a failed write: a value this
 /// large is written, committed, then removed. A one-byte write would fit in a
@@ -22,7 +22,7 @@ impl Engine {
             return true;
         }
         let room = vec![0u8; PROBE_BYTES];
-        self.store.write(|w| w.put_raw(Table::Meta, keys::META_WRITE_PROBE, &room)).is_ok()
-            && self.store.write(|w| w.remove(Table::Meta, keys::META_WRITE_PROBE)).is_ok()
+        self.store.write(|w| w.put_raw(Table::Meta, row_keys::META_WRITE_PROBE, &room)).is_ok()
+            && self.store.write(|w| w.remove(Table::Meta, row_keys::META_WRITE_PROBE)).is_ok()
     }
 }

@@ -10,6 +10,10 @@ use crate::limits::Limits;
 use crate::model::{AccountType, Direction, EntryClass};
 use crate::money::Money;
 
+/// The holder id the operator's keys are indexed under (no partner or merchant
+/// id can be this text).
+pub(crate) const OPERATOR_HOLDER: &str = "operator";
+
 /// A partner: the tenant every merchant, customer and transaction belongs to.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct PartnerRecord {
@@ -68,7 +72,7 @@ impl KeyOwner {
         match self {
             KeyOwner::Partner { partner_id } => partner_id,
             KeyOwner::Merchant { merchant_id, .. } => merchant_id,
-            KeyOwner::Operator => super::credentials::OPERATOR_HOLDER,
+            KeyOwner::Operator => OPERATOR_HOLDER,
         }
     }
 }
@@ -188,6 +192,22 @@ impl TransactionRecord {
         self.return_reason = None;
         self.reversed_by = None;
     }
+}
+
+/// A stored notification of change (the events table's extended record): the
+/// account number sealed, bound to the transaction and the notice's trace.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct NoticeRecord {
+    pub change_code: String,
+    pub routing_number: Option<String>,
+    pub account_sealed: Option<Vec<u8>>,
+    pub account_type: Option<AccountType>,
+    /// The corrected data as sent, sealed, for a change the engine does not read.
+    pub text_sealed: Option<Vec<u8>>,
+    pub customer_id: Option<String>,
+    pub customer_updated: bool,
+    /// What the seal is bound to.
+    pub sealed_for: String,
 }
 
 /// An instant as its Unix seconds and nanoseconds, for the binary transaction

@@ -14,7 +14,7 @@ use chrono::{DateTime, Duration, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::records::TransactionRecord;
-use super::{Cx, Engine, Failure};
+use super::{Cx, Engine, Refusal};
 use crate::calendar;
 use crate::model::Direction;
 use crate::storage::{StorageError, Table};
@@ -166,19 +166,19 @@ impl ThresholdCrossing {
 
 /// The window at `now`: its first origination date, and the id every
 /// transaction that can have originated in it sorts at or after.
-struct Window {
+struct RateWindow {
     first: NaiveDate,
     floor: String,
 }
 
-impl Window {
-    fn at(now: DateTime<Utc>) -> Window {
+impl RateWindow {
+    fn at(now: DateTime<Utc>) -> RateWindow {
         let back = Duration::days(i64::from(WINDOW_DAYS) - 1);
         let first = calendar::eastern_date(now).checked_sub_signed(back).unwrap_or(NaiveDate::MIN);
         let created = now
             .checked_sub_signed(Duration::days(i64::from(WINDOW_DAYS) + CREATION_MARGIN_DAYS))
             .unwrap_or(DateTime::<Utc>::MIN_UTC);
-        Window { first, floor: crate::ids::transaction_floor(created) }
+        RateWindow { first, floor: crate::ids::transaction_floor(created) }
     }
 
     /// Whether `t` is a debit entry originated in the window.
@@ -219,7 +219,7 @@ type Scan<'s> =
 
 /// The window's tallies by (partner, merchant), of one merchant only if given.
 fn tally(
-    window: &Window,
+    window: &RateWindow,
     merchant: Option<&str>,
     scan: &mut Scan<'_>,
 ) -> Result<BTreeMap<(String, String), Tally>, StorageError> {
@@ -241,8 +241,8 @@ impl Engine {
     /// unauthorized, an administrative or any code, as counts and rates against
     /// the thresholds. Sorted by partner, then merchant. A read on a snapshot:
     /// no write transaction.
-    pub fn return_rates(&self) -> Result<Vec<ReturnRates>, Failure> {
-        let window = Window::at(self.now());
+    pub fn return_rates(&self) -> Result<Vec<ReturnRates>, Refusal> {
+        let window = RateWindow::at(self.now());
         let tallies = self.store.read(|r| {
             tally(&window, None, &mut |from, visit| {
                 r.for_each_value(Table::Transactions, from, &[u8::MAX], visit)
@@ -274,7 +274,7 @@ pub(crate) fn crossings(
     cx: &Cx<'_, '_>,
     returned: &[&TransactionRecord],
 ) -> Result<Vec<ThresholdCrossing>, StorageError> {
-    let window = Window::at(cx.now);
+    let window = RateWindow::at(cx.now);
     let mut codes: BTreeMap<(String, String), Vec<&str>> = BTreeMap::new();
     for t in returned {
         if let Some(code) = t.return_code.as_deref().filter(|_| window.holds(t)) {
@@ -353,12 +353,12 @@ mod tests {
     fn the_window_is_sixty_eastern_days_ending_today() {
         // 2027-01-21 10:00 Eastern.
         let now = DateTime::from_timestamp(1_800_543_600, 0).unwrap_or_default();
-        let w = Window::at(now);
+        let w = RateWindow::at(now);
         assert_eq!(calendar::eastern_date(now), NaiveDate::from_ymd_opt(2027, 1, 21).unwrap_or_default());
         assert_eq!(w.first, NaiveDate::from_ymd_opt(2026, 11, 23).unwrap_or_default());
         assert_eq!(w.floor, crate::ids::transaction_floor(now - Duration::days(70)));
         // The clock's first instant (0000-01-01) does not overflow.
         let start = DateTime::from_timestamp(-62_167_219_200, 0).unwrap_or_default();
-        assert_eq!(Window::at(start).floor, crate::ids::transaction_floor(DateTime::UNIX_EPOCH));
+        assert_eq!(RateWindow::at(start).floor, crate::ids::transaction_floor(DateTime::UNIX_EPOCH));
     }
 }

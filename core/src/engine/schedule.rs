@@ -10,9 +10,9 @@ use chrono::{DateTime, Datelike, Utc};
 use serde::Serialize;
 
 use super::records::TransactionRecord;
-use super::{feeds, images, origination, originator, Cx, Fail, Failure, Outcome};
+use super::{feeds, images, origination, originator, Abort, Cx, Outcome, Refusal};
 use crate::lifecycle::{self, State};
-use crate::storage::{keys, StorageError, Table};
+use crate::storage::{row_keys, StorageError, Table};
 use crate::validation::ProblemCode;
 use crate::{calendar, AchError};
 
@@ -103,8 +103,8 @@ fn at_instant(
     at: DateTime<Utc>,
     limit: u64,
 ) -> Result<Vec<Vec<u8>>, StorageError> {
-    let from = keys::instant(at);
-    let to = keys::instant(at + chrono::Duration::microseconds(1));
+    let from = row_keys::instant(at);
+    let to = row_keys::instant(at + chrono::Duration::microseconds(1));
     let limit = usize::try_from(limit.max(1)).unwrap_or(usize::MAX);
     Ok(cx.w.range(table, &from, &to, limit)?.into_iter().map(|(k, _)| k).collect())
 }
@@ -115,7 +115,7 @@ type Due = (DateTime<Utc>, Vec<u8>);
 /// Whether any cut-off, settlement, file or image deletion is due by `now` (a
 /// read-only check; `sandbox` for the default originator).
 pub(crate) fn anything_due(
-    r: &crate::storage::Read,
+    r: &crate::storage::Snapshot,
     now: DateTime<Utc>,
     sandbox: bool,
 ) -> Result<bool, StorageError> {
@@ -124,7 +124,7 @@ pub(crate) fn anything_due(
     }
     for table in [Table::Pending, Table::Settlements] {
         if let Some(key) = r.first_key(table)? {
-            if keys::decode_instant(&key).is_some_and(|at| at <= now) {
+            if row_keys::decode_instant(&key).is_some_and(|at| at <= now) {
                 return Ok(true);
             }
         }
@@ -137,12 +137,13 @@ fn due(cx: &Cx<'_, '_>, table: Table, now: DateTime<Utc>) -> Result<Option<Due>,
     let Some(key) = cx.w.first_key(table)? else {
         return Ok(None);
     };
-    let at = keys::decode_instant(&key).ok_or_else(|| StorageError("an index key is unreadable".into()))?;
+    let at =
+        row_keys::decode_instant(&key).ok_or_else(|| StorageError("an index key is unreadable".into()))?;
     Ok((at <= now).then_some((at, key)))
 }
 
 fn load(cx: &Cx<'_, '_>, key: &[u8]) -> Result<Option<TransactionRecord>, StorageError> {
-    let id = keys::at_id(key).ok_or_else(|| StorageError("an index key is unreadable".into()))?;
+    let id = row_keys::at_id(key).ok_or_else(|| StorageError("an index key is unreadable".into()))?;
     cx.w.get(Table::Transactions, id.as_bytes())
 }
 
@@ -162,7 +163,7 @@ fn originate(cx: &mut Cx<'_, '_>, key: &[u8], cutoff: DateTime<Utc>) -> Result<(
     t.settlement_date = Some(settlement);
     t.settles_at = Some(settles_at);
     cx.w.put(Table::Transactions, t.id.as_bytes(), &t)?;
-    cx.w.put_raw(Table::Settlements, &keys::at(settles_at, &t.id), &[])?;
+    cx.w.put_raw(Table::Settlements, &row_keys::at(settles_at, &t.id), &[])?;
     images::keep_until_retention(cx.w, &t)?;
     origination::enqueue(cx, &t, cutoff)?;
     feeds::record_change(cx, &t, cutoff)
@@ -181,9 +182,9 @@ fn settle(cx: &mut Cx<'_, '_>, key: &[u8], at: DateTime<Utc>) -> Result<(), Stor
 }
 
 /// Sandbox: move the clock to `now` (never backwards) and run everything due.
-pub(crate) fn set_clock(cx: &mut Cx<'_, '_>, now: DateTime<Utc>) -> Result<Outcome, Fail> {
+pub(crate) fn set_clock(cx: &mut Cx<'_, '_>, now: DateTime<Utc>) -> Result<Outcome, Abort> {
     if !cx.engine.sandbox {
-        return Err(Failure::problem(
+        return Err(Refusal::problem(
             AchError::FailedToAccept,
             "now",
             ProblemCode::InvalidValue,
@@ -193,15 +194,15 @@ pub(crate) fn set_clock(cx: &mut Cx<'_, '_>, now: DateTime<Utc>) -> Result<Outco
     }
     if now.year() > 9999 {
         let msg = "the clock cannot move past the year 9999";
-        return Err(Failure::problem(AchError::FailedToAccept, "now", ProblemCode::InvalidValue, msg).into());
+        return Err(Refusal::problem(AchError::FailedToAccept, "now", ProblemCode::InvalidValue, msg).into());
     }
     if now < cx.now {
         let msg = format!("the clock cannot move backwards (it reads {})", cx.now.to_rfc3339());
-        return Err(Failure::problem(AchError::FailedToAccept, "now", ProblemCode::InvalidValue, msg).into());
+        return Err(Refusal::problem(AchError::FailedToAccept, "now", ProblemCode::InvalidValue, msg).into());
     }
     let (progress, _) = catch_up(cx, now, None)?;
     images::expire(cx, now, u64::MAX)?;
-    cx.w.put_raw(Table::Meta, keys::META_CLOCK, &keys::instant(now))?;
+    cx.w.put_raw(Table::Meta, row_keys::META_CLOCK, &row_keys::instant(now))?;
     cx.now = now;
     cx.clock_to = Some(now);
     Ok(Outcome::ClockSet { now, progress })

@@ -5,11 +5,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::records::TransactionRecord;
-use super::{Engine, EngineOptions, Failure, OpenError};
+use super::{Engine, EngineOptions, OpenError, Refusal};
 use crate::lifecycle::State;
 use crate::model::StatusChange;
 use crate::secrets::EncryptionKey;
-use crate::storage::{keys, Read, StorageBackend, StorageError, Store, Table};
+use crate::storage::{row_keys, Snapshot, StorageBackend, StorageError, Store, Table};
 
 impl Engine {
     /// Open (or create) a database over `backend`. A backend that lost power holds
@@ -43,7 +43,7 @@ impl Engine {
     /// reporting its current state and dates; the schedule indexes holding
     /// exactly the Pending (by cut-off) and Originated (by settlement) transactions.
     /// `Err` lists the first differences. A full scan, for tests.
-    pub fn audit_records(&self) -> Result<Result<(), String>, Failure> {
+    pub fn audit_records(&self) -> Result<Result<(), String>, Refusal> {
         let window = self.lock_window()?;
         let (now, span) = (self.now(), self.duplicate_window);
         Ok(self.store.read(|r| audit(r, &self.fingerprints, &window, now, span))?)
@@ -51,7 +51,7 @@ impl Engine {
 
     /// The UTC days (days since 1970-01-01) the duplicate index holds entries of,
     /// oldest first, with how many each: about one duplicate window's worth.
-    pub fn duplicate_index_days(&self) -> Result<Vec<(i64, usize)>, Failure> {
+    pub fn duplicate_index_days(&self) -> Result<Vec<(i64, usize)>, Refusal> {
         let window = self.lock_window()?;
         Ok(super::duplicates::days(&window))
     }
@@ -72,7 +72,7 @@ const ALL: &[u8] = &[0xff; 16];
 /// A feed key's scope and sequence number.
 fn split(key: &[u8]) -> (String, u64) {
     let scope = key.get(..key.len().saturating_sub(9)).unwrap_or_default();
-    (String::from_utf8_lossy(scope).into_owned(), keys::seq_of(key).unwrap_or(0))
+    (String::from_utf8_lossy(scope).into_owned(), row_keys::seq_of(key).unwrap_or(0))
 }
 
 fn date(d: Option<chrono::NaiveDate>) -> Option<String> {
@@ -98,7 +98,7 @@ fn reports(c: &StatusChange, t: &TransactionRecord) -> bool {
 /// Walk one feed table: sequence numbers per scope, owners, the latest entry of
 /// each transaction.
 fn walk<T: serde::de::DeserializeOwned>(
-    r: &Read,
+    r: &Snapshot,
     table: Table,
     txns: &BTreeMap<String, TransactionRecord>,
     change: impl Fn(&T, u64) -> Result<StatusChange, String>,
@@ -133,7 +133,7 @@ fn walk<T: serde::de::DeserializeOwned>(
 }
 
 fn audit(
-    r: &Read,
+    r: &Snapshot,
     fingerprints: &crate::secrets::Fingerprinter,
     window: &super::window::Window,
     now: chrono::DateTime<chrono::Utc>,
@@ -176,12 +176,15 @@ fn audit(
     let index = |table| -> Result<BTreeSet<Vec<u8>>, StorageError> {
         Ok(r.range(table, &[], ALL, usize::MAX)?.into_iter().map(|(k, _)| k).collect())
     };
-    let pending: BTreeSet<Vec<u8>> =
-        txns.values().filter(|t| t.state == State::Pending).map(|t| keys::at(t.cutoff_at, &t.id)).collect();
+    let pending: BTreeSet<Vec<u8>> = txns
+        .values()
+        .filter(|t| t.state == State::Pending)
+        .map(|t| row_keys::at(t.cutoff_at, &t.id))
+        .collect();
     let settling: BTreeSet<Vec<u8>> = txns
         .values()
         .filter(|t| t.state == State::Originated)
-        .filter_map(|t| Some(keys::at(t.settles_at?, &t.id)))
+        .filter_map(|t| Some(row_keys::at(t.settles_at?, &t.id)))
         .collect();
     if index(Table::Pending)? != pending {
         problems.push("the pending index is not the set of Pending transactions".into());

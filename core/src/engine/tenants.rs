@@ -5,7 +5,8 @@ use std::rc::Rc;
 use base64::Engine as _;
 
 use super::records::{KeyOwner, MerchantRecord, MerchantStatus, PartnerRecord};
-use super::{credentials, Cx, Fail, Failure, Outcome};
+use super::tenant_lookup::{load_merchant, load_partner};
+use super::{credentials, Abort, Cx, Outcome, Refusal};
 use crate::ids::{self, IdKind};
 use crate::limits::Limits;
 use crate::model::MerchantApplication;
@@ -21,12 +22,12 @@ fn b64() -> &'static base64::engine::GeneralPurpose {
 }
 
 /// Operator: a new partner and its API key.
-pub(crate) fn create_partner(cx: &mut Cx<'_, '_>, name: &str) -> Result<Outcome, Fail> {
+pub(crate) fn create_partner(cx: &mut Cx<'_, '_>, name: &str) -> Result<Outcome, Abort> {
     let name = name.trim();
     if name.is_empty() || name.chars().count() > MAX_PARTNER_NAME || name.chars().any(char::is_control) {
         let msg = format!("name must be 1 to {MAX_PARTNER_NAME} characters without control characters");
         return Err(
-            Failure::problem(AchError::FailedToAccept, "name", ProblemCode::InvalidFormat, msg).into()
+            Refusal::problem(AchError::FailedToAccept, "name", ProblemCode::InvalidFormat, msg).into()
         );
     }
     let id = ids::generate(IdKind::Partner);
@@ -41,19 +42,12 @@ pub(crate) fn create_partner(cx: &mut Cx<'_, '_>, name: &str) -> Result<Outcome,
     Ok(Outcome::PartnerCreated { partner_id: id, api_key: key.as_str().to_owned() })
 }
 
-/// The partner `partner_id` (decoded once per write transaction).
-pub(crate) fn load_partner(cx: &Cx<'_, '_>, partner_id: &str) -> Result<Rc<PartnerRecord>, Fail> {
-    cx.w.get_shared(Table::Partners, partner_id.as_bytes())?.ok_or_else(|| {
-        Failure::not_found("partner_id", format!("no partner '{}'", crate::error::echo(partner_id))).into()
-    })
-}
-
 /// Operator: set a partner's overall limits.
 pub(crate) fn set_partner_limits(
     cx: &mut Cx<'_, '_>,
     partner_id: &str,
     limits: &Limits,
-) -> Result<Outcome, Fail> {
+) -> Result<Outcome, Abort> {
     let mut partner = Rc::unwrap_or_clone(load_partner(cx, partner_id)?);
     partner.limits = partner.limits.updated(limits);
     cx.w.put(Table::Partners, partner_id.as_bytes(), &partner)?;
@@ -65,7 +59,7 @@ pub(crate) fn submit_merchant(
     cx: &mut Cx<'_, '_>,
     partner_id: &str,
     app: &MerchantApplication,
-) -> Result<Outcome, Fail> {
+) -> Result<Outcome, Abort> {
     load_partner(cx, partner_id)?;
     let id = ids::generate(IdKind::Merchant);
     let json = serde_json::to_vec(app).map_err(|e| crate::storage::StorageError(e.to_string()))?;
@@ -86,30 +80,18 @@ pub(crate) fn submit_merchant(
     Ok(Outcome::MerchantSubmitted { merchant_id: id })
 }
 
-/// Message 11 for a merchant id the caller may not use (unknown, or another
-/// partner's: the two answers are identical).
-fn unknown_merchant(merchant_id: &str) -> Fail {
-    let e = AchError::InvalidMerchantId { value: crate::error::echo(merchant_id) };
-    Failure::problem(e.clone(), "merchant_id", ProblemCode::NotFound, e.to_string()).into()
-}
-
-/// The merchant `merchant_id` (decoded once per write transaction).
-pub(crate) fn load_merchant(cx: &Cx<'_, '_>, merchant_id: &str) -> Result<Rc<MerchantRecord>, Fail> {
-    cx.w.get_shared(Table::Merchants, merchant_id.as_bytes())?.ok_or_else(|| unknown_merchant(merchant_id))
-}
-
 /// Operator: approve a merchant: its classes enabled, its limits set (defaults
 /// from its velocities, overridden by `limits`), its API key issued.
 pub(crate) fn approve_merchant(
     cx: &mut Cx<'_, '_>,
     merchant_id: &str,
     limits: &Limits,
-) -> Result<Outcome, Fail> {
+) -> Result<Outcome, Abort> {
     let mut m = Rc::unwrap_or_clone(load_merchant(cx, merchant_id)?);
     if m.status == MerchantStatus::Approved {
         let msg = "this merchant is already approved (change its limits instead)";
         return Err(
-            Failure::problem(AchError::FailedToAccept, "merchant_id", ProblemCode::Conflict, msg).into()
+            Refusal::problem(AchError::FailedToAccept, "merchant_id", ProblemCode::Conflict, msg).into()
         );
     }
     m.status = MerchantStatus::Approved;
@@ -126,23 +108,9 @@ pub(crate) fn set_merchant_limits(
     cx: &mut Cx<'_, '_>,
     merchant_id: &str,
     limits: &Limits,
-) -> Result<Outcome, Fail> {
+) -> Result<Outcome, Abort> {
     let mut m = Rc::unwrap_or_clone(load_merchant(cx, merchant_id)?);
     m.limits = m.limits.updated(limits);
     cx.w.put(Table::Merchants, m.id.as_bytes(), &m)?;
     Ok(Outcome::LimitsSet { id: m.id, limits: m.limits })
-}
-
-/// The partner's approved merchant `merchant_id`, as a transaction needs it.
-/// Another partner's merchant answers exactly like an unknown one (message 11).
-pub(crate) fn merchant_of(
-    cx: &Cx<'_, '_>,
-    partner_id: &str,
-    merchant_id: &str,
-) -> Result<Rc<MerchantRecord>, Fail> {
-    let m = load_merchant(cx, merchant_id)?;
-    if m.partner_id != partner_id {
-        return Err(unknown_merchant(merchant_id));
-    }
-    Ok(m)
 }

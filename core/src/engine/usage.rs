@@ -15,7 +15,7 @@ use super::records::{MerchantRecord, PartnerRecord, TransactionRecord};
 use super::Cx;
 use crate::calendar;
 use crate::limits::{Usage, Windows, DEFAULT_PERIOD_DAYS, MAX_PERIOD_DAYS};
-use crate::storage::{keys, Read, StorageError, Table, Write};
+use crate::storage::{row_keys, Snapshot, StorageError, Table, Write};
 
 fn decode(bytes: &[u8]) -> Usage {
     let count = bytes.get(..8).and_then(|b| b.try_into().ok()).map_or(0, u64::from_be_bytes);
@@ -69,8 +69,8 @@ impl Counters {
             return Ok(*sum);
         }
         let first = last - Duration::days(i64::from(days) - 1);
-        let from = keys::usage_day(scope, first);
-        let to = keys::usage_day(scope, last + Duration::days(1));
+        let from = row_keys::usage_day(scope, first);
+        let to = row_keys::usage_day(scope, last + Duration::days(1));
         let mut by_day: BTreeMap<Vec<u8>, Usage> = w
             .range(Table::Usage, &from, &to, days as usize)?
             .into_iter()
@@ -140,9 +140,9 @@ fn counters_of<'s>(
     let day = calendar::eastern_date(at);
     let (year, month) = calendar::eastern_month_key(at);
     [
-        (keys::usage_day(merchant_id, day), merchant_id, Some(day)),
-        (keys::usage_day(partner_id, day), partner_id, Some(day)),
-        (keys::usage_month(merchant_id, year, month), merchant_id, None),
+        (row_keys::usage_day(merchant_id, day), merchant_id, Some(day)),
+        (row_keys::usage_day(partner_id, day), partner_id, Some(day)),
+        (row_keys::usage_month(merchant_id, year, month), merchant_id, None),
     ]
 }
 
@@ -184,7 +184,7 @@ pub(crate) fn apply(cx: &mut Cx<'_, '_>, t: &TransactionRecord, add: bool) -> Re
 
 /// Recompute every counter from the stored transactions and compare with the
 /// stored counters (a full scan: for tests, the simulator and operators).
-pub(crate) fn audit(r: &Read) -> Result<Result<(), String>, StorageError> {
+pub(crate) fn audit(r: &Snapshot) -> Result<Result<(), String>, StorageError> {
     let mut expected: std::collections::BTreeMap<Vec<u8>, Usage> = std::collections::BTreeMap::new();
     for (_, v) in r.range(Table::Transactions, &[], &[0xff], usize::MAX)? {
         let t: TransactionRecord = crate::storage::decode(Table::Transactions, &v)?;

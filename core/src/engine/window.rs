@@ -37,7 +37,7 @@ pub(crate) fn margin() -> Duration {
 
 /// One change to the window, for undoing it.
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum Change {
+pub(crate) enum WindowChange {
     /// An entry was added.
     Added(Print, i64),
     /// An entry was removed.
@@ -162,14 +162,14 @@ impl Window {
     /// Let go of the entries added before `before` (from the front of the order
     /// they were added in), logging each in `log`: a transaction that moved the
     /// sandbox clock forward and then did not commit gives them back.
-    pub(crate) fn expire(&mut self, before: i64, log: &mut Vec<Change>) {
+    pub(crate) fn expire(&mut self, before: i64, log: &mut Vec<WindowChange>) {
         while let Some(&(at, print)) = self.order.front() {
             if at >= before {
                 break;
             }
             self.order.pop_front();
             if self.remove(&print, at) {
-                log.push(Change::Removed(print, at));
+                log.push(WindowChange::Removed(print, at));
             }
         }
         // Voided entries leave stale positions behind; keep the queue in proportion.
@@ -180,13 +180,13 @@ impl Window {
     }
 
     /// Undo `log` (newest change first).
-    pub(crate) fn undo(&mut self, log: &[Change]) {
+    pub(crate) fn undo(&mut self, log: &[WindowChange]) {
         for change in log.iter().rev() {
             match *change {
-                Change::Added(p, at) => {
+                WindowChange::Added(p, at) => {
                     self.remove(&p, at);
                 }
-                Change::Removed(p, at) => self.add(p, at),
+                WindowChange::Removed(p, at) => self.add(p, at),
             }
         }
     }
@@ -250,7 +250,8 @@ mod tests {
         let mut w = Window::default();
         w.add(p(1), 10);
         w.add(p(2), 11);
-        let log = [Change::Added(p(3), 12), Change::Removed(p(1), 10), Change::Added(p(1), 13)];
+        let log =
+            [WindowChange::Added(p(3), 12), WindowChange::Removed(p(1), 10), WindowChange::Added(p(1), 13)];
         w.add(p(3), 12);
         w.remove(&p(1), 10);
         w.add(p(1), 13);

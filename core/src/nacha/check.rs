@@ -12,7 +12,7 @@
 
 use std::fmt;
 
-use super::model::{Batch, Entry, NachaFile};
+use super::file::{Batch, Entry, NachaFile};
 use super::problem::Problem;
 use super::read::Parsed;
 use super::{is_debit_only_class, is_known_transaction_code, CREDITS_ONLY, DEBITS_ONLY, MIXED};

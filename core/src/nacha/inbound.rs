@@ -19,7 +19,7 @@
 
 use chrono::NaiveDate;
 
-use super::model::{Batch, Entry, NachaFile};
+use super::file::{Batch, Entry, NachaFile};
 use crate::model::AccountType;
 use crate::money::Money;
 use crate::returns::{self, ReturnCode};

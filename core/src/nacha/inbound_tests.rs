@@ -455,7 +455,7 @@ fn build(batches: &[(u32, Vec<Gen>)]) -> (NachaFile, Vec<Inbound>) {
                     }));
                 }
                 Gen::Notice { original, code, data, correction } => {
-                    e.addenda.push(Addenda::Change(NoticeOfChange {
+                    e.addenda.push(Addenda::Change(ChangeEntry {
                         change_code: code.into(),
                         original_trace: format!("{original:015}").into(),
                         original_receiving_dfi: "23138010".into(),

@@ -7,7 +7,7 @@
 //! fields are left-justified and space-filled, numeric fields right-justified and
 //! zero-filled.
 //!
-//! - [`model`]: the typed file ([`NachaFile`], [`Batch`], [`Entry`], [`Addenda`])
+//! - [`file`](mod@file): the typed file ([`NachaFile`], [`Batch`], [`Entry`], [`Addenda`])
 //!   that the writer takes and the reader gives back, and the [`Originator`].
 //! - [`write()`]: the writer. It computes every control (counts, entry hash,
 //!   totals, block count) and refuses, with a typed [`WriteError`], anything a bank
@@ -24,8 +24,8 @@
 
 mod check;
 mod fields;
+pub mod file;
 mod inbound;
-pub mod model;
 mod problem;
 mod read;
 mod records;
@@ -42,11 +42,11 @@ mod tests;
 
 pub use check::{check, findings, Finding, Place, Rule};
 pub use fields::FieldProblem;
-pub use inbound::{inbound, Correction, Inbound, InboundNotice, InboundReturn};
-pub use model::{
-    pop_identification, service_class_for, transaction_code, Addenda, Batch, Entry, FileHeader, NachaFile,
-    NoticeOfChange, Originator, PopTerminal, ReturnEntry,
+pub use file::{
+    pop_identification, service_class_for, transaction_code, Addenda, Batch, ChangeEntry, Entry, FileHeader,
+    NachaFile, Originator, PopTerminal, ReturnEntry,
 };
+pub use inbound::{inbound, Correction, Inbound, InboundNotice, InboundReturn};
 pub use problem::Problem;
 pub use read::{read, BatchLocation, Locations, Parsed, ReadError};
 pub use records::{BatchControl, FileControl};

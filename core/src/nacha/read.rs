@@ -11,7 +11,7 @@
 //! header) is a [`ReadError`].
 
 use super::fields::Fields;
-use super::model::{Batch, FileHeader, NachaFile};
+use super::file::{Batch, FileHeader, NachaFile};
 use super::problem::Problem;
 use super::records::{
     decode_addenda, decode_batch_control, decode_batch_header, decode_entry, decode_file_control,
@@ -129,7 +129,7 @@ fn is_padding(record: &[u8]) -> bool {
     record.len() == RECORD_LEN && record.iter().all(|&b| b == b'9')
 }
 
-struct Reader {
+struct RecordReader {
     header: Option<FileHeader>,
     batches: Vec<Batch>,
     controls: Vec<Option<BatchControl>>,
@@ -161,20 +161,7 @@ pub fn read(bytes: &[u8]) -> Result<Parsed, ReadError> {
         Some(b'1') => {}
         Some(_) => return Err(ReadError::NoFileHeader),
     }
-    let mut r = Reader {
-        header: None,
-        batches: Vec::new(),
-        controls: Vec::new(),
-        locations: Locations::default(),
-        file_control: None,
-        problems: Vec::new(),
-        open: false,
-        entry: None,
-        padding_seen: false,
-        open_totals: Totals::default(),
-        totals: Vec::new(),
-        batch_entries: 0,
-    };
+    let mut r = RecordReader::new();
     let mut padded = [b' '; RECORD_LEN];
     let mut last_real = 0;
     let mut records = 0;
@@ -215,34 +202,61 @@ pub fn read(bytes: &[u8]) -> Result<Parsed, ReadError> {
         last_real = number;
         r.record(number, record);
     }
-    r.finish_entry();
-    if r.open {
-        r.problems.push(Problem::new(last_real, "record", "the last batch has no batch control"));
-        r.close_batch(None, last_real);
-    }
-    match &r.file_control {
-        None => r.problems.push(Problem::new(last_real, "record", "no file control record")),
-        Some(control) => {
-            let control = control.clone();
-            r.check_file_control(&control);
+    Ok(r.finish(last_real, records))
+}
+
+impl RecordReader {
+    /// A reader before the file's first record.
+    fn new() -> RecordReader {
+        RecordReader {
+            header: None,
+            batches: Vec::new(),
+            controls: Vec::new(),
+            locations: Locations::default(),
+            file_control: None,
+            problems: Vec::new(),
+            open: false,
+            entry: None,
+            padding_seen: false,
+            open_totals: Totals::default(),
+            totals: Vec::new(),
+            batch_entries: 0,
         }
     }
-    if !records.is_multiple_of(BLOCKING_FACTOR) {
-        r.problems.push(Problem::new(
+
+    /// After the last of `records` records (`last_real`: the last that is not
+    /// padding): the open entry and batch closed, the file control and the
+    /// blocking checked, the file as read.
+    fn finish(mut self, last_real: usize, records: usize) -> Parsed {
+        self.finish_entry();
+        if self.open {
+            self.problems.push(Problem::new(last_real, "record", "the last batch has no batch control"));
+            self.close_batch(None, last_real);
+        }
+        match &self.file_control {
+            None => self.problems.push(Problem::new(last_real, "record", "no file control record")),
+            Some(control) => {
+                let control = control.clone();
+                self.check_file_control(&control);
+            }
+        }
+        if !records.is_multiple_of(BLOCKING_FACTOR) {
+            self.problems.push(Problem::new(
+                records,
+                "block_count",
+                format!("{records} records: not a multiple of the blocking factor {BLOCKING_FACTOR}"),
+            ));
+        }
+        let header = self.header.unwrap_or_else(unreachable_header);
+        Parsed {
+            file: NachaFile { header, batches: self.batches },
+            batch_controls: self.controls,
+            file_control: self.file_control,
+            locations: self.locations,
             records,
-            "block_count",
-            format!("{records} records: not a multiple of the blocking factor {BLOCKING_FACTOR}"),
-        ));
+            problems: self.problems,
+        }
     }
-    let header = r.header.unwrap_or_else(unreachable_header);
-    Ok(Parsed {
-        file: NachaFile { header, batches: r.batches },
-        batch_controls: r.controls,
-        file_control: r.file_control,
-        locations: r.locations,
-        records,
-        problems: r.problems,
-    })
 }
 
 /// The header when the first record could not give one (never: the first record
@@ -260,7 +274,7 @@ fn unreachable_header() -> FileHeader {
     }
 }
 
-impl Reader {
+impl RecordReader {
     fn problem(&mut self, record: usize, field: &'static str, message: impl Into<String>) {
         self.problems.push(Problem::new(record, field, message));
     }

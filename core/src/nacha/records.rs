@@ -5,7 +5,7 @@
 //! reports each malformed field as a problem with the record's number.
 
 use super::fields::{put_alpha, put_date, put_num, put_right, put_time, Fields};
-use super::model::{Addenda, Batch, Entry, FileHeader, NoticeOfChange, ReturnEntry};
+use super::file::{Addenda, Batch, ChangeEntry, Entry, FileHeader, ReturnEntry};
 use super::text::Text;
 use crate::money::Money;
 
@@ -218,7 +218,7 @@ pub(crate) fn decode_addenda(r: &mut Fields<'_>) -> (Addenda, Option<(u64, Text)
             (Addenda::Payment(info), Some((sequence, entry_sequence)))
         }
         "98" => {
-            let change = NoticeOfChange {
+            let change = ChangeEntry {
                 change_code: r.text(4, 3, "change_code"),
                 original_trace: r.digits(7, 15, "original_entry_trace_number"),
                 original_receiving_dfi: r.digits(28, 8, "original_receiving_dfi_identification"),

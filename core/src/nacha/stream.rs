@@ -11,7 +11,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::model::{Batch, Entry, FileHeader};
+use super::file::{Batch, Entry, FileHeader};
 use super::records::{
     encode_addenda, encode_batch_header, encode_entry, encode_file_control, encode_file_header, Totals,
 };

@@ -125,7 +125,7 @@ fn addenda_layouts() {
     assert_eq!(l[3], format!("705PAY-GATE PAYMENT{}00010000001", " ".repeat(64)));
 
     let mut noc = entry(21, 0, 1);
-    noc.addenda.push(Addenda::Change(NoticeOfChange {
+    noc.addenda.push(Addenda::Change(ChangeEntry {
         change_code: "C01".into(),
         original_trace: "121042880000001".into(),
         original_receiving_dfi: "12104288".into(),

@@ -11,7 +11,7 @@ use std::fmt;
 
 use super::check::{findings, Place, Rule};
 use super::fields::{check_alpha, check_digits, check_number, FieldProblem};
-use super::model::{Addenda, Batch, Entry, FileHeader, NachaFile};
+use super::file::{Addenda, Batch, Entry, FileHeader, NachaFile};
 use super::records::{
     encode_addenda, encode_batch_control, encode_batch_header, encode_entry, encode_file_control,
     encode_file_header, Totals,

@@ -32,19 +32,19 @@
 //! browser's crypto under WebAssembly). Only [`EncryptionKey::load_or_create`] and
 //! [`load_or_create_secret_file`] touch the file system; hosts call them at start-up.
 
+mod api_keys;
 mod cipher;
 mod files;
 mod fingerprint;
 pub(crate) mod hex;
-mod keys;
 mod pointer;
 
 use std::path::PathBuf;
 
+pub use api_keys::{verify, ApiKey, KeyHash, KeyKind, KEY_BODY_LEN};
 pub use cipher::{Cipher, EncryptionKey};
 pub use files::{load_or_create_secret_file, replace_secret_file};
 pub use fingerprint::Fingerprinter;
-pub use keys::{verify, ApiKey, KeyHash, KeyKind, KEY_BODY_LEN};
 pub use pointer::{PointerCodec, POINTER_LEN};
 
 /// What can go wrong with secrets: reading or writing a key file, a key file with the

@@ -57,7 +57,7 @@ pub struct CrashImage {
 }
 
 #[derive(Debug, Default)]
-struct State {
+struct DiskState {
     /// What reads see: the durable image with every unsynced operation applied.
     live: Vec<u8>,
     /// What survives any crash.
@@ -75,7 +75,7 @@ struct State {
     stats: DiskStats,
 }
 
-impl State {
+impl DiskState {
     /// Count an operation; `Err` once power is lost (this operation included).
     fn begin(&mut self) -> io::Result<()> {
         if self.crashed {
@@ -140,7 +140,7 @@ impl Mix {
 /// A simulated disk. Clones share the same disk.
 #[derive(Debug, Clone, Default)]
 pub struct SimDisk {
-    state: Arc<Mutex<State>>,
+    state: Arc<Mutex<DiskState>>,
 }
 
 impl SimDisk {
@@ -151,11 +151,11 @@ impl SimDisk {
 
     /// A disk holding `image`, all of it durable (a restart after a crash).
     pub fn from_image(image: Vec<u8>) -> SimDisk {
-        let state = State { live: image.clone(), durable: image, ..State::default() };
+        let state = DiskState { live: image.clone(), durable: image, ..DiskState::default() };
         SimDisk { state: Arc::new(Mutex::new(state)) }
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
+    fn lock(&self) -> MutexGuard<'_, DiskState> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -268,11 +268,11 @@ fn tear(image: &mut Vec<u8>, offset: usize, data: &[u8], rng: &mut Mix) {
 /// The storage backend of a [`SimDisk`].
 #[derive(Debug)]
 pub struct SimBackend {
-    state: Arc<Mutex<State>>,
+    state: Arc<Mutex<DiskState>>,
 }
 
 impl SimBackend {
-    fn lock(&self) -> MutexGuard<'_, State> {
+    fn lock(&self) -> MutexGuard<'_, DiskState> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }

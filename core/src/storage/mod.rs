@@ -3,15 +3,15 @@
 //! Every table maps byte keys to byte values; values are serde_json records (small,
 //! inspectable, versioned by the stored format version), except the transactions'
 //! and the feeds' (postcard: see [`Table::binary`]). Composite keys are built
-//! by [`keys`] with big-endian integers so that byte order is time or sequence order.
+//! by [`row_keys`] with big-endian integers so that byte order is time or sequence order.
 //! Tables, keys and which operation writes what are listed in `docs/design.md`.
 
 #[cfg(feature = "simulation")]
 pub mod crash;
 mod health;
-pub(crate) mod keys;
 mod open;
 mod rewrite;
+pub(crate) mod row_keys;
 #[cfg(test)]
 mod tests;
 
@@ -225,7 +225,7 @@ impl Store {
     fn init(db: Database, reopen: Option<Reopen>) -> Result<Store, StorageError> {
         let store = Store { db: RwLock::new(Some(db)), reopen, health: health::Health::default() };
         store.write(|w| {
-            let version: Option<u32> = w.get(Table::Meta, keys::META_FORMAT)?;
+            let version: Option<u32> = w.get(Table::Meta, row_keys::META_FORMAT)?;
             if let Some(v) = version.filter(|v| *v != FORMAT_VERSION) {
                 return Err(StorageError(format!(
                     "the database has format version {v}; this build reads version {FORMAT_VERSION}"
@@ -238,7 +238,7 @@ impl Store {
             }
             match version {
                 Some(_) => Ok(()),
-                None => w.put(Table::Meta, keys::META_FORMAT, &FORMAT_VERSION),
+                None => w.put(Table::Meta, row_keys::META_FORMAT, &FORMAT_VERSION),
             }
         })?;
         Ok(store)
@@ -332,13 +332,13 @@ impl Store {
     /// told to the hook and followed by [`Store::recover`].
     pub(crate) fn read<T>(
         &self,
-        f: impl FnOnce(&Read) -> Result<T, StorageError>,
+        f: impl FnOnce(&Snapshot) -> Result<T, StorageError>,
     ) -> Result<T, StorageError> {
         let attempt = || -> Result<T, StorageError> {
             let db = self.database()?;
             let db = db.as_ref().ok_or_else(|| StorageError("the database is closed".into()))?;
             let tx = db.begin_read().map_err(fail)?;
-            f(&Read { tx })
+            f(&Snapshot { tx })
         };
         attempt().inspect_err(|e| {
             self.health.tell(&StorageEvent::ReadFailed(e.0.clone()));
@@ -370,7 +370,7 @@ pub(crate) fn encode<T: Serialize + ?Sized>(table: Table, value: &T) -> Result<V
 }
 
 /// One entry of a range scan.
-pub(crate) type Entry = (Vec<u8>, Vec<u8>);
+pub(crate) type RawEntry = (Vec<u8>, Vec<u8>);
 
 /// An open table of a write transaction.
 type WriteTable<'tx> = redb::Table<'tx, &'static [u8], &'static [u8]>;
@@ -435,12 +435,12 @@ impl<'tx> Write<'tx> {
     }
 }
 
-/// A read transaction.
-pub(crate) struct Read {
+/// A read transaction: a snapshot of the database.
+pub(crate) struct Snapshot {
     tx: redb::ReadTransaction,
 }
 
-impl Read {
+impl Snapshot {
     /// Run `f` on `table`.
     fn with<R>(
         &self,
@@ -480,7 +480,7 @@ macro_rules! readable {
                 from: &[u8],
                 to: &[u8],
                 limit: usize,
-            ) -> Result<Vec<Entry>, StorageError> {
+            ) -> Result<Vec<RawEntry>, StorageError> {
                 self.with(table, |t| {
                     let mut out = Vec::new();
                     for item in t.range::<&[u8]>(from..to).map_err(fail)?.take(limit) {
@@ -531,7 +531,7 @@ macro_rules! readable {
 }
 
 readable!(Write<'_>);
-readable!(Read);
+readable!(Snapshot);
 
 impl Write<'_> {
     /// Store a record at `key` (replacing any).

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{decode, encode, keys, Store, Table, FORMAT_VERSION};
+use super::{decode, encode, row_keys, Store, Table, FORMAT_VERSION};
 
 #[derive(Debug, PartialEq, Serialize, Deserialize)]
 struct Sample {
@@ -61,7 +61,7 @@ fn a_database_of_another_format_version_is_refused_and_left_as_it_was() {
     let path = dir.join("old.redb");
     {
         let store = Store::open(&path).unwrap();
-        store.write(|w| w.put(Table::Meta, keys::META_FORMAT, &(FORMAT_VERSION - 1))).unwrap();
+        store.write(|w| w.put(Table::Meta, row_keys::META_FORMAT, &(FORMAT_VERSION - 1))).unwrap();
     }
     let message = |problem| match problem {
         super::FileProblem::Storage(e) => e.0,

@@ -2,12 +2,13 @@
 
 use std::borrow::Cow;
 
-use super::fields::{self, literal, problem, type_name, Need, Rule, STRUCTURE};
+use super::fields::{self, literal, problem, type_name, FieldRule, Need, STRUCTURE};
 use super::formats::account_number_ok;
 use super::json::Object;
 use super::report::{FieldError, Path, ProblemCode, Rank, Report, Verdict};
 use super::Context;
-use crate::error::{echo, mask_account, AchError};
+use crate::echo::{echo, mask_account};
+use crate::error::AchError;
 use crate::ids::{is_valid, IdKind, MerchantId};
 use crate::model::{AccountType, BankAccount};
 use crate::routing::{is_valid_routing_number, RoutingDirectory};
@@ -15,12 +16,14 @@ use crate::routing::{is_valid_routing_number, RoutingDirectory};
 /// Longest accepted account holder or bank name.
 pub const MAX_NAME: usize = 100;
 
-const ROUTING: Rule<'static> =
-    Rule { rank: Rank::Identifier, error: &|v| AchError::InvalidRoutingNumber { value: echo(v) } };
-const ACCOUNT: Rule<'static> =
-    Rule { rank: Rank::Identifier, error: &|v| AchError::InvalidAccountNumber { value: mask_account(v) } };
-const MERCHANT: Rule<'static> =
-    Rule { rank: Rank::Identifier, error: &|v| AchError::InvalidMerchantId { value: echo(v) } };
+const ROUTING: FieldRule<'static> =
+    FieldRule { rank: Rank::Identifier, error: &|v| AchError::InvalidRoutingNumber { value: echo(v) } };
+const ACCOUNT: FieldRule<'static> = FieldRule {
+    rank: Rank::Identifier,
+    error: &|v| AchError::InvalidAccountNumber { value: mask_account(v) },
+};
+const MERCHANT: FieldRule<'static> =
+    FieldRule { rank: Rank::Identifier, error: &|v| AchError::InvalidMerchantId { value: echo(v) } };
 
 /// A routing number member: a string of nine digits with a valid check digit, found
 /// in the directory. Returns it when valid (even if not found: that is a separate,
@@ -122,7 +125,7 @@ fn string_identifier<'v>(
     map: &Object<'v>,
     path: &Path<'_>,
     key: &str,
-    rule: Rule<'_>,
+    rule: FieldRule<'_>,
 ) -> Option<Cow<'v, str>> {
     let Some(value) = fields::member(map, key) else {
         let msg = format!("{} is required", path.render());

@@ -2,7 +2,7 @@
 
 use super::account::{self, bank_account};
 use super::fields;
-use super::json::Body;
+use super::json::JsonBody;
 use super::report::{Path, Report};
 use super::Context;
 use crate::model::{CustomerScope, NewCustomer};
@@ -18,11 +18,11 @@ pub fn validate_value(value: &serde_json::Value, ctx: &Context<'_>) -> Result<Ne
 }
 
 /// Validate a customer request; every problem is recorded in the report.
-pub fn validate(value: &Body<'_>, ctx: &Context<'_>) -> Result<NewCustomer, Report> {
+pub fn validate(value: &JsonBody<'_>, ctx: &Context<'_>) -> Result<NewCustomer, Report> {
     super::walk_all(|r| walk(r, value, ctx))
 }
 
-fn walk(r: &mut Report, value: &Body<'_>, ctx: &Context<'_>) -> Option<NewCustomer> {
+fn walk(r: &mut Report, value: &JsonBody<'_>, ctx: &Context<'_>) -> Option<NewCustomer> {
     let map = fields::root_object(r, value)?;
     let root = Path::ROOT;
     let merchant = account::merchant_id(r, map, &root, true);

@@ -5,13 +5,13 @@
 use std::borrow::Cow;
 
 use super::formats::has_control;
-use super::json::{Body, JsonType, Node, Object};
+use super::json::{JsonBody, JsonType, Node, Object};
 use super::report::{Path, ProblemCode, Rank, Report};
 use crate::error::AchError;
 
 /// How a field's problems map to the catalogue and the precedence.
 #[derive(Clone, Copy)]
-pub(crate) struct Rule<'e> {
+pub(crate) struct FieldRule<'e> {
     /// Precedence class of this field's problems.
     pub rank: Rank,
     /// The catalogue error for a problem, given the value as sent (`""` if missing).
@@ -19,8 +19,8 @@ pub(crate) struct Rule<'e> {
 }
 
 /// A structural rule: rank [`Rank::Structure`], message 10.
-pub(crate) const STRUCTURE: Rule<'static> =
-    Rule { rank: Rank::Structure, error: &|_| AchError::FailedToAccept };
+pub(crate) const STRUCTURE: FieldRule<'static> =
+    FieldRule { rank: Rank::Structure, error: &|_| AchError::FailedToAccept };
 
 /// Whether a field must be present.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -48,7 +48,7 @@ pub(crate) fn problem(
     path: &Path<'_>,
     code: ProblemCode,
     message: impl Into<String>,
-    rule: Rule<'_>,
+    rule: FieldRule<'_>,
     sent: &str,
 ) {
     r.push(path.render(), code, message, (rule.error)(sent), rule.rank);
@@ -60,14 +60,14 @@ pub(crate) fn member<'v>(map: &Object<'v>, key: &str) -> Option<Node<'v>> {
 }
 
 /// Record "required" for a missing member.
-pub(crate) fn missing(r: &mut Report, path: &Path<'_>, rule: Rule<'_>) {
+pub(crate) fn missing(r: &mut Report, path: &Path<'_>, rule: FieldRule<'_>) {
     let field = path.render();
     let message = format!("{field} is required");
     r.push(field, ProblemCode::Required, message, (rule.error)(""), rule.rank);
 }
 
 /// Record "must be X, not Y" for a member of the wrong JSON type.
-fn wrong_type(r: &mut Report, path: &Path<'_>, expected: &str, value: Node<'_>, rule: Rule<'_>) {
+fn wrong_type(r: &mut Report, path: &Path<'_>, expected: &str, value: Node<'_>, rule: FieldRule<'_>) {
     let msg = format!("{} must be {expected}, not {}", path.render(), type_name(value));
     problem(r, path, ProblemCode::InvalidType, msg, rule, &literal(value));
 }
@@ -79,7 +79,7 @@ fn present<'v>(
     path: &Path<'_>,
     key: &str,
     need: Need,
-    rule: Rule<'_>,
+    rule: FieldRule<'_>,
 ) -> Option<Node<'v>> {
     let value = member(map, key);
     if value.is_none() && need == Need::Required {
@@ -97,7 +97,7 @@ pub(crate) fn text<'v>(
     key: &str,
     need: Need,
     max: usize,
-    rule: Rule<'_>,
+    rule: FieldRule<'_>,
 ) -> Option<Cow<'v, str>> {
     let path = parent.key(key);
     let value = present(r, map, &path, key, need, rule)?;
@@ -115,7 +115,7 @@ pub(crate) fn check_text<'v>(
     s: Cow<'v, str>,
     need: Need,
     max: usize,
-    rule: Rule<'_>,
+    rule: FieldRule<'_>,
 ) -> Option<Cow<'v, str>> {
     if s.trim().is_empty() {
         if need == Need::Required {
@@ -144,7 +144,7 @@ pub(crate) fn number_or_text<'v>(
     parent: &Path<'_>,
     key: &str,
     need: Need,
-    rule: Rule<'_>,
+    rule: FieldRule<'_>,
 ) -> Option<Cow<'v, str>> {
     let path = parent.key(key);
     let value = present(r, map, &path, key, need, rule)?;
@@ -174,7 +174,7 @@ pub(crate) fn boolean(
     parent: &Path<'_>,
     key: &str,
     need: Need,
-    rule: Rule<'_>,
+    rule: FieldRule<'_>,
 ) -> Option<bool> {
     let path = parent.key(key);
     let value = present(r, map, &path, key, need, rule)?;
@@ -192,7 +192,7 @@ pub(crate) fn object<'v>(
     parent: &Path<'_>,
     key: &str,
     need: Need,
-    rule: Rule<'_>,
+    rule: FieldRule<'_>,
 ) -> Option<Object<'v>> {
     let path = parent.key(key);
     let value = present(r, map, &path, key, need, rule)?;
@@ -204,7 +204,7 @@ pub(crate) fn as_object<'v>(
     r: &mut Report,
     value: Node<'v>,
     path: &Path<'_>,
-    rule: Rule<'_>,
+    rule: FieldRule<'_>,
 ) -> Option<Object<'v>> {
     match value.as_object() {
         Some(Ok(o)) => Some(o),
@@ -227,7 +227,7 @@ pub(crate) fn array<'v>(
     parent: &Path<'_>,
     key: &str,
     need: Need,
-    rule: Rule<'_>,
+    rule: FieldRule<'_>,
 ) -> Option<Vec<Node<'v>>> {
     let path = parent.key(key);
     let value = present(r, map, &path, key, need, rule)?;
@@ -239,10 +239,10 @@ pub(crate) fn array<'v>(
 }
 
 /// The request body as an object, or a problem at the root.
-pub(crate) fn root_object<'b, 'v>(r: &mut Report, body: &'b Body<'v>) -> Option<&'b Object<'v>> {
+pub(crate) fn root_object<'b, 'v>(r: &mut Report, body: &'b JsonBody<'v>) -> Option<&'b Object<'v>> {
     match body {
-        Body::Object(o) => Some(o),
-        Body::Other(value) => {
+        JsonBody::Object(o) => Some(o),
+        JsonBody::Other(value) => {
             let msg = format!("the request body must be a JSON object, not {}", type_name(*value));
             r.push(String::new(), ProblemCode::InvalidType, msg, AchError::FailedToAccept, Rank::Structure);
             None

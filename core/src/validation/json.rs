@@ -135,22 +135,22 @@ impl<'a> Node<'a> {
 
 /// A whole request body: an object (parsed in one pass), or any other value.
 #[derive(Debug, Clone)]
-pub enum Body<'a> {
+pub enum JsonBody<'a> {
     /// The usual case: a JSON object.
     Object(Object<'a>),
     /// Anything else (validators report it as the wrong type).
     Other(Node<'a>),
 }
 
-impl<'a> Body<'a> {
+impl<'a> JsonBody<'a> {
     /// Parse and validate a whole document in one pass.
-    pub fn parse(text: &'a str) -> Result<Body<'a>, serde_json::Error> {
+    pub fn parse(text: &'a str) -> Result<JsonBody<'a>, serde_json::Error> {
         if text.trim_start().starts_with('{') {
-            let body = serde_json::from_str::<Object<'a>>(text).map(Body::Object)?;
+            let body = serde_json::from_str::<Object<'a>>(text).map(JsonBody::Object)?;
             strict(text)?;
             Ok(body)
         } else {
-            Node::parse(text).map(Body::Other)
+            Node::parse(text).map(JsonBody::Other)
         }
     }
 }
@@ -224,8 +224,8 @@ impl<'a> Object<'a> {
 
 impl<'de: 'a, 'a> Deserialize<'de> for Object<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+        struct ObjectVisitor<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for ObjectVisitor<'a> {
             type Value = Object<'a>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a JSON object")
@@ -238,7 +238,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Object<'a> {
                     if members.iter().any(|(k, _)| *k == key.0) {
                         return Err(de::Error::custom(format!(
                             "member '{}' appears twice",
-                            crate::error::echo(&key.0)
+                            crate::echo::echo(&key.0)
                         )));
                     }
                     members.push((key.0, Node(value)));
@@ -246,7 +246,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Object<'a> {
                 Ok(Object { members })
             }
         }
-        d.deserialize_map(V(std::marker::PhantomData))
+        d.deserialize_map(ObjectVisitor(std::marker::PhantomData))
     }
 }
 
@@ -255,8 +255,8 @@ struct Key<'a>(Cow<'a, str>);
 
 impl<'de> Deserialize<'de> for Key<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
             type Value = Key<'de>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a member name")
@@ -268,7 +268,7 @@ impl<'de> Deserialize<'de> for Key<'de> {
                 Ok(Key(Cow::Owned(v.to_owned())))
             }
         }
-        d.deserialize_str(V)
+        d.deserialize_str(KeyVisitor)
     }
 }
 
@@ -303,7 +303,7 @@ mod tests {
             r#""\ud800""#.to_owned(),
         ];
         for text in &cases {
-            let ours = Body::parse(text).is_ok();
+            let ours = JsonBody::parse(text).is_ok();
             assert_eq!(
                 ours,
                 router_accepts(text),
@@ -313,9 +313,9 @@ mod tests {
             );
         }
         // The refusals say why, as serde_json does.
-        let deep = Body::parse(&format!(r#"{{"note":{}}}"#, nest(200))).unwrap_err();
+        let deep = JsonBody::parse(&format!(r#"{{"note":{}}}"#, nest(200))).unwrap_err();
         assert!(deep.to_string().contains("recursion limit exceeded"), "{deep}");
-        let lone = Body::parse(r#"{"description":"a\ud800b"}"#).unwrap_err();
+        let lone = JsonBody::parse(r#"{"description":"a\ud800b"}"#).unwrap_err();
         assert!(lone.to_string().contains("escape"), "{lone}");
     }
 

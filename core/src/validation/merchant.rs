@@ -12,16 +12,17 @@ use std::borrow::Cow;
 use chrono::NaiveDate;
 
 use super::account;
-use super::fields::{self, problem, Need, Rule, STRUCTURE};
+use super::fields::{self, problem, FieldRule, Need, STRUCTURE};
 use super::formats::{
     check_image, ein_ok, email_ok, is_po_box, nine_digits, pad_number_id, parse_date, phone_ok,
     postal_state_ok, ssn_ok, website_ok, zip_ok, ImageError,
 };
-use super::json::{Body, JsonType, Node, Object};
+use super::json::{JsonBody, JsonType, Node, Object};
 use super::report::{Path, ProblemCode as C, Rank, Report};
 use super::Context;
 use crate::categories;
-use crate::error::{echo, AchError};
+use crate::echo::echo;
+use crate::error::AchError;
 use crate::model::{
     Address, BusinessData, CompanyInfo, EntryClass, MerchantApplication, MerchantBankAccount, Principal,
     Reference, SupportContact, Velocities,
@@ -52,9 +53,9 @@ type Maybe<T> = Option<Option<T>>;
 
 const CLASSES: &str = "PPD, WEB, CCD, TEL, BOC, POP, ICL";
 
-const AMOUNT: Rule<'static> =
-    Rule { rank: Rank::Amount, error: &|v| AchError::InvalidAmount { value: echo(v) } };
-const CLASS: Rule<'static> = Rule { rank: Rank::ClassRule, error: &|_| AchError::FailedToAccept };
+const AMOUNT: FieldRule<'static> =
+    FieldRule { rank: Rank::Amount, error: &|v| AchError::InvalidAmount { value: echo(v) } };
+const CLASS: FieldRule<'static> = FieldRule { rank: Rank::ClassRule, error: &|_| AchError::FailedToAccept };
 
 /// Validate a request body given as bytes (what the engine receives).
 pub fn validate_bytes(bytes: &[u8], ctx: &Context<'_>) -> Result<MerchantApplication, Report> {
@@ -67,7 +68,7 @@ pub fn validate_value(value: &serde_json::Value, ctx: &Context<'_>) -> Result<Me
 }
 
 /// Validate a merchant application; every problem is recorded in the report.
-pub fn validate(value: &Body<'_>, ctx: &Context<'_>) -> Result<MerchantApplication, Report> {
+pub fn validate(value: &JsonBody<'_>, ctx: &Context<'_>) -> Result<MerchantApplication, Report> {
     super::walk_all(|r| walk(r, value, ctx))
 }
 
@@ -81,7 +82,7 @@ pub(crate) fn nine_digit_text(text: &str) -> Option<String> {
     nine_digits(text, dashes).map(|d| d.iter().map(|x| char::from(b'0' + x)).collect())
 }
 
-fn walk(r: &mut Report, value: &Body<'_>, ctx: &Context<'_>) -> Option<MerchantApplication> {
+fn walk(r: &mut Report, value: &JsonBody<'_>, ctx: &Context<'_>) -> Option<MerchantApplication> {
     let m = fields::root_object(r, value)?;
     let root = Path::ROOT;
     let (classes, web) = entry_classes(r, m, &root);
@@ -323,15 +324,15 @@ fn category_code(r: &mut Report, m: &Obj, parent: &Path<'_>) -> Maybe<u16> {
 }
 
 /// A nine-digit identifier's check and name.
-type Id = (fn(&str) -> bool, &'static str);
-const SSN: Id = (ssn_ok, "SSN");
-const EIN: Id = (ein_ok, "federal tax id (nine digits, like 12-3456789)");
+type IdRule = (fn(&str) -> bool, &'static str);
+const SSN: IdRule = (ssn_ok, "SSN");
+const EIN: IdRule = (ein_ok, "federal tax id (nine digits, like 12-3456789)");
 
 /// A nine-digit identifier (SSN, EIN), as a string (`123-45-6789`, `12-3456789`,
 /// nine digits) or a JSON number (the spec types both ids "number", and a JSON
 /// number cannot keep leading zeros, so it is left-padded to nine digits);
 /// normalized to nine digits. Its value is never echoed.
-fn nine_digit(r: &mut Report, m: &Obj, parent: &Path<'_>, key: &str, kind: Id) -> Option<String> {
+fn nine_digit(r: &mut Report, m: &Obj, parent: &Path<'_>, key: &str, kind: IdRule) -> Option<String> {
     let text = fields::number_or_text(r, m, parent, key, Need::Required, STRUCTURE)?;
     let (ok, what) = kind;
     let at = parent.key(key);

@@ -19,11 +19,11 @@ use chrono::NaiveDate;
 use serde_json::Value;
 
 pub use account::{routing_number_problem, routing_number_verdict};
-pub use report::{FieldError, Path, Problem, ProblemCode, Rank, Report, Verdict};
+pub use report::{FieldError, Path, ProblemCode, Rank, RankedProblem, Report, Verdict};
 
 use crate::error::AchError;
 use crate::routing::RoutingDirectory;
-use json::Body;
+use json::JsonBody;
 
 /// What a validation may consult besides the request: today's date (Eastern) and
 /// the routing directory. Both come from the host; nothing is read from the system.
@@ -69,7 +69,7 @@ impl Kind {
 }
 
 /// Validate a parsed request of the given kind and return the verdict.
-pub fn check_body(kind: Kind, body: &Body<'_>, ctx: &Context<'_>) -> Verdict {
+pub fn check_body(kind: Kind, body: &JsonBody<'_>, ctx: &Context<'_>) -> Verdict {
     let report = match kind {
         Kind::Transaction => transaction::validate(body, ctx).err(),
         Kind::Customer => customer::validate(body, ctx).err(),
@@ -107,13 +107,13 @@ pub(crate) fn walk_all<T>(walk: impl FnOnce(&mut Report) -> Option<T>) -> Result
 pub(crate) fn over_bytes<T>(
     bytes: &[u8],
     ctx: &Context<'_>,
-    validate: fn(&Body<'_>, &Context<'_>) -> Result<T, Report>,
+    validate: fn(&JsonBody<'_>, &Context<'_>) -> Result<T, Report>,
 ) -> Result<T, Report> {
     validate(&parse_json(bytes)?, ctx)
 }
 
 /// Parse a request body as JSON; a failure becomes a one-problem report.
-pub fn parse_json(bytes: &[u8]) -> Result<Body<'_>, Report> {
+pub fn parse_json(bytes: &[u8]) -> Result<JsonBody<'_>, Report> {
     let mut r = Report::new();
     if json_bounds::check(bytes) == Err(json_bounds::Excess::TooManyValues) {
         let message = json_bounds::Excess::TooManyValues.message();
@@ -122,7 +122,7 @@ pub fn parse_json(bytes: &[u8]) -> Result<Body<'_>, Report> {
     }
     let failure = match std::str::from_utf8(bytes) {
         Err(e) => format!("the request body is not valid UTF-8 (byte {})", e.valid_up_to()),
-        Ok(text) => match Body::parse(text) {
+        Ok(text) => match JsonBody::parse(text) {
             Ok(body) => return Ok(body),
             Err(e) => format!("the request body is not valid JSON: {e}"),
         },

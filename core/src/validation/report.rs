@@ -109,7 +109,7 @@ pub enum Rank {
 
 /// One problem with one field.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
+pub struct RankedProblem {
     /// JSON path of the field (`customer.routing_number`, `principal[0].address.zip`).
     pub field: String,
     /// Machine-readable kind.
@@ -157,7 +157,7 @@ impl Verdict {
 /// Problems collected while walking a request.
 #[derive(Debug, Default, Clone)]
 pub struct Report {
-    problems: Vec<Problem>,
+    problems: Vec<RankedProblem>,
 }
 
 impl Report {
@@ -175,7 +175,7 @@ impl Report {
         error: AchError,
         rank: Rank,
     ) {
-        self.problems.push(Problem { field, code, message: message.into(), error, rank });
+        self.problems.push(RankedProblem { field, code, message: message.into(), error, rank });
     }
 
     /// Whether no problem was found.
@@ -184,13 +184,13 @@ impl Report {
     }
 
     /// The problems, sorted by precedence (stable).
-    pub fn into_problems(mut self) -> Vec<Problem> {
+    pub fn into_problems(mut self) -> Vec<RankedProblem> {
         self.problems.sort_by_key(|p| p.rank);
         self.problems
     }
 
     /// The problems in the order they were found.
-    pub fn problems(&self) -> &[Problem] {
+    pub fn problems(&self) -> &[RankedProblem] {
         &self.problems
     }
 

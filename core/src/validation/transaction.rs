@@ -3,12 +3,13 @@
 use std::borrow::Cow;
 
 use super::account::{self, bank_account};
-use super::fields::{self, problem, Need, Rule, STRUCTURE};
+use super::fields::{self, problem, FieldRule, Need, STRUCTURE};
 use super::formats::{check_image, terminal_state_ok, ImageError};
-use super::json::{Body, JsonType, Object};
+use super::json::{JsonBody, JsonType, Object};
 use super::report::{Path, ProblemCode, Rank, Report};
 use super::Context;
-use crate::error::{echo, AchError};
+use crate::echo::echo;
+use crate::error::AchError;
 use crate::ids::{CustomerId, IdKind};
 use crate::model::{CustomerRef, Direction, EntryClass, NewTransaction};
 use crate::money::{AmountError, Money, CREDIT_MAX};
@@ -18,10 +19,10 @@ pub const MAX_DESCRIPTION: usize = 255;
 /// Longest check number (the NACHA check serial number field).
 pub const MAX_CHECK_NUMBER: usize = 15;
 
-const AMOUNT: Rule<'static> =
-    Rule { rank: Rank::Amount, error: &|v| AchError::InvalidAmount { value: echo(v) } };
-const CLASS: Rule<'static> = Rule { rank: Rank::ClassRule, error: &|_| AchError::FailedToAccept };
-const TOKEN: Rule<'static> = Rule { rank: Rank::Identifier, error: &|_| AchError::FailedToAccept };
+const AMOUNT: FieldRule<'static> =
+    FieldRule { rank: Rank::Amount, error: &|v| AchError::InvalidAmount { value: echo(v) } };
+const CLASS: FieldRule<'static> = FieldRule { rank: Rank::ClassRule, error: &|_| AchError::FailedToAccept };
+const TOKEN: FieldRule<'static> = FieldRule { rank: Rank::Identifier, error: &|_| AchError::FailedToAccept };
 const INLINE_KEYS: [&str; 4] = ["name", "routing_number", "account_number", "account_type"];
 
 /// Validate a request body given as bytes (what the engine receives).
@@ -35,11 +36,11 @@ pub fn validate_value(value: &serde_json::Value, ctx: &Context<'_>) -> Result<Ne
 }
 
 /// Validate a transaction request; every problem is recorded in the report.
-pub fn validate(value: &Body<'_>, ctx: &Context<'_>) -> Result<NewTransaction, Report> {
+pub fn validate(value: &JsonBody<'_>, ctx: &Context<'_>) -> Result<NewTransaction, Report> {
     super::walk_all(|r| walk(r, value, ctx))
 }
 
-fn walk(r: &mut Report, value: &Body<'_>, ctx: &Context<'_>) -> Option<NewTransaction> {
+fn walk(r: &mut Report, value: &JsonBody<'_>, ctx: &Context<'_>) -> Option<NewTransaction> {
     let map = fields::root_object(r, value)?;
     let root = Path::ROOT;
     let merchant = account::merchant_id(r, map, &root, false);
@@ -200,7 +201,7 @@ fn check_number(
 /// The POP terminal's `state` (message 9 when missing or not a code): a state or
 /// territory code in any letter case, stored upper case.
 fn terminal_state(r: &mut Report, map: &Object<'_>, parent: &Path<'_>) -> Option<String> {
-    let rule = Rule { rank: Rank::ClassRule, error: &|_| AchError::StateRequired };
+    let rule = FieldRule { rank: Rank::ClassRule, error: &|_| AchError::StateRequired };
     let text = fields::text(r, map, parent, "state", Need::Required, 2, rule)?;
     // ASCII only: a Unicode case mapping would turn look-alikes (`ſ` to `S`) into codes.
     let upper = text.to_ascii_uppercase();

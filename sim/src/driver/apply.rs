@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use ach_core::engine::{Caller, Failure, Outcome, Progress};
+use ach_core::engine::{Caller, Refusal, Outcome, Progress};
 use ach_core::limits::Limits;
 use chrono::{DateTime, Utc};
 
@@ -202,7 +202,7 @@ impl Sim {
 
     /// After a refusal that involved another partner's id, the same request with
     /// an id that was never issued must get the same answer (ids aside).
-    pub(super) fn twin(&mut self, step: &Step, got: &Result<Outcome, Failure>) -> Result<(), String> {
+    pub(super) fn twin(&mut self, step: &Step, got: &Result<Outcome, Refusal>) -> Result<(), String> {
         let m = &self.oracle;
         let Some((caller, partner)) = step.parties() else { return Ok(()) };
         if caller != partner {
@@ -261,7 +261,7 @@ impl Sim {
             let expect = self.expect(&twin);
             return self.recover(&twin, &expect);
         }
-        let plain = |r: &Result<Outcome, Failure>, id: &str| format!("{r:?}").replace(id, "<id>");
+        let plain = |r: &Result<Outcome, Refusal>, id: &str| format!("{r:?}").replace(id, "<id>");
         if plain(got, &foreign) != plain(&answer, &unknown) {
             return Err(format!(
                 "another partner's id {foreign} answered {got:?}, an unknown id {unknown} answered {answer:?}"

@@ -1,6 +1,6 @@
 //! The invariants checked after every step.
 
-use ach_core::engine::{Caller, Failure};
+use ach_core::engine::{Caller, Refusal};
 use ach_core::model::{Status, StatusChange};
 
 use super::{FeedReader, Sim};
@@ -190,7 +190,7 @@ impl Sim {
             }
         }
         match self.engine().status_changes(&self.caller(b), &self.oracle.partners[a].id, "0") {
-            Err(Failure::Authentication) => Ok(()),
+            Err(Refusal::Authentication) => Ok(()),
             other => Err(format!("partner {b} reading partner {a}'s feed answered {other:?}")),
         }
     }

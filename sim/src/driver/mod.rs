@@ -12,7 +12,7 @@ use std::fmt;
 
 use ach_core::clock::ManualClock;
 use ach_core::engine::crash::{CrashImage, SimDisk};
-use ach_core::engine::{Engine, EngineClock, EngineOptions, Failure, Outcome};
+use ach_core::engine::{Engine, EngineClock, EngineOptions, Outcome, Refusal};
 use ach_core::model::{Event, Status, StatusChange};
 use ach_core::secrets::EncryptionKey;
 use ach_core::AchError;
@@ -162,8 +162,8 @@ pub struct Sim {
 }
 
 /// Whether an answer is a storage failure (message 7).
-fn storage_failure<T>(r: &Result<T, Failure>) -> bool {
-    matches!(r, Err(Failure::Refused { error: AchError::DatabaseUnavailable, .. }))
+fn storage_failure<T>(r: &Result<T, Refusal>) -> bool {
+    matches!(r, Err(Refusal::Refused { error: AchError::DatabaseUnavailable, .. }))
 }
 
 fn fnv(digest: u64, text: &str) -> u64 {
@@ -375,7 +375,7 @@ impl Sim {
         out
     }
 
-    fn note(&mut self, kind: &str, answer: &Result<Outcome, Failure>) {
+    fn note(&mut self, kind: &str, answer: &Result<Outcome, Refusal>) {
         let text = match answer {
             Ok(o) => serde_json::to_string(o).unwrap_or_default(),
             Err(f) => format!("{} {}", f.status(), f.message()),
@@ -496,7 +496,7 @@ impl Sim {
             return self.recover(outer, &expect);
         }
         let ok = match (&expect, &got) {
-            (Expect::Ok, Ok(_)) | (Expect::Auth, Err(Failure::Authentication)) => true,
+            (Expect::Ok, Ok(_)) | (Expect::Auth, Err(Refusal::Authentication)) => true,
             (Expect::No(message, status), Err(f)) => f.message() == *message && f.status() == *status,
             (Expect::Replay(first), got) => first.as_ref() == got,
             _ => false,
@@ -525,7 +525,7 @@ impl Sim {
 
     /// A keyed request that ran (not a replay, not a key conflict, not an
     /// authentication failure) stores its answer under its key.
-    fn remember_key(&mut self, step: &Step, expect: &Expect, got: &Result<Outcome, Failure>) {
+    fn remember_key(&mut self, step: &Step, expect: &Expect, got: &Result<Outcome, Refusal>) {
         let Step::Keyed { key, step: inner, .. } = step else { return };
         let conflict = matches!(expect, Expect::No(m, 409) if *m == AchError::AlreadySubmitted.to_string());
         if matches!(expect, Expect::Auth | Expect::Replay(_)) || conflict {

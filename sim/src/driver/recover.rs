@@ -2,7 +2,7 @@
 //! flight, check that everything acknowledged is there.
 
 use ach_core::engine::crash::SimDisk;
-use ach_core::engine::{Caller, Engine, Failure, Operation, Outcome, Progress};
+use ach_core::engine::{Caller, Engine, Operation, Outcome, Progress, Refusal};
 
 use super::apply::merged;
 use super::{CrashRecord, Sim, SimError};
@@ -147,7 +147,7 @@ impl Sim {
                 let (caller, op) = workload::operation(&self.oracle, step);
                 let got = self.engine().execute(&caller, op);
                 let Expect::No(message, _) = expect else { return Ok(()) };
-                if got.as_ref().err().map(Failure::message).as_ref() != Some(message) {
+                if got.as_ref().err().map(Refusal::message).as_ref() != Some(message) {
                     return Err(format!("the retried refusal answered {got:?}"));
                 }
                 self.remember_key(step, expect, &got);

@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 
-use ach_core::engine::{Failure, Outcome, Progress};
+use ach_core::engine::{Outcome, Progress, Refusal};
 use ach_core::limits::Limits;
 use ach_core::model::{Status, StatusChange};
 use ach_core::Money;
@@ -62,7 +62,7 @@ pub struct Remembered {
     /// The request, as the model describes it.
     pub request: String,
     /// The first answer.
-    pub answer: Result<Outcome, Failure>,
+    pub answer: Result<Outcome, Refusal>,
 }
 
 /// A partner.
@@ -211,7 +211,7 @@ pub enum Expect {
     /// A refusal: envelope message and HTTP status.
     No(String, u16),
     /// A replayed idempotent answer, exactly.
-    Replay(Box<Result<Outcome, Failure>>),
+    Replay(Box<Result<Outcome, Refusal>>),
 }
 
 /// Message 10, the general refusal.

@@ -1,5 +1,6 @@
-//! What an operation answers when it does not succeed: the authentication failure,
-//! or a catalogued refusal with its HTTP status and field problems.
+//! A refusal: what an operation answers when it turns a request down. Either
+//! the authentication failure (401), or a catalogued refusal with its HTTP
+//! status and field problems. Nothing is written for a refused operation.
 
 use std::fmt;
 
@@ -7,16 +8,16 @@ use crate::error::{AchError, AUTHENTICATION_FAILED};
 use crate::storage::StorageError;
 use crate::validation::{FieldError, ProblemCode, Report};
 
-/// A failed operation.
+/// A request turned down.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum Failure {
+pub enum Refusal {
     /// Missing or wrong credentials, or a `partner_id` that is not the key's:
     /// `Authentication failed.` (HTTP 401).
     Authentication,
     /// A right partner key, but no `partner_id` in the body or the query string:
     /// `Authentication failed.` (HTTP 401) with a field problem naming
     /// `partner_id`, so the client knows what to add. (A wrong `partner_id` is
-    /// [`Failure::Authentication`]: which partner a key belongs to is never told.)
+    /// [`Refusal::Authentication`]: which partner a key belongs to is never told.)
     PartnerIdRequired,
     /// A catalogued refusal.
     Refused {
@@ -29,22 +30,38 @@ pub enum Failure {
     },
 }
 
-impl Failure {
+impl Refusal {
     /// A refusal with the error's own status and no field problems.
     pub fn refused(error: AchError) -> Self {
         let status = error.http_status();
-        Failure::Refused { error, status, errors: Vec::new() }
+        Refusal::Refused { error, status, errors: Vec::new() }
     }
 
     /// A refusal with one field problem.
     pub fn problem(error: AchError, field: &str, code: ProblemCode, message: impl Into<String>) -> Self {
-        Failure::refused(error).with(field, code, message)
+        Refusal::refused(error).with(field, code, message)
+    }
+
+    /// A refusal with one field problem and the status given (for the general
+    /// messages, whose status depends on what was refused).
+    pub fn problem_with_status(
+        error: AchError,
+        status: u16,
+        field: &str,
+        code: ProblemCode,
+        message: impl Into<String>,
+    ) -> Self {
+        Refusal::Refused {
+            error,
+            status,
+            errors: vec![FieldError { field: field.into(), code, message: message.into() }],
+        }
     }
 
     /// "Not found" for a resource the caller may not see or that does not exist
     /// (the same answer either way): message 10, HTTP 404, the field named.
     pub fn not_found(field: &str, message: impl Into<String>) -> Self {
-        Failure::Refused {
+        Refusal::Refused {
             error: AchError::FailedToAccept,
             status: 404,
             errors: vec![FieldError {
@@ -60,12 +77,12 @@ impl Failure {
         let verdict_error = report.first_error().cloned().unwrap_or(AchError::FailedToAccept);
         let errors = report.verdict().errors;
         let status = verdict_error.http_status();
-        Failure::Refused { error: verdict_error, status, errors }
+        Refusal::Refused { error: verdict_error, status, errors }
     }
 
     /// Add a field problem.
     pub fn with(mut self, field: &str, code: ProblemCode, message: impl Into<String>) -> Self {
-        if let Failure::Refused { errors, .. } = &mut self {
+        if let Refusal::Refused { errors, .. } = &mut self {
             errors.push(FieldError { field: field.into(), code, message: message.into() });
         }
         self
@@ -74,8 +91,8 @@ impl Failure {
     /// The envelope message.
     pub fn message(&self) -> String {
         match self {
-            Failure::Authentication | Failure::PartnerIdRequired => AUTHENTICATION_FAILED.to_owned(),
-            Failure::Refused { error, .. } => error.to_string(),
+            Refusal::Authentication | Refusal::PartnerIdRequired => AUTHENTICATION_FAILED.to_owned(),
+            Refusal::Refused { error, .. } => error.to_string(),
         }
     }
 
@@ -84,31 +101,31 @@ impl Failure {
     /// status it was given.
     pub fn status(&self) -> u16 {
         match self {
-            Failure::Authentication | Failure::PartnerIdRequired => 401,
-            Failure::Refused { error, .. } if error.has_one_status() => error.http_status(),
-            Failure::Refused { status, .. } => *status,
+            Refusal::Authentication | Refusal::PartnerIdRequired => 401,
+            Refusal::Refused { error, .. } if error.has_one_status() => error.http_status(),
+            Refusal::Refused { status, .. } => *status,
         }
     }
 
     /// The catalogue error, if any (none for authentication).
     pub fn error(&self) -> Option<&AchError> {
         match self {
-            Failure::Authentication | Failure::PartnerIdRequired => None,
-            Failure::Refused { error, .. } => Some(error),
+            Refusal::Authentication | Refusal::PartnerIdRequired => None,
+            Refusal::Refused { error, .. } => Some(error),
         }
     }
 
     /// Field problems.
     pub fn errors(&self) -> &[FieldError] {
         match self {
-            Failure::Authentication => &[],
-            Failure::PartnerIdRequired => PARTNER_ID_REQUIRED.as_slice(),
-            Failure::Refused { errors, .. } => errors,
+            Refusal::Authentication => &[],
+            Refusal::PartnerIdRequired => PARTNER_ID_REQUIRED.as_slice(),
+            Refusal::Refused { errors, .. } => errors,
         }
     }
 }
 
-/// The field problem of [`Failure::PartnerIdRequired`].
+/// The field problem of [`Refusal::PartnerIdRequired`].
 static PARTNER_ID_REQUIRED: std::sync::LazyLock<[FieldError; 1]> = std::sync::LazyLock::new(|| {
     [FieldError {
         field: "partner_id".into(),
@@ -117,24 +134,24 @@ static PARTNER_ID_REQUIRED: std::sync::LazyLock<[FieldError; 1]> = std::sync::La
     }]
 });
 
-impl fmt::Display for Failure {
+impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message())
     }
 }
 
-impl std::error::Error for Failure {}
+impl std::error::Error for Refusal {}
 
-impl From<crate::lifecycle::Refusal> for Failure {
-    fn from(r: crate::lifecycle::Refusal) -> Self {
-        Failure::Refused { status: r.http_status(), errors: vec![r.field_error()], error: r.error }
+impl From<crate::lifecycle::TransitionRefusal> for Refusal {
+    fn from(r: crate::lifecycle::TransitionRefusal) -> Self {
+        Refusal::Refused { status: r.http_status(), errors: vec![r.field_error()], error: r.error }
     }
 }
 
-impl From<StorageError> for Failure {
+impl From<StorageError> for Refusal {
     /// Storage failures are message 7 (HTTP 503); the detail is not shown to clients.
     fn from(_: StorageError) -> Self {
-        Failure::refused(AchError::DatabaseUnavailable)
+        Refusal::refused(AchError::DatabaseUnavailable)
     }
 }
 
@@ -148,7 +165,7 @@ mod tests {
     fn each_specific_message_answers_its_one_status_whatever_it_was_given() {
         for error in catalogue_samples() {
             for given in [400, 404, 405, 409, 413, 422, 503] {
-                let f = Failure::Refused { error: error.clone(), status: given, errors: Vec::new() };
+                let f = Refusal::Refused { error: error.clone(), status: given, errors: Vec::new() };
                 let want = if error.has_one_status() { error.http_status() } else { given };
                 assert_eq!(f.status(), want, "{error:?} given {given}");
                 assert_eq!(crate::api::finish(Err(f)).status, want, "{error:?} rendered");
@@ -161,10 +178,10 @@ mod tests {
 
     #[test]
     fn a_missing_partner_id_is_an_authentication_failure_that_names_it() {
-        let f = Failure::PartnerIdRequired;
+        let f = Refusal::PartnerIdRequired;
         assert_eq!((f.status(), f.message().as_str()), (401, "Authentication failed."));
         assert_eq!(f.errors()[0].field, "partner_id");
         assert_eq!(f.errors()[0].code, ProblemCode::Required);
-        assert!(Failure::Authentication.errors().is_empty());
+        assert!(Refusal::Authentication.errors().is_empty());
     }
 }

@@ -1,4 +1,5 @@
-//! Key encodings: composite keys whose byte order is the order we scan in.
+//! Row keys: the byte keys of the tables' rows (meta names, composite keys whose
+//! byte order is the order we scan in).
 
 use chrono::{DateTime, Utc};
 

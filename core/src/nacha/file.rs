@@ -202,7 +202,7 @@ impl Entry {
     }
 
     /// The notification-of-change addenda (`98`), if the entry is a NOC.
-    pub fn notice_of_change(&self) -> Option<&NoticeOfChange> {
+    pub fn notice_of_change(&self) -> Option<&ChangeEntry> {
         self.addenda.iter().find_map(|a| match a {
             Addenda::Change(c) => Some(c),
             _ => None,
@@ -217,7 +217,7 @@ pub enum Addenda {
     /// writer's (1, 2, … and the entry's trace sequence).
     Payment(Text),
     /// `98`: a notification of change.
-    Change(NoticeOfChange),
+    Change(ChangeEntry),
     /// `99`: a return.
     Return(ReturnEntry),
     /// Any other type code (`02`, IAT `10`–`18`, …): kept verbatim.
@@ -231,7 +231,7 @@ pub enum Addenda {
 
 /// Addenda `98`: what the receiving bank says must change.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NoticeOfChange {
+pub struct ChangeEntry {
     /// Change code (`C01` account number, `C02` routing number, `C03` both,
     /// `C05` transaction code, `C06` account and transaction code, `C07` all three…).
     pub change_code: Text,

@@ -1,0 +1,136 @@
+//! Planning a request admitted on its head: with its body, the endpoint's
+//! answer now (a read: a feed page, a look-up, health) or the engine operation
+//! to run.
+
+use super::admit::{self, Admitted};
+use super::input::{data, partner_id};
+use super::request::Request;
+use super::routes::Endpoint;
+use super::{admin, render, Plan};
+use crate::engine::{Engine, Operation, Refusal};
+use crate::validation::routing_number_problem;
+use crate::{categories, AchError};
+
+/// A partner operation, made idempotent by the `Idempotency-Key` header if given.
+fn partner_op(req: &Request, operation: Operation) -> Operation {
+    match &req.idempotency_key {
+        Some(key) => Operation::Idempotent { key: key.clone(), operation: Box::new(operation) },
+        None => operation,
+    }
+}
+
+/// Plan a request (see [`super::plan`]).
+pub(crate) fn plan(engine: &Engine, req: &Request) -> Result<Plan, Refusal> {
+    plan_admitted(engine, admit::admit(engine, req)?, req)
+}
+
+/// Plan a request admitted on its head (see [`super::plan_admitted`]).
+pub(crate) fn plan_admitted(engine: &Engine, admitted: Admitted, req: &Request) -> Result<Plan, Refusal> {
+    let req = &*admit::split_query(req);
+    if req.body.len() > admitted.body_limit() {
+        return Err(admit::too_large(admitted.body_limit()));
+    }
+    let Admitted { endpoint, params, caller } = admitted;
+    let Some(caller) = caller else {
+        return match endpoint {
+            Endpoint::Health | Endpoint::Ready => health(engine, endpoint),
+            _ => openapi(),
+        };
+    };
+    let param = |i: usize| params.get(i).cloned().unwrap_or_default();
+    let execute = |operation| Ok(Plan::Execute { caller: caller.clone(), operation: Box::new(operation) });
+    if endpoint.is_admin() {
+        if let Some(answer) = admin::read(engine, endpoint, &params)? {
+            return Ok(Plan::Done(answer));
+        }
+        return admin::plan(endpoint, &params, req).and_then(execute);
+    }
+    match endpoint {
+        Endpoint::Institution => institution(engine, &param(0)),
+        Endpoint::Categories => Ok(Plan::Done(render::data(serde_json::json!({
+            "groups": categories::groups(),
+            "categories": categories::all(),
+        })))),
+        Endpoint::Events => {
+            let pointer = params.first().map(String::as_str);
+            let page = engine.events(&caller, pointer)?;
+            Ok(Plan::Done(render::events_page(&page)))
+        }
+        Endpoint::StatusChanges => {
+            let (data, _) = data(req)?;
+            let partner = partner_id(&data, &caller)?;
+            let pointer = params.first().map_or("0", String::as_str);
+            let page = engine.status_changes(&caller, &partner, pointer)?;
+            Ok(Plan::Done(render::status_page(&page)))
+        }
+        _ => {
+            let (data, body) = data(req)?;
+            let partner_id = partner_id(&data, &caller)?;
+            let operation = match endpoint {
+                Endpoint::CreateTransaction => Operation::CreateTransaction { partner_id, body },
+                Endpoint::Void => Operation::VoidTransaction { partner_id, transaction_id: param(0) },
+                Endpoint::Reverse => Operation::ReverseTransaction { partner_id, transaction_id: param(0) },
+                Endpoint::CreateCustomer => Operation::CreateCustomer { partner_id, body },
+                Endpoint::DeleteCustomer => Operation::DeleteCustomer { partner_id, customer_id: param(0) },
+                _ => Operation::SubmitMerchant { partner_id, body },
+            };
+            execute(partner_op(req, operation))
+        }
+    }
+}
+
+/// `GET /healthz` (liveness: the service answers; no disk access) and `GET
+/// /readyz` (readiness: writes commit, [`Engine::ready`]; message 7 and 503
+/// when they do not). Neither needs a key.
+fn health(engine: &Engine, endpoint: Endpoint) -> Result<Plan, Refusal> {
+    if endpoint == Endpoint::Health {
+        return Ok(Plan::Done(render::data(serde_json::json!({ "status": "live" }))));
+    }
+    if engine.ready() {
+        Ok(Plan::Done(render::data(serde_json::json!({ "status": "ready" }))))
+    } else {
+        Err(Refusal::refused(AchError::DatabaseUnavailable))
+    }
+}
+
+/// `GET /institutions/{routing_number}`: the bank behind a routing number.
+fn institution(engine: &Engine, routing_number: &str) -> Result<Plan, Refusal> {
+    let directory = engine.directory();
+    if let Some((code, error)) = routing_number_problem(routing_number, &directory) {
+        let message = error.to_string();
+        return Err(Refusal::problem(error, "routing_number", code, message));
+    }
+    let Some(found) = directory.lookup(routing_number) else {
+        return Err(Refusal::refused(AchError::RoutingNotFound { value: routing_number.to_owned() }));
+    };
+    let d = found.destination;
+    Ok(Plan::Done(render::data(serde_json::json!({
+        "routing_number": routing_number,
+        "name": d.name,
+        "city": d.city,
+        "state": d.state,
+        "new_routing_number": found.requested.new_routing_number,
+    }))))
+}
+
+/// `GET /openapi.json`: the OpenAPI document of the whole API.
+#[cfg(feature = "openapi")]
+fn openapi() -> Result<Plan, Refusal> {
+    Ok(Plan::Done(super::Response {
+        status: 200,
+        body: include_str!("../../../docs/openapi.json").to_owned(),
+    }))
+}
+
+/// `GET /openapi.json` in a build without the document (the browser module).
+#[cfg(not(feature = "openapi"))]
+fn openapi() -> Result<Plan, Refusal> {
+    let msg = "this build does not carry the OpenAPI document; achd serves it";
+    Err(Refusal::problem_with_status(
+        AchError::FailedToAccept,
+        404,
+        "path",
+        crate::validation::ProblemCode::NotFound,
+        msg,
+    ))
+}

@@ -1,0 +1,157 @@
+//! Applying an operation's groundwork inside the write transaction: who may run
+//! it, then the file that does it.
+
+use super::groundwork::Groundwork;
+use super::operation::Caller;
+use super::outcome::Outcome;
+use super::{
+    bank_files, credentials, customers, idempotency, merchant_settings, originator, schedule, tenants,
+    transactions, Abort, Applied, Cx, Refusal,
+};
+use crate::routing::RoutingDirectory;
+use crate::storage::{row_keys, Table};
+use crate::validation::ProblemCode;
+use crate::AchError;
+
+/// The caller must be the operator.
+fn operator(caller: &Caller) -> Result<(), Abort> {
+    match caller {
+        Caller::Operator => Ok(()),
+        _ => Err(Abort::Refused(Refusal::Authentication)),
+    }
+}
+
+/// The caller must be this partner (the request's `partner_id` is the key's).
+fn partner(caller: &Caller, partner_id: &str) -> Result<(), Abort> {
+    match caller {
+        Caller::Partner { partner_id: p } if p == partner_id => Ok(()),
+        _ => Err(Abort::Refused(Refusal::Authentication)),
+    }
+}
+
+/// Apply an operation's groundwork inside the write transaction: the caller
+/// checked first, then the operation run.
+pub(crate) fn apply(cx: &mut Cx<'_, '_>, caller: &Caller, work: Groundwork) -> Result<Applied, Abort> {
+    authorize(caller, &work)?;
+    run(cx, caller, work)
+}
+
+/// Whether the caller may run the operation: a partner's own operations need
+/// that partner's key, every other one the operator's.
+fn authorize(caller: &Caller, work: &Groundwork) -> Result<(), Abort> {
+    match work {
+        Groundwork::SubmitMerchant { partner_id, .. }
+        | Groundwork::CreateCustomer { partner_id, .. }
+        | Groundwork::DeleteCustomer { partner_id, .. }
+        | Groundwork::CreateTransaction { partner_id, .. }
+        | Groundwork::VoidTransaction { partner_id, .. }
+        | Groundwork::ReverseTransaction { partner_id, .. } => partner(caller, partner_id),
+        // Checked by `apply_idempotent`, after the key.
+        Groundwork::Idempotent { .. } => Ok(()),
+        _ => operator(caller),
+    }
+}
+
+/// Run an authorized operation: refuse its groundwork's problems, then ask
+/// the file that does it.
+fn run(cx: &mut Cx<'_, '_>, caller: &Caller, work: Groundwork) -> Result<Applied, Abort> {
+    let done = |o| Ok(Applied::Done(o));
+    match work {
+        Groundwork::CreatePartner { name } => done(tenants::create_partner(cx, &name)?),
+        Groundwork::SetPartnerLimits { partner_id, limits } => {
+            done(tenants::set_partner_limits(cx, &partner_id, &limits)?)
+        }
+        Groundwork::SubmitMerchant { partner_id, application } => {
+            let application = application.map_err(Refusal::from_report)?;
+            done(tenants::submit_merchant(cx, &partner_id, &application)?)
+        }
+        Groundwork::ApproveMerchant { merchant_id, limits } => {
+            done(tenants::approve_merchant(cx, &merchant_id, &limits)?)
+        }
+        Groundwork::SetMerchantLimits { merchant_id, limits } => {
+            done(tenants::set_merchant_limits(cx, &merchant_id, &limits)?)
+        }
+        Groundwork::CreateCustomer { partner_id, customer } => {
+            let (customer, fingerprint) = customer.map_err(Refusal::from_report)?;
+            done(customers::create(cx, &partner_id, &customer, fingerprint)?)
+        }
+        Groundwork::DeleteCustomer { partner_id, customer_id } => {
+            done(customers::delete(cx, &partner_id, &customer_id)?)
+        }
+        Groundwork::CreateTransaction { partner_id, transaction } => {
+            let (transaction, fingerprint) = transaction.map_err(Refusal::from_report)?;
+            done(transactions::create(cx, &partner_id, &transaction, fingerprint)?)
+        }
+        Groundwork::VoidTransaction { partner_id, transaction_id } => {
+            done(transactions::void(cx, &partner_id, &transaction_id)?)
+        }
+        Groundwork::ReverseTransaction { partner_id, transaction_id } => {
+            done(transactions::reverse(cx, &partner_id, &transaction_id)?)
+        }
+        Groundwork::RecordReturn { transaction_id, return_code, return_date } => {
+            done(transactions::record_return(cx, &transaction_id, &return_code, return_date)?)
+        }
+        Groundwork::LoadDirectory { directory } => load_directory(cx, directory),
+        Groundwork::SetMerchantSettings { merchant_id, settings } => {
+            done(merchant_settings::set(cx, &merchant_id, settings)?)
+        }
+        Groundwork::SetOriginator { originator } => done(originator::set(cx, originator)?),
+        Groundwork::IngestReturnFile { entries } => {
+            let entries = entries.map_err(|errors| Refusal::Refused {
+                error: AchError::FailedToAccept,
+                status: 422,
+                errors,
+            })?;
+            done(bank_files::ingest(cx, &entries)?)
+        }
+        Groundwork::SetClock { now } => done(schedule::set_clock(cx, now)?),
+        Groundwork::RotateKeys { holder, grace_seconds } => {
+            done(credentials::rotate(cx, &holder, grace_seconds)?)
+        }
+        Groundwork::RevokeKeys { holder } => done(credentials::revoke(cx, &holder)?),
+        Groundwork::SetSuspended { holder, suspended } => {
+            done(credentials::set_suspended(cx, &holder, suspended)?)
+        }
+        Groundwork::Idempotent { key, scope, request, inner } => {
+            apply_idempotent(cx, caller, key, scope, request, *inner)
+        }
+    }
+}
+
+/// Store the directory the operator loaded; the engine switches to it once the
+/// transaction commits.
+fn load_directory(
+    cx: &mut Cx<'_, '_>,
+    directory: Result<(RoutingDirectory, String), String>,
+) -> Result<Applied, Abort> {
+    let (directory, text) = directory
+        .map_err(|why| Refusal::problem(AchError::FailedToAccept, "", ProblemCode::InvalidFormat, why))?;
+    cx.w.put_raw(Table::Blobs, row_keys::BLOB_DIRECTORY, text.as_bytes())?;
+    let records = directory.len();
+    Ok(Applied::Directory(directory, Outcome::DirectoryLoaded { records }))
+}
+
+/// An idempotent operation: its key checked, then its scope (a partner's
+/// operation) and its caller, then run once per key.
+fn apply_idempotent(
+    cx: &mut Cx<'_, '_>,
+    caller: &Caller,
+    key: Result<String, Refusal>,
+    scope: Option<String>,
+    request: String,
+    inner: Groundwork,
+) -> Result<Applied, Abort> {
+    let key = key?;
+    let Some(partner_id) = scope else {
+        let msg = "idempotency keys apply to partner operations only";
+        return Err(Refusal::problem(
+            AchError::FailedToAccept,
+            "idempotency_key",
+            ProblemCode::InvalidValue,
+            msg,
+        )
+        .into());
+    };
+    partner(caller, &partner_id)?;
+    idempotency::run(cx, &partner_id, &key, request, |cx| apply(cx, caller, inner))
+}

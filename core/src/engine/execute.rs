@@ -1,0 +1,143 @@
+//! Requests in, answers out: authenticating a key, and running operations in
+//! one write transaction (catch-up first, then each operation prepared afresh if
+//! its preparation is stale, then applied), with one durable commit.
+
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, MutexGuard};
+
+use chrono::{DateTime, Utc};
+
+use super::window::Window;
+use super::{
+    apply, credentials, schedule, Abort, Applied, Caller, Cx, Engine, Operation, Outcome, PreparedOperation,
+    Refusal,
+};
+use crate::calendar;
+use crate::routing::RoutingDirectory;
+use crate::secrets::KeyHash;
+use crate::storage::StorageError;
+
+impl Engine {
+    /// Who an API key belongs to, or [`Refusal::Authentication`] (also for a
+    /// key past its grace window, a revoked key, or a suspended holder's key).
+    pub fn authenticate(&self, api_key: &str) -> Result<Caller, Refusal> {
+        if api_key.is_empty() || api_key.len() > 256 {
+            return Err(Refusal::Authentication);
+        }
+        let hash = KeyHash::of(api_key);
+        let now = self.now();
+        let caller = self.store.read(|r| credentials::caller_of(r, self.operator.as_ref(), &hash, now))?;
+        caller.ok_or(Refusal::Authentication)
+    }
+
+    /// Run one operation in its own write transaction.
+    pub fn execute(&self, caller: &Caller, op: Operation) -> Result<Outcome, Refusal> {
+        self.execute_batch(vec![(caller.clone(), op)])
+            .pop()
+            .unwrap_or(Err(Refusal::refused(crate::AchError::SystemUnable)))
+    }
+
+    /// Run many operations in ONE write transaction (one durable commit), each with
+    /// its own result, in order. Work that needs no storage (validation, parsing a
+    /// directory, fingerprints of the request) is done before the transaction
+    /// begins ([`Engine::prepare`]). If the commit fails, every operation answers
+    /// message 7 and nothing is stored.
+    pub fn execute_batch(&self, ops: Vec<(Caller, Operation)>) -> Vec<Result<Outcome, Refusal>> {
+        let now = self.clock.now();
+        let directory = self.directory();
+        let prepared = self.prepare_many(ops, now, &directory);
+        self.execute_prepared(prepared)
+    }
+
+    /// [`Engine::execute_batch`] of operations already prepared by
+    /// [`Engine::prepare`] (on other threads): the same answers, and the same
+    /// stored data, as `execute_batch` of the operations they were prepared from.
+    pub fn execute_prepared(&self, ops: Vec<(Caller, PreparedOperation)>) -> Vec<Result<Outcome, Refusal>> {
+        let now = self.clock.now();
+        let mut directory = self.directory();
+        let count = ops.len();
+        let mut loaded = None;
+        let Ok(mut window) = self.lock_window_in_turn() else { return unavailable(count) };
+        let mut log = Vec::new();
+        let result = self.store.write(|w| -> Result<(Answers, Option<DateTime<Utc>>), StorageError> {
+            let mut cx = Cx::new(w, now, self, &mut window, &mut log);
+            schedule::catch_up(&mut cx, now, Some(schedule::CHUNK))?;
+            let answers = apply_each(&mut cx, now, ops, &mut directory, &mut loaded)?;
+            Ok((answers, cx.finish()?))
+        });
+        match result {
+            Ok((answers, clock_to)) => {
+                self.after_commit(loaded, clock_to);
+                answers
+            }
+            Err(_) => {
+                // Nothing was stored: nor is anything left in the window.
+                window.undo(&log);
+                unavailable(count)
+            }
+        }
+    }
+
+    /// Lock the duplicate window for a batch, counted as waiting until it holds
+    /// the lock, so that a long catch-up (`advance_to`) lets it in between two
+    /// chunks.
+    fn lock_window_in_turn(&self) -> Result<MutexGuard<'_, Window>, StorageError> {
+        self.waiting.fetch_add(1, Ordering::SeqCst);
+        let locked = self.lock_window();
+        self.waiting.fetch_sub(1, Ordering::SeqCst);
+        locked
+    }
+
+    /// Once the batch is committed: the directory it loaded and the sandbox
+    /// clock's new instant take effect.
+    fn after_commit(&self, loaded: Option<Arc<RoutingDirectory>>, clock_to: Option<DateTime<Utc>>) {
+        if let Some(directory) = loaded {
+            self.set_directory(directory);
+        }
+        if let (Some(t), Some(manual)) = (clock_to, &self.manual) {
+            manual.set(t);
+        }
+    }
+}
+
+/// Every operation's answer, in order.
+type Answers = Vec<Result<Outcome, Refusal>>;
+
+/// Message 7 for each of `count` operations: nothing was stored.
+fn unavailable(count: usize) -> Answers {
+    (0..count).map(|_| Err(Refusal::refused(crate::AchError::DatabaseUnavailable))).collect()
+}
+
+/// Apply each operation of a batch in order, each prepared afresh if its
+/// preparation is stale; `directory`: the one in force (`loaded`: set when an
+/// operation loads a new one). A storage failure abandons the whole batch.
+fn apply_each(
+    cx: &mut Cx<'_, '_>,
+    now: DateTime<Utc>,
+    ops: Vec<(Caller, PreparedOperation)>,
+    directory: &mut Arc<RoutingDirectory>,
+    loaded: &mut Option<Arc<RoutingDirectory>>,
+) -> Result<Answers, StorageError> {
+    let mut answers = Vec::with_capacity(ops.len());
+    let mut today = (now, calendar::eastern_date(now));
+    for (caller, op) in ops {
+        // Checked against the date and directory it runs with (a clock set
+        // or a directory loaded earlier in the batch).
+        if today.0 != cx.now {
+            today = (cx.now, calendar::eastern_date(cx.now));
+        }
+        let op = op.for_transaction(cx.engine, cx.now, today.1, directory);
+        let answer = match apply::apply(cx, &caller, op) {
+            Ok(Applied::Done(o)) => Ok(o),
+            Ok(Applied::Directory(dir, o)) => {
+                *directory = Arc::new(dir);
+                *loaded = Some(Arc::clone(directory));
+                Ok(o)
+            }
+            Err(Abort::Refused(f)) => Err(f),
+            Err(Abort::Storage(e)) => return Err(e),
+        };
+        answers.push(answer);
+    }
+    Ok(answers)
+}
