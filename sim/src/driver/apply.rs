@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use ach_core::engine::{Caller, Refusal, Outcome, Progress};
+use ach_core::engine::{Caller, Outcome, Progress, Refusal};
 use ach_core::limits::Limits;
 use chrono::{DateTime, Utc};
 
