@@ -25,7 +25,7 @@ use wasm_bindgen::prelude::*;
 ///   `pendingInto` writes it into a buffer of `-r` bytes (a multiple of 3);
 ///   `-4`: binary data (a typed array, `DataView` or `ArrayBuffer`), `-5`: not
 ///   an object (`stringifyInto` checks these before `JSON.stringify`, in one
-///   crossing).
+///   crossing); `-6`: a request whose `body` member is binary data.
 /// - `verdict`: a verdict object built from its texts (one string and the
 ///   UTF-16 lengths of its parts) instead of JSON text and `JSON.parse`, which
 ///   cost more than the validation of a small form; `validVerdict` for the
@@ -71,18 +71,32 @@ export function textInto(value, dest) {
   return put(dest);
 }
 
-export function stringifyInto(value, dest) {
-  if (ArrayBuffer.isView(value) || isInstance(value, ArrayBuffer) || isInstance(value, globalThis.SharedArrayBuffer)) {
-    return -4;
-  }
+function isBinary(value) {
+  return ArrayBuffer.isView(value) || isInstance(value, ArrayBuffer) || isInstance(value, globalThis.SharedArrayBuffer);
+}
+export function stringifyInto(value, dest, request) {
+  if (isBinary(value)) return -4;
   if (typeof value !== 'object' || value === null) return -5;
   let text;
+  let binaryBody = false;
+  // A request's `body` as bytes would stringify as an object of numbered
+  // members: it is refused instead, as binary data is at the top.
+  const replacer = request
+    ? function (key, member) {
+        if (key === 'body' && this === value && isBinary(member)) {
+          binaryBody = true;
+          return undefined;
+        }
+        return member;
+      }
+    : undefined;
   try {
-    text = JSON.stringify(value);
+    text = JSON.stringify(value, replacer);
   } catch (e) {
     thrown = e;
     return -1;
   }
+  if (binaryBody) return -6;
   if (text === undefined) return -2;
   pending = text;
   return put(dest);
@@ -120,7 +134,7 @@ extern "C" {
     #[wasm_bindgen(js_name = textInto)]
     fn text_into(value: &JsValue, dest: &mut [u8]) -> f64;
     #[wasm_bindgen(js_name = stringifyInto)]
-    fn stringify_into(value: &JsValue, dest: &mut [u8]) -> f64;
+    fn stringify_into(value: &JsValue, dest: &mut [u8], request: bool) -> f64;
     #[wasm_bindgen(js_name = pendingInto)]
     fn pending_into(dest: &mut [u8]) -> f64;
     #[wasm_bindgen(js_name = takeThrown)]
@@ -156,6 +170,17 @@ pub(crate) fn with_json_text<R>(
     function: &str,
     f: impl FnOnce(&[u8]) -> R,
 ) -> Result<R, JsError> {
+    with_text(value, function, false, f)
+}
+
+/// [`with_json_text`] for an argument that is an `Engine` request, whose `body`
+/// member may not be binary data either.
+fn with_text<R>(
+    value: &JsValue,
+    function: &str,
+    request: bool,
+    f: impl FnOnce(&[u8]) -> R,
+) -> Result<R, JsError> {
     let mut buffer = SCRATCH.take();
     if buffer.is_empty() {
         buffer = vec![0; 4096];
@@ -163,12 +188,13 @@ pub(crate) fn with_json_text<R>(
     // The JS numbers are whole (byte counts, codes); f64 to i64 saturates.
     let mut written = text_into(value, &mut buffer) as i64;
     if written == -1 {
-        written = stringify_into(value, &mut buffer) as i64;
+        written = stringify_into(value, &mut buffer, request) as i64;
         let problem = match written {
             -1 => format!(": the argument cannot be turned into JSON ({})", thrown_message(&take_thrown())),
             -2 => ": the argument cannot be turned into JSON (it stringifies to undefined)".to_owned(),
             -4 => " expects an object or a JSON string, not binary data (decode it to text first)".to_owned(),
             -5 => " expects an object or a JSON string".to_owned(),
+            -6 => ": body is binary data: pass an object or the body's text (decode it first)".to_owned(),
             _ => String::new(),
         };
         if !problem.is_empty() {
@@ -192,6 +218,14 @@ pub(crate) fn with_json_text<R>(
 #[cfg(feature = "engine")]
 pub(crate) fn json_text(value: &JsValue, function: &str) -> Result<String, JsError> {
     with_json_text(value, function, |text| String::from_utf8_lossy(text).into_owned())
+}
+
+/// The JSON text of an `Engine` request: as [`json_text`], and a `body` member
+/// that is binary data is refused (it would reach the router as an object of
+/// numbered members, and be answered as a body without `partner_id`).
+#[cfg(feature = "engine")]
+pub(crate) fn request_text(value: &JsValue, function: &str) -> Result<String, JsError> {
+    with_text(value, function, true, |text| String::from_utf8_lossy(text).into_owned())
 }
 
 /// What a thrown JS value says, cut short: its `message` when it has a string

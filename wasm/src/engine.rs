@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 use wasm_bindgen::prelude::*;
 
-use crate::convert::{cut, json_text, now, to_js};
+use crate::convert::{cut, json_text, now, request_text, to_js};
 
 /// The engine in the browser: redb's in-memory backend and a clock the page
 /// drives (the sandbox's moves only through `POST /admin/clock`; otherwise it
@@ -137,7 +137,7 @@ impl Engine {
         &self,
         #[wasm_bindgen(unchecked_param_type = "EngineRequest | string")] request: &JsValue,
     ) -> Result<JsValue, JsError> {
-        let text = json_text(request, "Engine.request")?;
+        let text = request_text(request, "Engine.request")?;
         let answer = self.request_json(&text, now()).map_err(|e| JsError::new(&e))?;
         Ok(to_js(&answer))
     }

@@ -427,6 +427,12 @@ class Fixture {
 
   run(c, values, prebuilt) {
     const request = prebuilt ?? this.request(c, values);
+    if (c.expect.throws) {
+      // Misuse of the module (tests/hostile/README.md): an Error, never a trap.
+      assert.throws(() => this.engine.request(request), (e) => e instanceof Error && e.message.includes(c.expect.throws), c.name);
+      this.assertNothingStored(c.name);
+      return;
+    }
     const answer = noThrow(c.name, () => this.engine.request(request));
     if (c.expect.any) {
       assert.ok(answer.status >= 400 && answer.status <= 422, `${c.name}: ${answer.status}`);
