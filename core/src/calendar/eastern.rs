@@ -81,19 +81,38 @@ pub fn format_eastern_timestamp(instant: DateTime<Utc>) -> String {
     };
     // Written digit by digit: this runs for every status change a create makes.
     let mut out = *b"0000-00-00 00:00:00";
-    let mut put = |at: usize, width: usize, mut v: u32| {
-        for slot in out[at..at + width].iter_mut().rev() {
-            *slot = b'0' + (v % 10) as u8;
-            v /= 10;
-        }
-    };
-    put(0, 4, year);
-    put(5, 2, t.month());
-    put(8, 2, t.day());
-    put(11, 2, t.hour());
-    put(14, 2, t.minute());
-    put(17, 2, t.second());
+    for (at, width, v) in [
+        (0, 4, year),
+        (5, 2, t.month()),
+        (8, 2, t.day()),
+        (11, 2, t.hour()),
+        (14, 2, t.minute()),
+        (17, 2, t.second()),
+    ] {
+        put_digits(&mut out[at..at + width], v);
+    }
     out.iter().map(|&b| char::from(b)).collect()
+}
+
+/// Formats a date as `YYYY-MM-DD` (the feeds' date shape), as chrono's
+/// `%Y-%m-%d` does, digit by digit: every status change carries up to four.
+pub fn format_date(date: NaiveDate) -> String {
+    let Some(year) = u32::try_from(date.year()).ok().filter(|y| *y <= 9999) else {
+        return date.format("%Y-%m-%d").to_string();
+    };
+    let mut out = *b"0000-00-00";
+    for (at, width, v) in [(0, 4, year), (5, 2, date.month()), (8, 2, date.day())] {
+        put_digits(&mut out[at..at + width], v);
+    }
+    out.iter().map(|&b| char::from(b)).collect()
+}
+
+/// `v`'s last `slots.len()` decimal digits into `slots`, zero-padded.
+fn put_digits(slots: &mut [u8], mut v: u32) {
+    for slot in slots.iter_mut().rev() {
+        *slot = b'0' + (v % 10) as u8;
+        v /= 10;
+    }
 }
 
 /// Parses an RFC 3339 timestamp carrying an explicit offset (`Z` or `±HH:MM`)
@@ -165,7 +184,7 @@ pub fn days_in_month(year: i32, month: u32) -> Option<u32> {
 mod tests {
     use super::super::test_support::*;
     use super::super::*;
-    use chrono::{Datelike, Offset, TimeZone, Utc};
+    use chrono::{Datelike, NaiveDate, Offset, TimeZone, Utc};
     use proptest::prelude::*;
 
     #[test]
@@ -180,6 +199,19 @@ mod tests {
             assert_eq!(eastern_date_cached(last), eastern_date(last), "{last}");
             assert_eq!(eastern_date_cached(t), eastern_date(t), "{t}");
             t += chrono::TimeDelta::hours(1);
+        }
+    }
+
+    #[test]
+    fn format_date_writes_what_chrono_writes_for_every_day_and_the_extremes() {
+        let mut d = NaiveDate::from_ymd_opt(1, 1, 1).unwrap_or_default();
+        let end = NaiveDate::from_ymd_opt(9999, 12, 31).unwrap_or_default();
+        while d <= end {
+            assert_eq!(format_date(d), d.format("%Y-%m-%d").to_string());
+            d = d + chrono::Days::new(if d.year() % 400 < 3 { 1 } else { 97 });
+        }
+        for d in [NaiveDate::MIN, NaiveDate::MAX, end, NaiveDate::from_ymd_opt(0, 3, 1).unwrap_or_default()] {
+            assert_eq!(format_date(d), d.format("%Y-%m-%d").to_string());
         }
     }
 

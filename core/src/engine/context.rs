@@ -21,6 +21,9 @@ pub(crate) struct Cx<'a, 'tx> {
     pub usage: usage::Counters,
     /// The sandbox clock's new instant, set on the clock once the commit succeeds.
     pub clock_to: Option<DateTime<Utc>>,
+    /// Each origination batch summary row's flags as this transaction left
+    /// them (so a cut-off reads each batch's row once, not once per entry).
+    pub batch_flags: HashMap<Vec<u8>, u8>,
     /// The stamp and id of the newest transaction this write transaction made
     /// for each partner, written back by [`Cx::finish`].
     last_txn: HashMap<String, (crate::ids::TxnStamp, String)>,
@@ -47,6 +50,7 @@ impl<'a, 'tx> Cx<'a, 'tx> {
             seqs: HashMap::new(),
             usage: usage::Counters::default(),
             clock_to: None,
+            batch_flags: HashMap::new(),
             last_txn: HashMap::new(),
         }
     }

@@ -49,7 +49,7 @@ pub struct EventsPage {
 }
 
 fn date(d: Option<chrono::NaiveDate>) -> Option<String> {
-    d.map(|d| d.format("%Y-%m-%d").to_string())
+    d.map(crate::calendar::format_date)
 }
 
 /// The status change a transaction's current state reports, at `at`.

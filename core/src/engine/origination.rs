@@ -77,11 +77,12 @@ fn part_key(id: &str, part: u32) -> String {
     format!("file/{id}/{part:06}")
 }
 
-/// An outgoing row's key: cut-off, batch (merchant, class, description), id. A
-/// batch's summary row is the same without the id, so it sorts first.
-fn row_key(cutoff: DateTime<Utc>, merchant_id: &str, kind: &BatchKind, id: Option<&str>) -> Vec<u8> {
+/// A batch's summary row key: cut-off, merchant, class, description. Its
+/// entries' rows are the same key followed by the transaction id (and a `0`),
+/// so the summary sorts first.
+fn summary_key(cutoff: DateTime<Utc>, merchant_id: &str, kind: &BatchKind) -> Vec<u8> {
     let mut k = row_keys::instant(cutoff).to_vec();
-    for part in [merchant_id, kind.sec_code, kind.description].into_iter().chain(id) {
+    for part in [merchant_id, kind.sec_code, kind.description] {
         k.extend_from_slice(part.as_bytes());
         k.push(0);
     }
@@ -114,13 +115,21 @@ pub(crate) fn enqueue(
         None => None,
     };
     let kind = batch_kind::of(t, original.as_ref(), calendar::eastern_date(cutoff));
-    let summary = row_key(cutoff, &t.merchant_id, &kind, None);
+    let summary = summary_key(cutoff, &t.merchant_id, &kind);
     let flag = if t.direction == Direction::Credit { HAS_CREDITS } else { HAS_DEBITS };
-    let flags = cx.w.get_raw(Table::Outgoing, &summary)?.and_then(|v| v.first().copied()).unwrap_or(0);
+    // A batch's flags are read once per write transaction, not once per entry.
+    let flags = match cx.batch_flags.get(&summary) {
+        Some(flags) => *flags,
+        None => cx.w.get_raw(Table::Outgoing, &summary)?.and_then(|v| v.first().copied()).unwrap_or(0),
+    };
     if flags & flag == 0 {
         cx.w.put_raw(Table::Outgoing, &summary, &[flags | flag])?;
     }
-    cx.w.put_raw(Table::Outgoing, &row_key(cutoff, &t.merchant_id, &kind, Some(&t.id)), &[])
+    let mut row = summary.clone();
+    row.extend_from_slice(t.id.as_bytes());
+    row.push(0);
+    cx.batch_flags.insert(summary, flags | flag);
+    cx.w.put_raw(Table::Outgoing, &row, &[])
 }
 
 /// The cut-off of the oldest file in progress, if any.
@@ -189,6 +198,8 @@ pub(crate) fn assemble(
     let from = row_keys::instant(cutoff);
     let to = row_keys::instant(cutoff + chrono::Duration::microseconds(1));
     let rows = cx.w.range(Table::Outgoing, &from, &to, limit)?;
+    // An entry and its addenda are at most 3 records of 95 bytes.
+    out.reserve(rows.len() * 3 * 95);
     let mut companies = HashMap::new();
     for (key, value) in &rows {
         let (merchant_id, sec, description, id) =
@@ -201,6 +212,7 @@ pub(crate) fn assemble(
             let flags = value.first().copied().unwrap_or(0);
             open_batch(&mut a, company, (sec, description), flags, &mut out);
             a.batch = Some((merchant_id.to_owned(), sec.to_owned(), description.to_owned()));
+            cx.batch_flags.remove(key.as_slice());
         } else if let Some(t) = cx.w.get::<TransactionRecord>(Table::Transactions, id.as_bytes())? {
             add_entry(cx, &mut a, company, sec, &t, &mut out)?;
         }

@@ -76,7 +76,7 @@ fn split(key: &[u8]) -> (String, u64) {
 }
 
 fn date(d: Option<chrono::NaiveDate>) -> Option<String> {
-    d.map(|d| d.format("%Y-%m-%d").to_string())
+    d.map(crate::calendar::format_date)
 }
 
 /// Whether a change reports the transaction as it is stored (all but the time).
