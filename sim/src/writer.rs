@@ -28,7 +28,15 @@ pub fn open(db: &str) -> Result<Engine, String> {
 /// A partner and an approved merchant that takes any amount; prints
 /// `partner ID` and `merchant ID`.
 pub fn setup(db: &str) -> Result<(), String> {
-    let engine = open(db)?;
+    let (partner_id, merchant_id) = tenant(&open(db)?)?;
+    println!("partner {partner_id}");
+    println!("merchant {merchant_id}");
+    Ok(())
+}
+
+/// A partner and an approved PPD merchant of `engine` that takes any amount
+/// and any number: their ids.
+pub fn tenant(engine: &Engine) -> Result<(String, String), String> {
     let (partner_id, _) =
         match engine.execute(&Caller::Operator, Operation::CreatePartner { name: "Writer".into() }) {
             Ok(Outcome::PartnerCreated { partner_id, api_key }) => (partner_id, api_key),
@@ -61,35 +69,40 @@ pub fn setup(db: &str) -> Result<(), String> {
     if let Err(f) = engine.execute(&Caller::Operator, op) {
         return Err(format!("approve: {f:?}"));
     }
-    println!("partner {partner_id}");
-    println!("merchant {merchant_id}");
-    Ok(())
+    Ok((partner_id, merchant_id))
+}
+
+/// `count` distinct PPD debits of `merchant_id` (amounts and accounts from
+/// `rng`), as operations for one batch.
+pub fn debits(partner_id: &str, merchant_id: &str, rng: &mut Rng, count: usize) -> Vec<(Caller, Operation)> {
+    let caller = Caller::Partner { partner_id: partner_id.to_owned() };
+    (0..count)
+        .map(|_| {
+            let cents = rng.range(100, 500_000);
+            let body = json!({
+                "merchant_id": merchant_id, "amount": format!("{}.{:02}", cents / 100, cents % 100),
+                "description": "sigkill", "type": "debit", "standard_entry_class": "PPD",
+                "customer": {"name": "Ada Lovelace", "routing_number": "021000021",
+                             "account_number": format!("{}", 10_000_000 + rng.below(1_000_000)), "account_type": "checking"}
+            });
+            let op = Operation::CreateTransaction {
+                partner_id: partner_id.to_owned(),
+                body: serde_json::to_vec(&body).unwrap_or_default(),
+            };
+            (caller.clone(), op)
+        })
+        .collect()
 }
 
 /// Create transactions until killed, in batches of 1 to 4 (one commit each),
 /// printing `ack ID` for each only after `execute_batch` returned (durable).
 pub fn write(db: &str, partner_id: &str, merchant_id: &str, seed: u64) -> Result<(), String> {
     let engine = open(db)?;
-    let caller = Caller::Partner { partner_id: partner_id.to_owned() };
     let mut rng = Rng::new(seed);
     let mut out = std::io::stdout().lock();
     loop {
-        let batch: Vec<(Caller, Operation)> = (0..1 + rng.below(4))
-            .map(|_| {
-                let cents = rng.range(100, 500_000);
-                let body = json!({
-                    "merchant_id": merchant_id, "amount": format!("{}.{:02}", cents / 100, cents % 100),
-                    "description": "sigkill", "type": "debit", "standard_entry_class": "PPD",
-                    "customer": {"name": "Ada Lovelace", "routing_number": "021000021",
-                                 "account_number": format!("{}", 10_000_000 + rng.below(1_000_000)), "account_type": "checking"}
-                });
-                let op = Operation::CreateTransaction {
-                    partner_id: partner_id.to_owned(),
-                    body: serde_json::to_vec(&body).unwrap_or_default(),
-                };
-                (caller.clone(), op)
-            })
-            .collect();
+        let n = 1 + rng.below(4);
+        let batch = debits(partner_id, merchant_id, &mut rng, n);
         for answer in engine.execute_batch(batch) {
             match answer {
                 Ok(Outcome::TransactionCreated { transaction_id }) => {

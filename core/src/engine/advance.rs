@@ -10,11 +10,16 @@ impl Engine {
     /// time order, in write transactions of at most `schedule::CHUNK` (500) items
     /// each (other writers run between them). Production calls this from the
     /// wall clock; the sandbox through [`super::Operation::SetClock`].
+    ///
+    /// Only the last of those transactions, and one that lists a file, waits
+    /// for the disk: the others commit without a sync, so a crash before this
+    /// returns rolls them back and the next catch-up does them again, the same
+    /// way. Everything is durable once it returns `Ok`.
     pub fn advance_to(&self, now: DateTime<Utc>) -> Result<Progress, Refusal> {
         let mut total = Progress::default();
         loop {
             // Nothing due: no write transaction (an idle server does not fsync).
-            if !self.store.read(|r| schedule::anything_due(r, now, self.sandbox))? {
+            if !self.store.read_any(|r| schedule::anything_due(r, now, self.sandbox))? {
                 return Ok(total);
             }
             self.let_requests_in();
@@ -25,6 +30,9 @@ impl Engine {
                 let (step, mut done) = schedule::catch_up(&mut cx, now, Some(schedule::CHUNK))?;
                 if done {
                     done = images::expire(&mut cx, now, schedule::CHUNK)?;
+                }
+                if !done {
+                    cx.w.defer_sync();
                 }
                 cx.finish()?;
                 Ok::<_, StorageError>((step, done))

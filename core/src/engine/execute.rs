@@ -26,7 +26,8 @@ impl Engine {
         }
         let hash = KeyHash::of(api_key);
         let now = self.now();
-        let caller = self.store.read(|r| credentials::caller_of(r, self.operator.as_ref(), &hash, now))?;
+        let caller =
+            self.store.read_any(|r| credentials::caller_of(r, self.operator.as_ref(), &hash, now))?;
         caller.ok_or(Refusal::Authentication)
     }
 

@@ -363,6 +363,7 @@ fn finish(cx: &mut Cx<'_, '_>, mut a: Assembly, mut out: Vec<u8>) -> Result<u64,
         held: a.held,
     };
     cx.w.put(Table::Files, summary.id.as_bytes(), &summary)?;
+    cx.w.require_sync();
     cx.w.remove(Table::Meta, row_keys::META_FILE_IN_PROGRESS)?;
     Ok(u64::from(a.parts))
 }

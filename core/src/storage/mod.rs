@@ -8,6 +8,7 @@
 
 #[cfg(feature = "simulation")]
 pub mod crash;
+mod durability;
 mod health;
 mod open;
 mod rewrite;
@@ -15,6 +16,7 @@ pub(crate) mod row_keys;
 #[cfg(test)]
 mod tests;
 
+use durability::{Commit, Durability};
 pub use health::{StorageEvent, StorageHook};
 pub(crate) use open::{panic_text, FileProblem};
 /// redb's storage backend trait, for the simulation hooks (feature `simulation`).
@@ -186,6 +188,7 @@ pub(crate) struct Store {
     db: RwLock<Option<Database>>,
     reopen: Option<Reopen>,
     health: health::Health,
+    durability: Durability,
 }
 
 impl fmt::Debug for Store {
@@ -223,7 +226,12 @@ impl Store {
     }
 
     fn init(db: Database, reopen: Option<Reopen>) -> Result<Store, StorageError> {
-        let store = Store { db: RwLock::new(Some(db)), reopen, health: health::Health::default() };
+        let store = Store {
+            db: RwLock::new(Some(db)),
+            reopen,
+            health: health::Health::default(),
+            durability: Durability::default(),
+        };
         store.write(|w| {
             let version: Option<u32> = w.get(Table::Meta, row_keys::META_FORMAT)?;
             if let Some(v) = version.filter(|v| *v != FORMAT_VERSION) {
@@ -293,8 +301,9 @@ impl Store {
         self.health.tell(&event);
     }
 
-    /// Run `f` in one write transaction: committed durably when it returns `Ok`,
-    /// rolled back entirely when it returns `Err`. A failure is told to the hook
+    /// Run `f` in one write transaction: committed durably when it returns `Ok`
+    /// (unless it called [`Write::defer_sync`]: committed, durable with the next
+    /// durable commit), rolled back entirely when it returns `Err`. A failure is told to the hook
     /// and followed by [`Store::recover`].
     pub(crate) fn write<T>(
         &self,
@@ -305,13 +314,27 @@ impl Store {
             let db = db.as_ref().ok_or_else(|| StorageError("the database is closed".into()))?;
             let tx = db.begin_write().map_err(fail)?;
             let out = {
-                let mut w =
-                    Write { tx: &tx, open: RefCell::new(Default::default()), cache: RefCell::default() };
+                let mut w = Write {
+                    tx: &tx,
+                    open: RefCell::new(Default::default()),
+                    cache: RefCell::default(),
+                    sync: durability::new_commit(),
+                };
                 // On `Err`, `w` (its open tables) and then `tx` drop: nothing is written.
-                f(&mut w)?
+                let out = f(&mut w)?;
+                (out, w.sync.get())
                 // `w` drops here: every table it opened is closed before the commit.
             };
+            let (out, sync) = out;
+            let mut tx = tx;
+            if sync == Commit::Deferred {
+                tx.set_durability(redb::Durability::None).map_err(|e| StorageError(e.to_string()))?;
+            }
+            let n = self.durability.before_commit(sync);
             tx.commit().map_err(fail)?;
+            if sync != Commit::Deferred {
+                self.durability.durable(n);
+            }
             Ok(out)
         };
         match attempt() {
@@ -328,16 +351,43 @@ impl Store {
         }
     }
 
-    /// Run `f` in one read transaction (a consistent snapshot). A failure is
-    /// told to the hook and followed by [`Store::recover`].
+    /// Run `f` in one read transaction (a consistent snapshot) of durable
+    /// data only: if a commit it may see was made without a sync, one durable
+    /// commit first makes it durable. For anything answered to someone. A
+    /// failure is told to the hook and followed by [`Store::recover`].
     pub(crate) fn read<T>(
         &self,
         f: impl FnOnce(&Snapshot) -> Result<T, StorageError>,
     ) -> Result<T, StorageError> {
+        self.read_with(true, f)
+    }
+
+    /// [`Store::read`] that may also see commits not yet durable: for the
+    /// engine's own decisions (whether work is due, who a key belongs to),
+    /// never for an answer that shows stored data.
+    pub(crate) fn read_any<T>(
+        &self,
+        f: impl FnOnce(&Snapshot) -> Result<T, StorageError>,
+    ) -> Result<T, StorageError> {
+        self.read_with(false, f)
+    }
+
+    fn read_with<T>(
+        &self,
+        durable: bool,
+        f: impl FnOnce(&Snapshot) -> Result<T, StorageError>,
+    ) -> Result<T, StorageError> {
         let attempt = || -> Result<T, StorageError> {
-            let db = self.database()?;
-            let db = db.as_ref().ok_or_else(|| StorageError("the database is closed".into()))?;
-            let tx = db.begin_read().map_err(fail)?;
+            let tx = {
+                let db = self.database()?;
+                let db = db.as_ref().ok_or_else(|| StorageError("the database is closed".into()))?;
+                db.begin_read().map_err(fail)?
+            };
+            // The snapshot is taken first: the durable commit comes after
+            // everything it holds.
+            if durable && self.durability.pending() {
+                self.write(|_| Ok(()))?;
+            }
             f(&Snapshot { tx })
         };
         attempt().inspect_err(|e| {
@@ -363,7 +413,9 @@ pub(crate) fn encode<T: Serialize + ?Sized>(table: Table, value: &T) -> Result<V
     let cannot =
         |e: &dyn fmt::Display| StorageError(format!("a {} record cannot be encoded: {e}", table.name()));
     if table.binary() {
-        postcard::to_allocvec(value).map_err(|e| cannot(&e))
+        // Room for a whole transaction record at once (postcard's own vector
+        // starts empty and grows a field at a time).
+        postcard::to_extend(value, Vec::with_capacity(256)).map_err(|e| cannot(&e))
     } else {
         serde_json::to_vec(value).map_err(|e| cannot(&e))
     }
@@ -389,6 +441,7 @@ pub(crate) struct Write<'tx> {
     tx: &'tx redb::WriteTransaction,
     open: RefCell<[Option<WriteTable<'tx>>; Table::ALL.len()]>,
     cache: RefCell<Decoded>,
+    sync: std::cell::Cell<Commit>,
 }
 
 impl<'tx> Write<'tx> {

@@ -77,3 +77,46 @@ fn a_database_of_another_format_version_is_refused_and_left_as_it_was() {
     assert_eq!(message(Store::open(&path).unwrap_err()), expected);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A commit made without a sync is never shown by a read that answers
+/// someone: [`Store::read`] makes it durable first; [`Store::read_any`] (the
+/// engine's own decisions) does not wait for the disk.
+#[cfg(feature = "simulation")]
+#[test]
+fn a_deferred_commit_is_made_durable_before_a_read_shows_it() {
+    use super::crash::SimDisk;
+    let disk = SimDisk::new();
+    let store = Store::with_backend(disk.backend()).unwrap();
+    // What a power loss now would leave at the key.
+    let after_a_crash = |seed: u64| -> Option<u64> {
+        let reopened = Store::with_backend(SimDisk::from_image(disk.crash_image(seed).0).backend()).unwrap();
+        reopened.read(|r| r.get(Table::Meta, b"step")).unwrap()
+    };
+    let step = |n: u64, defer: bool, require: bool| {
+        store
+            .write(|w| {
+                w.put(Table::Meta, b"step", &n)?;
+                if defer {
+                    w.defer_sync();
+                }
+                if require {
+                    w.require_sync();
+                }
+                Ok(())
+            })
+            .unwrap();
+    };
+    step(1, false, false);
+    step(2, true, false);
+    step(3, true, false);
+    for seed in 0..8 {
+        assert_eq!(after_a_crash(seed), Some(1), "deferred commits are lost with the power");
+    }
+    step(4, true, true);
+    assert_eq!(after_a_crash(0), Some(4), "a required sync wins over a deferral");
+    step(5, true, false);
+    let seen: Option<u64> = store.read_any(|r| r.get(Table::Meta, b"step")).unwrap();
+    assert_eq!((seen, after_a_crash(1)), (Some(5), Some(4)), "read_any does not wait for the disk");
+    let seen: Option<u64> = store.read(|r| r.get(Table::Meta, b"step")).unwrap();
+    assert_eq!((seen, after_a_crash(2)), (Some(5), Some(5)), "read shows step 5 once it is durable");
+}
