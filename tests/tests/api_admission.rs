@@ -4,10 +4,9 @@
 //! and refuses a name given twice in a query string or form data.
 #![allow(clippy::unwrap_used)]
 
-use ach_core::api::{
-    admit, plan, plan_admitted, route, route_json, Plan, Request, MAX_BODY_BYTES, SMALL_BODY_BYTES,
-};
+use ach_core::api::{admit, plan, plan_admitted, route, route_json, Plan, MAX_BODY_BYTES, SMALL_BODY_BYTES};
 use ach_core::validation::json_bounds::{MAX_JSON_DEPTH, MAX_JSON_VALUES};
+use ach_tests::router::request;
 use ach_tests::world::{transaction, World, OPERATOR_KEY};
 use serde_json::{json, Value};
 
@@ -25,16 +24,6 @@ fn world() -> (World, Keys) {
     let (partner_id, partner, caller) = w.partner_with_key();
     let (merchant_id, merchant, _) = w.roomy_merchant(&partner_id, &caller, &["PPD"]);
     (w, Keys { partner_id, partner, merchant_id, merchant })
-}
-
-fn request(method: &str, path: &str, key: Option<&str>, body: Vec<u8>) -> Request {
-    Request {
-        method: method.into(),
-        path: path.into(),
-        api_key: key.map(str::to_owned),
-        body,
-        ..Request::default()
-    }
 }
 
 /// `(status, first problem's field, its code)` of an answer.

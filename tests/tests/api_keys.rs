@@ -4,8 +4,8 @@
 //! reopen of a file-backed engine.
 #![allow(clippy::unwrap_used)]
 
-use ach_core::api::{route, Request, Response};
 use ach_core::engine::Engine;
+use ach_tests::router;
 use ach_tests::world::{application, options, transaction, OPERATOR_KEY};
 use serde_json::{json, Value};
 
@@ -27,15 +27,7 @@ impl Api {
     }
 
     fn call(&self, method: &str, path: &str, key: &str, body: Option<Value>) -> (u16, Value) {
-        let req = Request {
-            method: method.into(),
-            path: path.into(),
-            api_key: Some(key.into()),
-            body: body.map(|b| b.to_string().into_bytes()).unwrap_or_default(),
-            ..Request::default()
-        };
-        let Response { status, body } = route(&self.engine, &req);
-        (status, serde_json::from_str(&body).unwrap_or_else(|e| panic!("{e}: {body}")))
+        router::call(&self.engine, method, path, Some(key), body.as_ref())
     }
 
     fn op(&self, path: &str, body: Value) -> (u16, Value) {

@@ -3,10 +3,10 @@
 //! period and month boundaries in Eastern Time.
 #![allow(clippy::unwrap_used)]
 
-use ach_core::api::{route, Request};
 use ach_core::engine::{Caller, Operation, Outcome};
 use ach_core::limits::Limits;
 use ach_core::Money;
+use ach_tests::router;
 use ach_tests::world::{amount, application, open_application, transaction, World, OPERATOR_KEY};
 use serde_json::json;
 
@@ -408,15 +408,7 @@ impl Router {
         key: &str,
         body: &serde_json::Value,
     ) -> (u16, serde_json::Value) {
-        let req = Request {
-            method: method.into(),
-            path: path.into(),
-            api_key: Some(key.into()),
-            body: body.to_string().into_bytes(),
-            ..Request::default()
-        };
-        let r = route(&self.w.engine, &req);
-        (r.status, serde_json::from_str(&r.body).unwrap())
+        router::call(&self.w.engine, method, path, Some(key), Some(body))
     }
 
     /// A merchant of the spec's example application (duplicates declined) with

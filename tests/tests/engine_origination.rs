@@ -6,22 +6,15 @@
 
 use std::collections::BTreeSet;
 
-use ach_core::api::{route, Request, Response};
+use ach_core::api::{route, Request};
 use ach_core::engine::{Caller, Engine, Operation, Outcome};
 use ach_core::nacha::{self, NachaFile};
+use ach_tests::router;
 use ach_tests::world::{et, options, transaction, World, OPERATOR_KEY};
 use serde_json::{json, Value};
 
 fn call(engine: &Engine, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
-    let req = Request {
-        method: method.into(),
-        path: path.into(),
-        api_key: Some(OPERATOR_KEY.into()),
-        body: body.map(|b| b.to_string().into_bytes()).unwrap_or_default(),
-        ..Request::default()
-    };
-    let Response { status, body } = route(engine, &req);
-    (status, serde_json::from_str(&body).unwrap_or_else(|e| panic!("{e}: {body}")))
+    router::call(engine, method, path, Some(OPERATOR_KEY), body.as_ref())
 }
 
 /// Every file listed, with its parsed text (read with no problems).

@@ -2,25 +2,17 @@
 //! original trace number, applied exactly once, a malformed file refused whole.
 #![allow(clippy::unwrap_used)]
 
-use ach_core::api::{route, Request, Response};
 use ach_core::engine::Engine;
 use ach_core::model::Status;
 use ach_core::nacha::{self, Addenda, Batch, ChangeEntry, Entry, FileHeader, NachaFile, ReturnEntry, Text};
 use ach_core::Money;
+use ach_tests::router::{request, send};
 use ach_tests::world::{transaction, World, OPERATOR_KEY};
 use chrono::NaiveDate;
 use serde_json::{json, Value};
 
 fn post_file(engine: &Engine, bytes: &[u8]) -> (u16, Value) {
-    let req = Request {
-        method: "POST".into(),
-        path: "/admin/return-files".into(),
-        api_key: Some(OPERATOR_KEY.into()),
-        body: bytes.to_vec(),
-        ..Request::default()
-    };
-    let Response { status, body } = route(engine, &req);
-    (status, serde_json::from_str(&body).unwrap_or_else(|e| panic!("{e}: {body}")))
+    send(engine, &request("POST", "/admin/return-files", Some(OPERATOR_KEY), bytes.to_vec()))
 }
 
 /// The entries of every origination file written so far, by transaction amount.

@@ -21,6 +21,7 @@ use ach_core::limits::Limits;
 use ach_core::Money;
 use ach_tests::hostile::{check, corpus, is_catalogue_message, never_issued, observed, Case, Values};
 use ach_tests::json_paths::{nested_arrays, nested_objects};
+use ach_tests::router::request;
 use ach_tests::world::{transaction, World, OPERATOR_KEY};
 use serde_json::{json, Value};
 
@@ -110,16 +111,6 @@ impl Tenant {
             .with(&v("early_pointer"), &self.early_pointer)
             .with(&v("pointer"), &self.pointer)
             .with(&v("events"), &self.events)
-    }
-}
-
-fn request(method: &str, path: &str, key: Option<&str>, body: Vec<u8>) -> Request {
-    Request {
-        method: method.into(),
-        path: path.into(),
-        api_key: key.map(str::to_owned),
-        body,
-        ..Request::default()
     }
 }
 
