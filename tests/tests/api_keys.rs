@@ -6,7 +6,7 @@
 
 use ach_core::engine::Engine;
 use ach_tests::router;
-use ach_tests::world::{application, options, transaction, OPERATOR_KEY};
+use ach_tests::world::{application, options, partner_transaction, OPERATOR_KEY};
 use serde_json::{json, Value};
 
 struct Api {
@@ -199,8 +199,7 @@ fn a_suspended_partner_and_its_merchants_are_refused_until_resumed() {
     let (status, v) = api.op(&format!("/admin/partners/{}/suspend", t.pid), json!({}));
     assert_eq!(status, 200, "{v}");
     assert_eq!(v["payload"], json!({"id": t.pid, "suspended": true, "since": "2026-11-23T15:00:00+00:00"}));
-    let mut body = transaction(&t.mid, "debit", "10.00");
-    body["partner_id"] = json!(t.pid);
+    let body = partner_transaction(&t.pid, &t.mid, "debit", "10.00");
     refused(&api, api.call("POST", "/transactions", &t.key, Some(body.clone())));
     refused(&api, api.call("GET", "/events", &t.mkey, None));
     assert_eq!(api.partner_status(&other.pid, &other.key), 200, "other partners are untouched");
@@ -225,8 +224,7 @@ fn a_suspended_merchant_takes_no_transactions_and_its_key_is_refused() {
     let (status, v) = api.op(&format!("/admin/merchants/{}/suspend", t.mid), json!({}));
     assert_eq!(status, 200, "{v}");
     refused(&api, api.call("GET", "/events", &t.mkey, None));
-    let mut body = transaction(&t.mid, "debit", "10.00");
-    body["partner_id"] = json!(t.pid);
+    let body = partner_transaction(&t.pid, &t.mid, "debit", "10.00");
     let (status, v) = api.call("POST", "/transactions", &t.key, Some(body.clone()));
     assert_eq!(status, 403, "{v}");
     assert_eq!(v["message"], json!("Unable to accept PPD transactions for this merchant"));

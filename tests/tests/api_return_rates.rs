@@ -6,7 +6,7 @@
 
 use ach_core::engine::{Caller, Operation, Outcome, ReturnGroup, ThresholdCrossing};
 use ach_tests::router::{roomy_limit_values, Router};
-use ach_tests::world::{application, transaction, OPERATOR_KEY};
+use ach_tests::world::{application, partner_transaction, OPERATOR_KEY};
 use serde_json::{json, Value};
 
 type Api = Router;
@@ -37,8 +37,7 @@ fn merchant(api: &Api, pid: &str, key: &str) -> String {
 fn create(api: &Api, pid: &str, key: &str, mid: &str, kind: &str, n: usize) -> Vec<String> {
     (0..n)
         .map(|_| {
-            let mut t = transaction(mid, kind, "10.00");
-            t["partner_id"] = json!(pid);
+            let t = partner_transaction(pid, mid, kind, "10.00");
             let (status, created) = api.call("POST", "/transactions", Some(key), Some(t));
             assert_eq!(status, 201, "{created}");
             created["payload"]["id"].as_str().unwrap().to_owned()

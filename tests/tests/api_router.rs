@@ -4,7 +4,7 @@
 
 use ach_core::api::{route, route_json, Request};
 use ach_tests::router::{request, roomy_limit_values, send, Router};
-use ach_tests::world::{application, transaction, OPERATOR_KEY};
+use ach_tests::world::{application, partner_transaction, transaction, OPERATOR_KEY};
 use serde_json::{json, Value};
 
 type Api = Router;
@@ -68,8 +68,7 @@ fn setup(api: &Api) -> (String, String, String, String) {
 fn envelopes_exactly_as_the_spec_shows_them() {
     let api = Api::new();
     let (pid, key, mid, mkey) = setup(&api);
-    let mut t = transaction(&mid, "debit", "10.00");
-    t["partner_id"] = json!(pid);
+    let t = partner_transaction(&pid, &mid, "debit", "10.00");
     let (status, created) = api.call("POST", "/transactions", Some(&key), Some(t.clone()));
     assert_eq!(status, 201);
     assert_eq!(created["success"], json!(true));
@@ -120,8 +119,7 @@ fn envelopes_exactly_as_the_spec_shows_them() {
 fn failures_carry_the_catalogue_message_code_type_and_fields() {
     let api = Api::new();
     let (pid, key, mid, _) = setup(&api);
-    let mut t = transaction(&mid, "debit", "abc");
-    t["partner_id"] = json!(pid);
+    let t = partner_transaction(&pid, &mid, "debit", "abc");
     let (status, v) = api.call("POST", "/transactions", Some(&key), Some(t));
     assert_eq!(status, 422);
     assert_eq!(v["success"], json!(false));
@@ -221,8 +219,7 @@ fn form_data_and_query_strings_carry_requests_and_the_body_wins() {
     };
     assert_eq!(route(&api.engine, &query).status, 201);
     // Body and query both carry amount: the body's 1.00 wins over the query's junk.
-    let mut t = transaction(&mid, "debit", "1.00");
-    t["partner_id"] = json!(pid);
+    let t = partner_transaction(&pid, &mid, "debit", "1.00");
     let both =
         Request { query: "amount=junk".into(), body: t.to_string().into_bytes(), content_type: None, ..req };
     assert_eq!(route(&api.engine, &both).status, 201, "{}", route(&api.engine, &both).body);
@@ -274,8 +271,7 @@ fn the_operator_plane_runs_the_whole_lifecycle() {
     assert_eq!(status, 200);
     let (status, v) = api.op("POST", &format!("/admin/partners/{pid}/limits"), json!({"daily_cuont": 5}));
     assert_eq!(status, 422, "{v}");
-    let mut t = transaction(&mid, "debit", "10.00");
-    t["partner_id"] = json!(pid);
+    let t = partner_transaction(&pid, &mid, "debit", "10.00");
     let (_, created) = api.call("POST", "/transactions", Some(&key), Some(t));
     let txn = created["payload"]["id"].as_str().unwrap().to_owned();
     let (status, clock) = api.op("POST", "/admin/clock", json!({"now": "2026-11-23T18:30:00-05:00"}));
@@ -313,8 +309,7 @@ fn the_json_form_for_c_and_wasm_hosts() {
 /// A POP debit (check number, state, images) of the merchant.
 fn pop(pid: &str, mid: &str, amount: &str) -> Value {
     let png = "iVBORw0KGgoAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
-    let mut t = transaction(mid, "debit", amount);
-    t["partner_id"] = json!(pid);
+    let mut t = partner_transaction(pid, mid, "debit", amount);
     t["standard_entry_class"] = json!("POP");
     t["check_number"] = json!("1001");
     t["state"] = json!("NY");
@@ -366,8 +361,7 @@ fn the_network_cap_and_the_merchants_limits_at_the_router() {
     assert_eq!(v["message"], json!("'25000.50' is an invalid Amount"));
 
     // The merchant's own limits: above its maximum is message 21, below its minimum 14.
-    let mut ppd = transaction(&mid, "debit", "25000.01");
-    ppd["partner_id"] = json!(pid);
+    let mut ppd = partner_transaction(&pid, &mid, "debit", "25000.01");
     assert_eq!(api.call("POST", "/transactions", Some(&key), Some(ppd.clone())).0, 201, "no cap for PPD");
     ppd["amount"] = json!("30000.01");
     let v = seen(&api.call("POST", "/transactions", Some(&key), Some(ppd.clone())));
@@ -384,8 +378,7 @@ fn the_network_cap_and_the_merchants_limits_at_the_router() {
 fn amounts_are_one_amount_and_message_14_has_one_status() {
     let api = Api::new();
     let (pid, key, mid) = merchant(&api, &["PPD"], true, json!({"max_transaction_amount": "5000.00"}));
-    let mut t = transaction(&mid, "debit", "1.00");
-    t["partner_id"] = json!(pid);
+    let t = partner_transaction(&pid, &mid, "debit", "1.00");
     // The same amount written three ways is one transaction: the others are its duplicates.
     let (status, v) = call_raw(&api, "/transactions", &key, &with_literal(&t, "amount", "1200.0"));
     assert_eq!(status, 201, "{v}");
@@ -436,8 +429,7 @@ fn values_as_the_spec_types_them_at_the_router() {
 
     // Members the class does not use are ignored, whatever they hold.
     for class in ["PPD", "WEB"] {
-        let mut t = transaction(&mid, "debit", "11.00");
-        t["partner_id"] = json!(pid);
+        let mut t = partner_transaction(&pid, &mid, "debit", "11.00");
         t["standard_entry_class"] = json!(class);
         t["check_number"] = json!("12a");
         t["state"] = json!(["XX"]);

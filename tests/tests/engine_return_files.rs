@@ -197,8 +197,7 @@ fn returns_and_notices_apply_once_and_later_files_carry_the_correction() {
 #[test]
 fn a_malformed_file_is_refused_and_changes_nothing() {
     let w = World::new("2026-11-23 10:00");
-    let (partner_id, partner) = w.partner();
-    let (m, _) = w.merchant(&partner_id, &partner, &["PPD"]);
+    let (partner_id, partner, m) = w.tenant(&["PPD"]);
     let id = w.create(&partner_id, &partner, &transaction(&m, "debit", "10.00")).unwrap();
     w.at("2026-11-23 18:00");
     let entries = originated(&w.engine);
@@ -229,8 +228,7 @@ fn a_malformed_file_is_refused_and_changes_nothing() {
 fn a_file_that_puts_a_merchant_over_a_threshold_reports_it_once() {
     use ach_core::engine::{Caller, Operation, Outcome, ReturnGroup};
     let w = World::new("2026-11-23 10:00");
-    let (partner_id, partner) = w.partner();
-    let (m, _) = w.merchant(&partner_id, &partner, &["PPD"]);
+    let (partner_id, partner, m) = w.tenant(&["PPD"]);
     for n in 0..10 {
         w.create(&partner_id, &partner, &transaction(&m, "debit", &format!("{}.00", 10 + n))).unwrap();
     }

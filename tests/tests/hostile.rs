@@ -22,7 +22,7 @@ use ach_core::Money;
 use ach_tests::hostile::{check, corpus, is_catalogue_message, never_issued, observed, Case, Values};
 use ach_tests::json_paths::{nested_arrays, nested_objects};
 use ach_tests::router::request;
-use ach_tests::world::{transaction, World, OPERATOR_KEY};
+use ach_tests::world::{partner_transaction, transaction, World, OPERATOR_KEY};
 use serde_json::{json, Value};
 
 const MB: usize = 1 << 20;
@@ -273,8 +273,7 @@ fn a_megabyte_in_a_member_the_class_does_not_use_is_ignored() {
     for class in ["PPD", "WEB"] {
         for member in ["check_number", "state", "check_image_front", "check_image_back"] {
             for value in [json!(big), json!({"deep": [big]}), json!(-0.0), json!(true)] {
-                let mut t = transaction(&merchant, "debit", "1.00");
-                t["partner_id"] = json!(id);
+                let mut t = partner_transaction(&id, &merchant, "debit", "1.00");
                 t["standard_entry_class"] = json!(class);
                 t[member] = value;
                 let r = post(&t);
@@ -283,8 +282,7 @@ fn a_megabyte_in_a_member_the_class_does_not_use_is_ignored() {
             }
         }
         // Refused for another reason: the ignored member is not reflected either.
-        let mut t = transaction(&merchant, "debit", "abc");
-        t["partner_id"] = json!(id);
+        let mut t = partner_transaction(&id, &merchant, "debit", "abc");
         t["standard_entry_class"] = json!(class);
         t["check_number"] = json!(big);
         let r = post(&t);
@@ -295,8 +293,7 @@ fn a_megabyte_in_a_member_the_class_does_not_use_is_ignored() {
     }
     // A PPD's check number is not a check: the same one twice is no duplicate.
     for _ in 0..2 {
-        let mut t = transaction(&merchant, "debit", "2.00");
-        t["partner_id"] = json!(id);
+        let mut t = partner_transaction(&id, &merchant, "debit", "2.00");
         t["check_number"] = json!("1001");
         assert_eq!(post(&t).status, 201);
     }
