@@ -57,20 +57,7 @@ const AMOUNT: FieldRule<'static> =
     FieldRule { rank: Rank::Amount, error: &|v| AchError::InvalidAmount { value: echo(v) } };
 const CLASS: FieldRule<'static> = FieldRule { rank: Rank::ClassRule, error: &|_| AchError::FailedToAccept };
 
-/// Validate a request body given as bytes (what the engine receives).
-pub fn validate_bytes(bytes: &[u8], ctx: &Context<'_>) -> Result<MerchantApplication, Report> {
-    super::over_bytes(bytes, ctx, validate)
-}
-
-/// Validate a `serde_json::Value` (for Rust hosts that hold one).
-pub fn validate_value(value: &serde_json::Value, ctx: &Context<'_>) -> Result<MerchantApplication, Report> {
-    validate_bytes(value.to_string().as_bytes(), ctx)
-}
-
-/// Validate a merchant application; every problem is recorded in the report.
-pub fn validate(value: &JsonBody<'_>, ctx: &Context<'_>) -> Result<MerchantApplication, Report> {
-    super::walk_all(|r| walk(r, value, ctx))
-}
+entry_points!(MerchantApplication, "a merchant application");
 
 /// Nine digits from `123456789`, `123-45-6789` (SSN) or `12-3456789` (EIN).
 pub(crate) fn nine_digit_text(text: &str) -> Option<String> {

@@ -25,20 +25,7 @@ const CLASS: FieldRule<'static> = FieldRule { rank: Rank::ClassRule, error: &|_|
 const TOKEN: FieldRule<'static> = FieldRule { rank: Rank::Identifier, error: &|_| AchError::FailedToAccept };
 const INLINE_KEYS: [&str; 4] = ["name", "routing_number", "account_number", "account_type"];
 
-/// Validate a request body given as bytes (what the engine receives).
-pub fn validate_bytes(bytes: &[u8], ctx: &Context<'_>) -> Result<NewTransaction, Report> {
-    super::over_bytes(bytes, ctx, validate)
-}
-
-/// Validate a `serde_json::Value` (for Rust hosts that hold one).
-pub fn validate_value(value: &serde_json::Value, ctx: &Context<'_>) -> Result<NewTransaction, Report> {
-    validate_bytes(value.to_string().as_bytes(), ctx)
-}
-
-/// Validate a transaction request; every problem is recorded in the report.
-pub fn validate(value: &JsonBody<'_>, ctx: &Context<'_>) -> Result<NewTransaction, Report> {
-    super::walk_all(|r| walk(r, value, ctx))
-}
+entry_points!(NewTransaction, "a transaction request");
 
 fn walk(r: &mut Report, value: &JsonBody<'_>, ctx: &Context<'_>) -> Option<NewTransaction> {
     let map = fields::root_object(r, value)?;
