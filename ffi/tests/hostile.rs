@@ -19,6 +19,8 @@
 //! have not moved, and the usage counters are where the set-up left them.
 #![allow(clippy::unwrap_used)]
 
+mod support;
+
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -32,6 +34,7 @@ use ach_core::api::route_json;
 use ach_tests::hostile::{check, corpus, never_issued, Case, Values};
 use ach_tests::json_paths::{nested_arrays, nested_objects, set};
 use serde_json::{json, Value};
+use support::open;
 
 const OPERATOR: &str = "ok_ffi_hostile_operator_key_0123456789";
 const START: &str = "2026-11-23T10:00:00-05:00";
@@ -75,16 +78,6 @@ fn request_bytes(engine: *mut AchEngine, envelope: &[u8]) -> Answer {
 
 fn request(engine: *mut AchEngine, envelope: &str) -> Answer {
     request_bytes(engine, envelope.as_bytes())
-}
-
-fn open(options: &str) -> Result<*mut AchEngine, AchResult> {
-    let options = CString::new(options).unwrap();
-    let mut engine = std::ptr::null_mut();
-    // SAFETY: a valid C string and a valid out-pointer.
-    match unsafe { ach_engine_open(options.as_ptr(), &mut engine) } {
-        AchResult::ACH_OK => Ok(engine),
-        other => Err(other),
-    }
 }
 
 /// An envelope; `body` is a JSON value, or raw text when it is a `Value::String`
