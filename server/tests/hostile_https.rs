@@ -116,6 +116,14 @@ fn example(name: &str) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
+/// The example transaction from this partner for this merchant.
+fn transaction_of(partner_id: &str, merchant_id: &str) -> Value {
+    let mut t = example("transaction.json");
+    t["partner_id"] = json!(partner_id);
+    t["merchant_id"] = json!(merchant_id);
+    t
+}
+
 /// The account numbers, SSNs and tax ids every tenant's requests carry (unique
 /// per tenant, so a scan finds exactly what was sent).
 fn secrets(n: usize) -> [String; 6] {
@@ -160,9 +168,7 @@ async fn tenant(s: &Server, op: &str, n: usize) -> Tenant {
     customer["account_number"] = json!(stored);
     let (status, c) = s.call("POST", "/customers", Some(&key), Some(&customer)).await;
     assert_eq!(status, 201, "{c}");
-    let mut t = example("transaction.json");
-    t["partner_id"] = json!(id);
-    t["merchant_id"] = json!(merchant);
+    let mut t = transaction_of(&id, &merchant);
     t["amount"] = json!("10.00");
     t["customer"]["account_number"] = json!(inline);
     let (status, created) = s.call("POST", "/transactions", Some(&key), Some(&t)).await;
@@ -236,9 +242,7 @@ impl Tenant {
     /// merchant's daily count (22) and the overall daily count (24) refuse.
     async fn assert_counters_unchanged(&self, s: &Server) {
         let debit = |merchant: &str| {
-            let mut t = example("transaction.json");
-            t["partner_id"] = json!(self.id);
-            t["merchant_id"] = json!(merchant);
+            let mut t = transaction_of(&self.id, merchant);
             t["amount"] = json!("1.00");
             t
         };
@@ -302,10 +306,13 @@ fn http(method: &str, target: &[u8], headers: &[(&str, Vec<u8>)], body: &[u8]) -
 fn rows(a: &Tenant) -> Vec<Row> {
     let auth = |key: &str| ("authorization", basic(key).into_bytes());
     let row = |name: &str, chunks, expect| Row { name: name.to_owned(), chunks, expect };
+    // `GET /categories` with Basic credentials of exactly these bytes.
+    let categories_as = |credentials: Vec<u8>| {
+        let header = format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(credentials));
+        http("GET", b"/categories", &[("authorization", header.into_bytes())], b"")
+    };
     let with = |field: &str, value: Value| {
-        let mut t = example("transaction.json");
-        t["partner_id"] = json!(a.id);
-        t["merchant_id"] = json!(a.merchant);
+        let mut t = transaction_of(&a.id, &a.merchant);
         t[field] = value;
         t.to_string().into_bytes()
     };
@@ -315,23 +322,7 @@ fn rows(a: &Tenant) -> Vec<Row> {
             http("PUT", format!("/transactions/{}\0/void", a.pending).as_bytes(), &[auth(&a.key)], b""),
             Hyper(400),
         ),
-        row(
-            "NUL in the Basic user name",
-            http(
-                "GET",
-                b"/categories",
-                &[(
-                    "authorization",
-                    format!(
-                        "Basic {}",
-                        base64::engine::general_purpose::STANDARD.encode(format!("{}\0:", a.key))
-                    )
-                    .into_bytes(),
-                )],
-                b"",
-            ),
-            Auth,
-        ),
+        row("NUL in the Basic user name", categories_as(format!("{}\0:", a.key).into_bytes()), Auth),
         row(
             "NUL raw in a header",
             http("GET", b"/categories", &[("authorization", b"Basic \0".to_vec())], b""),
@@ -347,20 +338,7 @@ fn rows(a: &Tenant) -> Vec<Row> {
             http("GET", b"/status-changes/0?partner_id=\xff\xfe", &[auth(&a.key)], b""),
             Hyper(400),
         ),
-        row(
-            "invalid UTF-8 in the Basic user name",
-            http(
-                "GET",
-                b"/categories",
-                &[(
-                    "authorization",
-                    format!("Basic {}", base64::engine::general_purpose::STANDARD.encode([0xff, 0xfe, b':']))
-                        .into_bytes(),
-                )],
-                b"",
-            ),
-            Auth,
-        ),
+        row("invalid UTF-8 in the Basic user name", categories_as(vec![0xff, 0xfe, b':']), Auth),
         row(
             "invalid UTF-8 raw in the Authorization header",
             http("GET", b"/categories", &[("authorization", b"Basic \xff\xfe".to_vec())], b""),
@@ -406,23 +384,7 @@ fn rows(a: &Tenant) -> Vec<Row> {
             http("GET", b"/categories", &[("authorization", basic("").into_bytes())], b""),
             Auth,
         ),
-        row(
-            "the key as the password",
-            http(
-                "GET",
-                b"/categories",
-                &[(
-                    "authorization",
-                    format!(
-                        "Basic {}",
-                        base64::engine::general_purpose::STANDARD.encode(format!(":{}", a.key))
-                    )
-                    .into_bytes(),
-                )],
-                b"",
-            ),
-            Auth,
-        ),
+        row("the key as the password", categories_as(format!(":{}", a.key).into_bytes()), Auth),
         row(
             "a 100 KB Basic header",
             http(
@@ -687,12 +649,8 @@ async fn a_partner_reaches_no_other_partners_data_and_no_secret_is_kept_in_clear
     // B's key and partner id naming A's resources: answered exactly as for ids
     // that were never issued, at every endpoint that takes an id.
     let bq = format!("?partner_id={}", b.id);
-    let mut t = example("transaction.json");
-    t["partner_id"] = json!(b.id);
-    t["merchant_id"] = json!(a.merchant);
-    let mut by_token = example("transaction.json");
-    by_token["partner_id"] = json!(b.id);
-    by_token["merchant_id"] = json!(b.merchant);
+    let t = transaction_of(&b.id, &a.merchant);
+    let mut by_token = transaction_of(&b.id, &b.merchant);
     by_token["customer"] = json!({"id": a.customer});
     let mut customer = example("customer.json");
     customer["partner_id"] = json!(b.id);
@@ -712,9 +670,7 @@ async fn a_partner_reaches_no_other_partners_data_and_no_secret_is_kept_in_clear
     }
     // B's key (and every merchant key) naming A's partner id: authentication fails.
     let aq = format!("?partner_id={}", a.id);
-    let mut own = example("transaction.json");
-    own["partner_id"] = json!(a.id);
-    own["merchant_id"] = json!(a.merchant);
+    let own = transaction_of(&a.id, &a.merchant);
     let mut app = example("merchant.json");
     app["partner_id"] = json!(a.id);
     let mut a_customer = example("customer.json");
@@ -767,9 +723,7 @@ async fn a_partner_reaches_no_other_partners_data_and_no_secret_is_kept_in_clear
     // One idempotency key, two partners: each gets its own transaction.
     let mut ids = Vec::new();
     for t in [&a, &b] {
-        let mut body = example("transaction.json");
-        body["partner_id"] = json!(t.id);
-        body["merchant_id"] = json!(t.second);
+        let mut body = transaction_of(&t.id, &t.second);
         body["amount"] = json!("1.00");
         let auth = basic(&t.key);
         let headers: [(&str, &[u8]); 2] =
@@ -782,9 +736,7 @@ async fn a_partner_reaches_no_other_partners_data_and_no_secret_is_kept_in_clear
     a.mark(&s).await;
     b.mark(&s).await;
     // A refused request carrying an account number stores nothing of it.
-    let mut refused = example("transaction.json");
-    refused["partner_id"] = json!(b.id);
-    refused["merchant_id"] = json!("mer_0123456789abcdefghijKL");
+    let mut refused = transaction_of(&b.id, "mer_0123456789abcdefghijKL");
     refused["customer"]["account_number"] = json!(secrets(3)[0]);
     assert_eq!(s.call("POST", "/transactions", Some(&b.key), Some(&refused)).await.0, 422);
 
