@@ -70,16 +70,7 @@ pub(crate) fn check_key(key: &str) -> Result<String, Refusal> {
 
 /// The partner an operation acts for (`None`: the operator).
 pub(crate) fn scope(op: &Operation) -> Option<String> {
-    match op {
-        Operation::SubmitMerchant { partner_id, .. }
-        | Operation::CreateCustomer { partner_id, .. }
-        | Operation::DeleteCustomer { partner_id, .. }
-        | Operation::CreateTransaction { partner_id, .. }
-        | Operation::VoidTransaction { partner_id, .. }
-        | Operation::ReverseTransaction { partner_id, .. } => Some(partner_id.clone()),
-        Operation::Idempotent { operation, .. } => scope(operation),
-        _ => None,
-    }
+    op.partner_id().map(str::to_owned)
 }
 
 /// A body as canonical JSON without its `idempotency_key` (so the same request
