@@ -126,13 +126,7 @@ pub(crate) fn run(
     if let Some(stored) = cx.w.get::<StoredAnswer>(Table::Idempotency, &k)? {
         if stored.request != request {
             let msg = "this idempotency key was already used for a different request";
-            return Err(Refusal::problem(
-                AchError::AlreadySubmitted,
-                "idempotency_key",
-                ProblemCode::Conflict,
-                msg,
-            )
-            .into());
+            return Err(Refusal::conflict(AchError::AlreadySubmitted, "idempotency_key", msg).into());
         }
         return match stored.answer {
             Ok(outcome) => Ok(Applied::Done(outcome)),
