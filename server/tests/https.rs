@@ -31,6 +31,16 @@ fn start(data: &Path, extra: &[&str]) -> Server {
     achd(data).sandbox_start(START).flags(extra).start()
 }
 
+/// A sandbox server on a new data directory, a connection to it, and a tenant
+/// made through it (the directory goes with the first).
+async fn sandbox_with_tenant() -> (TempDir, Server, Conn, Tenant) {
+    let dir = temp_dir();
+    let server = start(dir.path(), &[]);
+    let mut c = server.conn().await;
+    let t = Tenant::create(&server, &mut c).await;
+    (dir, server, c, t)
+}
+
 /// A sandbox start on `dir`'s data directory with `flag file`: it must exit with
 /// 1 before listening. What it said.
 fn refused_start(dir: &TempDir, flag: &str, file: &Path) -> Exit {
@@ -137,10 +147,7 @@ fn assert_each_once(acknowledged: &[String], changes: &[Value]) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn every_endpoint_and_every_router_error_over_https() {
-    let dir = temp_dir();
-    let server = start(dir.path(), &[]);
-    let mut c = server.conn().await;
-    let t = Tenant::create(&server, &mut c).await;
+    let (_dir, server, mut c, t) = sandbox_with_tenant().await;
     let (op, pkey, pid) = (t.operator.as_str(), t.partner_key.as_str(), t.partner_id.as_str());
 
     let (status, v) = c
@@ -572,10 +579,7 @@ fn a_routing_directory_that_cannot_be_loaded_stops_the_start() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_answers_as_clients_expect_them() {
-    let dir = temp_dir();
-    let server = start(dir.path(), &[]);
-    let mut c = server.conn().await;
-    let t = Tenant::create(&server, &mut c).await;
+    let (_dir, _server, mut c, t) = sandbox_with_tenant().await;
     let auth = r#"Basic realm="ach""#;
 
     // Every 401 names the scheme; a wrong key says nothing more.

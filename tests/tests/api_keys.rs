@@ -34,6 +34,14 @@ impl Api {
         self.call("POST", path, OPERATOR_KEY, Some(body))
     }
 
+    /// An operator request that must answer 200: its answer.
+    #[track_caller]
+    fn op_ok(&self, path: &str, body: Value) -> Value {
+        let (status, v) = self.op(path, body);
+        assert_eq!(status, 200, "{v}");
+        v
+    }
+
     fn tenant(&self) -> Tenant {
         let (_, p) = self.op("/admin/partners", json!({"name": "Acme Payments"}));
         let pid = p["payload"]["partner_id"].as_str().unwrap().to_owned();
@@ -80,8 +88,7 @@ fn refused(api: &Api, answer: (u16, Value)) {
 fn a_rotated_partner_key_works_for_the_grace_window_then_is_refused() {
     let api = Api::new();
     let t = api.tenant();
-    let (status, r) = api.op(&format!("/admin/partners/{}/keys/rotate", t.pid), json!({}));
-    assert_eq!(status, 200, "{r}");
+    let r = api.op_ok(&format!("/admin/partners/{}/keys/rotate", t.pid), json!({}));
     let new = r["payload"]["api_key"].as_str().unwrap().to_owned();
     assert!(new.starts_with("pk_") && new != t.key);
     assert_eq!(r["payload"]["id"], json!(t.pid));
@@ -107,8 +114,7 @@ fn grace_zero_and_revoke_refuse_the_old_keys_at_once() {
     let api = Api::new();
     let t = api.tenant();
     let path = format!("/admin/partners/{}/keys/rotate", t.pid);
-    let (status, r) = api.op(&path, json!({"grace_seconds": 0}));
-    assert_eq!(status, 200, "{r}");
+    let r = api.op_ok(&path, json!({"grace_seconds": 0}));
     assert_eq!(r["payload"]["previous_keys_valid_until"], Value::Null);
     let new = r["payload"]["api_key"].as_str().unwrap().to_owned();
     refused(&api, api.call("GET", &format!("/status-changes/0?partner_id={}", t.pid), &t.key, None));
@@ -196,8 +202,7 @@ fn a_suspended_partner_and_its_merchants_are_refused_until_resumed() {
     let api = Api::new();
     let t = api.tenant();
     let other = api.tenant();
-    let (status, v) = api.op(&format!("/admin/partners/{}/suspend", t.pid), json!({}));
-    assert_eq!(status, 200, "{v}");
+    let v = api.op_ok(&format!("/admin/partners/{}/suspend", t.pid), json!({}));
     assert_eq!(v["payload"], json!({"id": t.pid, "suspended": true, "since": "2026-11-23T15:00:00+00:00"}));
     let body = partner_transaction(&t.pid, &t.mid, "debit", "10.00");
     refused(&api, api.call("POST", "/transactions", &t.key, Some(body.clone())));
@@ -221,8 +226,7 @@ fn a_suspended_partner_and_its_merchants_are_refused_until_resumed() {
 fn a_suspended_merchant_takes_no_transactions_and_its_key_is_refused() {
     let api = Api::new();
     let t = api.tenant();
-    let (status, v) = api.op(&format!("/admin/merchants/{}/suspend", t.mid), json!({}));
-    assert_eq!(status, 200, "{v}");
+    api.op_ok(&format!("/admin/merchants/{}/suspend", t.mid), json!({}));
     refused(&api, api.call("GET", "/events", &t.mkey, None));
     let body = partner_transaction(&t.pid, &t.mid, "debit", "10.00");
     let (status, v) = api.call("POST", "/transactions", &t.key, Some(body.clone()));
@@ -239,8 +243,7 @@ fn a_suspended_merchant_takes_no_transactions_and_its_key_is_refused() {
 #[test]
 fn the_operator_key_rotates_with_a_grace_window() {
     let api = Api::new();
-    let (status, r) = api.op("/admin/operator-key/rotate", json!({"grace_seconds": 600}));
-    assert_eq!(status, 200, "{r}");
+    let r = api.op_ok("/admin/operator-key/rotate", json!({"grace_seconds": 600}));
     assert_eq!(r["payload"]["id"], json!("operator"));
     assert_eq!(r["payload"]["previous_keys"], json!(1));
     let new = r["payload"]["api_key"].as_str().unwrap().to_owned();

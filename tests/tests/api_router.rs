@@ -42,8 +42,10 @@ fn merchant(
     (pid, key, mid)
 }
 
-/// A partner and an approved merchant: (partner_id, partner key, merchant id, merchant key).
-fn setup(api: &Api) -> (String, String, String, String) {
+/// A new router with a partner and an approved merchant: (the router, partner_id,
+/// partner key, merchant id, merchant key).
+fn setup() -> (Api, String, String, String, String) {
+    let api = Api::new();
     let (_, p) = api.op("POST", "/admin/partners", json!({"name": "Acme Payments"}));
     let (pid, key) = (
         p["payload"]["partner_id"].as_str().unwrap().to_owned(),
@@ -61,13 +63,13 @@ fn setup(api: &Api) -> (String, String, String, String) {
         json!({"limits": {"max_transaction_amount": "10000.00"}}),
     );
     assert_eq!(status, 200, "{a}");
-    (pid, key, mid, a["payload"]["api_key"].as_str().unwrap().to_owned())
+    let merchant_key = a["payload"]["api_key"].as_str().unwrap().to_owned();
+    (api, pid, key, mid, merchant_key)
 }
 
 #[test]
 fn envelopes_exactly_as_the_spec_shows_them() {
-    let api = Api::new();
-    let (pid, key, mid, mkey) = setup(&api);
+    let (api, pid, key, mid, mkey) = setup();
     let t = partner_transaction(&pid, &mid, "debit", "10.00");
     let (status, created) = api.call("POST", "/transactions", Some(&key), Some(t.clone()));
     assert_eq!(status, 201);
@@ -117,8 +119,7 @@ fn envelopes_exactly_as_the_spec_shows_them() {
 
 #[test]
 fn failures_carry_the_catalogue_message_code_type_and_fields() {
-    let api = Api::new();
-    let (pid, key, mid, _) = setup(&api);
+    let (api, pid, key, mid, _) = setup();
     let t = partner_transaction(&pid, &mid, "debit", "abc");
     let (status, v) = api.call("POST", "/transactions", Some(&key), Some(t));
     assert_eq!(status, 422);
@@ -130,8 +131,7 @@ fn failures_carry_the_catalogue_message_code_type_and_fields() {
 
 #[test]
 fn authentication_failures_are_exactly_the_spec_envelope() {
-    let api = Api::new();
-    let (pid, key, mid, mkey) = setup(&api);
+    let (api, pid, key, mid, mkey) = setup();
     let (_, other) = api.op("POST", "/admin/partners", json!({"name": "Other"}));
     let other_pid = other["payload"]["partner_id"].as_str().unwrap();
     let mut t = transaction(&mid, "debit", "1.00");
@@ -182,8 +182,7 @@ fn authentication_failures_are_exactly_the_spec_envelope() {
 
 #[test]
 fn unknown_paths_wrong_methods_bad_json_and_big_bodies() {
-    let api = Api::new();
-    let (pid, key, _, _) = setup(&api);
+    let (api, pid, key, _, _) = setup();
     let (status, v) = api.call("GET", "/nope", Some(&key), None);
     assert_eq!(
         (status, v["message"].clone(), v["errors"][0]["field"].clone()),
@@ -203,8 +202,7 @@ fn unknown_paths_wrong_methods_bad_json_and_big_bodies() {
 
 #[test]
 fn form_data_and_query_strings_carry_requests_and_the_body_wins() {
-    let api = Api::new();
-    let (pid, key, mid, _) = setup(&api);
+    let (api, pid, key, mid, _) = setup();
     let form = format!("partner_id={pid}&merchant_id={mid}&amount=12.34&description=form&type=debit&standard_entry_class=PPD&customer[name]=Ada&customer[routing_number]=021000021&customer[account_number]=5551234&customer[account_type]=checking");
     let req = Request {
         content_type: Some("application/x-www-form-urlencoded".into()),
@@ -227,8 +225,7 @@ fn form_data_and_query_strings_carry_requests_and_the_body_wins() {
 
 #[test]
 fn institutions_and_categories() {
-    let api = Api::new();
-    let (_, key, _, merchant_key) = setup(&api);
+    let (api, _, key, _, merchant_key) = setup();
     let (status, v) = api.call("GET", "/institutions/021000021", Some(&key), None);
     assert_eq!(
         (status, v["payload"]["name"].clone(), v["payload"]["state"].clone()),
@@ -261,8 +258,7 @@ fn institutions_and_categories() {
 
 #[test]
 fn the_operator_plane_runs_the_whole_lifecycle() {
-    let api = Api::new();
-    let (pid, key, mid, _) = setup(&api);
+    let (api, pid, key, mid, _) = setup();
     let (status, _) = api.op(
         "POST",
         &format!("/admin/partners/{pid}/limits"),
@@ -292,8 +288,7 @@ fn the_operator_plane_runs_the_whole_lifecycle() {
 
 #[test]
 fn the_json_form_for_c_and_wasm_hosts() {
-    let api = Api::new();
-    let (pid, key, _, _) = setup(&api);
+    let (api, pid, key, _, _) = setup();
     let out: Value = serde_json::from_str(&route_json(
         &api.engine,
         &json!({"method": "GET", "path": "/status-changes/0", "query": {"partner_id": pid}, "api_key": key})
