@@ -323,7 +323,7 @@ impl Workload {
         };
         let today = calendar::eastern_date(m.now);
         let origination = match &txn {
-            Target::Known(t) => m.txns[*t].origination,
+            Target::Known(t) => m.txns[*t].dates.origination,
             Target::Unknown(_) => None,
         };
         let date = match r.below(12) {
