@@ -48,275 +48,126 @@ impl Category {
     }
 }
 
-const AGRICULTURAL: &str = "Agricultural services";
-const CONTRACTED: &str = "Contracted services";
-const AIRLINES: &str = "Airlines";
-const CAR_RENTAL: &str = "Car rental";
-const LODGING: &str = "Lodging";
-const TRANSPORTATION: &str = "Transportation services";
-const UTILITY: &str = "Utility services";
-const RETAIL: &str = "Retail outlet services";
-const CLOTHING: &str = "Clothing stores";
-const MISCELLANEOUS: &str = "Miscellaneous stores";
-const BUSINESS: &str = "Business services";
-const PROFESSIONAL: &str = "Professional services and membership organizations";
-const GOVERNMENT: &str = "Government services";
-
 /// The ISO 18245 range groups, in code order; together they cover `0001..=9999`
 /// without gaps.
 static GROUPS: [Group; 13] = [
-    g(1, 1499, AGRICULTURAL),
-    g(1500, 2999, CONTRACTED),
-    g(3000, 3299, AIRLINES),
-    g(3300, 3499, CAR_RENTAL),
-    g(3500, 3999, LODGING),
-    g(4000, 4799, TRANSPORTATION),
-    g(4800, 4999, UTILITY),
-    g(5000, 5599, RETAIL),
-    g(5600, 5699, CLOTHING),
-    g(5700, 7299, MISCELLANEOUS),
-    g(7300, 7999, BUSINESS),
-    g(8000, 8999, PROFESSIONAL),
-    g(9000, 9999, GOVERNMENT),
+    g(1, 1499, "Agricultural services"),
+    g(1500, 2999, "Contracted services"),
+    g(3000, 3299, "Airlines"),
+    g(3300, 3499, "Car rental"),
+    g(3500, 3999, "Lodging"),
+    g(4000, 4799, "Transportation services"),
+    g(4800, 4999, "Utility services"),
+    g(5000, 5599, "Retail outlet services"),
+    g(5600, 5699, "Clothing stores"),
+    g(5700, 7299, "Miscellaneous stores"),
+    g(7300, 7999, "Business services"),
+    g(8000, 8999, "Professional services and membership organizations"),
+    g(9000, 9999, "Government services"),
 ];
 
 const fn g(first: u16, last: u16, name: &'static str) -> Group {
     Group { first, last, name }
 }
 
-const fn c(code: u16, description: &'static str, group: &'static str) -> Category {
-    Category { code, description, group }
+/// A curated entry: the code's group is the range group that holds it, so a code
+/// outside every group fails to compile.
+const fn c(code: u16, description: &'static str) -> Category {
+    let mut i = 0;
+    while i < GROUPS.len() {
+        if GROUPS[i].contains(code) {
+            return Category { code, description, group: GROUPS[i].name };
+        }
+        i += 1;
+    }
+    panic!("a curated code lies outside every range group")
 }
 
 /// Common codes with their standard descriptions, in code order.
 static CURATED: [Category; 83] = [
-    c(742, "Veterinary Services", AGRICULTURAL),
-    c(763, "Agricultural Co-operatives", AGRICULTURAL),
-    c(780, "Landscaping and Horticultural Services", AGRICULTURAL),
-    c(
-        1520,
-        "General Contractors—Residential and Commercial",
-        CONTRACTED,
-    ),
-    c(
-        1711,
-        "Heating, Plumbing, and Air-Conditioning Contractors",
-        CONTRACTED,
-    ),
-    c(1731, "Electrical Contractors", CONTRACTED),
-    c(
-        1740,
-        "Masonry, Stonework, Tile Setting, Plastering, and Insulation Contractors",
-        CONTRACTED,
-    ),
-    c(1750, "Carpentry Contractors", CONTRACTED),
-    c(
-        1761,
-        "Roofing, Siding, and Sheet Metal Work Contractors",
-        CONTRACTED,
-    ),
-    c(1771, "Concrete Work Contractors", CONTRACTED),
-    c(
-        1799,
-        "Special Trade Contractors (Not Elsewhere Classified)",
-        CONTRACTED,
-    ),
-    c(2741, "Miscellaneous Publishing and Printing", CONTRACTED),
-    c(
-        4111,
-        "Local and Suburban Commuter Passenger Transportation, including Ferries",
-        TRANSPORTATION,
-    ),
-    c(4121, "Taxicabs and Limousines", TRANSPORTATION),
-    c(4131, "Bus Lines", TRANSPORTATION),
-    c(
-        4214,
-        "Motor Freight Carriers and Trucking—Local and Long Distance, Moving and Storage Companies, and Local Delivery",
-        TRANSPORTATION,
-    ),
-    c(
-        4215,
-        "Courier Services—Air and Ground, and Freight Forwarders",
-        TRANSPORTATION,
-    ),
-    c(4722, "Travel Agencies and Tour Operators", TRANSPORTATION),
-    c(
-        4812,
-        "Telecommunication Equipment and Telephone Sales",
-        UTILITY,
-    ),
-    c(4814, "Telecommunication Services", UTILITY),
-    c(
-        4899,
-        "Cable, Satellite, and Other Pay Television and Radio Services",
-        UTILITY,
-    ),
-    c(
-        4900,
-        "Utilities—Electric, Gas, Water, and Sanitary",
-        UTILITY,
-    ),
-    c(
-        5045,
-        "Computers and Computer Peripheral Equipment and Software",
-        RETAIL,
-    ),
-    c(
-        5094,
-        "Precious Stones and Metals, Watches and Jewelry",
-        RETAIL,
-    ),
-    c(
-        5111,
-        "Stationery, Office Supplies, Printing and Writing Paper",
-        RETAIL,
-    ),
-    c(5200, "Home Supply Warehouse Stores", RETAIL),
-    c(5300, "Wholesale Clubs", RETAIL),
-    c(5311, "Department Stores", RETAIL),
-    c(5331, "Variety Stores", RETAIL),
-    c(5399, "Miscellaneous General Merchandise", RETAIL),
-    c(5411, "Grocery Stores and Supermarkets", RETAIL),
-    c(
-        5499,
-        "Miscellaneous Food Stores—Convenience Stores and Specialty Markets",
-        RETAIL,
-    ),
-    c(5541, "Service Stations", RETAIL),
-    c(5621, "Women's Ready-to-Wear Stores", CLOTHING),
-    c(5651, "Family Clothing Stores", CLOTHING),
-    c(5661, "Shoe Stores", CLOTHING),
-    c(5691, "Men's and Women's Clothing Stores", CLOTHING),
-    c(
-        5712,
-        "Furniture, Home Furnishings, and Equipment Stores, except Appliances",
-        MISCELLANEOUS,
-    ),
-    c(5732, "Electronics Stores", MISCELLANEOUS),
-    c(5734, "Computer Software Stores", MISCELLANEOUS),
-    c(5812, "Eating Places and Restaurants", MISCELLANEOUS),
-    c(5814, "Fast Food Restaurants", MISCELLANEOUS),
-    c(5912, "Drug Stores and Pharmacies", MISCELLANEOUS),
-    c(5941, "Sporting Goods Stores", MISCELLANEOUS),
-    c(5942, "Book Stores", MISCELLANEOUS),
-    c(
-        5968,
-        "Direct Marketing—Continuity/Subscription Merchants",
-        MISCELLANEOUS,
-    ),
-    c(
-        5999,
-        "Miscellaneous and Specialty Retail Stores",
-        MISCELLANEOUS,
-    ),
-    c(
-        6012,
-        "Financial Institutions—Merchandise and Services",
-        MISCELLANEOUS,
-    ),
-    c(
-        6300,
-        "Insurance Sales, Underwriting, and Premiums",
-        MISCELLANEOUS,
-    ),
-    c(
-        6513,
-        "Real Estate Agents and Managers—Rentals",
-        MISCELLANEOUS,
-    ),
-    c(7011, "Hotels, Motels, and Resorts", MISCELLANEOUS),
-    c(7210, "Laundry, Cleaning, and Garment Services", MISCELLANEOUS),
-    c(7230, "Beauty and Barber Shops", MISCELLANEOUS),
-    c(
-        7299,
-        "Miscellaneous Personal Services (Not Elsewhere Classified)",
-        MISCELLANEOUS,
-    ),
-    c(
-        7349,
-        "Cleaning, Maintenance, and Janitorial Services",
-        BUSINESS,
-    ),
-    c(
-        7372,
-        "Computer Programming, Data Processing, and Integrated Systems Design Services",
-        BUSINESS,
-    ),
-    c(7399, "Business Services (Not Elsewhere Classified)", BUSINESS),
-    c(7523, "Parking Lots and Garages", BUSINESS),
-    c(7538, "Automotive Service Shops (Non-Dealer)", BUSINESS),
-    c(7542, "Car Washes", BUSINESS),
-    c(
-        7997,
-        "Membership Clubs (Sports, Recreation, Athletic), Country Clubs, and Private Golf Courses",
-        BUSINESS,
-    ),
-    c(
-        8011,
-        "Doctors and Physicians (Not Elsewhere Classified)",
-        PROFESSIONAL,
-    ),
-    c(8021, "Dentists and Orthodontists", PROFESSIONAL),
-    c(8042, "Optometrists and Ophthalmologists", PROFESSIONAL),
-    c(8050, "Nursing and Personal Care Facilities", PROFESSIONAL),
-    c(8062, "Hospitals", PROFESSIONAL),
-    c(
-        8099,
-        "Medical Services and Health Practitioners (Not Elsewhere Classified)",
-        PROFESSIONAL,
-    ),
-    c(8111, "Legal Services and Attorneys", PROFESSIONAL),
-    c(8211, "Elementary and Secondary Schools", PROFESSIONAL),
-    c(
-        8220,
-        "Colleges, Universities, Professional Schools, and Junior Colleges",
-        PROFESSIONAL,
-    ),
-    c(
-        8299,
-        "Schools and Educational Services (Not Elsewhere Classified)",
-        PROFESSIONAL,
-    ),
-    c(8351, "Child Care Services", PROFESSIONAL),
-    c(
-        8398,
-        "Charitable and Social Service Organizations",
-        PROFESSIONAL,
-    ),
-    c(
-        8641,
-        "Civic, Social, and Fraternal Associations",
-        PROFESSIONAL,
-    ),
-    c(8661, "Religious Organizations", PROFESSIONAL),
-    c(
-        8699,
-        "Membership Organizations (Not Elsewhere Classified)",
-        PROFESSIONAL,
-    ),
-    c(
-        8931,
-        "Accounting, Auditing, and Bookkeeping Services",
-        PROFESSIONAL,
-    ),
-    c(
-        8999,
-        "Professional Services (Not Elsewhere Classified)",
-        PROFESSIONAL,
-    ),
-    c(
-        9211,
-        "Court Costs, including Alimony and Child Support",
-        GOVERNMENT,
-    ),
-    c(9222, "Fines", GOVERNMENT),
-    c(9311, "Tax Payments", GOVERNMENT),
-    c(
-        9399,
-        "Government Services (Not Elsewhere Classified)",
-        GOVERNMENT,
-    ),
-    c(9402, "Postal Services—Government Only", GOVERNMENT),
+    c(742, "Veterinary Services"),
+    c(763, "Agricultural Co-operatives"),
+    c(780, "Landscaping and Horticultural Services"),
+    c(1520, "General Contractors—Residential and Commercial"),
+    c(1711, "Heating, Plumbing, and Air-Conditioning Contractors"),
+    c(1731, "Electrical Contractors"),
+    c(1740, "Masonry, Stonework, Tile Setting, Plastering, and Insulation Contractors"),
+    c(1750, "Carpentry Contractors"),
+    c(1761, "Roofing, Siding, and Sheet Metal Work Contractors"),
+    c(1771, "Concrete Work Contractors"),
+    c(1799, "Special Trade Contractors (Not Elsewhere Classified)"),
+    c(2741, "Miscellaneous Publishing and Printing"),
+    c(4111, "Local and Suburban Commuter Passenger Transportation, including Ferries"),
+    c(4121, "Taxicabs and Limousines"),
+    c(4131, "Bus Lines"),
+    c(4214, "Motor Freight Carriers and Trucking—Local and Long Distance, Moving and Storage Companies, and Local Delivery"),
+    c(4215, "Courier Services—Air and Ground, and Freight Forwarders"),
+    c(4722, "Travel Agencies and Tour Operators"),
+    c(4812, "Telecommunication Equipment and Telephone Sales"),
+    c(4814, "Telecommunication Services"),
+    c(4899, "Cable, Satellite, and Other Pay Television and Radio Services"),
+    c(4900, "Utilities—Electric, Gas, Water, and Sanitary"),
+    c(5045, "Computers and Computer Peripheral Equipment and Software"),
+    c(5094, "Precious Stones and Metals, Watches and Jewelry"),
+    c(5111, "Stationery, Office Supplies, Printing and Writing Paper"),
+    c(5200, "Home Supply Warehouse Stores"),
+    c(5300, "Wholesale Clubs"),
+    c(5311, "Department Stores"),
+    c(5331, "Variety Stores"),
+    c(5399, "Miscellaneous General Merchandise"),
+    c(5411, "Grocery Stores and Supermarkets"),
+    c(5499, "Miscellaneous Food Stores—Convenience Stores and Specialty Markets"),
+    c(5541, "Service Stations"),
+    c(5621, "Women's Ready-to-Wear Stores"),
+    c(5651, "Family Clothing Stores"),
+    c(5661, "Shoe Stores"),
+    c(5691, "Men's and Women's Clothing Stores"),
+    c(5712, "Furniture, Home Furnishings, and Equipment Stores, except Appliances"),
+    c(5732, "Electronics Stores"),
+    c(5734, "Computer Software Stores"),
+    c(5812, "Eating Places and Restaurants"),
+    c(5814, "Fast Food Restaurants"),
+    c(5912, "Drug Stores and Pharmacies"),
+    c(5941, "Sporting Goods Stores"),
+    c(5942, "Book Stores"),
+    c(5968, "Direct Marketing—Continuity/Subscription Merchants"),
+    c(5999, "Miscellaneous and Specialty Retail Stores"),
+    c(6012, "Financial Institutions—Merchandise and Services"),
+    c(6300, "Insurance Sales, Underwriting, and Premiums"),
+    c(6513, "Real Estate Agents and Managers—Rentals"),
+    c(7011, "Hotels, Motels, and Resorts"),
+    c(7210, "Laundry, Cleaning, and Garment Services"),
+    c(7230, "Beauty and Barber Shops"),
+    c(7299, "Miscellaneous Personal Services (Not Elsewhere Classified)"),
+    c(7349, "Cleaning, Maintenance, and Janitorial Services"),
+    c(7372, "Computer Programming, Data Processing, and Integrated Systems Design Services"),
+    c(7399, "Business Services (Not Elsewhere Classified)"),
+    c(7523, "Parking Lots and Garages"),
+    c(7538, "Automotive Service Shops (Non-Dealer)"),
+    c(7542, "Car Washes"),
+    c(7997, "Membership Clubs (Sports, Recreation, Athletic), Country Clubs, and Private Golf Courses"),
+    c(8011, "Doctors and Physicians (Not Elsewhere Classified)"),
+    c(8021, "Dentists and Orthodontists"),
+    c(8042, "Optometrists and Ophthalmologists"),
+    c(8050, "Nursing and Personal Care Facilities"),
+    c(8062, "Hospitals"),
+    c(8099, "Medical Services and Health Practitioners (Not Elsewhere Classified)"),
+    c(8111, "Legal Services and Attorneys"),
+    c(8211, "Elementary and Secondary Schools"),
+    c(8220, "Colleges, Universities, Professional Schools, and Junior Colleges"),
+    c(8299, "Schools and Educational Services (Not Elsewhere Classified)"),
+    c(8351, "Child Care Services"),
+    c(8398, "Charitable and Social Service Organizations"),
+    c(8641, "Civic, Social, and Fraternal Associations"),
+    c(8661, "Religious Organizations"),
+    c(8699, "Membership Organizations (Not Elsewhere Classified)"),
+    c(8931, "Accounting, Auditing, and Bookkeeping Services"),
+    c(8999, "Professional Services (Not Elsewhere Classified)"),
+    c(9211, "Court Costs, including Alimony and Child Support"),
+    c(9222, "Fines"),
+    c(9311, "Tax Payments"),
+    c(9399, "Government Services (Not Elsewhere Classified)"),
+    c(9402, "Postal Services—Government Only"),
 ];
 
 /// The ISO 18245 range groups, in code order.

@@ -594,22 +594,14 @@ mod tests {
             refused(FAILED, &format!("only a Settled transaction can be reversed; this one is {s} ({hint})"))
         };
         assert_eq!(outcome(can_reverse(State::Settled, false, None)), None);
-        assert_eq!(
-            outcome(can_reverse(State::Pending, false, None)),
-            only_settled("Pending", "void it instead")
-        );
-        assert_eq!(
-            outcome(can_reverse(State::Originated, false, None)),
-            only_settled("Originated", "it can be reversed once it has settled")
-        );
-        assert_eq!(
-            outcome(can_reverse(State::Returned, false, None)),
-            only_settled("Returned", "its funds were already sent back")
-        );
-        assert_eq!(
-            outcome(can_reverse(State::Voided, false, None)),
-            only_settled("Voided", "it never moved funds")
-        );
+        for (state, name, hint) in [
+            (State::Pending, "Pending", "void it instead"),
+            (State::Originated, "Originated", "it can be reversed once it has settled"),
+            (State::Returned, "Returned", "its funds were already sent back"),
+            (State::Voided, "Voided", "it never moved funds"),
+        ] {
+            assert_eq!(outcome(can_reverse(state, false, None)), only_settled(name, hint), "{name}");
+        }
     }
 
     #[test]

@@ -43,6 +43,7 @@
        01  WS-BODY                   PIC X(16000).
        01  WS-BODY-END               PIC 9(6) COMP-5.
        01  WS-REQUEST                PIC X(20000).
+       01  WS-PATH                   PIC X(64).
        01  WS-ANSWER                 PIC X(20000).
        01  WS-JUNK                   PIC X(20000).
        01  WS-REST                   PIC X(20000).
@@ -88,20 +89,15 @@
       *>   1. Validation without an engine: the sample, then a bad one.
            MOVE "transaction.json" TO WS-FILE-NAME
            PERFORM READ-REQUEST-FILE
+           MOVE SPACES TO WS-REQUEST
            STRING WS-BODY(1:WS-BODY-END - 1) X"00"
                DELIMITED BY SIZE INTO WS-REQUEST
-           CALL "ach_validate" USING BY REFERENCE KIND-TRANSACTION
-                BY REFERENCE WS-REQUEST BY REFERENCE ACH-BUFFER
-                RETURNING ACH-RC
-           PERFORM CHECK-RESULT
-           PERFORM TAKE-ANSWER
+           PERFORM VALIDATE-TRANSACTION
            DISPLAY "VALIDATE SAMPLE: " WS-ANSWER(1:WS-LEN)
 
-           CALL "ach_validate" USING BY REFERENCE KIND-TRANSACTION
-                BY REFERENCE BAD-TRANSACTION BY REFERENCE ACH-BUFFER
-                RETURNING ACH-RC
-           PERFORM CHECK-RESULT
-           PERFORM TAKE-ANSWER
+           MOVE SPACES TO WS-REQUEST
+           MOVE BAD-TRANSACTION TO WS-REQUEST
+           PERFORM VALIDATE-TRANSACTION
            DISPLAY "VALIDATE BAD AMOUNT: " WS-ANSWER(1:WS-LEN)
 
       *>   2. An engine: in memory, sandbox, with an operator key.
@@ -135,12 +131,8 @@
            PERFORM READ-REQUEST-FILE
            INSPECT WS-BODY REPLACING ALL SAMPLE-PARTNER-ID
                BY WS-PARTNER-ID
-           MOVE SPACES TO WS-REQUEST
-           STRING '{"method":"POST","path":"/merchants",'
-                  '"api_key":"' FUNCTION TRIM(WS-PARTNER-KEY) '",'
-                  '"body":' WS-BODY(1:WS-BODY-END - 1) '}' X"00"
-                  DELIMITED BY SIZE INTO WS-REQUEST
-           PERFORM SEND-REQUEST
+           MOVE "/merchants" TO WS-PATH
+           PERFORM POST-AS-PARTNER
            UNSTRING WS-ANSWER DELIMITED BY '"id":"'
                INTO WS-JUNK WS-REST
            UNSTRING WS-REST DELIMITED BY '"' INTO WS-MERCHANT-ID
@@ -163,12 +155,8 @@
                BY WS-PARTNER-ID
            INSPECT WS-BODY REPLACING ALL SAMPLE-MERCHANT-ID
                BY WS-MERCHANT-ID
-           MOVE SPACES TO WS-REQUEST
-           STRING '{"method":"POST","path":"/transactions",'
-                  '"api_key":"' FUNCTION TRIM(WS-PARTNER-KEY) '",'
-                  '"body":' WS-BODY(1:WS-BODY-END - 1) '}' X"00"
-                  DELIMITED BY SIZE INTO WS-REQUEST
-           PERFORM SEND-REQUEST
+           MOVE "/transactions" TO WS-PATH
+           PERFORM POST-AS-PARTNER
            DISPLAY "SUBMIT TRANSACTION: " WS-ANSWER(1:WS-LEN)
            UNSTRING WS-ANSWER DELIMITED BY '"id":"'
                INTO WS-JUNK WS-REST
@@ -209,6 +197,26 @@
                END-READ
            END-PERFORM
            CLOSE REQUEST-FILE.
+
+      *> Validate the transaction in WS-REQUEST (NUL-terminated)
+      *> without an engine; the verdict is left in WS-ANSWER(1:WS-LEN).
+       VALIDATE-TRANSACTION.
+           CALL "ach_validate" USING BY REFERENCE KIND-TRANSACTION
+                BY REFERENCE WS-REQUEST BY REFERENCE ACH-BUFFER
+                RETURNING ACH-RC
+           PERFORM CHECK-RESULT
+           PERFORM TAKE-ANSWER.
+
+      *> POST WS-BODY(1:WS-BODY-END - 1) to WS-PATH with the partner's
+      *> key.
+       POST-AS-PARTNER.
+           MOVE SPACES TO WS-REQUEST
+           STRING '{"method":"POST","path":"'
+                  FUNCTION TRIM(WS-PATH) '",'
+                  '"api_key":"' FUNCTION TRIM(WS-PARTNER-KEY) '",'
+                  '"body":' WS-BODY(1:WS-BODY-END - 1) '}' X"00"
+                  DELIMITED BY SIZE INTO WS-REQUEST
+           PERFORM SEND-REQUEST.
 
       *> Send WS-REQUEST (NUL-terminated) to the engine; the answer
       *> goes to WS-ANSWER(1:WS-LEN).

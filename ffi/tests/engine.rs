@@ -1,27 +1,18 @@
 //! The engine through the C ABI, called from Rust: the same answers as the router,
 //! handles (closed, forged), and closing while other threads call.
 
+mod support;
+
 use std::ffi::{CStr, CString};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use ach::{
-    ach_buffer_free, ach_engine_close, ach_engine_open, ach_engine_request, AchBuffer, AchEngine, AchResult,
-};
+use ach::{ach_buffer_free, ach_engine_close, ach_engine_request, AchBuffer, AchEngine, AchResult};
 use ach_core::api::route_json;
 use ach_core::engine::{Engine, EngineOptions};
+use support::open;
 
 const OPERATOR: &str = "ok_rust_ffi_operator_key_0123456789";
-
-fn open(options: &str) -> Result<*mut AchEngine, AchResult> {
-    let options = CString::new(options).unwrap_or_default();
-    let mut engine = std::ptr::null_mut();
-    // SAFETY: a valid C string and a valid out-pointer.
-    match unsafe { ach_engine_open(options.as_ptr(), &mut engine) } {
-        AchResult::ACH_OK => Ok(engine),
-        other => Err(other),
-    }
-}
 
 fn request(engine: *mut AchEngine, envelope: &str) -> Result<String, AchResult> {
     let envelope = CString::new(envelope).unwrap_or_default();

@@ -19,6 +19,8 @@
 //! have not moved, and the usage counters are where the set-up left them.
 #![allow(clippy::unwrap_used)]
 
+mod support;
+
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -29,9 +31,10 @@ use ach::{
     ach_validate_bytes, AchBuffer, AchEngine, AchResult,
 };
 use ach_core::api::route_json;
-use ach_tests::hostile::{check, corpus, never_issued, Case, Values};
+use ach_tests::hostile::{check, corpus, never_issued, Case, Side, Values};
 use ach_tests::json_paths::{nested_arrays, nested_objects, set};
 use serde_json::{json, Value};
+use support::open;
 
 const OPERATOR: &str = "ok_ffi_hostile_operator_key_0123456789";
 const START: &str = "2026-11-23T10:00:00-05:00";
@@ -77,16 +80,6 @@ fn request(engine: *mut AchEngine, envelope: &str) -> Answer {
     request_bytes(engine, envelope.as_bytes())
 }
 
-fn open(options: &str) -> Result<*mut AchEngine, AchResult> {
-    let options = CString::new(options).unwrap();
-    let mut engine = std::ptr::null_mut();
-    // SAFETY: a valid C string and a valid out-pointer.
-    match unsafe { ach_engine_open(options.as_ptr(), &mut engine) } {
-        AchResult::ACH_OK => Ok(engine),
-        other => Err(other),
-    }
-}
-
 /// An envelope; `body` is a JSON value, or raw text when it is a `Value::String`
 /// (the envelope carries both alike).
 fn envelope(method: &str, path: &str, query: Option<&str>, key: Option<&str>, body: Option<Value>) -> String {
@@ -111,20 +104,18 @@ fn status_of(answer: &str) -> u16 {
 // ---------------------------------------------------------------------------
 // The fixture: two partners, as in tests/tests/hostile.rs, set up through the ABI
 
+/// One partner of the fixture: what it owns, and its `partner_id=` query.
 #[derive(Default, Clone)]
 struct Tenant {
-    id: String,
-    key: String,
+    side: Side,
     query: String,
-    merchant: String,
-    merchant_key: String,
-    second: String,
-    customer: String,
-    pending: String,
-    last: String,
-    early_pointer: String,
-    pointer: String,
-    events: String,
+}
+
+impl Tenant {
+    /// An envelope without a body from this partner, its `partner_id` in the query.
+    fn bodiless(&self, method: &str, path: &str) -> String {
+        envelope(method, path, Some(&self.query), Some(&self.side.key), None)
+    }
 }
 
 struct Fixture {
@@ -154,14 +145,14 @@ fn application(partner_id: &str, classes: &[&str]) -> Value {
 }
 
 fn transaction(t: &Tenant, merchant: &str, amount: &str) -> Value {
-    json!({"partner_id": t.id, "merchant_id": merchant, "amount": amount, "description": "ffi hostile",
+    json!({"partner_id": t.side.id, "merchant_id": merchant, "amount": amount, "description": "ffi hostile",
            "type": "debit", "standard_entry_class": "PPD",
            "customer": {"name": "Ada Lovelace", "routing_number": "021000021",
                         "account_number": "987654321", "account_type": "checking"}})
 }
 
 fn customer_body(t: &Tenant, scope: &str, account: &str) -> Value {
-    json!({"partner_id": t.id, "merchant_id": scope, "name": "Grace Hopper", "routing_number": "026009593",
+    json!({"partner_id": t.side.id, "merchant_id": scope, "name": "Grace Hopper", "routing_number": "026009593",
            "account_number": account, "account_type": "savings"})
 }
 
@@ -174,14 +165,13 @@ fn roomy() -> Value {
 }
 
 fn pointer_now(engine: *mut AchEngine, t: &Tenant) -> String {
-    let page =
-        call_ok(engine, 200, &envelope("GET", "/status-changes/0", Some(&t.query), Some(&t.key), None));
+    let page = call_ok(engine, 200, &t.bodiless("GET", "/status-changes/0"));
     page["payload"]["new_pointer"].as_str().unwrap().to_owned()
 }
 
 fn debit(engine: *mut AchEngine, t: &Tenant, merchant: &str, amount: &str) -> Answer {
     let body = transaction(t, merchant, amount);
-    request(engine, &envelope("POST", "/transactions", None, Some(&t.key), Some(body)))
+    request(engine, &envelope("POST", "/transactions", None, Some(&t.side.key), Some(body)))
 }
 
 fn tenant(engine: *mut AchEngine) -> Tenant {
@@ -191,41 +181,41 @@ fn tenant(engine: *mut AchEngine) -> Tenant {
         201,
         &envelope("POST", "/admin/partners", None, Some(OPERATOR), Some(json!({"name": "Hostile"}))),
     );
-    t.id = p["payload"]["partner_id"].as_str().unwrap().to_owned();
-    t.key = p["payload"]["api_key"].as_str().unwrap().to_owned();
-    t.query = format!("partner_id={}", t.id);
+    t.side.id = p["payload"]["partner_id"].as_str().unwrap().to_owned();
+    t.side.key = p["payload"]["api_key"].as_str().unwrap().to_owned();
+    t.query = format!("partner_id={}", t.side.id);
     let merchant = |classes: &[&str]| {
         let m = call_ok(
             engine,
             201,
-            &envelope("POST", "/merchants", None, Some(&t.key), Some(application(&t.id, classes))),
+            &envelope("POST", "/merchants", None, Some(&t.side.key), Some(application(&t.side.id, classes))),
         );
         let id = m["id"].as_str().unwrap().to_owned();
         let path = format!("/admin/merchants/{id}/approve");
         let a = call_ok(engine, 200, &envelope("POST", &path, None, Some(OPERATOR), Some(roomy())));
         (id, a["payload"]["api_key"].as_str().unwrap().to_owned())
     };
-    (t.merchant, t.merchant_key) = merchant(&["PPD", "WEB"]);
-    (t.second, _) = merchant(&["PPD"]);
+    (t.side.merchant, t.side.merchant_key) = merchant(&["PPD", "WEB"]);
+    (t.side.second, _) = merchant(&["PPD"]);
     let c = customer_body(&t, "global", "918273645500");
-    let c = call_ok(engine, 201, &envelope("POST", "/customers", None, Some(&t.key), Some(c)));
-    t.customer = c["payload"]["id"].as_str().unwrap().to_owned();
+    let c = call_ok(engine, 201, &envelope("POST", "/customers", None, Some(&t.side.key), Some(c)));
+    t.side.customer = c["payload"]["id"].as_str().unwrap().to_owned();
     let id = |a: Answer| -> String {
         let a = a.unwrap();
         assert_eq!(status_of(&a), 201, "{a}");
         serde_json::from_str::<Value>(&a).unwrap()["body"]["payload"]["id"].as_str().unwrap().to_owned()
     };
-    t.pending = id(debit(engine, &t, &t.merchant, "10.00"));
-    t.early_pointer = pointer_now(engine, &t);
-    t.last = id(debit(engine, &t, &t.merchant, "20.00"));
-    t.pointer = pointer_now(engine, &t);
-    let events = call_ok(engine, 200, &envelope("GET", "/events", None, Some(&t.merchant_key), None));
-    t.events = events["new_pointer"].as_str().unwrap().to_owned();
+    t.side.pending = id(debit(engine, &t, &t.side.merchant, "10.00"));
+    t.side.early_pointer = pointer_now(engine, &t);
+    t.side.last = Some(id(debit(engine, &t, &t.side.merchant, "20.00")));
+    t.side.pointer = pointer_now(engine, &t);
+    let events = call_ok(engine, 200, &envelope("GET", "/events", None, Some(&t.side.merchant_key), None));
+    t.side.events = events["new_pointer"].as_str().unwrap().to_owned();
     // Room for exactly one more debit of 1.00 today, for the merchant and overall.
-    let path = format!("/admin/merchants/{}/limits", t.merchant);
+    let path = format!("/admin/merchants/{}/limits", t.side.merchant);
     let limits = json!({"daily_count": 3, "daily_amount": "31.00"});
     call_ok(engine, 200, &envelope("POST", &path, None, Some(OPERATOR), Some(limits)));
-    let path = format!("/admin/partners/{}/limits", t.id);
+    let path = format!("/admin/partners/{}/limits", t.side.id);
     call_ok(engine, 200, &envelope("POST", &path, None, Some(OPERATOR), Some(json!({"daily_count": 3}))));
     t
 }
@@ -253,12 +243,12 @@ impl Fixture {
     /// answers normal requests).
     fn assert_nothing_stored(&self, name: &str) {
         for t in [&self.a, &self.b] {
-            let path = format!("/status-changes/{}", t.pointer);
-            let page = call_ok(self.engine, 200, &envelope("GET", &path, Some(&t.query), Some(&t.key), None));
+            let path = format!("/status-changes/{}", t.side.pointer);
+            let page = call_ok(self.engine, 200, &t.bodiless("GET", &path));
             assert_eq!(page["payload"]["changes"], json!([]), "{name}: the status-changes feed moved");
-            let path = format!("/events/{}", t.events);
+            let path = format!("/events/{}", t.side.events);
             let events =
-                call_ok(self.engine, 200, &envelope("GET", &path, None, Some(&t.merchant_key), None));
+                call_ok(self.engine, 200, &envelope("GET", &path, None, Some(&t.side.merchant_key), None));
             assert_eq!(events["events"], json!([]), "{name}: the events feed moved");
         }
     }
@@ -267,10 +257,10 @@ impl Fixture {
     /// merchant's daily count), then 24 (the partner's overall daily count).
     fn assert_counters_unchanged(&self) {
         for t in [&self.a, &self.b] {
-            assert_eq!(status_of(&debit(self.engine, t, &t.merchant, "1.00").unwrap()), 201);
-            let again = debit(self.engine, t, &t.merchant, "1.00").unwrap();
+            assert_eq!(status_of(&debit(self.engine, t, &t.side.merchant, "1.00").unwrap()), 201);
+            let again = debit(self.engine, t, &t.side.merchant, "1.00").unwrap();
             assert!(again.contains(r#""error_code":22"#), "{again}");
-            let other = debit(self.engine, t, &t.second, "1.00").unwrap();
+            let other = debit(self.engine, t, &t.side.second, "1.00").unwrap();
             assert!(other.contains(r#""error_code":24"#), "{other}");
         }
     }
@@ -354,25 +344,7 @@ fn corpus_row(c: &Case, values: &Values) -> Row {
 
 impl Fixture {
     fn values(&self) -> Values {
-        let mut v = Values::default().with("operator", OPERATOR);
-        for (side, t) in [("a", &self.a), ("b", &self.b)] {
-            for (name, value) in [
-                ("id", &t.id),
-                ("key", &t.key),
-                ("merchant", &t.merchant),
-                ("merchant_key", &t.merchant_key),
-                ("second", &t.second),
-                ("customer", &t.customer),
-                ("pending", &t.pending),
-                ("last", &t.last),
-                ("early_pointer", &t.early_pointer),
-                ("pointer", &t.pointer),
-                ("events", &t.events),
-            ] {
-                v = v.with(&format!("{side}.{name}"), value);
-            }
-        }
-        v
+        self.b.side.values("b", self.a.side.values("a", Values::default().with("operator", OPERATOR)))
     }
 
     fn run(&self, r: &Row, values: &Values) -> Result<(), String> {
@@ -436,7 +408,8 @@ fn c_rows(f: &Fixture) -> Vec<Row> {
             text.clone(),
             code(AchResult::ACH_INVALID_ARGUMENT, "request_json"),
         ));
-        let e = format!(r#"{{"method":"POST","path":"/transactions","api_key":"{}","body":{text}}}"#, a.key);
+        let e =
+            format!(r#"{{"method":"POST","path":"/transactions","api_key":"{}","body":{text}}}"#, a.side.key);
         rows.push(row(
             format!("a body member of 100,000 nested {shape}"),
             e,
@@ -445,7 +418,7 @@ fn c_rows(f: &Fixture) -> Vec<Row> {
     }
     // An envelope cut by a NUL at every byte: a strict prefix of a JSON object
     // is never JSON.
-    let whole = f.post("/transactions", &a.key, transaction(a, &a.merchant, "1.00"));
+    let whole = f.post("/transactions", &a.side.key, transaction(a, &a.side.merchant, "1.00"));
     for at in 0..whole.len() {
         let mut bytes = whole.clone().into_bytes();
         bytes[at] = 0;
@@ -481,8 +454,8 @@ fn c_rows(f: &Fixture) -> Vec<Row> {
     const ALPHABET: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     let bad = json!({"status": 422, "message": 10, "field": "pointer", "code": "invalid_value"});
     for (pointer, path, key, query) in [
-        (&a.pointer, "/status-changes/", &a.key, Some(a.query.as_str())),
-        (&a.events, "/events/", &a.merchant_key, None),
+        (&a.side.pointer, "/status-changes/", &a.side.key, Some(a.query.as_str())),
+        (&a.side.events, "/events/", &a.side.merchant_key, None),
     ] {
         for at in 0..pointer.len() {
             let mut forged = pointer.clone().into_bytes();
@@ -598,7 +571,9 @@ fn null_pointers_and_forged_handles_answer_codes() {
     }
     f.assert_nothing_stored("forged handles");
     assert_eq!(
-        status_of(&request(f.engine, &envelope("GET", "/categories", None, Some(&f.a.key), None)).unwrap()),
+        status_of(
+            &request(f.engine, &envelope("GET", "/categories", None, Some(&f.a.side.key), None)).unwrap()
+        ),
         200
     );
 }
@@ -609,33 +584,35 @@ fn threads_closing_a_handle_while_others_send_hostile_requests() {
     let (a, b) = (&f.a, &f.b);
     // (envelope, code while open, status when ACH_OK)
     let probes: Arc<Vec<(Vec<u8>, AchResult, u16)>> = Arc::new(vec![
-        (f.post("/transactions", &a.key, json!("[".repeat(100_000))).into_bytes(), AchResult::ACH_OK, 400),
+        (
+            f.post("/transactions", &a.side.key, json!("[".repeat(100_000))).into_bytes(),
+            AchResult::ACH_OK,
+            400,
+        ),
         (b"{\"method\":\"GET\",\"path\":\"/\xff\"}".to_vec(), AchResult::ACH_INVALID_UTF8, 0),
         (
-            f.post("/transactions", &b.key, transaction(a, &a.merchant, "1.00")).into_bytes(),
+            f.post("/transactions", &b.side.key, transaction(a, &a.side.merchant, "1.00")).into_bytes(),
             AchResult::ACH_OK,
             401,
         ),
         (
             f.post(
                 "/transactions",
-                &a.key,
-                with_literal(&transaction(a, &a.merchant, "1.00"), "amount", "-0"),
+                &a.side.key,
+                with_literal(&transaction(a, &a.side.merchant, "1.00"), "amount", "-0"),
             )
             .into_bytes(),
             AchResult::ACH_OK,
             422,
         ),
         (
-            envelope("PUT", &format!("/transactions/{}/void", a.pending), Some(&b.query), Some(&b.key), None)
-                .into_bytes(),
+            b.bodiless("PUT", &format!("/transactions/{}/void", a.side.pending)).into_bytes(),
             AchResult::ACH_OK,
             404,
         ),
         (b"{\"method\":\"GET\",\"path\"".to_vec(), AchResult::ACH_INVALID_JSON, 0),
         (
-            envelope("GET", &format!("/status-changes/{}A", a.pointer), Some(&a.query), Some(&a.key), None)
-                .into_bytes(),
+            a.bodiless("GET", &format!("/status-changes/{}A", a.side.pointer)).into_bytes(),
             AchResult::ACH_OK,
             422,
         ),

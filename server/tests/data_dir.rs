@@ -140,16 +140,24 @@ fn the_first_start_on_the_default_directory_makes_it_and_a_lost_database_is_refu
     assert_refused(&run, "holds no database", &data, &BTreeMap::new());
 }
 
+/// A start on `data` is refused with `why` and changes nothing, however it is
+/// started: plainly, with `--init`, with `--sandbox`. Answers what `data` held
+/// before (and still holds).
+fn refused_in_every_mode(root: &TempDir, data: &Path, why: &str) -> BTreeMap<String, u64> {
+    let before = files(data);
+    for extra in [&[][..], &["--init"], &["--sandbox"]] {
+        let run = serve(root.path(), data, extra);
+        assert_refused(&run, why, data, &before);
+    }
+    before
+}
+
 #[test]
 fn an_empty_database_file_is_refused_not_initialised() {
     let root = temp_dir();
     let data = initialised(&root);
     std::fs::write(data.join("ach.redb"), b"").unwrap();
-    let before = files(&data);
-    for extra in [&[][..], &["--init"], &["--sandbox"]] {
-        let run = serve(root.path(), &data, extra);
-        assert_refused(&run, "is empty (0 bytes)", &data, &before);
-    }
+    refused_in_every_mode(&root, &data, "is empty (0 bytes)");
 }
 
 #[test]
@@ -158,11 +166,7 @@ fn a_database_without_its_key_is_refused_and_no_key_is_made() {
     let data = initialised(&root);
     std::fs::remove_file(data.join("ach.redb.key")).unwrap();
     std::fs::remove_file(data.join("operator.key")).unwrap();
-    let before = files(&data);
-    for extra in [&[][..], &["--init"], &["--sandbox"]] {
-        let run = serve(root.path(), &data, extra);
-        assert_refused(&run, "exists but its key file", &data, &before);
-    }
+    refused_in_every_mode(&root, &data, "exists but its key file");
 }
 
 #[test]
@@ -170,11 +174,7 @@ fn a_key_without_its_database_is_refused_even_with_init() {
     let root = temp_dir();
     let data = initialised(&root);
     std::fs::remove_file(data.join("ach.redb")).unwrap();
-    let before = files(&data);
-    for extra in [&[][..], &["--init"], &["--sandbox"]] {
-        let run = serve(root.path(), &data, extra);
-        assert_refused(&run, "exists but its database", &data, &before);
-    }
+    let before = refused_in_every_mode(&root, &data, "exists but its database");
     let run = init(root.path(), &data);
     assert_refused(&run, "already holds a database or its key", &data, &before);
 }

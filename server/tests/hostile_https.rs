@@ -24,7 +24,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ach_testkit::{basic_auth as basic, complete, Achd, Raw, TlsStream};
-use ach_tests::hostile::{check, corpus, never_issued, Case, Values};
+use ach_tests::hostile::{check, corpus, never_issued, Case, Side, Values};
 use base64::Engine as _;
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -96,24 +96,26 @@ impl Server {
     }
 }
 
-/// What a partner owns on the server.
+/// What a partner owns on the server. This fixture issues no pointer between
+/// its debits: the early pointer is the last one (the cases that replay one are
+/// the other hosts'), and it keeps no last debit apart.
 struct Tenant {
-    id: String,
-    key: String,
-    merchant: String,
-    merchant_key: String,
+    side: Side,
     /// Every key issued for this tenant (partner, both merchants).
     keys: Vec<String>,
-    second: String,
-    customer: String,
-    pending: String,
-    pointer: String,
-    events: String,
 }
 
 fn example(name: &str) -> Value {
     let path = format!("{}/../examples/requests/{name}", env!("CARGO_MANIFEST_DIR"));
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// The example transaction from this partner for this merchant.
+fn transaction_of(partner_id: &str, merchant_id: &str) -> Value {
+    let mut t = example("transaction.json");
+    t["partner_id"] = json!(partner_id);
+    t["merchant_id"] = json!(merchant_id);
+    t
 }
 
 /// The account numbers, SSNs and tax ids every tenant's requests carry (unique
@@ -160,9 +162,7 @@ async fn tenant(s: &Server, op: &str, n: usize) -> Tenant {
     customer["account_number"] = json!(stored);
     let (status, c) = s.call("POST", "/customers", Some(&key), Some(&customer)).await;
     assert_eq!(status, 201, "{c}");
-    let mut t = example("transaction.json");
-    t["partner_id"] = json!(id);
-    t["merchant_id"] = json!(merchant);
+    let mut t = transaction_of(&id, &merchant);
     t["amount"] = json!("10.00");
     t["customer"]["account_number"] = json!(inline);
     let (status, created) = s.call("POST", "/transactions", Some(&key), Some(&t)).await;
@@ -187,18 +187,9 @@ async fn tenant(s: &Server, op: &str, n: usize) -> Tenant {
     let path = format!("/admin/partners/{id}/limits");
     let (status, v) = s.call("POST", &path, Some(op), Some(&json!({"daily_count": 3}))).await;
     assert_eq!(status, 200, "{v}");
-    let mut tenant = Tenant {
-        id,
-        key,
-        merchant,
-        merchant_key,
-        keys,
-        second,
-        customer: c["payload"]["id"].as_str().unwrap().to_owned(),
-        pending,
-        pointer: String::new(),
-        events: String::new(),
-    };
+    let customer = c["payload"]["id"].as_str().unwrap().to_owned();
+    let side = Side { id, key, merchant, merchant_key, second, customer, pending, ..Side::default() };
+    let mut tenant = Tenant { side, keys };
     tenant.mark(s).await;
     tenant
 }
@@ -208,16 +199,17 @@ impl Tenant {
     async fn mark(&mut self, s: &Server) {
         let (pointer, changes) = self.feed(s, "0").await;
         assert!(!changes.is_empty());
-        self.pointer = pointer;
-        let (status, events) = s.call("GET", "/events", Some(&self.merchant_key), None).await;
+        self.side.early_pointer.clone_from(&pointer);
+        self.side.pointer = pointer;
+        let (status, events) = s.call("GET", "/events", Some(&self.side.merchant_key), None).await;
         assert_eq!(status, 200, "{events}");
         assert_eq!(events["exists_more_events"], json!(false));
-        self.events = events["new_pointer"].as_str().unwrap().to_owned();
+        self.side.events = events["new_pointer"].as_str().unwrap().to_owned();
     }
 
     async fn feed(&self, s: &Server, pointer: &str) -> (String, Vec<Value>) {
-        let path = format!("/status-changes/{pointer}?partner_id={}", self.id);
-        let (status, page) = s.call("GET", &path, Some(&self.key), None).await;
+        let path = format!("/status-changes/{pointer}?partner_id={}", self.side.id);
+        let (status, page) = s.call("GET", &path, Some(&self.side.key), None).await;
         assert_eq!(status, 200, "{page}");
         let changes = page["payload"]["changes"].as_array().unwrap().clone();
         (page["payload"]["new_pointer"].as_str().unwrap().to_owned(), changes)
@@ -225,10 +217,11 @@ impl Tenant {
 
     /// Nothing new in either feed: also the normal request the server must answer.
     async fn assert_unchanged(&self, s: &Server, row: &str) {
-        let (_, changes) = self.feed(s, &self.pointer).await;
+        let (_, changes) = self.feed(s, &self.side.pointer).await;
         assert!(changes.is_empty(), "{row}: the status-changes feed moved: {changes:?}");
-        let (status, events) =
-            s.call("GET", &format!("/events/{}", self.events), Some(&self.merchant_key), None).await;
+        let (status, events) = s
+            .call("GET", &format!("/events/{}", self.side.events), Some(&self.side.merchant_key), None)
+            .await;
         assert_eq!((status, events["events"].clone()), (200, json!([])), "{row}: the events feed moved");
     }
 
@@ -236,18 +229,18 @@ impl Tenant {
     /// merchant's daily count (22) and the overall daily count (24) refuse.
     async fn assert_counters_unchanged(&self, s: &Server) {
         let debit = |merchant: &str| {
-            let mut t = example("transaction.json");
-            t["partner_id"] = json!(self.id);
-            t["merchant_id"] = json!(merchant);
+            let mut t = transaction_of(&self.side.id, merchant);
             t["amount"] = json!("1.00");
             t
         };
         let (status, v) =
-            s.call("POST", "/transactions", Some(&self.key), Some(&debit(&self.merchant))).await;
+            s.call("POST", "/transactions", Some(&self.side.key), Some(&debit(&self.side.merchant))).await;
         assert_eq!(status, 201, "{v}");
-        let (_, v) = s.call("POST", "/transactions", Some(&self.key), Some(&debit(&self.merchant))).await;
+        let (_, v) =
+            s.call("POST", "/transactions", Some(&self.side.key), Some(&debit(&self.side.merchant))).await;
         assert_eq!(v["error_code"], json!(22), "{v}");
-        let (_, v) = s.call("POST", "/transactions", Some(&self.key), Some(&debit(&self.second))).await;
+        let (_, v) =
+            s.call("POST", "/transactions", Some(&self.side.key), Some(&debit(&self.side.second))).await;
         assert_eq!(v["error_code"], json!(24), "{v}");
     }
 }
@@ -302,36 +295,28 @@ fn http(method: &str, target: &[u8], headers: &[(&str, Vec<u8>)], body: &[u8]) -
 fn rows(a: &Tenant) -> Vec<Row> {
     let auth = |key: &str| ("authorization", basic(key).into_bytes());
     let row = |name: &str, chunks, expect| Row { name: name.to_owned(), chunks, expect };
+    // `GET /categories` with Basic credentials of exactly these bytes.
+    let categories_as = |credentials: Vec<u8>| {
+        let header = format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(credentials));
+        http("GET", b"/categories", &[("authorization", header.into_bytes())], b"")
+    };
     let with = |field: &str, value: Value| {
-        let mut t = example("transaction.json");
-        t["partner_id"] = json!(a.id);
-        t["merchant_id"] = json!(a.merchant);
+        let mut t = transaction_of(&a.side.id, &a.side.merchant);
         t[field] = value;
         t.to_string().into_bytes()
     };
     let mut rows = vec![
         row(
             "NUL raw in the path",
-            http("PUT", format!("/transactions/{}\0/void", a.pending).as_bytes(), &[auth(&a.key)], b""),
-            Hyper(400),
-        ),
-        row(
-            "NUL in the Basic user name",
             http(
-                "GET",
-                b"/categories",
-                &[(
-                    "authorization",
-                    format!(
-                        "Basic {}",
-                        base64::engine::general_purpose::STANDARD.encode(format!("{}\0:", a.key))
-                    )
-                    .into_bytes(),
-                )],
+                "PUT",
+                format!("/transactions/{}\0/void", a.side.pending).as_bytes(),
+                &[auth(&a.side.key)],
                 b"",
             ),
-            Auth,
+            Hyper(400),
         ),
+        row("NUL in the Basic user name", categories_as(format!("{}\0:", a.side.key).into_bytes()), Auth),
         row(
             "NUL raw in a header",
             http("GET", b"/categories", &[("authorization", b"Basic \0".to_vec())], b""),
@@ -339,28 +324,15 @@ fn rows(a: &Tenant) -> Vec<Row> {
         ),
         row(
             "invalid UTF-8 raw in the path",
-            http("GET", b"/institutions/\xff\xfe", &[auth(&a.key)], b""),
+            http("GET", b"/institutions/\xff\xfe", &[auth(&a.side.key)], b""),
             Hyper(400),
         ),
         row(
             "invalid UTF-8 raw in the query",
-            http("GET", b"/status-changes/0?partner_id=\xff\xfe", &[auth(&a.key)], b""),
+            http("GET", b"/status-changes/0?partner_id=\xff\xfe", &[auth(&a.side.key)], b""),
             Hyper(400),
         ),
-        row(
-            "invalid UTF-8 in the Basic user name",
-            http(
-                "GET",
-                b"/categories",
-                &[(
-                    "authorization",
-                    format!("Basic {}", base64::engine::general_purpose::STANDARD.encode([0xff, 0xfe, b':']))
-                        .into_bytes(),
-                )],
-                b"",
-            ),
-            Auth,
-        ),
+        row("invalid UTF-8 in the Basic user name", categories_as(vec![0xff, 0xfe, b':']), Auth),
         row(
             "invalid UTF-8 raw in the Authorization header",
             http("GET", b"/categories", &[("authorization", b"Basic \xff\xfe".to_vec())], b""),
@@ -371,7 +343,7 @@ fn rows(a: &Tenant) -> Vec<Row> {
             http(
                 "POST",
                 b"/transactions",
-                &[auth(&a.key), ("idempotency-key", b"k\xff".to_vec())],
+                &[auth(&a.side.key), ("idempotency-key", b"k\xff".to_vec())],
                 &with("amount", json!("1.00")),
             ),
             Refused(422, 10),
@@ -393,12 +365,22 @@ fn rows(a: &Tenant) -> Vec<Row> {
         ),
         row(
             "Bearer with the key",
-            http("GET", b"/categories", &[("authorization", format!("Bearer {}", a.key).into_bytes())], b""),
+            http(
+                "GET",
+                b"/categories",
+                &[("authorization", format!("Bearer {}", a.side.key).into_bytes())],
+                b"",
+            ),
             Auth,
         ),
         row(
             "the key unencoded",
-            http("GET", b"/categories", &[("authorization", format!("Basic {}", a.key).into_bytes())], b""),
+            http(
+                "GET",
+                b"/categories",
+                &[("authorization", format!("Basic {}", a.side.key).into_bytes())],
+                b"",
+            ),
             Auth,
         ),
         row(
@@ -406,23 +388,7 @@ fn rows(a: &Tenant) -> Vec<Row> {
             http("GET", b"/categories", &[("authorization", basic("").into_bytes())], b""),
             Auth,
         ),
-        row(
-            "the key as the password",
-            http(
-                "GET",
-                b"/categories",
-                &[(
-                    "authorization",
-                    format!(
-                        "Basic {}",
-                        base64::engine::general_purpose::STANDARD.encode(format!(":{}", a.key))
-                    )
-                    .into_bytes(),
-                )],
-                b"",
-            ),
-            Auth,
-        ),
+        row("the key as the password", categories_as(format!(":{}", a.side.key).into_bytes()), Auth),
         row(
             "a 100 KB Basic header",
             http(
@@ -450,7 +416,7 @@ fn rows(a: &Tenant) -> Vec<Row> {
     // limit, answers 413, and closes.
     let mut streamed = vec![format!(
         "POST /transactions HTTP/1.1\r\nhost: localhost\r\nauthorization: {}\r\ntransfer-encoding: chunked\r\n\r\n",
-        basic(&a.key)
+        basic(&a.side.key)
     )
     .into_bytes()];
     for _ in 0..160 {
@@ -464,28 +430,9 @@ fn rows(a: &Tenant) -> Vec<Row> {
     rows
 }
 
-/// The fixture's values for the corpus' templates. This fixture issues no
-/// pointer between its debits: the early pointer is the last one (the cases
-/// that replay one are the other hosts').
+/// The fixture's values for the corpus' templates.
 fn values(a: &Tenant, b: &Tenant, op: &str) -> Values {
-    let mut v = Values::default().with("operator", op);
-    for (side, t) in [("a", a), ("b", b)] {
-        for (name, value) in [
-            ("id", &t.id),
-            ("key", &t.key),
-            ("merchant", &t.merchant),
-            ("merchant_key", &t.merchant_key),
-            ("second", &t.second),
-            ("customer", &t.customer),
-            ("pending", &t.pending),
-            ("early_pointer", &t.pointer),
-            ("pointer", &t.pointer),
-            ("events", &t.events),
-        ] {
-            v = v.with(&format!("{side}.{name}"), value);
-        }
-    }
-    v
+    b.side.values("b", a.side.values("a", Values::default().with("operator", op)))
 }
 
 /// A path as an HTTP client sends it: bytes a request target cannot hold
@@ -597,14 +544,14 @@ async fn big_bodies_cost_no_memory_before_the_caller_is_known() {
     }
     zeros.push(b']');
     assert_eq!(zeros.len(), 3 * MB);
-    let partner = format!("/transactions?partner_id={}", a.id);
-    let customers = format!("/customers?partner_id={}", a.id);
+    let partner = format!("/transactions?partner_id={}", a.side.id);
+    let customers = format!("/customers?partner_id={}", a.side.id);
     let attacks = [
         ("no key", None, "/transactions", "401"),
         ("a key never issued", Some(format!("pk_{}", "x".repeat(40))), "/merchants", "401"),
-        ("the merchant's events key", Some(a.merchant_key.clone()), partner.as_str(), "401"),
-        ("a partner's key, small route", Some(a.key.clone()), customers.as_str(), "413"),
-        ("a partner's key, large route", Some(a.key.clone()), partner.as_str(), "413 or 503"),
+        ("the merchant's events key", Some(a.side.merchant_key.clone()), partner.as_str(), "401"),
+        ("a partner's key, small route", Some(a.side.key.clone()), customers.as_str(), "413"),
+        ("a partner's key, large route", Some(a.side.key.clone()), partner.as_str(), "413 or 503"),
     ];
     let s = Arc::new(s);
     let mut sent = tokio::task::JoinSet::new();
@@ -686,50 +633,44 @@ async fn a_partner_reaches_no_other_partners_data_and_no_secret_is_kept_in_clear
 
     // B's key and partner id naming A's resources: answered exactly as for ids
     // that were never issued, at every endpoint that takes an id.
-    let bq = format!("?partner_id={}", b.id);
-    let mut t = example("transaction.json");
-    t["partner_id"] = json!(b.id);
-    t["merchant_id"] = json!(a.merchant);
-    let mut by_token = example("transaction.json");
-    by_token["partner_id"] = json!(b.id);
-    by_token["merchant_id"] = json!(b.merchant);
-    by_token["customer"] = json!({"id": a.customer});
+    let bq = format!("?partner_id={}", b.side.id);
+    let t = transaction_of(&b.side.id, &a.side.merchant);
+    let mut by_token = transaction_of(&b.side.id, &b.side.merchant);
+    by_token["customer"] = json!({"id": a.side.customer});
     let mut customer = example("customer.json");
-    customer["partner_id"] = json!(b.id);
-    customer["merchant_id"] = json!(a.merchant);
+    customer["partner_id"] = json!(b.side.id);
+    customer["merchant_id"] = json!(a.side.merchant);
     let cases = [
-        ("PUT", format!("/transactions/{}/void{bq}", a.pending), None, &a.pending, 404),
-        ("PUT", format!("/transactions/{}/reverse{bq}", a.pending), None, &a.pending, 404),
-        ("DELETE", format!("/customers/{}{bq}", a.customer), None, &a.customer, 404),
-        ("POST", "/transactions".to_owned(), Some(&t), &a.merchant, 422),
-        ("POST", "/transactions".to_owned(), Some(&by_token), &a.customer, 404),
-        ("POST", "/customers".to_owned(), Some(&customer), &a.merchant, 422),
+        ("PUT", format!("/transactions/{}/void{bq}", a.side.pending), None, &a.side.pending, 404),
+        ("PUT", format!("/transactions/{}/reverse{bq}", a.side.pending), None, &a.side.pending, 404),
+        ("DELETE", format!("/customers/{}{bq}", a.side.customer), None, &a.side.customer, 404),
+        ("POST", "/transactions".to_owned(), Some(&t), &a.side.merchant, 422),
+        ("POST", "/transactions".to_owned(), Some(&by_token), &a.side.customer, 404),
+        ("POST", "/customers".to_owned(), Some(&customer), &a.side.merchant, 422),
     ];
     for (method, path, body, real, status) in cases {
-        let (for_real, unknown) = real_and_unknown(&s, method, &path, &b.key, body, real).await;
+        let (for_real, unknown) = real_and_unknown(&s, method, &path, &b.side.key, body, real).await;
         assert_eq!(for_real.status, status, "{method} {path}: {}", for_real.text());
         assert_eq!((for_real.status, for_real.text()), (unknown.status, unknown.text()), "{method} {path}");
     }
     // B's key (and every merchant key) naming A's partner id: authentication fails.
-    let aq = format!("?partner_id={}", a.id);
-    let mut own = example("transaction.json");
-    own["partner_id"] = json!(a.id);
-    own["merchant_id"] = json!(a.merchant);
+    let aq = format!("?partner_id={}", a.side.id);
+    let own = transaction_of(&a.side.id, &a.side.merchant);
     let mut app = example("merchant.json");
-    app["partner_id"] = json!(a.id);
+    app["partner_id"] = json!(a.side.id);
     let mut a_customer = example("customer.json");
-    a_customer["partner_id"] = json!(a.id);
+    a_customer["partner_id"] = json!(a.side.id);
     let endpoints = [
         ("POST", "/transactions".to_owned(), Some(&own)),
         ("POST", "/customers".to_owned(), Some(&a_customer)),
         ("POST", "/merchants".to_owned(), Some(&app)),
-        ("PUT", format!("/transactions/{}/void{aq}", a.pending), None),
-        ("PUT", format!("/transactions/{}/reverse{aq}", a.pending), None),
-        ("DELETE", format!("/customers/{}{aq}", a.customer), None),
+        ("PUT", format!("/transactions/{}/void{aq}", a.side.pending), None),
+        ("PUT", format!("/transactions/{}/reverse{aq}", a.side.pending), None),
+        ("DELETE", format!("/customers/{}{aq}", a.side.customer), None),
         ("GET", format!("/status-changes/0{aq}"), None),
-        ("GET", format!("/status-changes/{}{aq}", a.pointer), None),
+        ("GET", format!("/status-changes/{}{aq}", a.side.pointer), None),
     ];
-    for key in [&b.key, &b.merchant_key, &a.merchant_key] {
+    for key in [&b.side.key, &b.side.merchant_key, &a.side.merchant_key] {
         for (method, path, body) in &endpoints {
             let answer = s.call(method, path, Some(key), *body).await;
             assert_eq!(answer, (401, serde_json::from_str(AUTH_FAILED).unwrap()), "{method} {path}");
@@ -739,21 +680,22 @@ async fn a_partner_reaches_no_other_partners_data_and_no_secret_is_kept_in_clear
     // pointer under B's merchant key: refused exactly like forged ones.
     let forged = "A".repeat(32);
     let pointer = |p: &str| format!("/status-changes/{p}{bq}");
-    let refused = s.call("GET", &pointer(&a.pointer), Some(&b.key), None).await;
-    assert_eq!(refused, s.call("GET", &pointer(&forged), Some(&b.key), None).await);
+    let refused = s.call("GET", &pointer(&a.side.pointer), Some(&b.side.key), None).await;
+    assert_eq!(refused, s.call("GET", &pointer(&forged), Some(&b.side.key), None).await);
     assert_eq!(refused.1["errors"][0]["field"], json!("pointer"));
-    let refused = s.call("GET", &format!("/events/{}", a.events), Some(&b.merchant_key), None).await;
-    assert_eq!(refused, s.call("GET", &format!("/events/{forged}"), Some(&b.merchant_key), None).await);
+    let refused =
+        s.call("GET", &format!("/events/{}", a.side.events), Some(&b.side.merchant_key), None).await;
+    assert_eq!(refused, s.call("GET", &format!("/events/{forged}"), Some(&b.side.merchant_key), None).await);
     // Partner keys on the events feed and the operator plane.
-    for key in [&a.key, &b.key] {
+    for key in [&a.side.key, &b.side.key] {
         assert_eq!(s.call("GET", "/events", Some(key), None).await.0, 401);
         let limits = json!({"daily_count": 1_000_000});
         for (path, body) in [
             ("/admin/partners".to_owned(), json!({"name": "Mallory"})),
-            (format!("/admin/partners/{}/limits", a.id), limits.clone()),
-            (format!("/admin/merchants/{}/limits", a.merchant), limits.clone()),
-            (format!("/admin/merchants/{}/approve", a.second), json!({})),
-            ("/admin/returns".to_owned(), json!({"transaction_id": a.pending, "return_code": "R01"})),
+            (format!("/admin/partners/{}/limits", a.side.id), limits.clone()),
+            (format!("/admin/merchants/{}/limits", a.side.merchant), limits.clone()),
+            (format!("/admin/merchants/{}/approve", a.side.second), json!({})),
+            ("/admin/returns".to_owned(), json!({"transaction_id": a.side.pending, "return_code": "R01"})),
             ("/admin/clock".to_owned(), json!({"now": "2099-01-01T00:00:00Z"})),
             ("/admin/routing".to_owned(), json!("")),
         ] {
@@ -767,11 +709,9 @@ async fn a_partner_reaches_no_other_partners_data_and_no_secret_is_kept_in_clear
     // One idempotency key, two partners: each gets its own transaction.
     let mut ids = Vec::new();
     for t in [&a, &b] {
-        let mut body = example("transaction.json");
-        body["partner_id"] = json!(t.id);
-        body["merchant_id"] = json!(t.second);
+        let mut body = transaction_of(&t.side.id, &t.side.second);
         body["amount"] = json!("1.00");
-        let auth = basic(&t.key);
+        let auth = basic(&t.side.key);
         let headers: [(&str, &[u8]); 2] =
             [("authorization", auth.as_bytes()), ("idempotency-key", b"order-1")];
         let answer = s.send("POST", b"/transactions", &headers, body.to_string().as_bytes()).await;
@@ -782,11 +722,9 @@ async fn a_partner_reaches_no_other_partners_data_and_no_secret_is_kept_in_clear
     a.mark(&s).await;
     b.mark(&s).await;
     // A refused request carrying an account number stores nothing of it.
-    let mut refused = example("transaction.json");
-    refused["partner_id"] = json!(b.id);
-    refused["merchant_id"] = json!("mer_0123456789abcdefghijKL");
+    let mut refused = transaction_of(&b.side.id, "mer_0123456789abcdefghijKL");
     refused["customer"]["account_number"] = json!(secrets(3)[0]);
-    assert_eq!(s.call("POST", "/transactions", Some(&b.key), Some(&refused)).await.0, 422);
+    assert_eq!(s.call("POST", "/transactions", Some(&b.side.key), Some(&refused)).await.0, 422);
 
     // No key, account number, SSN or tax id in clear: not in the database file,
     // not in the log, not in any answer (keys: but the one that issued each).
@@ -794,10 +732,10 @@ async fn a_partner_reaches_no_other_partners_data_and_no_secret_is_kept_in_clear
     let log = s.log();
     assert!(log.contains("status=201"), "the log has request lines");
     // Each names its caller by kind and id (never by key).
-    assert!(log.contains(&format!(r#"caller="partner" caller_id="{}""#, a.id)), "a partner's request");
+    assert!(log.contains(&format!(r#"caller="partner" caller_id="{}""#, a.side.id)), "a partner's request");
     assert!(log.contains(r#"caller="operator" caller_id="-""#), "an operator's request");
     assert!(
-        contains(&database, a.id.as_bytes()) && contains(&database, b.pending.as_bytes()),
+        contains(&database, a.side.id.as_bytes()) && contains(&database, b.side.pending.as_bytes()),
         "a readable scan"
     );
     let keys: Vec<&String> = a.keys.iter().chain(&b.keys).chain([&op]).collect();

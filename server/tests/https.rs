@@ -10,7 +10,7 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ach_testkit::{Achd, Conn, Server};
+use ach_testkit::{Achd, Conn, Exit, Server};
 use serde_json::{json, Value};
 use tempfile::TempDir;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -29,6 +29,36 @@ fn achd(data: &Path) -> Achd {
 /// `achd serve --sandbox` on `data`, its clock at [`START`], with more flags.
 fn start(data: &Path, extra: &[&str]) -> Server {
     achd(data).sandbox_start(START).flags(extra).start()
+}
+
+/// A sandbox server on a new data directory, a connection to it, and a tenant
+/// made through it (the directory goes with the first).
+async fn sandbox_with_tenant() -> (TempDir, Server, Conn, Tenant) {
+    let dir = temp_dir();
+    let server = start(dir.path(), &[]);
+    let mut c = server.conn().await;
+    let t = Tenant::create(&server, &mut c).await;
+    (dir, server, c, t)
+}
+
+/// A sandbox start on `dir`'s data directory with `flag file`: it must exit with
+/// 1 before listening. What it said.
+fn refused_start(dir: &TempDir, flag: &str, file: &Path) -> Exit {
+    let refused = achd(&dir.path().join("data"))
+        .sandbox()
+        .flags([OsStr::new(flag), file.as_os_str()])
+        .try_start()
+        .err();
+    let refused = refused.unwrap_or_else(|| panic!("{flag} {} did not stop the start", file.display()));
+    assert_eq!(refused.code, Some(1), "{refused}");
+    assert!(!refused.stdout.contains("listening"));
+    refused
+}
+
+/// Assert that the server said a line starting with `prefix`.
+#[track_caller]
+fn said_a_line_starting(server: &Server, prefix: &str) {
+    assert!(server.said().iter().any(|l| l.starts_with(prefix)), "{:?}", server.said());
 }
 
 fn temp_dir() -> TempDir {
@@ -117,10 +147,7 @@ fn assert_each_once(acknowledged: &[String], changes: &[Value]) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn every_endpoint_and_every_router_error_over_https() {
-    let dir = temp_dir();
-    let server = start(dir.path(), &[]);
-    let mut c = server.conn().await;
-    let t = Tenant::create(&server, &mut c).await;
+    let (_dir, server, mut c, t) = sandbox_with_tenant().await;
     let (op, pkey, pid) = (t.operator.as_str(), t.partner_key.as_str(), t.partner_id.as_str());
 
     let (status, v) = c
@@ -509,24 +536,16 @@ async fn the_routing_directory_flag_loads_before_listening_and_is_kept() {
 
     // With it: loaded (a progress line, then the count) before the listening line.
     let server = start(dir.path(), &["--routing-directory", fedach.to_str().unwrap()]);
-    assert!(
-        server.said().iter().any(|l| l.starts_with("routing directory: loading ")),
-        "{:?}",
-        server.said()
-    );
+    said_a_line_starting(&server, "routing directory: loading ");
     let count = format!("routing directory: 18198 routing numbers from {}", fedach.display());
-    assert!(server.said().iter().any(|l| l.starts_with(&count)), "{:?}", server.said());
+    said_a_line_starting(&server, &count);
     let (status, v) = server.conn().await.call("GET", &institution, Some(&op), None).await;
     assert_eq!(status, 200, "{v}");
     drop(server);
 
     // A restart without the flag keeps it (it is in the database) ...
     let server = start(dir.path(), &[]);
-    assert!(
-        server.said().iter().any(|l| l.starts_with("routing directory: 18198 routing numbers")),
-        "{:?}",
-        server.said()
-    );
+    said_a_line_starting(&server, "routing directory: 18198 routing numbers");
     let mut c = server.conn().await;
     assert_eq!(c.call("GET", &institution, Some(&op), None).await.0, 200);
     // ... and POST /admin/routing still replaces it.
@@ -541,11 +560,7 @@ async fn the_routing_directory_flag_loads_before_listening_and_is_kept() {
     drop(c);
     drop(server);
     let server = start(dir.path(), &[]);
-    assert!(
-        server.said().iter().any(|l| l.starts_with("routing directory: 1 routing numbers")),
-        "{:?}",
-        server.said()
-    );
+    said_a_line_starting(&server, "routing directory: 1 routing numbers");
 }
 
 #[test]
@@ -557,24 +572,14 @@ fn a_routing_directory_that_cannot_be_loaded_stops_the_start() {
     std::fs::write(&broken, "not a directory record\n").unwrap();
     let missing = dir.path().join("missing.txt");
     for (file, why) in [(&empty, "no records"), (&broken, "line 1"), (&missing, "No such file")] {
-        let refused = achd(&dir.path().join("data"))
-            .sandbox()
-            .flags([OsStr::new("--routing-directory"), file.as_os_str()])
-            .try_start()
-            .err()
-            .unwrap();
-        assert_eq!(refused.code, Some(1), "{refused}");
+        let refused = refused_start(&dir, "--routing-directory", file);
         assert!(refused.log.contains("--routing-directory") && refused.log.contains(why), "{refused}");
-        assert!(!refused.stdout.contains("listening"));
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_answers_as_clients_expect_them() {
-    let dir = temp_dir();
-    let server = start(dir.path(), &[]);
-    let mut c = server.conn().await;
-    let t = Tenant::create(&server, &mut c).await;
+    let (_dir, _server, mut c, t) = sandbox_with_tenant().await;
     let auth = r#"Basic realm="ach""#;
 
     // Every 401 names the scheme; a wrong key says nothing more.
@@ -740,16 +745,9 @@ fn an_outbox_that_cannot_be_written_stops_the_start() {
     let dir = temp_dir();
     let file = dir.path().join("not-a-directory");
     std::fs::write(&file, "").unwrap();
-    let refused = achd(&dir.path().join("data"))
-        .sandbox()
-        .flags([OsStr::new("--outbox"), file.as_os_str()])
-        .try_start()
-        .err()
-        .unwrap();
-    assert_eq!(refused.code, Some(1), "{refused}");
+    let refused = refused_start(&dir, "--outbox", &file);
     let log = &refused.log;
     assert!(log.contains("cannot create the outbox") && log.contains("not-a-directory"), "{refused}");
-    assert!(!refused.stdout.contains("listening"));
 }
 
 /// A bank's return file (R01) for the first entry of an origination file, built

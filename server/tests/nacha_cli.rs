@@ -2,14 +2,9 @@
 //! broken file, and input that is no NACHA file.
 #![allow(clippy::unwrap_used)]
 
-use std::path::PathBuf;
 use std::process::{Command, Output};
 
-fn nacha_dir() -> PathBuf {
-    std::env::var_os("ACH_SHARED_DATA")
-        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data"), PathBuf::from)
-        .join("nacha")
-}
+use ach_tests::real_nacha::{nacha_dir, REUSED_TRACES_20110805A};
 
 fn check(path: &std::path::Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_achd")).args(["nacha", "check"]).arg(path).output().unwrap()
@@ -22,45 +17,21 @@ fn summary(o: &Output) -> serde_json::Value {
 }
 
 /// The real files with problems: the reader's or the checker's findings, as
-/// (record, field).
-const INVALID: &[(&str, &[(u64, &str)])] = &[
-    ("tel-debit.ach", &[(3, "payment_type_code")]),
-    ("NACHA_SAMPLE_TEL_REVERSAL.ach", &[(4, "payment_type_code")]),
-    ("return-WEB.ach", &[(2, "effective_entry_date"), (6, "effective_entry_date")]),
-    ("issue702.ach", &[(1, "record"), (7, "payment_type_code"), (11, "payment_type_code")]),
-    ("20110805A.ach", &TRACES_20110805A),
-];
-
-/// 20110805A: its file control's batch count and block count (record 93), and
-/// the entries whose trace number an earlier batch already used (each batch
-/// numbers from 0000001 again), in record order.
-const TRACES_20110805A: [(u64, &str); 25] = [
-    (30, "trace_number"),
-    (31, "trace_number"),
-    (32, "trace_number"),
-    (33, "trace_number"),
-    (34, "trace_number"),
-    (35, "trace_number"),
-    (36, "trace_number"),
-    (37, "trace_number"),
-    (38, "trace_number"),
-    (39, "trace_number"),
-    (40, "trace_number"),
-    (41, "trace_number"),
-    (42, "trace_number"),
-    (43, "trace_number"),
-    (44, "trace_number"),
-    (45, "trace_number"),
-    (46, "trace_number"),
-    (47, "trace_number"),
-    (50, "trace_number"),
-    (58, "trace_number"),
-    (66, "trace_number"),
-    (76, "trace_number"),
-    (84, "trace_number"),
-    (93, "batch_count"),
-    (93, "block_count"),
-];
+/// (record, field); `None` for a file without any.
+fn invalid(name: &str) -> Option<Vec<(u64, String)>> {
+    let expected: Vec<(usize, &str)> = match name {
+        "tel-debit.ach" => vec![(3, "payment_type_code")],
+        "NACHA_SAMPLE_TEL_REVERSAL.ach" => vec![(4, "payment_type_code")],
+        "return-WEB.ach" => vec![(2, "effective_entry_date"), (6, "effective_entry_date")],
+        "issue702.ach" => vec![(1, "record"), (7, "payment_type_code"), (11, "payment_type_code")],
+        // Its file control's batch count and block count (record 93) come last.
+        "20110805A.ach" => {
+            REUSED_TRACES_20110805A.into_iter().chain([(93, "batch_count"), (93, "block_count")]).collect()
+        }
+        _ => return None,
+    };
+    Some(expected.into_iter().map(|(r, f)| (u64::try_from(r).unwrap(), f.to_string())).collect())
+}
 
 #[test]
 fn reads_every_real_file() {
@@ -82,10 +53,8 @@ fn reads_every_real_file() {
             .iter()
             .map(|p| (p["record"].as_u64().unwrap(), p["field"].as_str().unwrap().to_string()))
             .collect();
-        match INVALID.iter().find(|(n, _)| *n == name) {
-            Some((_, expected)) => {
-                let expected: Vec<(u64, String)> =
-                    expected.iter().map(|(r, f)| (*r, f.to_string())).collect();
+        match invalid(&name) {
+            Some(expected) => {
                 assert_eq!(found, expected, "{name}");
                 assert_eq!(o.status.code(), Some(1), "{name}: {s}");
                 assert_eq!(s["valid"], false);

@@ -188,12 +188,17 @@ impl Workload {
     }
 
     fn partner_limits(&mut self, m: &Oracle) -> Step {
-        let partner = if self.rng.percent(5) {
-            Target::Unknown(self.unknown("par"))
-        } else {
-            Target::Known(self.rng.below(m.partners.len()))
-        };
+        let partner = self.mostly_known("par", m.partners.len());
         Step::PartnerLimits { partner, limits: self.limits(true) }
+    }
+
+    /// One of `count` known ids, or 5% of the time an unknown one with `prefix`.
+    fn mostly_known(&mut self, prefix: &str, count: usize) -> Target {
+        if self.rng.percent(5) {
+            Target::Unknown(self.unknown(prefix))
+        } else {
+            Target::Known(self.rng.below(count))
+        }
     }
 
     fn submit(&mut self, m: &Oracle) -> Step {
@@ -237,11 +242,7 @@ impl Workload {
     }
 
     fn merchant_limits(&mut self, m: &Oracle) -> Step {
-        let merchant = if self.rng.percent(5) {
-            Target::Unknown(self.unknown("mer"))
-        } else {
-            Target::Known(self.rng.below(m.merchants.len()))
-        };
+        let merchant = self.mostly_known("mer", m.merchants.len());
         Step::MerchantLimits { merchant, limits: self.limits(false) }
     }
 
@@ -322,7 +323,7 @@ impl Workload {
         };
         let today = calendar::eastern_date(m.now);
         let origination = match &txn {
-            Target::Known(t) => m.txns[*t].origination,
+            Target::Known(t) => m.txns[*t].dates.origination,
             Target::Unknown(_) => None,
         };
         let date = match r.below(12) {

@@ -1697,7 +1697,7 @@ static void test_concurrent_misuse(void) {
     pthread_t threads[THREADS], second_closer;
     struct text t = {0};
     char *path, *body;
-    int i, done;
+    int i;
     unsigned k;
 
     t_addf(&t, "{\"method\":\"POST\",\"path\":\"/transactions\",\"api_key\":\"%s\",\"body\":\"", a->key);
@@ -1733,15 +1733,7 @@ static void test_concurrent_misuse(void) {
         workers[i].engine = fx.engine;
         CHECK(pthread_create(&threads[i], NULL, misuse, &workers[i]) == 0);
     }
-    do { /* every thread has sent every probe at least once */
-        pthread_mutex_lock(&lock);
-        done = rounds_done;
-        pthread_mutex_unlock(&lock);
-        if (done < THREADS) {
-            struct timespec ms = {0, 1000000};
-            nanosleep(&ms, NULL);
-        }
-    } while (done < THREADS);
+    wait_for_count(&lock, &rounds_done, THREADS); /* every thread has sent every probe at least once */
     /* Two threads close the handle at once (a double close is harmless). */
     CHECK(pthread_create(&second_closer, NULL, closer, fx.engine) == 0);
     ach_engine_close(fx.engine);

@@ -84,33 +84,33 @@ run_checked() { # run_checked NAME COMMAND...: under valgrind when available
     fi
 }
 
-step "C tests: compile against include/ach.h, static and shared"
-gcc "${cflags[@]}" -o "$out/test_ach_static" tests/c/test_ach.c "$lib/libach.a" "${static_libs[@]}"
-gcc "${cflags[@]}" -o "$out/test_ach_shared" tests/c/test_ach.c -L"$lib" -lach -lpthread
-# ldd's output is read whole before grep looks at it: `ldd | grep -q` under
-# pipefail failed now and then (grep -q exits at its match, ldd gets SIGPIPE).
-static_deps=$(ldd "$out/test_ach_static")
-shared_deps=$(LD_LIBRARY_PATH="$lib" ldd "$out/test_ach_shared")
-if grep -q libach <<<"$static_deps"; then fail "test_ach_static links libach.so"; fi
-grep -q 'libach\.so' <<<"$shared_deps" || fail "test_ach_shared does not link libach.so"
+# compile_and_run NAME ARGS...: build tests/c/NAME.c against include/ach.h twice,
+# on libach.a and on libach.so, check each links the library it should, and run
+# both with ARGS.
+compile_and_run() {
+    local name="$1"
+    shift
+    gcc "${cflags[@]}" -o "$out/${name}_static" "tests/c/$name.c" "$lib/libach.a" "${static_libs[@]}"
+    gcc "${cflags[@]}" -o "$out/${name}_shared" "tests/c/$name.c" -L"$lib" -lach -lpthread
+    # ldd's output is read whole before grep looks at it: `ldd | grep -q` under
+    # pipefail failed now and then (grep -q exits at its match, ldd gets SIGPIPE).
+    local static_deps shared_deps
+    static_deps=$(ldd "$out/${name}_static")
+    shared_deps=$(LD_LIBRARY_PATH="$lib" ldd "$out/${name}_shared")
+    if grep -q libach <<<"$static_deps"; then fail "${name}_static links libach.so"; fi
+    grep -q 'libach\.so' <<<"$shared_deps" || fail "${name}_shared does not link libach.so"
+    run_checked "${name}_static" "$out/${name}_static" "$@"
+    run_checked "${name}_shared" "$out/${name}_shared" "$@"
+}
 
-step "C tests: run (static, shared)"
-run_checked test_ach_static "$out/test_ach_static" "$out"
-run_checked test_ach_shared "$out/test_ach_shared" "$out"
+step "C tests: compile (static, shared) and run under valgrind"
+compile_and_run test_ach "$out"
 
 step "C hostile-input table: compile (static, shared) and run under valgrind"
-gcc "${cflags[@]}" -o "$out/hostile_static" tests/c/hostile.c "$lib/libach.a" "${static_libs[@]}"
-gcc "${cflags[@]}" -o "$out/hostile_shared" tests/c/hostile.c -L"$lib" -lach -lpthread
-if grep -q libach <<<"$(ldd "$out/hostile_static")"; then fail "hostile_static links libach.so"; fi
-run_checked hostile_static "$out/hostile_static" "$out"
-run_checked hostile_shared "$out/hostile_shared" "$out"
+compile_and_run hostile "$out"
 
 step "C bank files (cut-off, origination file, return file): compile (static, shared) and run under valgrind"
-gcc "${cflags[@]}" -o "$out/test_bank_files_static" tests/c/test_bank_files.c "$lib/libach.a" "${static_libs[@]}"
-gcc "${cflags[@]}" -o "$out/test_bank_files_shared" tests/c/test_bank_files.c -L"$lib" -lach -lpthread
-if grep -q libach <<<"$(ldd "$out/test_bank_files_static")"; then fail "test_bank_files_static links libach.so"; fi
-run_checked test_bank_files_static "$out/test_bank_files_static"
-run_checked test_bank_files_shared "$out/test_bank_files_shared"
+compile_and_run test_bank_files
 
 step "the shared JSON case corpus through ach_validate"
 gcc "${cflags[@]}" -o "$out/corpus" tests/c/corpus.c -L"$lib" -lach

@@ -33,81 +33,12 @@ static const char *VALID_TRANSACTION =
 /* ------------------------------------------------------------------------ */
 /* Requests                                                                  */
 
-/* Send one request (NULL parts are left out of the envelope); answer the HTTP
- * status and leave the response in *out (free it), or -1 if the call failed. */
-static long request(AchEngine *engine, AchBuffer *out, const char *method, const char *path,
-                    const char *query, const char *api_key, const char *body) {
-    size_t cap = 256 + strlen(method) + strlen(path) + (query ? strlen(query) : 0) +
-                 (api_key ? strlen(api_key) : 0) + (body ? strlen(body) : 0);
-    char *envelope = malloc(cap);
-    size_t n;
-    AchResult r;
-    if (envelope == NULL) {
-        return -1;
-    }
-    n = (size_t)snprintf(envelope, cap, "{\"method\":\"%s\",\"path\":\"%s\"", method, path);
-    if (query) n += (size_t)snprintf(envelope + n, cap - n, ",\"query\":\"%s\"", query);
-    if (api_key) n += (size_t)snprintf(envelope + n, cap - n, ",\"api_key\":\"%s\"", api_key);
-    if (body) n += (size_t)snprintf(envelope + n, cap - n, ",\"body\":%s", body);
-    snprintf(envelope + n, cap - n, "}");
-    r = ach_engine_request(engine, envelope, out);
-    free(envelope);
-    if (r != ACH_OK) {
-        fprintf(stderr, "request %s %s: %s (%s)\n", method, path, ach_result_name(r), last_error_text());
-        return -1;
-    }
-    return json_last_int((const char *)out->data, "status");
-}
-
-/* The same, expecting `status`; copies the string member `field` of the answer
- * into `value` when both are given. */
-static void expect(AchEngine *engine, long status, const char *method, const char *path, const char *query,
-                   const char *api_key, const char *body, const char *field, char *value, size_t cap) {
-    AchBuffer out = {0};
-    long got = request(engine, &out, method, path, query, api_key, body);
-    checks_run++;
-    if (got != status) {
-        checks_failed++;
-        fprintf(stderr, "%s %s answered %ld, expected %ld: %s\n", method, path, got, status,
-                out.data ? (const char *)out.data : "(nothing)");
-    }
-    if (field != NULL) {
-        CHECK(out.data != NULL && json_string((const char *)out.data, field, value, cap));
-    }
-    ach_buffer_free(out);
-}
-
-/* A partner and an approved merchant. */
-struct tenant {
-    char partner_id[64];
-    char partner_key[128];
-    char merchant_id[64];
-    char merchant_key[128];
-};
-
-static void make_tenant(AchEngine *engine, struct tenant *t) {
-    char *application = malloc(strlen(APPLICATION) + 128);
-    char path[128];
-    AchBuffer out = {0};
-    /* Another partner first, so ids and keys are not the first ones issued. */
+/* A partner and an approved PPD and WEB merchant, made after another partner so
+ * that ids and keys are not the first ones issued. */
+static void make_test_partner_merchant(AchEngine *engine, struct partner_merchant *t) {
     expect(engine, 201, "POST", "/admin/partners", NULL, OPERATOR_KEY, "{\"name\":\"Other Payments\"}", NULL,
            NULL, 0);
-    CHECK(request(engine, &out, "POST", "/admin/partners", NULL, OPERATOR_KEY, "{\"name\":\"Acme Payments\"}") ==
-          201);
-    CHECK(out.data != NULL && json_string((const char *)out.data, "partner_id", t->partner_id, sizeof t->partner_id));
-    CHECK(out.data != NULL && json_string((const char *)out.data, "api_key", t->partner_key, sizeof t->partner_key));
-    ach_buffer_free(out);
-    if (application == NULL) {
-        CHECK(0);
-        return;
-    }
-    sprintf(application, APPLICATION, t->partner_id, "[\"PPD\",\"WEB\"]");
-    expect(engine, 201, "POST", "/merchants", NULL, t->partner_key, application, "id", t->merchant_id,
-           sizeof t->merchant_id);
-    free(application);
-    snprintf(path, sizeof path, "/admin/merchants/%s/approve", t->merchant_id);
-    expect(engine, 200, "POST", path, NULL, OPERATOR_KEY, "{\"limits\":{\"max_transaction_amount\":\"10000.00\"}}",
-           "api_key", t->merchant_key, sizeof t->merchant_key);
+    make_partner_merchant(engine, OPERATOR_KEY, "Acme Payments", "[\"PPD\",\"WEB\"]", t);
 }
 
 static AchEngine *open_engine(const char *options) {
@@ -366,7 +297,7 @@ static void test_handles_and_envelopes(void) {
 /* ------------------------------------------------------------------------ */
 /* The whole lifecycle                                                        */
 
-static void transaction_body(char *out, size_t cap, const struct tenant *t, const char *type,
+static void transaction_body(char *out, size_t cap, const struct partner_merchant *t, const char *type,
                              const char *amount, const char *customer) {
     snprintf(out, cap,
              "{\"partner_id\":\"%s\",\"merchant_id\":\"%s\",\"amount\":\"%s\",\"description\":\"C test\","
@@ -376,14 +307,14 @@ static void transaction_body(char *out, size_t cap, const struct tenant *t, cons
 
 static void test_lifecycle(void) {
     AchEngine *engine = open_sandbox();
-    struct tenant t;
+    struct partner_merchant t;
     char body[1024], query[128], path[160], customer[64], token[96];
     char voided[64], returned[64], settled[64], reversal[64], pointer[64];
     AchBuffer out = {0};
     const char *inline_customer = "{\"name\":\"Ada Lovelace\",\"routing_number\":\"021000021\","
                                   "\"account_number\":\"987654321\",\"account_type\":\"checking\"}";
 
-    make_tenant(engine, &t);
+    make_test_partner_merchant(engine, &t);
     snprintf(query, sizeof query, "partner_id=%s", t.partner_id);
 
     /* Customers: a stored account, then a transaction through its token. */
@@ -498,7 +429,7 @@ static void test_lifecycle(void) {
 
 struct worker {
     AchEngine *engine;
-    const struct tenant *tenant;
+    const struct partner_merchant *tenant;
     int index;
     int ok;          /* calls answered ACH_OK */
     int closed;      /* calls answered ACH_CLOSED */
@@ -560,14 +491,14 @@ static void *reader(void *arg) {
 
 static void test_threads(void) {
     AchEngine *engine = open_sandbox();
-    struct tenant t;
+    struct partner_merchant t;
     struct worker workers[THREADS];
     pthread_t threads[THREADS];
     AchBuffer out = {0};
     char query[128];
-    int i, started;
+    int i;
 
-    make_tenant(engine, &t);
+    make_test_partner_merchant(engine, &t);
     /* Concurrent writes on one engine: every one lands, none is lost. */
     for (i = 0; i < THREADS; i++) {
         memset(&workers[i], 0, sizeof workers[i]);
@@ -594,15 +525,7 @@ static void test_threads(void) {
         workers[i].tenant = &t;
         CHECK(pthread_create(&threads[i], NULL, reader, &workers[i]) == 0);
     }
-    do {
-        pthread_mutex_lock(&progress_lock);
-        started = progress;
-        pthread_mutex_unlock(&progress_lock);
-        if (started < THREADS) {
-            struct timespec ms = {0, 1000000};
-            nanosleep(&ms, NULL);
-        }
-    } while (started < THREADS); /* every reader has completed a call */
+    wait_for_count(&progress_lock, &progress, THREADS); /* every reader has completed a call */
     ach_engine_close(engine);
     for (i = 0; i < THREADS; i++) {
         pthread_join(threads[i], NULL);

@@ -44,33 +44,6 @@ static const char *AMOUNTS[] = {"10.00", "20.00", "30.00"};
 /* ------------------------------------------------------------------------ */
 /* Requests                                                                  */
 
-/* Send one request (NULL parts are left out of the envelope; `body` is JSON
- * text, a string literal for a raw body); answer the HTTP status and leave the
- * response in *out (free it), or -1 if the call failed. */
-static long request(AchEngine *engine, AchBuffer *out, const char *method, const char *path,
-                    const char *query, const char *api_key, const char *body) {
-    size_t cap = 256 + strlen(method) + strlen(path) + (query ? strlen(query) : 0) +
-                 (api_key ? strlen(api_key) : 0) + (body ? strlen(body) : 0);
-    char *envelope = malloc(cap);
-    size_t n;
-    AchResult r;
-    if (envelope == NULL) {
-        return -1;
-    }
-    n = (size_t)snprintf(envelope, cap, "{\"method\":\"%s\",\"path\":\"%s\"", method, path);
-    if (query) n += (size_t)snprintf(envelope + n, cap - n, ",\"query\":\"%s\"", query);
-    if (api_key) n += (size_t)snprintf(envelope + n, cap - n, ",\"api_key\":\"%s\"", api_key);
-    if (body) n += (size_t)snprintf(envelope + n, cap - n, ",\"body\":%s", body);
-    snprintf(envelope + n, cap - n, "}");
-    r = ach_engine_request(engine, envelope, out);
-    free(envelope);
-    if (r != ACH_OK) {
-        fprintf(stderr, "request %s %s: %s (%s)\n", method, path, ach_result_name(r), last_error_text());
-        return -1;
-    }
-    return json_last_int((const char *)out->data, "status");
-}
-
 /* The answer's body when the request answered `status`, else NULL (the answer
  * is printed). Free *out either way. */
 static const char *answer(AchEngine *engine, AchBuffer *out, long status, const char *method, const char *path,
@@ -147,37 +120,7 @@ static char *json_text(const char *json, const char *key) {
 /* ------------------------------------------------------------------------ */
 /* The sandbox: a partner, an approved PPD merchant, debits                   */
 
-struct tenant {
-    char partner_id[64];
-    char partner_key[128];
-    char merchant_id[64];
-};
-
-static void make_tenant(AchEngine *engine, struct tenant *t) {
-    char *application = malloc(strlen(APPLICATION) + 128);
-    char path[128];
-    AchBuffer out = {0};
-    const char *body = answer(engine, &out, 201, "POST", "/admin/partners", NULL, OPERATOR_KEY,
-                              "{\"name\":\"Files Payments\"}");
-    CHECK(body != NULL && json_string(body, "partner_id", t->partner_id, sizeof t->partner_id));
-    CHECK(body != NULL && json_string(body, "api_key", t->partner_key, sizeof t->partner_key));
-    ach_buffer_free(out);
-    if (application == NULL) {
-        CHECK(0);
-        return;
-    }
-    sprintf(application, APPLICATION, t->partner_id, "[\"PPD\"]");
-    body = answer(engine, &out, 201, "POST", "/merchants", NULL, t->partner_key, application);
-    CHECK(body != NULL && json_string(body, "id", t->merchant_id, sizeof t->merchant_id));
-    ach_buffer_free(out);
-    free(application);
-    snprintf(path, sizeof path, "/admin/merchants/%s/approve", t->merchant_id);
-    CHECK(answer(engine, &out, 200, "POST", path, NULL, OPERATOR_KEY,
-                 "{\"limits\":{\"max_transaction_amount\":\"10000.00\"}}") != NULL);
-    ach_buffer_free(out);
-}
-
-static void debit(AchEngine *engine, const struct tenant *t, const char *amount, char *id, size_t cap) {
+static void debit(AchEngine *engine, const struct partner_merchant *t, const char *amount, char *id, size_t cap) {
     char body[1024];
     AchBuffer out = {0};
     const char *created;
@@ -329,7 +272,7 @@ static int counts_are(const char *json, long returns, long notices, long unmatch
 
 static void test_cutoff_file_and_returns(void) {
     AchEngine *engine = NULL;
-    struct tenant t;
+    struct partner_merchant t;
     char ids[DEBITS][64], file_id[64], path[160], query[128], pointer[64], needle[160];
     char *text = NULL, *bank = NULL, *tampered = NULL;
     const char *body, *entries[DEBITS], *returned_entry = NULL, *returned_batch = NULL, *batch = NULL;
@@ -342,7 +285,7 @@ static void test_cutoff_file_and_returns(void) {
                                  "\"start\":\"2026-11-23T10:00:00-05:00\"}",
                                  &engine),
                  ACH_OK);
-    make_tenant(engine, &t);
+    make_partner_merchant(engine, OPERATOR_KEY, "Files Payments", "[\"PPD\"]", &t);
     snprintf(query, sizeof query, "partner_id=%s", t.partner_id);
     for (i = 0; i < DEBITS; i++) {
         debit(engine, &t, AMOUNTS[i], ids[i], sizeof ids[i]);

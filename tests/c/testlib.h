@@ -9,9 +9,11 @@
 #ifndef ACH_TESTLIB_H
 #define ACH_TESTLIB_H
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ach.h"
 
@@ -129,6 +131,100 @@ static int count_of(const char *text, const char *needle) {
         p += strlen(needle);
     }
     return n;
+}
+
+/* Send one request through ach_engine_request (NULL parts are left out of the
+ * envelope; `body` is JSON text); answer the HTTP status and leave the response
+ * in *out (free it), or -1 if the call failed. Inline: not every test sends
+ * requests this way. */
+static inline long request(AchEngine *engine, AchBuffer *out, const char *method, const char *path,
+                    const char *query, const char *api_key, const char *body) {
+    size_t cap = 256 + strlen(method) + strlen(path) + (query ? strlen(query) : 0) +
+                 (api_key ? strlen(api_key) : 0) + (body ? strlen(body) : 0);
+    char *envelope = malloc(cap);
+    size_t n;
+    AchResult r;
+    if (envelope == NULL) {
+        return -1;
+    }
+    n = (size_t)snprintf(envelope, cap, "{\"method\":\"%s\",\"path\":\"%s\"", method, path);
+    if (query) n += (size_t)snprintf(envelope + n, cap - n, ",\"query\":\"%s\"", query);
+    if (api_key) n += (size_t)snprintf(envelope + n, cap - n, ",\"api_key\":\"%s\"", api_key);
+    if (body) n += (size_t)snprintf(envelope + n, cap - n, ",\"body\":%s", body);
+    snprintf(envelope + n, cap - n, "}");
+    r = ach_engine_request(engine, envelope, out);
+    free(envelope);
+    if (r != ACH_OK) {
+        fprintf(stderr, "request %s %s: %s (%s)\n", method, path, ach_result_name(r), last_error_text());
+        return -1;
+    }
+    return json_last_int((const char *)out->data, "status");
+}
+
+/* A request through `request` that must answer `status`; copies the string
+ * member `field` of the answer into `value` when both are given. */
+static inline void expect(AchEngine *engine, long status, const char *method, const char *path, const char *query,
+                          const char *api_key, const char *body, const char *field, char *value, size_t cap) {
+    AchBuffer out = {0};
+    long got = request(engine, &out, method, path, query, api_key, body);
+    checks_run++;
+    if (got != status) {
+        checks_failed++;
+        fprintf(stderr, "%s %s answered %ld, expected %ld: %s\n", method, path, got, status,
+                out.data ? (const char *)out.data : "(nothing)");
+    }
+    if (field != NULL) {
+        CHECK(out.data != NULL && json_string((const char *)out.data, field, value, cap));
+    }
+    ach_buffer_free(out);
+}
+
+/* A partner and an approved merchant of it, with their ids and keys. */
+struct partner_merchant {
+    char partner_id[64];
+    char partner_key[128];
+    char merchant_id[64];
+    char merchant_key[128];
+};
+
+/* Make a partner called `name` and an approved merchant of it for `classes` (a
+ * JSON array of standard entry classes), checking every step. */
+static inline void make_partner_merchant(AchEngine *engine, const char *operator_key, const char *name, const char *classes,
+                               struct partner_merchant *t) {
+    char *application = malloc(strlen(APPLICATION) + 128);
+    char text[128];
+    AchBuffer out = {0};
+    snprintf(text, sizeof text, "{\"name\":\"%s\"}", name);
+    CHECK(request(engine, &out, "POST", "/admin/partners", NULL, operator_key, text) == 201);
+    CHECK(out.data != NULL && json_string((const char *)out.data, "partner_id", t->partner_id, sizeof t->partner_id));
+    CHECK(out.data != NULL && json_string((const char *)out.data, "api_key", t->partner_key, sizeof t->partner_key));
+    ach_buffer_free(out);
+    if (application == NULL) {
+        CHECK(0);
+        return;
+    }
+    sprintf(application, APPLICATION, t->partner_id, classes);
+    expect(engine, 201, "POST", "/merchants", NULL, t->partner_key, application, "id", t->merchant_id,
+           sizeof t->merchant_id);
+    free(application);
+    snprintf(text, sizeof text, "/admin/merchants/%s/approve", t->merchant_id);
+    expect(engine, 200, "POST", text, NULL, operator_key, "{\"limits\":{\"max_transaction_amount\":\"10000.00\"}}",
+           "api_key", t->merchant_key, sizeof t->merchant_key);
+}
+
+/* Wait until `*count`, which `lock` guards, reaches `target`, looking every
+ * millisecond. Inline: not every test runs threads. */
+static inline void wait_for_count(pthread_mutex_t *lock, const int *count, int target) {
+    int seen;
+    do {
+        pthread_mutex_lock(lock);
+        seen = *count;
+        pthread_mutex_unlock(lock);
+        if (seen < target) {
+            struct timespec ms = {0, 1000000};
+            nanosleep(&ms, NULL);
+        }
+    } while (seen < target);
 }
 
 #endif /* ACH_TESTLIB_H */

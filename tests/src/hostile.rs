@@ -116,6 +116,57 @@ fn body(c: &Map<String, Value>, bases: &Value) -> Option<String> {
     Some(text)
 }
 
+/// One partner's set-up, as the corpus' templates name its parts (`a.id`,
+/// `b.pending`, …): every host's fixture makes two.
+#[derive(Debug, Clone, Default)]
+pub struct Side {
+    /// The partner's id.
+    pub id: String,
+    /// The partner's API key.
+    pub key: String,
+    /// Its approved PPD and WEB merchant.
+    pub merchant: String,
+    /// That merchant's API key.
+    pub merchant_key: String,
+    /// Its second approved merchant (PPD only).
+    pub second: String,
+    /// A stored customer of the partner.
+    pub customer: String,
+    /// A pending debit.
+    pub pending: String,
+    /// The last debit of the set-up, where the host keeps one apart.
+    pub last: Option<String>,
+    /// A status-changes pointer issued before the last debit (to replay).
+    pub early_pointer: String,
+    /// Where the status-changes feed stood after the set-up.
+    pub pointer: String,
+    /// Where the merchant's events feed stood after the set-up.
+    pub events: String,
+}
+
+impl Side {
+    /// `values` with this side's parts named `{side}.id`, `{side}.key`, ….
+    pub fn values(&self, side: &str, values: Values) -> Values {
+        let named = [
+            ("id", &self.id),
+            ("key", &self.key),
+            ("merchant", &self.merchant),
+            ("merchant_key", &self.merchant_key),
+            ("second", &self.second),
+            ("customer", &self.customer),
+            ("pending", &self.pending),
+            ("early_pointer", &self.early_pointer),
+            ("pointer", &self.pointer),
+            ("events", &self.events),
+        ];
+        let last = self.last.as_ref().map(|last| ("last", last));
+        named
+            .into_iter()
+            .chain(last)
+            .fold(values, |v, (name, value)| v.with(&format!("{side}.{name}"), value))
+    }
+}
+
 /// The fixture's values by name (`operator`, `a.key`, `b.pointer`, …).
 #[derive(Debug, Clone, Default)]
 pub struct Values(pub BTreeMap<String, String>);

@@ -4,6 +4,8 @@
 pub mod hostile;
 pub mod json_paths;
 pub mod lookalike;
+pub mod real_nacha;
+pub mod router;
 
 use std::path::PathBuf;
 

@@ -48,6 +48,13 @@ pub fn transaction(merchant_id: &str, kind: &str, amount: &str) -> Value {
     })
 }
 
+/// [`transaction`] as a partner sends it: with its `partner_id`.
+pub fn partner_transaction(partner_id: &str, merchant_id: &str, kind: &str, amount: &str) -> Value {
+    let mut v = transaction(merchant_id, kind, amount);
+    v["partner_id"] = json!(partner_id);
+    v
+}
+
 /// The body bytes of a JSON value.
 pub fn body(v: &Value) -> Vec<u8> {
     serde_json::to_vec(v).unwrap_or_default()
@@ -90,6 +97,14 @@ impl World {
     pub fn merchant(&self, partner_id: &str, partner: &Caller, classes: &[&str]) -> (String, Caller) {
         let (merchant_id, _, caller) = self.roomy_merchant(partner_id, partner, classes);
         (merchant_id, caller)
+    }
+
+    /// A new partner and a new approved merchant of it for `classes`: the
+    /// partner's id and caller, and the merchant's id.
+    pub fn tenant(&self, classes: &[&str]) -> (String, Caller, String) {
+        let (partner_id, partner) = self.partner();
+        let (merchant_id, _) = self.merchant(&partner_id, &partner, classes);
+        (partner_id, partner, merchant_id)
     }
 
     /// A new merchant from this application, approved with these limits: its id

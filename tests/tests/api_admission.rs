@@ -4,11 +4,10 @@
 //! and refuses a name given twice in a query string or form data.
 #![allow(clippy::unwrap_used)]
 
-use ach_core::api::{
-    admit, plan, plan_admitted, route, route_json, Plan, Request, MAX_BODY_BYTES, SMALL_BODY_BYTES,
-};
+use ach_core::api::{admit, plan, plan_admitted, route, route_json, Plan, MAX_BODY_BYTES, SMALL_BODY_BYTES};
 use ach_core::validation::json_bounds::{MAX_JSON_DEPTH, MAX_JSON_VALUES};
-use ach_tests::world::{transaction, World, OPERATOR_KEY};
+use ach_tests::router::request;
+use ach_tests::world::{partner_transaction, World, OPERATOR_KEY};
 use serde_json::{json, Value};
 
 const AUTH_FAILED: &str = r#"{"success":false,"message":"Authentication failed."}"#;
@@ -25,16 +24,6 @@ fn world() -> (World, Keys) {
     let (partner_id, partner, caller) = w.partner_with_key();
     let (merchant_id, merchant, _) = w.roomy_merchant(&partner_id, &caller, &["PPD"]);
     (w, Keys { partner_id, partner, merchant_id, merchant })
-}
-
-fn request(method: &str, path: &str, key: Option<&str>, body: Vec<u8>) -> Request {
-    Request {
-        method: method.into(),
-        path: path.into(),
-        api_key: key.map(str::to_owned),
-        body,
-        ..Request::default()
-    }
 }
 
 /// `(status, first problem's field, its code)` of an answer.
@@ -108,8 +97,7 @@ fn each_endpoint_refuses_a_body_over_its_limit() {
         route(&w.engine, &request("POST", &customers, Some(&k.partner), vec![b' '; SMALL_BODY_BYTES + 1]));
     assert_eq!(small.status, 413);
     assert!(small.body.contains("the body is larger than 64 KiB"), "{}", small.body);
-    let mut t = transaction(&k.merchant_id, "debit", "1.00");
-    t["partner_id"] = json!(k.partner_id);
+    let mut t = partner_transaction(&k.partner_id, &k.merchant_id, "debit", "1.00");
     t["note"] = json!("n".repeat(SMALL_BODY_BYTES));
     let large =
         route(&w.engine, &request("POST", "/transactions", Some(&k.partner), t.to_string().into_bytes()));
@@ -170,8 +158,7 @@ fn a_name_given_twice_in_a_query_or_form_is_refused_not_the_last_kept() {
     let answer = route(&w.engine, &request("GET", &path, Some(&k.partner), vec![]));
     assert_eq!((answer.status, refusal(&answer.body)), (422, ("partner_id".into(), "conflict".into())));
     // Once in the query and once in the body is no repetition: the body wins.
-    let mut t = transaction(&k.merchant_id, "debit", "1.00");
-    t["partner_id"] = json!(k.partner_id);
+    let t = partner_transaction(&k.partner_id, &k.merchant_id, "debit", "1.00");
     let path = format!("/transactions?partner_id={}&amount=2.00", k.partner_id);
     let answer = route(&w.engine, &request("POST", &path, Some(&k.partner), t.to_string().into_bytes()));
     assert_eq!(answer.status, 201, "{}", answer.body);

@@ -4,9 +4,9 @@
 //! reopen of a file-backed engine.
 #![allow(clippy::unwrap_used)]
 
-use ach_core::api::{route, Request, Response};
 use ach_core::engine::Engine;
-use ach_tests::world::{application, options, transaction, OPERATOR_KEY};
+use ach_tests::router;
+use ach_tests::world::{application, options, partner_transaction, OPERATOR_KEY};
 use serde_json::{json, Value};
 
 struct Api {
@@ -27,19 +27,19 @@ impl Api {
     }
 
     fn call(&self, method: &str, path: &str, key: &str, body: Option<Value>) -> (u16, Value) {
-        let req = Request {
-            method: method.into(),
-            path: path.into(),
-            api_key: Some(key.into()),
-            body: body.map(|b| b.to_string().into_bytes()).unwrap_or_default(),
-            ..Request::default()
-        };
-        let Response { status, body } = route(&self.engine, &req);
-        (status, serde_json::from_str(&body).unwrap_or_else(|e| panic!("{e}: {body}")))
+        router::call(&self.engine, method, path, Some(key), body.as_ref())
     }
 
     fn op(&self, path: &str, body: Value) -> (u16, Value) {
         self.call("POST", path, OPERATOR_KEY, Some(body))
+    }
+
+    /// An operator request that must answer 200: its answer.
+    #[track_caller]
+    fn op_ok(&self, path: &str, body: Value) -> Value {
+        let (status, v) = self.op(path, body);
+        assert_eq!(status, 200, "{v}");
+        v
     }
 
     fn tenant(&self) -> Tenant {
@@ -88,8 +88,7 @@ fn refused(api: &Api, answer: (u16, Value)) {
 fn a_rotated_partner_key_works_for_the_grace_window_then_is_refused() {
     let api = Api::new();
     let t = api.tenant();
-    let (status, r) = api.op(&format!("/admin/partners/{}/keys/rotate", t.pid), json!({}));
-    assert_eq!(status, 200, "{r}");
+    let r = api.op_ok(&format!("/admin/partners/{}/keys/rotate", t.pid), json!({}));
     let new = r["payload"]["api_key"].as_str().unwrap().to_owned();
     assert!(new.starts_with("pk_") && new != t.key);
     assert_eq!(r["payload"]["id"], json!(t.pid));
@@ -115,8 +114,7 @@ fn grace_zero_and_revoke_refuse_the_old_keys_at_once() {
     let api = Api::new();
     let t = api.tenant();
     let path = format!("/admin/partners/{}/keys/rotate", t.pid);
-    let (status, r) = api.op(&path, json!({"grace_seconds": 0}));
-    assert_eq!(status, 200, "{r}");
+    let r = api.op_ok(&path, json!({"grace_seconds": 0}));
     assert_eq!(r["payload"]["previous_keys_valid_until"], Value::Null);
     let new = r["payload"]["api_key"].as_str().unwrap().to_owned();
     refused(&api, api.call("GET", &format!("/status-changes/0?partner_id={}", t.pid), &t.key, None));
@@ -204,11 +202,9 @@ fn a_suspended_partner_and_its_merchants_are_refused_until_resumed() {
     let api = Api::new();
     let t = api.tenant();
     let other = api.tenant();
-    let (status, v) = api.op(&format!("/admin/partners/{}/suspend", t.pid), json!({}));
-    assert_eq!(status, 200, "{v}");
+    let v = api.op_ok(&format!("/admin/partners/{}/suspend", t.pid), json!({}));
     assert_eq!(v["payload"], json!({"id": t.pid, "suspended": true, "since": "2026-11-23T15:00:00+00:00"}));
-    let mut body = transaction(&t.mid, "debit", "10.00");
-    body["partner_id"] = json!(t.pid);
+    let body = partner_transaction(&t.pid, &t.mid, "debit", "10.00");
     refused(&api, api.call("POST", "/transactions", &t.key, Some(body.clone())));
     refused(&api, api.call("GET", "/events", &t.mkey, None));
     assert_eq!(api.partner_status(&other.pid, &other.key), 200, "other partners are untouched");
@@ -230,11 +226,9 @@ fn a_suspended_partner_and_its_merchants_are_refused_until_resumed() {
 fn a_suspended_merchant_takes_no_transactions_and_its_key_is_refused() {
     let api = Api::new();
     let t = api.tenant();
-    let (status, v) = api.op(&format!("/admin/merchants/{}/suspend", t.mid), json!({}));
-    assert_eq!(status, 200, "{v}");
+    api.op_ok(&format!("/admin/merchants/{}/suspend", t.mid), json!({}));
     refused(&api, api.call("GET", "/events", &t.mkey, None));
-    let mut body = transaction(&t.mid, "debit", "10.00");
-    body["partner_id"] = json!(t.pid);
+    let body = partner_transaction(&t.pid, &t.mid, "debit", "10.00");
     let (status, v) = api.call("POST", "/transactions", &t.key, Some(body.clone()));
     assert_eq!(status, 403, "{v}");
     assert_eq!(v["message"], json!("Unable to accept PPD transactions for this merchant"));
@@ -249,8 +243,7 @@ fn a_suspended_merchant_takes_no_transactions_and_its_key_is_refused() {
 #[test]
 fn the_operator_key_rotates_with_a_grace_window() {
     let api = Api::new();
-    let (status, r) = api.op("/admin/operator-key/rotate", json!({"grace_seconds": 600}));
-    assert_eq!(status, 200, "{r}");
+    let r = api.op_ok("/admin/operator-key/rotate", json!({"grace_seconds": 600}));
     assert_eq!(r["payload"]["id"], json!("operator"));
     assert_eq!(r["payload"]["previous_keys"], json!(1));
     let new = r["payload"]["api_key"].as_str().unwrap().to_owned();

@@ -4,106 +4,75 @@
 //! starts Monday 2026-11-23 10:00 Eastern.
 #![allow(clippy::unwrap_used)]
 
-use ach_core::api::{route, Request, Response};
-use ach_core::engine::{Caller, Engine, Operation, Outcome, ReturnGroup, ThresholdCrossing};
-use ach_tests::world::{application, options, transaction, OPERATOR_KEY};
+use ach_core::engine::{Caller, Operation, Outcome, ReturnGroup, ThresholdCrossing};
+use ach_tests::router::{roomy_limit_values, Router};
+use ach_tests::world::{application, partner_transaction, OPERATOR_KEY};
 use serde_json::{json, Value};
 
-struct Api {
-    engine: Engine,
+type Api = Router;
+
+/// A partner: (partner_id, its key).
+fn partner(api: &Api) -> (String, String) {
+    let (status, p) = api.op("POST", "/admin/partners", json!({"name": "Acme Payments"}));
+    assert_eq!(status, 201, "{p}");
+    let pid = p["payload"]["partner_id"].as_str().unwrap().to_owned();
+    (pid, p["payload"]["api_key"].as_str().unwrap().to_owned())
 }
 
-impl Api {
-    fn new() -> Api {
-        Api { engine: Engine::in_memory(options("2026-11-23 10:00")).unwrap() }
-    }
+/// An approved PPD merchant of the partner with limits out of the way.
+fn merchant(api: &Api, pid: &str, key: &str) -> String {
+    let mut app = application(&["PPD"]);
+    app["partner_id"] = json!(pid);
+    app["velocities"]["decline_duplicates"] = json!(false);
+    let (status, m) = api.call("POST", "/merchants", Some(key), Some(app));
+    assert_eq!(status, 201, "{m}");
+    let mid = m["id"].as_str().unwrap().to_owned();
+    let limits = roomy_limit_values();
+    let (status, a) = api.op("POST", &format!("/admin/merchants/{mid}/approve"), json!({ "limits": limits }));
+    assert_eq!(status, 200, "{a}");
+    mid
+}
 
-    fn call(&self, method: &str, path: &str, key: Option<&str>, body: Option<Value>) -> (u16, Value) {
-        let req = Request {
-            method: method.into(),
-            path: path.into(),
-            api_key: key.map(str::to_owned),
-            body: body.map(|b| b.to_string().into_bytes()).unwrap_or_default(),
-            ..Request::default()
-        };
-        let Response { status, body } = route(&self.engine, &req);
-        (status, serde_json::from_str(&body).unwrap_or_else(|e| panic!("{e}: {body}")))
-    }
+/// `n` transactions of `kind` for the merchant: their ids.
+fn create(api: &Api, pid: &str, key: &str, mid: &str, kind: &str, n: usize) -> Vec<String> {
+    (0..n)
+        .map(|_| {
+            let t = partner_transaction(pid, mid, kind, "10.00");
+            let (status, created) = api.call("POST", "/transactions", Some(key), Some(t));
+            assert_eq!(status, 201, "{created}");
+            created["payload"]["id"].as_str().unwrap().to_owned()
+        })
+        .collect()
+}
 
-    fn op(&self, method: &str, path: &str, body: Value) -> (u16, Value) {
-        self.call(method, path, Some(OPERATOR_KEY), Some(body))
-    }
+fn clock(api: &Api, now: &str) {
+    let (status, v) = api.op("POST", "/admin/clock", json!({ "now": now }));
+    assert_eq!(status, 200, "{v}");
+}
 
-    /// A partner: (partner_id, its key).
-    fn partner(&self) -> (String, String) {
-        let (status, p) = self.op("POST", "/admin/partners", json!({"name": "Acme Payments"}));
-        assert_eq!(status, 201, "{p}");
-        let pid = p["payload"]["partner_id"].as_str().unwrap().to_owned();
-        (pid, p["payload"]["api_key"].as_str().unwrap().to_owned())
-    }
+fn ret(api: &Api, txn: &str, code: &str) {
+    let (status, v) = api.op("POST", "/admin/returns", json!({"transaction_id": txn, "return_code": code}));
+    assert_eq!(status, 200, "{v}");
+}
 
-    /// An approved PPD merchant of the partner with limits out of the way.
-    fn merchant(&self, pid: &str, key: &str) -> String {
-        let mut app = application(&["PPD"]);
-        app["partner_id"] = json!(pid);
-        app["velocities"]["decline_duplicates"] = json!(false);
-        let (status, m) = self.call("POST", "/merchants", Some(key), Some(app));
-        assert_eq!(status, 201, "{m}");
-        let mid = m["id"].as_str().unwrap().to_owned();
-        let big = "99999999.99";
-        let limits = json!({"max_transaction_amount": big, "min_transaction_amount": "0.01",
-            "daily_count": 1_000_000_000u64, "daily_amount": big, "period_count": 1_000_000_000u64,
-            "period_amount": big, "monthly_count": 1_000_000_000u64, "monthly_amount": big,
-            "monthly_average_amount": big});
-        let (status, a) =
-            self.op("POST", &format!("/admin/merchants/{mid}/approve"), json!({ "limits": limits }));
-        assert_eq!(status, 200, "{a}");
-        mid
-    }
+/// The answer's merchants, by merchant id.
+fn return_rates(api: &Api) -> Vec<Value> {
+    let (status, v) = api.call("GET", "/admin/return-rates", Some(OPERATOR_KEY), None);
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["success"], json!(true), "{v}");
+    v["payload"].as_array().unwrap().clone()
+}
 
-    /// `n` transactions of `kind` for the merchant: their ids.
-    fn create(&self, pid: &str, key: &str, mid: &str, kind: &str, n: usize) -> Vec<String> {
-        (0..n)
-            .map(|_| {
-                let mut t = transaction(mid, kind, "10.00");
-                t["partner_id"] = json!(pid);
-                let (status, created) = self.call("POST", "/transactions", Some(key), Some(t));
-                assert_eq!(status, 201, "{created}");
-                created["payload"]["id"].as_str().unwrap().to_owned()
-            })
-            .collect()
-    }
-
-    fn clock(&self, now: &str) {
-        let (status, v) = self.op("POST", "/admin/clock", json!({ "now": now }));
-        assert_eq!(status, 200, "{v}");
-    }
-
-    fn ret(&self, txn: &str, code: &str) {
-        let (status, v) =
-            self.op("POST", "/admin/returns", json!({"transaction_id": txn, "return_code": code}));
-        assert_eq!(status, 200, "{v}");
-    }
-
-    /// The answer's merchants, by merchant id.
-    fn rates(&self) -> Vec<Value> {
-        let (status, v) = self.call("GET", "/admin/return-rates", Some(OPERATOR_KEY), None);
-        assert_eq!(status, 200, "{v}");
-        assert_eq!(v["success"], json!(true), "{v}");
-        v["payload"].as_array().unwrap().clone()
-    }
-
-    /// Record a return through the engine, for the crossings its outcome carries.
-    fn ret_crossings(&self, txn: &str, code: &str) -> Vec<ThresholdCrossing> {
-        let op = Operation::RecordReturn {
-            transaction_id: txn.to_owned(),
-            return_code: code.to_owned(),
-            return_date: None,
-        };
-        match self.engine.execute(&Caller::Operator, op) {
-            Ok(Outcome::ReturnRecorded { crossings, .. }) => crossings,
-            other => panic!("{other:?}"),
-        }
+/// Record a return through the engine, for the crossings its outcome carries.
+fn ret_crossings(api: &Api, txn: &str, code: &str) -> Vec<ThresholdCrossing> {
+    let op = Operation::RecordReturn {
+        transaction_id: txn.to_owned(),
+        return_code: code.to_owned(),
+        return_date: None,
+    };
+    match api.engine.execute(&Caller::Operator, op) {
+        Ok(Outcome::ReturnRecorded { crossings, .. }) => crossings,
+        other => panic!("{other:?}"),
     }
 }
 
@@ -119,19 +88,19 @@ fn group(count: u64, debits: u64, threshold: f64, exceeded: bool) -> Value {
 #[test]
 fn return_rates_count_the_windows_debits_against_the_nacha_thresholds() {
     let api = Api::new();
-    let (pid, key) = api.partner();
-    let mid = api.merchant(&pid, &key);
-    let quiet = api.merchant(&pid, &key);
-    let credits_only = api.merchant(&pid, &key);
-    let debits = api.create(&pid, &key, &mid, "debit", 200);
-    let credits = api.create(&pid, &key, &mid, "credit", 5);
-    api.create(&pid, &key, &quiet, "debit", 10);
-    api.create(&pid, &key, &credits_only, "credit", 3);
+    let (pid, key) = partner(&api);
+    let mid = merchant(&api, &pid, &key);
+    let quiet = merchant(&api, &pid, &key);
+    let credits_only = merchant(&api, &pid, &key);
+    let debits = create(&api, &pid, &key, &mid, "debit", 200);
+    let credits = create(&api, &pid, &key, &mid, "credit", 5);
+    create(&api, &pid, &key, &quiet, "debit", 10);
+    create(&api, &pid, &key, &credits_only, "credit", 3);
 
     // Nothing originated yet: no merchant has debits in the window.
-    assert_eq!(api.rates(), Vec::<Value>::new());
-    api.clock("2026-11-23T18:30:00-05:00");
-    let rates = api.rates();
+    assert_eq!(return_rates(&api), Vec::<Value>::new());
+    clock(&api, "2026-11-23T18:30:00-05:00");
+    let rates = return_rates(&api);
     assert_eq!(rates.len(), 2, "a merchant without debits is left out: {rates:?}");
     let zero = |n| {
         json!({"merchant_id": mid, "partner_id": pid, "window_days": 60, "debits": n,
@@ -144,8 +113,8 @@ fn return_rates_count_the_windows_debits_against_the_nacha_thresholds() {
     assert_eq!(of(&rates, &quiet), &quiet_zero);
 
     // 1 unauthorized of 200 is exactly 0.5 %: not over; the second crosses.
-    assert_eq!(api.ret_crossings(&debits[0], "R10"), []);
-    let crossed = api.ret_crossings(&debits[1], "R10");
+    assert_eq!(ret_crossings(&api, &debits[0], "R10"), []);
+    let crossed = ret_crossings(&api, &debits[1], "R10");
     let crossing = |group, count| ThresholdCrossing {
         merchant_id: mid.clone(),
         partner_id: pid.clone(),
@@ -157,18 +126,18 @@ fn return_rates_count_the_windows_debits_against_the_nacha_thresholds() {
     assert_eq!(crossed[0].rate(), 0.01);
     assert_eq!(crossed[0].threshold(), 0.005);
     // Already over: a third is no crossing.
-    assert_eq!(api.ret_crossings(&debits[2], "R05"), []);
+    assert_eq!(ret_crossings(&api, &debits[2], "R05"), []);
     // 6 administrative of 200 is exactly 3 %: not over.
     for txn in &debits[3..9] {
-        api.ret(txn, "R03");
+        ret(&api, txn, "R03");
     }
     for txn in &debits[9..12] {
-        api.ret(txn, "R01");
+        ret(&api, txn, "R01");
     }
     // A returned credit counts nowhere.
-    api.ret(&credits[0], "R10");
-    api.ret(&credits[1], "R03");
-    let rates = api.rates();
+    ret(&api, &credits[0], "R10");
+    ret(&api, &credits[1], "R03");
+    let rates = return_rates(&api);
     let a = of(&rates, &mid);
     assert_eq!(a["debits"], json!(200));
     assert_eq!(a["unauthorized"], group(3, 200, 0.005, true));
@@ -177,31 +146,31 @@ fn return_rates_count_the_windows_debits_against_the_nacha_thresholds() {
     assert_eq!(of(&rates, &quiet), &quiet_zero);
 
     // The seventh administrative return crosses 3 %.
-    assert_eq!(api.ret_crossings(&debits[12], "R02"), [crossing(ReturnGroup::Administrative, 7)]);
+    assert_eq!(ret_crossings(&api, &debits[12], "R02"), [crossing(ReturnGroup::Administrative, 7)]);
     // Overall: 13 now; 30 of 200 is exactly 15 %, the 31st crosses.
     for txn in &debits[13..30] {
-        api.ret(txn, "R01");
+        ret(&api, txn, "R01");
     }
-    assert_eq!(of(&api.rates(), &mid)["overall"], group(30, 200, 0.15, false));
-    assert_eq!(api.ret_crossings(&debits[30], "R01"), [crossing(ReturnGroup::Overall, 31)]);
-    let a = of(&api.rates(), &mid).clone();
+    assert_eq!(of(&return_rates(&api), &mid)["overall"], group(30, 200, 0.15, false));
+    assert_eq!(ret_crossings(&api, &debits[30], "R01"), [crossing(ReturnGroup::Overall, 31)]);
+    let a = of(&return_rates(&api), &mid).clone();
     assert_eq!(a["administrative"], group(7, 200, 0.03, true));
     assert_eq!(a["overall"], group(31, 200, 0.15, true));
 
     // Later debits, originated Tuesday 2026-12-01.
-    api.clock("2026-12-01T10:00:00-05:00");
-    let later = api.create(&pid, &key, &mid, "debit", 10);
-    api.clock("2026-12-01T18:30:00-05:00");
-    api.ret(&later[0], "R10");
-    assert_eq!(of(&api.rates(), &mid)["debits"], json!(210));
+    clock(&api, "2026-12-01T10:00:00-05:00");
+    let later = create(&api, &pid, &key, &mid, "debit", 10);
+    clock(&api, "2026-12-01T18:30:00-05:00");
+    ret(&api, &later[0], "R10");
+    assert_eq!(of(&return_rates(&api), &mid)["debits"], json!(210));
 
     // 2027-01-21: the window's 60 days begin 2026-11-23, so everything still counts.
-    api.clock("2027-01-21T10:00:00-05:00");
-    let a = of(&api.rates(), &mid).clone();
+    clock(&api, "2027-01-21T10:00:00-05:00");
+    let a = of(&return_rates(&api), &mid).clone();
     assert_eq!((a["debits"].clone(), a["unauthorized"]["count"].clone()), (json!(210), json!(4)));
     // A day later the debits of 2026-11-23 (and their returns) have left it.
-    api.clock("2027-01-22T10:00:00-05:00");
-    let rates = api.rates();
+    clock(&api, "2027-01-22T10:00:00-05:00");
+    let rates = return_rates(&api);
     assert_eq!(rates.len(), 1, "{rates:?}");
     let a = of(&rates, &mid);
     assert_eq!(a["debits"], json!(10));
@@ -209,25 +178,25 @@ fn return_rates_count_the_windows_debits_against_the_nacha_thresholds() {
     assert_eq!(a["administrative"], group(0, 10, 0.03, false));
     assert_eq!(a["overall"], group(1, 10, 0.15, false));
     // A return outside the window changes no rate and crosses nothing.
-    assert_eq!(api.ret_crossings(&debits[31], "R10"), []);
-    assert_eq!(of(&api.rates(), &mid)["unauthorized"]["count"], json!(1));
+    assert_eq!(ret_crossings(&api, &debits[31], "R10"), []);
+    assert_eq!(of(&return_rates(&api), &mid)["unauthorized"]["count"], json!(1));
     // And later still, nothing is left.
-    api.clock("2027-02-01T10:00:00-05:00");
-    assert_eq!(api.rates(), Vec::<Value>::new());
+    clock(&api, "2027-02-01T10:00:00-05:00");
+    assert_eq!(return_rates(&api), Vec::<Value>::new());
 }
 
 #[test]
 fn return_rates_are_for_the_operator_only() {
     let api = Api::new();
-    let (pid, key) = api.partner();
-    let mid = api.merchant(&pid, &key);
-    api.create(&pid, &key, &mid, "debit", 1);
-    api.clock("2026-11-23T18:30:00-05:00");
+    let (pid, key) = partner(&api);
+    let mid = merchant(&api, &pid, &key);
+    create(&api, &pid, &key, &mid, "debit", 1);
+    clock(&api, "2026-11-23T18:30:00-05:00");
     let refused = json!({"success": false, "message": "Authentication failed."});
     for k in [None, Some(key.as_str()), Some("ok_not_the_operator_key")] {
         assert_eq!(api.call("GET", "/admin/return-rates", k, None), (401, refused.clone()), "{k:?}");
     }
     // Another method is a 405.
     assert_eq!(api.op("POST", "/admin/return-rates", json!({})).0, 405);
-    assert_eq!(api.rates().len(), 1);
+    assert_eq!(return_rates(&api).len(), 1);
 }

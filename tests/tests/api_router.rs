@@ -2,110 +2,75 @@
 //! same function the HTTPS server, the C library and the browser module call.
 #![allow(clippy::unwrap_used)]
 
-use ach_core::api::{route, route_json, Request, Response};
-use ach_core::engine::Engine;
-use ach_tests::world::{application, options, transaction, OPERATOR_KEY};
+use ach_core::api::{route, route_json, Request};
+use ach_tests::router::{request, roomy_limit_values, send, Router};
+use ach_tests::world::{application, partner_transaction, transaction, OPERATOR_KEY};
 use serde_json::{json, Value};
 
-struct Api {
-    engine: Engine,
+type Api = Router;
+
+/// A request whose body is this exact text (number literals as written).
+fn call_raw(api: &Api, path: &str, key: &str, body: &str) -> (u16, Value) {
+    send(&api.engine, &request("POST", path, Some(key), body.as_bytes().to_vec()))
 }
 
-impl Api {
-    fn new() -> Api {
-        Api { engine: Engine::in_memory(options("2026-11-23 10:00")).unwrap() }
+/// A partner with an approved merchant for `classes`, approved with `limits`
+/// (the others roomy): (partner_id, partner key, merchant id).
+fn merchant(
+    api: &Api,
+    classes: &[&str],
+    decline_duplicates: bool,
+    limits: Value,
+) -> (String, String, String) {
+    let (_, p) = api.op("POST", "/admin/partners", json!({"name": "Acme Payments"}));
+    let pid = p["payload"]["partner_id"].as_str().unwrap().to_owned();
+    let key = p["payload"]["api_key"].as_str().unwrap().to_owned();
+    let mut app = application(classes);
+    app["partner_id"] = json!(pid);
+    app["velocities"]["decline_duplicates"] = json!(decline_duplicates);
+    let (status, m) = api.call("POST", "/merchants", Some(&key), Some(app));
+    assert_eq!(status, 201, "{m}");
+    let mid = m["id"].as_str().unwrap().to_owned();
+    // Roomy limits (none of them in the way) but those given.
+    let mut all = roomy_limit_values();
+    for (k, v) in limits.as_object().unwrap() {
+        all[k] = v.clone();
     }
+    let path = format!("/admin/merchants/{mid}/approve");
+    let (status, a) = api.op("POST", &path, json!({ "limits": all }));
+    assert_eq!(status, 200, "{a}");
+    (pid, key, mid)
+}
 
-    fn call(&self, method: &str, path: &str, key: Option<&str>, body: Option<Value>) -> (u16, Value) {
-        let req = Request {
-            method: method.into(),
-            path: path.into(),
-            api_key: key.map(str::to_owned),
-            body: body.map(|b| b.to_string().into_bytes()).unwrap_or_default(),
-            ..Request::default()
-        };
-        let Response { status, body } = route(&self.engine, &req);
-        (status, serde_json::from_str(&body).unwrap_or_else(|e| panic!("{e}: {body}")))
-    }
-
-    /// A request whose body is this exact text (number literals as written).
-    fn call_raw(&self, path: &str, key: &str, body: &str) -> (u16, Value) {
-        let req = Request {
-            method: "POST".into(),
-            path: path.into(),
-            api_key: Some(key.into()),
-            body: body.as_bytes().to_vec(),
-            ..Request::default()
-        };
-        let Response { status, body } = route(&self.engine, &req);
-        (status, serde_json::from_str(&body).unwrap_or_else(|e| panic!("{e}: {body}")))
-    }
-
-    /// A partner with an approved merchant for `classes`, approved with `limits`
-    /// (the others roomy): (partner_id, partner key, merchant id).
-    fn merchant(
-        &self,
-        classes: &[&str],
-        decline_duplicates: bool,
-        limits: Value,
-    ) -> (String, String, String) {
-        let (_, p) = self.op("POST", "/admin/partners", json!({"name": "Acme Payments"}));
-        let pid = p["payload"]["partner_id"].as_str().unwrap().to_owned();
-        let key = p["payload"]["api_key"].as_str().unwrap().to_owned();
-        let mut app = application(classes);
-        app["partner_id"] = json!(pid);
-        app["velocities"]["decline_duplicates"] = json!(decline_duplicates);
-        let (status, m) = self.call("POST", "/merchants", Some(&key), Some(app));
-        assert_eq!(status, 201, "{m}");
-        let mid = m["id"].as_str().unwrap().to_owned();
-        // Roomy limits (none of them in the way) but those given.
-        let big = "99999999.99";
-        let mut all = json!({"max_transaction_amount": big, "min_transaction_amount": "0.01",
-            "daily_count": 1_000_000_000u64, "daily_amount": big, "period_count": 1_000_000_000u64,
-            "period_amount": big, "monthly_count": 1_000_000_000u64, "monthly_amount": big,
-            "monthly_average_amount": big});
-        for (k, v) in limits.as_object().unwrap() {
-            all[k] = v.clone();
-        }
-        let path = format!("/admin/merchants/{mid}/approve");
-        let (status, a) = self.op("POST", &path, json!({ "limits": all }));
-        assert_eq!(status, 200, "{a}");
-        (pid, key, mid)
-    }
-
-    fn op(&self, method: &str, path: &str, body: Value) -> (u16, Value) {
-        self.call(method, path, Some(OPERATOR_KEY), Some(body))
-    }
-
-    /// A partner and an approved merchant: (partner_id, partner key, merchant id, merchant key).
-    fn setup(&self) -> (String, String, String, String) {
-        let (_, p) = self.op("POST", "/admin/partners", json!({"name": "Acme Payments"}));
-        let (pid, key) = (
-            p["payload"]["partner_id"].as_str().unwrap().to_owned(),
-            p["payload"]["api_key"].as_str().unwrap().to_owned(),
-        );
-        let mut app = application(&["PPD", "WEB"]);
-        app["partner_id"] = json!(pid);
-        app["velocities"]["decline_duplicates"] = json!(false);
-        let (status, m) = self.call("POST", "/merchants", Some(&key), Some(app));
-        assert_eq!(status, 201, "{m}");
-        let mid = m["id"].as_str().unwrap().to_owned();
-        let (status, a) = self.op(
-            "POST",
-            &format!("/admin/merchants/{mid}/approve"),
-            json!({"limits": {"max_transaction_amount": "10000.00"}}),
-        );
-        assert_eq!(status, 200, "{a}");
-        (pid, key, mid, a["payload"]["api_key"].as_str().unwrap().to_owned())
-    }
+/// A new router with a partner and an approved merchant: (the router, partner_id,
+/// partner key, merchant id, merchant key).
+fn setup() -> (Api, String, String, String, String) {
+    let api = Api::new();
+    let (_, p) = api.op("POST", "/admin/partners", json!({"name": "Acme Payments"}));
+    let (pid, key) = (
+        p["payload"]["partner_id"].as_str().unwrap().to_owned(),
+        p["payload"]["api_key"].as_str().unwrap().to_owned(),
+    );
+    let mut app = application(&["PPD", "WEB"]);
+    app["partner_id"] = json!(pid);
+    app["velocities"]["decline_duplicates"] = json!(false);
+    let (status, m) = api.call("POST", "/merchants", Some(&key), Some(app));
+    assert_eq!(status, 201, "{m}");
+    let mid = m["id"].as_str().unwrap().to_owned();
+    let (status, a) = api.op(
+        "POST",
+        &format!("/admin/merchants/{mid}/approve"),
+        json!({"limits": {"max_transaction_amount": "10000.00"}}),
+    );
+    assert_eq!(status, 200, "{a}");
+    let merchant_key = a["payload"]["api_key"].as_str().unwrap().to_owned();
+    (api, pid, key, mid, merchant_key)
 }
 
 #[test]
 fn envelopes_exactly_as_the_spec_shows_them() {
-    let api = Api::new();
-    let (pid, key, mid, mkey) = api.setup();
-    let mut t = transaction(&mid, "debit", "10.00");
-    t["partner_id"] = json!(pid);
+    let (api, pid, key, mid, mkey) = setup();
+    let t = partner_transaction(&pid, &mid, "debit", "10.00");
     let (status, created) = api.call("POST", "/transactions", Some(&key), Some(t.clone()));
     assert_eq!(status, 201);
     assert_eq!(created["success"], json!(true));
@@ -154,10 +119,8 @@ fn envelopes_exactly_as_the_spec_shows_them() {
 
 #[test]
 fn failures_carry_the_catalogue_message_code_type_and_fields() {
-    let api = Api::new();
-    let (pid, key, mid, _) = api.setup();
-    let mut t = transaction(&mid, "debit", "abc");
-    t["partner_id"] = json!(pid);
+    let (api, pid, key, mid, _) = setup();
+    let t = partner_transaction(&pid, &mid, "debit", "abc");
     let (status, v) = api.call("POST", "/transactions", Some(&key), Some(t));
     assert_eq!(status, 422);
     assert_eq!(v["success"], json!(false));
@@ -168,8 +131,7 @@ fn failures_carry_the_catalogue_message_code_type_and_fields() {
 
 #[test]
 fn authentication_failures_are_exactly_the_spec_envelope() {
-    let api = Api::new();
-    let (pid, key, mid, mkey) = api.setup();
+    let (api, pid, key, mid, mkey) = setup();
     let (_, other) = api.op("POST", "/admin/partners", json!({"name": "Other"}));
     let other_pid = other["payload"]["partner_id"].as_str().unwrap();
     let mut t = transaction(&mid, "debit", "1.00");
@@ -220,8 +182,7 @@ fn authentication_failures_are_exactly_the_spec_envelope() {
 
 #[test]
 fn unknown_paths_wrong_methods_bad_json_and_big_bodies() {
-    let api = Api::new();
-    let (pid, key, _, _) = api.setup();
+    let (api, pid, key, _, _) = setup();
     let (status, v) = api.call("GET", "/nope", Some(&key), None);
     assert_eq!(
         (status, v["message"].clone(), v["errors"][0]["field"].clone()),
@@ -230,13 +191,7 @@ fn unknown_paths_wrong_methods_bad_json_and_big_bodies() {
     let (status, v) = api.call("GET", "/transactions", Some(&key), None);
     assert_eq!(status, 405);
     assert!(v["errors"][0]["message"].as_str().unwrap().contains("POST"));
-    let req = Request {
-        method: "POST".into(),
-        path: "/transactions".into(),
-        api_key: Some(key.clone()),
-        body: b"{\"partner_id\": ".to_vec(),
-        ..Request::default()
-    };
+    let req = request("POST", "/transactions", Some(&key), b"{\"partner_id\": ".to_vec());
     let r = route(&api.engine, &req);
     assert_eq!(r.status, 400);
     assert!(r.body.contains("invalid_json"));
@@ -247,16 +202,11 @@ fn unknown_paths_wrong_methods_bad_json_and_big_bodies() {
 
 #[test]
 fn form_data_and_query_strings_carry_requests_and_the_body_wins() {
-    let api = Api::new();
-    let (pid, key, mid, _) = api.setup();
+    let (api, pid, key, mid, _) = setup();
     let form = format!("partner_id={pid}&merchant_id={mid}&amount=12.34&description=form&type=debit&standard_entry_class=PPD&customer[name]=Ada&customer[routing_number]=021000021&customer[account_number]=5551234&customer[account_type]=checking");
     let req = Request {
-        method: "POST".into(),
-        path: "/transactions".into(),
-        api_key: Some(key.clone()),
         content_type: Some("application/x-www-form-urlencoded".into()),
-        body: form.clone().into_bytes(),
-        ..Request::default()
+        ..request("POST", "/transactions", Some(&key), form.clone().into_bytes())
     };
     assert_eq!(route(&api.engine, &req).status, 201);
     let query = Request {
@@ -267,8 +217,7 @@ fn form_data_and_query_strings_carry_requests_and_the_body_wins() {
     };
     assert_eq!(route(&api.engine, &query).status, 201);
     // Body and query both carry amount: the body's 1.00 wins over the query's junk.
-    let mut t = transaction(&mid, "debit", "1.00");
-    t["partner_id"] = json!(pid);
+    let t = partner_transaction(&pid, &mid, "debit", "1.00");
     let both =
         Request { query: "amount=junk".into(), body: t.to_string().into_bytes(), content_type: None, ..req };
     assert_eq!(route(&api.engine, &both).status, 201, "{}", route(&api.engine, &both).body);
@@ -276,8 +225,7 @@ fn form_data_and_query_strings_carry_requests_and_the_body_wins() {
 
 #[test]
 fn institutions_and_categories() {
-    let api = Api::new();
-    let (_, key, _, merchant_key) = api.setup();
+    let (api, _, key, _, merchant_key) = setup();
     let (status, v) = api.call("GET", "/institutions/021000021", Some(&key), None);
     assert_eq!(
         (status, v["payload"]["name"].clone(), v["payload"]["state"].clone()),
@@ -310,8 +258,7 @@ fn institutions_and_categories() {
 
 #[test]
 fn the_operator_plane_runs_the_whole_lifecycle() {
-    let api = Api::new();
-    let (pid, key, mid, _) = api.setup();
+    let (api, pid, key, mid, _) = setup();
     let (status, _) = api.op(
         "POST",
         &format!("/admin/partners/{pid}/limits"),
@@ -320,8 +267,7 @@ fn the_operator_plane_runs_the_whole_lifecycle() {
     assert_eq!(status, 200);
     let (status, v) = api.op("POST", &format!("/admin/partners/{pid}/limits"), json!({"daily_cuont": 5}));
     assert_eq!(status, 422, "{v}");
-    let mut t = transaction(&mid, "debit", "10.00");
-    t["partner_id"] = json!(pid);
+    let t = partner_transaction(&pid, &mid, "debit", "10.00");
     let (_, created) = api.call("POST", "/transactions", Some(&key), Some(t));
     let txn = created["payload"]["id"].as_str().unwrap().to_owned();
     let (status, clock) = api.op("POST", "/admin/clock", json!({"now": "2026-11-23T18:30:00-05:00"}));
@@ -331,13 +277,7 @@ fn the_operator_plane_runs_the_whole_lifecycle() {
     let (status, _) = api.op("POST", "/admin/clock", json!({"now": "2026-11-01T00:00:00Z"}));
     assert_eq!(status, 422, "the clock never moves backwards");
     let fedach = std::fs::read_to_string(ach_tests::fedach_path()).unwrap();
-    let req = Request {
-        method: "POST".into(),
-        path: "/admin/routing".into(),
-        api_key: Some(OPERATOR_KEY.into()),
-        body: fedach.into_bytes(),
-        ..Request::default()
-    };
+    let req = request("POST", "/admin/routing", Some(OPERATOR_KEY), fedach.into_bytes());
     let r = route(&api.engine, &req);
     assert_eq!(
         (r.status, serde_json::from_str::<Value>(&r.body).unwrap()["payload"]["records"].clone()),
@@ -348,8 +288,7 @@ fn the_operator_plane_runs_the_whole_lifecycle() {
 
 #[test]
 fn the_json_form_for_c_and_wasm_hosts() {
-    let api = Api::new();
-    let (pid, key, _, _) = api.setup();
+    let (api, pid, key, _, _) = setup();
     let out: Value = serde_json::from_str(&route_json(
         &api.engine,
         &json!({"method": "GET", "path": "/status-changes/0", "query": {"partner_id": pid}, "api_key": key})
@@ -365,8 +304,7 @@ fn the_json_form_for_c_and_wasm_hosts() {
 /// A POP debit (check number, state, images) of the merchant.
 fn pop(pid: &str, mid: &str, amount: &str) -> Value {
     let png = "iVBORw0KGgoAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
-    let mut t = transaction(mid, "debit", amount);
-    t["partner_id"] = json!(pid);
+    let mut t = partner_transaction(pid, mid, "debit", amount);
     t["standard_entry_class"] = json!("POP");
     t["check_number"] = json!("1001");
     t["state"] = json!("NY");
@@ -393,7 +331,7 @@ fn refusal(answer: &(u16, Value)) -> (u16, u64) {
 fn the_network_cap_and_the_merchants_limits_at_the_router() {
     let api = Api::new();
     let limits = json!({"max_transaction_amount": "30000.00", "min_transaction_amount": "5.00"});
-    let (pid, key, mid) = api.merchant(&["PPD", "BOC", "POP"], false, limits);
+    let (pid, key, mid) = merchant(&api, &["PPD", "BOC", "POP"], false, limits);
     let mut statuses = std::collections::BTreeMap::new();
     let mut seen = |answer: &(u16, Value)| {
         let (status, code) = refusal(answer);
@@ -414,12 +352,11 @@ fn the_network_cap_and_the_merchants_limits_at_the_router() {
     assert!(!v.to_string().contains("for this merchant"), "{v}");
     let mut boc = pop(&pid, &mid, "1.00");
     boc["standard_entry_class"] = json!("BOC");
-    let v = seen(&api.call_raw("/transactions", &key, &with_literal(&boc, "amount", "25000.50")));
+    let v = seen(&call_raw(&api, "/transactions", &key, &with_literal(&boc, "amount", "25000.50")));
     assert_eq!(v["message"], json!("'25000.50' is an invalid Amount"));
 
     // The merchant's own limits: above its maximum is message 21, below its minimum 14.
-    let mut ppd = transaction(&mid, "debit", "25000.01");
-    ppd["partner_id"] = json!(pid);
+    let mut ppd = partner_transaction(&pid, &mid, "debit", "25000.01");
     assert_eq!(api.call("POST", "/transactions", Some(&key), Some(ppd.clone())).0, 201, "no cap for PPD");
     ppd["amount"] = json!("30000.01");
     let v = seen(&api.call("POST", "/transactions", Some(&key), Some(ppd.clone())));
@@ -435,19 +372,18 @@ fn the_network_cap_and_the_merchants_limits_at_the_router() {
 #[test]
 fn amounts_are_one_amount_and_message_14_has_one_status() {
     let api = Api::new();
-    let (pid, key, mid) = api.merchant(&["PPD"], true, json!({"max_transaction_amount": "5000.00"}));
-    let mut t = transaction(&mid, "debit", "1.00");
-    t["partner_id"] = json!(pid);
+    let (pid, key, mid) = merchant(&api, &["PPD"], true, json!({"max_transaction_amount": "5000.00"}));
+    let t = partner_transaction(&pid, &mid, "debit", "1.00");
     // The same amount written three ways is one transaction: the others are its duplicates.
-    let (status, v) = api.call_raw("/transactions", &key, &with_literal(&t, "amount", "1200.0"));
+    let (status, v) = call_raw(&api, "/transactions", &key, &with_literal(&t, "amount", "1200.0"));
     assert_eq!(status, 201, "{v}");
     for literal in ["1200", "\"1200.00\"", "1200.00"] {
-        let answer = api.call_raw("/transactions", &key, &with_literal(&t, "amount", literal));
+        let answer = call_raw(&api, "/transactions", &key, &with_literal(&t, "amount", literal));
         assert_eq!(refusal(&answer), (409, 17), "{literal}: {}", answer.1);
     }
     // Message 14 echoes exactly what was sent.
     for (literal, shown) in [("1200.000", "1200.000"), ("\"1200.000\"", "1200.000"), ("12E2", "12E2")] {
-        let answer = api.call_raw("/transactions", &key, &with_literal(&t, "amount", literal));
+        let answer = call_raw(&api, "/transactions", &key, &with_literal(&t, "amount", literal));
         assert_eq!(refusal(&answer), (422, 14), "{literal}");
         assert_eq!(answer.1["message"], json!(format!("'{shown}' is an invalid Amount")));
     }
@@ -456,7 +392,7 @@ fn amounts_are_one_amount_and_message_14_has_one_status() {
 #[test]
 fn values_as_the_spec_types_them_at_the_router() {
     let api = Api::new();
-    let (pid, key, mid) = api.merchant(&["PPD", "WEB", "POP"], false, json!({}));
+    let (pid, key, mid) = merchant(&api, &["PPD", "WEB", "POP"], false, json!({}));
     // SSN and tax id as JSON numbers that lost their leading zero.
     let mut app = application(&["PPD"]);
     app["partner_id"] = json!(pid);
@@ -488,8 +424,7 @@ fn values_as_the_spec_types_them_at_the_router() {
 
     // Members the class does not use are ignored, whatever they hold.
     for class in ["PPD", "WEB"] {
-        let mut t = transaction(&mid, "debit", "11.00");
-        t["partner_id"] = json!(pid);
+        let mut t = partner_transaction(&pid, &mid, "debit", "11.00");
         t["standard_entry_class"] = json!(class);
         t["check_number"] = json!("12a");
         t["state"] = json!(["XX"]);

@@ -34,8 +34,7 @@ fn unavailable(answer: &Result<String, Refusal>) -> bool {
 fn writes_resume_without_a_restart_once_a_full_disk_has_room_again() {
     let disk = SimDisk::new();
     let (w, told) = engine_on(&disk);
-    let (partner, caller) = w.partner();
-    let (merchant, _) = w.merchant(&partner, &caller, &["PPD"]);
+    let (partner, caller, merchant) = w.tenant(&["PPD"]);
     let before = w.debit(&partner, &caller, &merchant, "10.00");
 
     // The disk is full at the file's present length: creates succeed while the
@@ -114,8 +113,7 @@ fn readiness_follows_the_disk_and_a_failed_reopen_is_tried_again() {
     disk.set_capacity(None);
     assert!(w.engine.ready(), "ready again once a write commits");
     assert_eq!(get("/readyz").body, r#"{"success":true,"payload":{"status":"ready"}}"#);
-    let (partner, caller) = w.partner();
-    let (merchant, _) = w.merchant(&partner, &caller, &["PPD"]);
+    let (partner, caller, merchant) = w.tenant(&["PPD"]);
     assert!(w.create(&partner, &caller, &transaction(&merchant, "debit", "3.00")).is_ok());
     assert_eq!(told.lock().unwrap().last(), Some(&StorageEvent::Resumed));
 }

@@ -25,8 +25,7 @@ fn created(r: Result<Outcome, Refusal>) -> String {
 #[test]
 fn a_retry_returns_the_original_answer_and_creates_nothing() {
     let w = World::new("2026-11-23 10:00");
-    let (p, pc) = w.partner();
-    let (m, _) = w.merchant(&p, &pc, &["PPD"]);
+    let (p, pc, m) = w.tenant(&["PPD"]);
     let t = transaction(&m, "debit", "12.00");
     let first = created(w.run(&pc, idem("order-42", &p, &t)));
     let second = created(w.run(&pc, idem("order-42", &p, &t)));
@@ -44,8 +43,7 @@ fn a_retry_returns_the_original_answer_and_creates_nothing() {
 #[test]
 fn the_same_key_with_another_request_is_message_2() {
     let w = World::new("2026-11-23 10:00");
-    let (p, pc) = w.partner();
-    let (m, _) = w.merchant(&p, &pc, &["PPD"]);
+    let (p, pc, m) = w.tenant(&["PPD"]);
     created(w.run(&pc, idem("k1", &p, &transaction(&m, "debit", "12.00"))));
     let other = w.run(&pc, idem("k1", &p, &transaction(&m, "debit", "12.01"))).unwrap_err();
     assert_eq!(
@@ -77,14 +75,12 @@ fn a_refusal_is_replayed_even_when_the_state_would_now_allow_it() {
 #[test]
 fn a_body_member_works_like_the_header_and_keys_are_per_partner() {
     let w = World::new("2026-11-23 10:00");
-    let (p, pc) = w.partner();
-    let (m, _) = w.merchant(&p, &pc, &["PPD"]);
+    let (p, pc, m) = w.tenant(&["PPD"]);
     let mut t = transaction(&m, "debit", "5.00");
     t["idempotency_key"] = json!("body-key-1");
     let op = || Operation::CreateTransaction { partner_id: p.clone(), body: body(&t) };
     assert_eq!(created(w.run(&pc, op())), created(w.run(&pc, op())));
-    let (p2, pc2) = w.partner();
-    let (m2, _) = w.merchant(&p2, &pc2, &["PPD"]);
+    let (p2, pc2, m2) = w.tenant(&["PPD"]);
     let mut t2 = transaction(&m2, "debit", "5.00");
     t2["idempotency_key"] = json!("body-key-1");
     assert!(w.run(&pc2, Operation::CreateTransaction { partner_id: p2.clone(), body: body(&t2) }).is_ok());
@@ -95,8 +91,7 @@ fn a_body_member_works_like_the_header_and_keys_are_per_partner() {
 #[test]
 fn a_body_member_spelled_with_escapes_is_the_same_key() {
     let w = World::new("2026-11-23 10:00");
-    let (p, pc) = w.partner();
-    let (m, _) = w.merchant(&p, &pc, &["PPD"]);
+    let (p, pc, m) = w.tenant(&["PPD"]);
     let t = transaction(&m, "debit", "7.00");
     // `"idempotency_\u006bey"` is the member `idempotency_key` (JSON escapes).
     let text = String::from_utf8(body(&t)).unwrap();
@@ -119,8 +114,7 @@ fn two_identical_requests_at_once_create_one_transaction() {
     )
     .unwrap();
     let w = World::with(engine);
-    let (p, pc) = w.partner();
-    let (m, _) = w.merchant(&p, &pc, &["PPD"]);
+    let (p, pc, m) = w.tenant(&["PPD"]);
     let w = Arc::new(w);
     let t = transaction(&m, "debit", "33.00");
     let handles: Vec<_> = (0..8)

@@ -25,8 +25,7 @@ fn s(x: &str) -> Option<String> {
 #[test]
 fn thanksgiving_week_debit_and_credit() {
     let w = World::new("2026-11-25 10:00");
-    let (p, pc) = w.partner();
-    let (m, _) = w.merchant(&p, &pc, &["PPD"]);
+    let (p, pc, m) = w.tenant(&["PPD"]);
     let debit = w.debit(&p, &pc, &m, "100.00");
     let credit = w.create(&p, &pc, &transaction(&m, "credit", "50.00")).unwrap();
     w.at("2026-11-25 17:59");
@@ -50,10 +49,7 @@ fn thanksgiving_week_debit_and_credit() {
 
 #[test]
 fn created_at_or_after_the_cutoff_waits_for_the_next_banking_day() {
-    let w = World::new("2026-11-25 18:00");
-    let (p, pc) = w.partner();
-    let (m, _) = w.merchant(&p, &pc, &["PPD"]);
-    let id = w.debit(&p, &pc, &m, "1.00");
+    let (w, p, pc, id) = one_debit("2026-11-25 18:00");
     w.at("2026-11-27 17:00");
     assert_eq!(statuses(&w, &p, &pc, &id).len(), 1, "Thanksgiving is not a banking day");
     w.at("2026-11-27 18:00");
@@ -64,10 +60,7 @@ fn created_at_or_after_the_cutoff_waits_for_the_next_banking_day() {
 #[test]
 fn the_friday_before_a_saturday_holiday_is_a_banking_day() {
     // July 4, 2026 is a Saturday: the Fed is open on Friday July 3.
-    let w = World::new("2026-07-02 19:00");
-    let (p, pc) = w.partner();
-    let (m, _) = w.merchant(&p, &pc, &["PPD"]);
-    let id = w.debit(&p, &pc, &m, "1.00");
+    let (w, p, pc, id) = one_debit("2026-07-02 19:00");
     w.at("2026-07-03 18:00");
     let h = statuses(&w, &p, &pc, &id);
     assert_eq!(h[1].0, Status::B);
@@ -77,10 +70,7 @@ fn the_friday_before_a_saturday_holiday_is_a_banking_day() {
 #[test]
 fn the_monday_after_a_sunday_holiday_is_closed() {
     // July 4, 2027 is a Sunday: Monday July 5 is closed.
-    let w = World::new("2027-07-02 18:30");
-    let (p, pc) = w.partner();
-    let (m, _) = w.merchant(&p, &pc, &["PPD"]);
-    let id = w.debit(&p, &pc, &m, "1.00");
+    let (w, p, pc, id) = one_debit("2027-07-02 18:30");
     w.at("2027-07-05 23:00");
     assert_eq!(statuses(&w, &p, &pc, &id).len(), 1);
     w.at("2027-07-06 18:00");
@@ -94,10 +84,7 @@ fn cutoffs_follow_daylight_saving_time() {
     for (start, cutoff_utc) in
         [("2026-03-06 19:00", "2026-03-09T22:00:00+00:00"), ("2026-10-30 19:00", "2026-11-02T23:00:00+00:00")]
     {
-        let w = World::new(start);
-        let (p, pc) = w.partner();
-        let (m, _) = w.merchant(&p, &pc, &["PPD"]);
-        let id = w.debit(&p, &pc, &m, "1.00");
+        let (w, p, pc, id) = one_debit(start);
         let cutoff = chrono::DateTime::parse_from_rfc3339(cutoff_utc).unwrap().with_timezone(&chrono::Utc);
         w.engine.advance_to(cutoff - chrono::Duration::seconds(1)).unwrap();
         assert_eq!(statuses(&w, &p, &pc, &id).len(), 1, "{start}: not yet");
@@ -114,8 +101,7 @@ fn a_long_clock_jump_gives_the_same_feed_as_ticking_through() {
     let tick = World::new("2026-11-20 09:00");
     let mut ids = Vec::new();
     for w in [&jump, &tick] {
-        let (p, pc) = w.partner();
-        let (m, _) = w.merchant(&p, &pc, &["PPD"]);
+        let (p, pc, m) = w.tenant(&["PPD"]);
         let a = w.debit(&p, &pc, &m, "1.00");
         let b = w.create(&p, &pc, &transaction(&m, "credit", "2.00")).unwrap();
         ids.push((p, pc, a, b));
@@ -139,10 +125,18 @@ fn a_long_clock_jump_gives_the_same_feed_as_ticking_through() {
     assert_eq!(stamps, sorted, "changes are reported in time order");
 }
 
+/// A world from `start` with a partner's PPD debit of $1.00: the world, the
+/// partner's id and caller, and the debit's id.
+fn one_debit(start: &str) -> (World, String, Caller, String) {
+    let w = World::new(start);
+    let (p, pc, m) = w.tenant(&["PPD"]);
+    let id = w.debit(&p, &pc, &m, "1.00");
+    (w, p, pc, id)
+}
+
 fn setup() -> (World, String, Caller, String) {
     let w = World::new("2026-11-23 10:00");
-    let (p, pc) = w.partner();
-    let (m, _) = w.merchant(&p, &pc, &["PPD", "WEB"]);
+    let (p, pc, m) = w.tenant(&["PPD", "WEB"]);
     (w, p, pc, m)
 }
 

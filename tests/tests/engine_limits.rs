@@ -3,11 +3,13 @@
 //! period and month boundaries in Eastern Time.
 #![allow(clippy::unwrap_used)]
 
-use ach_core::api::{route, Request};
 use ach_core::engine::{Caller, Operation, Outcome};
 use ach_core::limits::Limits;
 use ach_core::Money;
-use ach_tests::world::{amount, application, open_application, transaction, World, OPERATOR_KEY};
+use ach_tests::router;
+use ach_tests::world::{
+    amount, application, open_application, partner_transaction, transaction, World, OPERATOR_KEY,
+};
 use serde_json::json;
 
 fn dollars(d: i64) -> Option<Money> {
@@ -408,15 +410,7 @@ impl Router {
         key: &str,
         body: &serde_json::Value,
     ) -> (u16, serde_json::Value) {
-        let req = Request {
-            method: method.into(),
-            path: path.into(),
-            api_key: Some(key.into()),
-            body: body.to_string().into_bytes(),
-            ..Request::default()
-        };
-        let r = route(&self.w.engine, &req);
-        (r.status, serde_json::from_str(&r.body).unwrap())
+        router::call(&self.w.engine, method, path, Some(key), Some(body))
     }
 
     /// A merchant of the spec's example application (duplicates declined) with
@@ -442,8 +436,7 @@ impl Router {
 
     /// A PPD debit of `cents` from account `n`: the status and the message ("" when created).
     fn debit(&self, merchant: &str, cents: u64, n: usize) -> (u16, String) {
-        let mut t = transaction(merchant, "debit", &amount(cents));
-        t["partner_id"] = json!(self.partner_id);
+        let mut t = partner_transaction(&self.partner_id, merchant, "debit", &amount(cents));
         t["customer"]["account_number"] = json!(format!("7770{n:05}"));
         let (status, v) = self.call("POST", "/transactions", &self.key, &t);
         (status, v["message"].as_str().unwrap_or_default().to_owned())

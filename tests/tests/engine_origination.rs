@@ -6,22 +6,15 @@
 
 use std::collections::BTreeSet;
 
-use ach_core::api::{route, Request, Response};
+use ach_core::api::{route, Request};
 use ach_core::engine::{Caller, Engine, Operation, Outcome};
 use ach_core::nacha::{self, NachaFile};
+use ach_tests::router;
 use ach_tests::world::{et, options, transaction, World, OPERATOR_KEY};
 use serde_json::{json, Value};
 
 fn call(engine: &Engine, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
-    let req = Request {
-        method: method.into(),
-        path: path.into(),
-        api_key: Some(OPERATOR_KEY.into()),
-        body: body.map(|b| b.to_string().into_bytes()).unwrap_or_default(),
-        ..Request::default()
-    };
-    let Response { status, body } = route(engine, &req);
-    (status, serde_json::from_str(&body).unwrap_or_else(|e| panic!("{e}: {body}")))
+    router::call(engine, method, path, Some(OPERATOR_KEY), body.as_ref())
 }
 
 /// Every file listed, with its parsed text (read with no problems).
@@ -61,8 +54,7 @@ fn web(merchant_id: &str, kind: &str, amount: &str) -> Value {
 #[test]
 fn each_cutoff_writes_one_file_of_what_it_originated() {
     let w = World::new("2026-11-23 10:00");
-    let (partner_id, partner) = w.partner();
-    let (m1, _) = w.merchant(&partner_id, &partner, &["PPD", "WEB", "POP"]);
+    let (partner_id, partner, m1) = w.tenant(&["PPD", "WEB", "POP"]);
     let (m2, _) = w.merchant(&partner_id, &partner, &["PPD"]);
     let mut ids = BTreeSet::new();
     for n in 0..5 {
@@ -156,8 +148,7 @@ fn each_cutoff_writes_one_file_of_what_it_originated() {
 #[test]
 fn a_reversal_goes_in_a_reversal_batch_and_a_late_refund_as_a_refund() {
     let w = World::new("2026-11-23 10:00");
-    let (partner_id, partner) = w.partner();
-    let (m, _) = w.merchant(&partner_id, &partner, &["PPD", "TEL"]);
+    let (partner_id, partner, m) = w.tenant(&["PPD", "TEL"]);
     let mut tel = transaction(&m, "debit", "20.00");
     tel["standard_entry_class"] = json!("TEL");
     let prompt = w.create(&partner_id, &partner, &tel).unwrap();
@@ -234,8 +225,7 @@ fn a_production_engine_holds_its_files_until_an_originator_is_set() {
     let mut opts = options("2026-11-23 10:00");
     opts.sandbox = false;
     let w = World::with(Engine::in_memory(opts).unwrap());
-    let (partner_id, partner) = w.partner();
-    let (m, _) = w.merchant(&partner_id, &partner, &["PPD"]);
+    let (partner_id, partner, m) = w.tenant(&["PPD"]);
     let id = w.create(&partner_id, &partner, &transaction(&m, "debit", "1.00")).unwrap();
     w.engine.advance_to(et("2026-11-23 18:00")).unwrap();
     assert_eq!(
@@ -256,8 +246,7 @@ fn a_production_engine_holds_its_files_until_an_originator_is_set() {
 #[test]
 fn a_cutoff_of_many_runs_in_chunks_and_writes_one_file() {
     let w = World::new("2026-11-23 10:00");
-    let (partner_id, partner) = w.partner();
-    let (m, _) = w.merchant(&partner_id, &partner, &["PPD"]);
+    let (partner_id, partner, m) = w.tenant(&["PPD"]);
     let ops = debits(&partner_id, &partner, &m, 2_500);
     for r in w.engine.execute_batch(ops) {
         assert!(matches!(r, Ok(Outcome::TransactionCreated { .. })), "{r:?}");
@@ -273,8 +262,7 @@ fn a_cutoff_of_many_runs_in_chunks_and_writes_one_file() {
 #[test]
 fn a_credit_is_reversible_only_within_the_window() {
     let w = World::new("2026-11-23 10:00");
-    let (partner_id, partner) = w.partner();
-    let (m, _) = w.merchant(&partner_id, &partner, &["PPD"]);
+    let (partner_id, partner, m) = w.tenant(&["PPD"]);
     let early = w.create(&partner_id, &partner, &transaction(&m, "credit", "30.00")).unwrap();
     let late = w.create(&partner_id, &partner, &transaction(&m, "credit", "31.00")).unwrap();
     // Effective and settled Tue 11-24; five banking days later (Thanksgiving
@@ -312,8 +300,7 @@ fn a_cutoff_interrupted_between_chunks_resumes_into_one_file() {
     let w = open("2026-11-23 10:00");
     let good = json!({"odfi_routing_number": "021000021", "immediate_destination": "021000021", "immediate_origin": "021000021"});
     assert_eq!(call(&w.engine, "PUT", "/admin/originator", Some(good)).0, 200);
-    let (partner_id, partner) = w.partner();
-    let (m, _) = w.merchant(&partner_id, &partner, &["PPD"]);
+    let (partner_id, partner, m) = w.tenant(&["PPD"]);
     let ops = debits(&partner_id, &partner, &m, 1_700);
     assert!(w.engine.execute_batch(ops).iter().all(Result::is_ok));
     drop(w);

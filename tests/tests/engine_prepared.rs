@@ -220,8 +220,7 @@ fn a_preparation_from_another_day_is_made_again() {
 #[test]
 fn a_preparation_against_a_replaced_directory_is_made_again() {
     let w = World::new(START);
-    let (partner_id, partner) = w.partner();
-    let (merchant, _) = w.merchant(&partner_id, &partner, &["PPD"]);
+    let (partner_id, partner, merchant) = w.tenant(&["PPD"]);
     let create = || Operation::CreateTransaction {
         partner_id: partner_id.clone(),
         body: body(&transaction(&merchant, "debit", "5.00")),
@@ -257,8 +256,7 @@ fn a_batch_validates_each_operation_at_its_own_date_and_directory() {
     // As one operation at a time: an operation after a directory load or a clock
     // move in the same batch is validated against the new directory or date.
     let w = World::new("2026-11-23 23:30");
-    let (partner_id, partner) = w.partner();
-    let (merchant, _) = w.merchant(&partner_id, &partner, &["PPD"]);
+    let (partner_id, partner, merchant) = w.tenant(&["PPD"]);
     let mut app = application(&["PPD"]);
     app["business_data"]["business_start_date"] = json!("2026-11-24");
     let submit = Operation::SubmitMerchant { partner_id: partner_id.clone(), body: body(&app) };

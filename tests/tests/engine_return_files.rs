@@ -2,25 +2,17 @@
 //! original trace number, applied exactly once, a malformed file refused whole.
 #![allow(clippy::unwrap_used)]
 
-use ach_core::api::{route, Request, Response};
 use ach_core::engine::Engine;
 use ach_core::model::Status;
 use ach_core::nacha::{self, Addenda, Batch, ChangeEntry, Entry, FileHeader, NachaFile, ReturnEntry, Text};
 use ach_core::Money;
+use ach_tests::router::{request, send};
 use ach_tests::world::{transaction, World, OPERATOR_KEY};
 use chrono::NaiveDate;
 use serde_json::{json, Value};
 
 fn post_file(engine: &Engine, bytes: &[u8]) -> (u16, Value) {
-    let req = Request {
-        method: "POST".into(),
-        path: "/admin/return-files".into(),
-        api_key: Some(OPERATOR_KEY.into()),
-        body: bytes.to_vec(),
-        ..Request::default()
-    };
-    let Response { status, body } = route(engine, &req);
-    (status, serde_json::from_str(&body).unwrap_or_else(|e| panic!("{e}: {body}")))
+    send(engine, &request("POST", "/admin/return-files", Some(OPERATOR_KEY), bytes.to_vec()))
 }
 
 /// The entries of every origination file written so far, by transaction amount.
@@ -205,8 +197,7 @@ fn returns_and_notices_apply_once_and_later_files_carry_the_correction() {
 #[test]
 fn a_malformed_file_is_refused_and_changes_nothing() {
     let w = World::new("2026-11-23 10:00");
-    let (partner_id, partner) = w.partner();
-    let (m, _) = w.merchant(&partner_id, &partner, &["PPD"]);
+    let (partner_id, partner, m) = w.tenant(&["PPD"]);
     let id = w.create(&partner_id, &partner, &transaction(&m, "debit", "10.00")).unwrap();
     w.at("2026-11-23 18:00");
     let entries = originated(&w.engine);
@@ -237,8 +228,7 @@ fn a_malformed_file_is_refused_and_changes_nothing() {
 fn a_file_that_puts_a_merchant_over_a_threshold_reports_it_once() {
     use ach_core::engine::{Caller, Operation, Outcome, ReturnGroup};
     let w = World::new("2026-11-23 10:00");
-    let (partner_id, partner) = w.partner();
-    let (m, _) = w.merchant(&partner_id, &partner, &["PPD"]);
+    let (partner_id, partner, m) = w.tenant(&["PPD"]);
     for n in 0..10 {
         w.create(&partner_id, &partner, &transaction(&m, "debit", &format!("{}.00", 10 + n))).unwrap();
     }

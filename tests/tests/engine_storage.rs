@@ -15,8 +15,12 @@ use serde_json::json;
 
 const START: &str = "2026-11-23 10:00";
 
-fn db(dir: &tempfile::TempDir) -> PathBuf {
-    dir.path().join("ach.redb")
+/// A new temporary directory and the database path in it (gone with the
+/// directory).
+fn new_db() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ach.redb");
+    (dir, path)
 }
 
 fn open(path: &Path) -> World {
@@ -88,8 +92,7 @@ fn first_life(path: &Path) -> Before {
 
 #[test]
 fn a_reopened_database_has_everything_and_old_pointers_still_work() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = db(&dir);
+    let (_dir, path) = new_db();
     let b = first_life(&path);
     let w = open(&path);
     // Keys authenticate the same callers.
@@ -140,8 +143,7 @@ fn a_reopened_database_has_everything_and_old_pointers_still_work() {
 
 #[test]
 fn a_reopened_sandbox_clock_does_not_move_backwards() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = db(&dir);
+    let (_dir, path) = new_db();
     let b = first_life(&path);
     let last = b.feed.last().unwrap().change_timestamp.clone();
     let w = open(&path);
@@ -267,8 +269,7 @@ fn contains(haystack: &[u8], needle: &str) -> bool {
 
 #[test]
 fn secrets_never_reach_the_database_file_in_clear() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = db(&dir);
+    let (dir, path) = new_db();
     let w = open(&path);
     let (p, partner_key, pc) = w.partner_with_key();
     let mut app = open_application(&["PPD"]);
@@ -341,8 +342,7 @@ fn secrets_never_reach_the_database_file_in_clear() {
 
 #[test]
 fn operator_operations_are_never_idempotent_so_no_api_key_is_stored() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = db(&dir);
+    let (_dir, path) = new_db();
     let w = open(&path);
     let idem = |key: &str, op: Operation| Operation::Idempotent { key: key.into(), operation: Box::new(op) };
     let refused = w
@@ -368,8 +368,7 @@ fn operator_operations_are_never_idempotent_so_no_api_key_is_stored() {
 
 #[test]
 fn idempotent_requests_leave_no_unkeyed_hash_of_the_account_number() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = db(&dir);
+    let (_dir, path) = new_db();
     let w = open(&path);
     let (p, pc) = w.partner();
     let (m, _, _) = w.roomy_merchant(&p, &pc, &["PPD"]);
@@ -394,8 +393,7 @@ fn idempotent_requests_leave_no_unkeyed_hash_of_the_account_number() {
 
 #[test]
 fn an_explicit_key_writes_no_key_file_and_another_key_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = db(&dir);
+    let (_dir, path) = new_db();
     let key = EncryptionKey::generate();
     let w = World::with(Engine::open(&path, options(START).with_encryption_key(key.clone())).unwrap());
     let (p, api_key, pc) = w.partner_with_key();
@@ -418,8 +416,7 @@ fn an_explicit_key_writes_no_key_file_and_another_key_is_refused() {
 
 #[test]
 fn a_spent_check_stays_spent_across_a_key_change() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = db(&dir);
+    let (_dir, path) = new_db();
     let w = World::with(
         Engine::open(&path, options(START).with_encryption_key(EncryptionKey::generate())).unwrap(),
     );
@@ -445,8 +442,7 @@ fn a_spent_check_stays_spent_across_a_key_change() {
 
 #[test]
 fn a_database_open_twice_at_once_is_an_error_not_a_panic() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = db(&dir);
+    let (_dir, path) = new_db();
     let w = open(&path);
     let (p, pc) = w.partner();
     assert!(Engine::open(&path, options(START)).is_err());
@@ -475,8 +471,7 @@ fn a_clock_beyond_the_calendar_is_refused_not_a_panic() {
 
 #[test]
 fn transaction_ids_follow_creation_order_on_a_stopped_clock_a_clock_set_back_and_a_reopen() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = db(&dir);
+    let (_dir, path) = new_db();
     let mut ids = Vec::new();
     let (p, pc, m) = {
         let w = open(&path);
@@ -522,8 +517,7 @@ fn transaction_ids_follow_creation_order_on_a_stopped_clock_a_clock_set_back_and
 /// window no longer reaches.
 #[test]
 fn a_reopened_engine_still_knows_the_duplicate_window() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = db(&dir);
+    let (_dir, path) = new_db();
     let duplicate = "This is a duplicate transaction";
     let debit = |w: &World, p: &str, pc: &Caller, m: &str, amount: &str| {
         w.create(p, pc, &transaction(m, "debit", amount)).map_err(|f| f.message().to_owned())

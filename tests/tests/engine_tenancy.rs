@@ -85,8 +85,18 @@ fn two() -> Two {
     Two { w, a, b }
 }
 
+/// What [`observe`] sees: both partners' feeds and every merchant's events.
+type Observed = (Vec<StatusChange>, Vec<StatusChange>, Vec<Vec<Event>>);
+
+/// [`two`], and what [`observe`] sees of it before the test acts.
+fn two_observed() -> (Two, Observed) {
+    let t = two();
+    let before = observe(&t);
+    (t, before)
+}
+
 /// Everything A and B can observe: both partners' feeds and every merchant's events.
-fn observe(t: &Two) -> (Vec<StatusChange>, Vec<StatusChange>, Vec<Vec<Event>>) {
+fn observe(t: &Two) -> Observed {
     let events = [&t.a.merchant_caller, &t.a.second_caller, &t.b.merchant_caller, &t.b.second_caller]
         .map(|m| t.w.events(m))
         .to_vec();
@@ -106,8 +116,7 @@ fn same_as_unknown(t: &Two, real: &str, prefix: &str, op: impl Fn(&str) -> Opera
 
 #[test]
 fn another_partners_resources_answer_like_unknown_ids_and_nothing_is_written() {
-    let t = two();
-    let before = observe(&t);
+    let (t, before) = two_observed();
     let (a, b) = (&t.a, &t.b);
     let pb = b.id.clone();
 
@@ -165,8 +174,7 @@ fn another_partners_resources_answer_like_unknown_ids_and_nothing_is_written() {
 
 #[test]
 fn a_partner_id_that_is_not_the_callers_is_an_authentication_failure() {
-    let t = two();
-    let before = observe(&t);
+    let (t, before) = two_observed();
     let (a, b) = (&t.a, &t.b);
     let pa = a.id.clone();
     let mut customer_tx = transaction(&a.merchant, "debit", "40.00");
@@ -292,8 +300,7 @@ fn merchant_transactions(t: &Two, tenant: &Tenant, merchant: &str) -> Vec<String
 
 #[test]
 fn partners_and_merchants_cannot_run_operator_operations() {
-    let t = two();
-    let before = observe(&t);
+    let (t, before) = two_observed();
     let (a, b) = (&t.a, &t.b);
     let now = t.w.engine.now();
     let directory = one_record_directory();

@@ -19,31 +19,19 @@ use ach_core::engine::{Caller, Operation};
 use ach_core::error::catalogue_samples;
 use ach_core::limits::Limits;
 use ach_core::Money;
-use ach_tests::hostile::{check, corpus, is_catalogue_message, never_issued, observed, Case, Values};
+use ach_tests::hostile::{check, corpus, is_catalogue_message, never_issued, observed, Case, Side, Values};
 use ach_tests::json_paths::{nested_arrays, nested_objects};
-use ach_tests::world::{transaction, World, OPERATOR_KEY};
+use ach_tests::router::request;
+use ach_tests::world::{partner_transaction, transaction, World, OPERATOR_KEY};
 use serde_json::{json, Value};
 
 const MB: usize = 1 << 20;
 
-/// One partner of the fixture and what it owns.
+/// One partner of the fixture: what it owns, and its callers.
 struct Tenant {
-    id: String,
-    key: String,
+    side: Side,
     caller: Caller,
-    merchant: String,
-    merchant_key: String,
     merchant_caller: Caller,
-    second: String,
-    customer: String,
-    pending: String,
-    /// The last debit of the set-up.
-    last: String,
-    /// A status-changes pointer issued before the last debit (to replay).
-    early_pointer: String,
-    /// Where the status-changes and events feeds stood after the set-up.
-    pointer: String,
-    events: String,
 }
 
 struct Fixture {
@@ -71,21 +59,20 @@ fn tenant(w: &World) -> Tenant {
     let overall = Limits { daily_count: Some(3), ..Limits::default() };
     w.run(&Caller::Operator, Operation::SetPartnerLimits { partner_id: id.clone(), limits: overall })
         .unwrap();
-    Tenant {
+    let side = Side {
         id,
         key,
-        caller,
         merchant,
         merchant_key,
-        merchant_caller,
         second,
         customer,
         pending,
-        last,
+        last: Some(last),
         early_pointer,
         pointer,
         events,
-    }
+    };
+    Tenant { side, caller, merchant_caller }
 }
 
 fn fixture() -> Fixture {
@@ -93,34 +80,6 @@ fn fixture() -> Fixture {
     let a = tenant(&w);
     let b = tenant(&w);
     Fixture { w, a, b }
-}
-
-impl Tenant {
-    fn values(&self, side: &str, values: Values) -> Values {
-        let v = |name: &str| format!("{side}.{name}");
-        values
-            .with(&v("id"), &self.id)
-            .with(&v("key"), &self.key)
-            .with(&v("merchant"), &self.merchant)
-            .with(&v("merchant_key"), &self.merchant_key)
-            .with(&v("second"), &self.second)
-            .with(&v("customer"), &self.customer)
-            .with(&v("pending"), &self.pending)
-            .with(&v("last"), &self.last)
-            .with(&v("early_pointer"), &self.early_pointer)
-            .with(&v("pointer"), &self.pointer)
-            .with(&v("events"), &self.events)
-    }
-}
-
-fn request(method: &str, path: &str, key: Option<&str>, body: Vec<u8>) -> Request {
-    Request {
-        method: method.into(),
-        path: path.into(),
-        api_key: key.map(str::to_owned),
-        body,
-        ..Request::default()
-    }
 }
 
 /// The request in the JSON form `route_json` takes, when that form can carry it
@@ -146,7 +105,7 @@ impl Fixture {
     }
 
     fn values(&self) -> Values {
-        self.b.values("b", self.a.values("a", Values::default().with("operator", OPERATOR_KEY)))
+        self.b.side.values("b", self.a.side.values("a", Values::default().with("operator", OPERATOR_KEY)))
     }
 
     fn request(&self, c: &Case, values: &Values) -> Request {
@@ -197,11 +156,11 @@ impl Fixture {
     /// through the router is still answered.
     fn assert_nothing_stored(&self, name: &str) {
         for t in [&self.a, &self.b] {
-            let path = format!("/status-changes/{}?partner_id={}", t.pointer, t.id);
-            let page = self.route(&request("GET", &path, Some(&t.key), Vec::new()));
+            let path = format!("/status-changes/{}?partner_id={}", t.side.pointer, t.side.id);
+            let page = self.route(&request("GET", &path, Some(&t.side.key), Vec::new()));
             let page: Value = serde_json::from_str(&page.body).unwrap();
             assert_eq!(page["payload"]["changes"], json!([]), "{name}: the status-changes feed moved");
-            let events = self.w.engine.events(&t.merchant_caller, Some(&t.events)).unwrap();
+            let events = self.w.engine.events(&t.merchant_caller, Some(&t.side.events)).unwrap();
             assert!(events.events.is_empty(), "{name}: the events feed moved");
         }
     }
@@ -212,10 +171,10 @@ impl Fixture {
     fn assert_counters_unchanged(&self) {
         assert_eq!(self.w.engine.audit_usage(), Ok(Ok(())));
         for t in [&self.a, &self.b] {
-            self.w.debit(&t.id, &t.caller, &t.merchant, "1.00");
-            let again = self.w.create(&t.id, &t.caller, &transaction(&t.merchant, "debit", "1.00"));
+            self.w.debit(&t.side.id, &t.caller, &t.side.merchant, "1.00");
+            let again = self.w.create(&t.side.id, &t.caller, &transaction(&t.side.merchant, "debit", "1.00"));
             assert_eq!(again.unwrap_err().error().map(|e| e.code()), Some(22));
-            let other = self.w.create(&t.id, &t.caller, &transaction(&t.second, "debit", "1.00"));
+            let other = self.w.create(&t.side.id, &t.caller, &transaction(&t.side.second, "debit", "1.00"));
             assert_eq!(other.unwrap_err().error().map(|e| e.code()), Some(24));
         }
     }
@@ -282,8 +241,7 @@ fn a_megabyte_in_a_member_the_class_does_not_use_is_ignored() {
     for class in ["PPD", "WEB"] {
         for member in ["check_number", "state", "check_image_front", "check_image_back"] {
             for value in [json!(big), json!({"deep": [big]}), json!(-0.0), json!(true)] {
-                let mut t = transaction(&merchant, "debit", "1.00");
-                t["partner_id"] = json!(id);
+                let mut t = partner_transaction(&id, &merchant, "debit", "1.00");
                 t["standard_entry_class"] = json!(class);
                 t[member] = value;
                 let r = post(&t);
@@ -292,8 +250,7 @@ fn a_megabyte_in_a_member_the_class_does_not_use_is_ignored() {
             }
         }
         // Refused for another reason: the ignored member is not reflected either.
-        let mut t = transaction(&merchant, "debit", "abc");
-        t["partner_id"] = json!(id);
+        let mut t = partner_transaction(&id, &merchant, "debit", "abc");
         t["standard_entry_class"] = json!(class);
         t["check_number"] = json!(big);
         let r = post(&t);
@@ -304,8 +261,7 @@ fn a_megabyte_in_a_member_the_class_does_not_use_is_ignored() {
     }
     // A PPD's check number is not a check: the same one twice is no duplicate.
     for _ in 0..2 {
-        let mut t = transaction(&merchant, "debit", "2.00");
-        t["partner_id"] = json!(id);
+        let mut t = partner_transaction(&id, &merchant, "debit", "2.00");
         t["check_number"] = json!("1001");
         assert_eq!(post(&t).status, 201);
     }
@@ -317,7 +273,7 @@ fn a_megabyte_in_a_member_the_class_does_not_use_is_ignored() {
 #[test]
 fn hostile_request_envelopes_for_c_and_wasm_hosts() {
     let f = fixture();
-    let key = f.a.key.as_str();
+    let key = f.a.side.key.as_str();
     let big = "x".repeat(MB);
     let texts = [
         nested_arrays(100_000),

@@ -237,8 +237,7 @@ fn achlens_finds_no_errors_in_the_engines_own_files() {
     let achlens = achlens();
     let dir = tempfile::tempdir().unwrap();
     let w = World::new("2026-11-23 10:00");
-    let (partner_id, partner) = w.partner();
-    let (m, _) = w.merchant(&partner_id, &partner, &["PPD", "CCD", "WEB", "TEL", "BOC", "POP"]);
+    let (partner_id, partner, m) = w.tenant(&["PPD", "CCD", "WEB", "TEL", "BOC", "POP"]);
     let mut first = None;
     for (n, class) in ["PPD", "CCD", "WEB", "TEL", "BOC", "POP"].iter().enumerate() {
         for (k, kind) in ["debit", "credit"].iter().enumerate() {

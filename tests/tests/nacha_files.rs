@@ -4,9 +4,10 @@
 #![allow(clippy::unwrap_used)]
 
 use ach_core::nacha::{check, read, Addenda, Parsed};
+use ach_tests::real_nacha::{nacha_dir, REUSED_TRACES_20110805A};
 
 fn parse(name: &str) -> Parsed {
-    let path = ach_tests::shared_data().join("nacha").join(name);
+    let path = nacha_dir().join(name);
     let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     read(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
@@ -52,34 +53,15 @@ const FILES: &[Expected] = &[
     // The file control claims 5 batches (there are 4) and the file stops at 93
     // records, without its blocking records. Each batch numbers its traces from
     // 0000001 again, so the later batches repeat the first's trace numbers.
-    ("20110805A.ach", 4, 48, 5_101_000, 200, &[(93, "batch_count"), (93, "block_count")], &TRACES_20110805A),
-];
-
-/// 20110805A's entries whose trace number an earlier batch already used.
-const TRACES_20110805A: [(usize, &str); 23] = [
-    (30, "trace_number"),
-    (31, "trace_number"),
-    (32, "trace_number"),
-    (33, "trace_number"),
-    (34, "trace_number"),
-    (35, "trace_number"),
-    (36, "trace_number"),
-    (37, "trace_number"),
-    (38, "trace_number"),
-    (39, "trace_number"),
-    (40, "trace_number"),
-    (41, "trace_number"),
-    (42, "trace_number"),
-    (43, "trace_number"),
-    (44, "trace_number"),
-    (45, "trace_number"),
-    (46, "trace_number"),
-    (47, "trace_number"),
-    (50, "trace_number"),
-    (58, "trace_number"),
-    (66, "trace_number"),
-    (76, "trace_number"),
-    (84, "trace_number"),
+    (
+        "20110805A.ach",
+        4,
+        48,
+        5_101_000,
+        200,
+        &[(93, "batch_count"), (93, "block_count")],
+        &REUSED_TRACES_20110805A,
+    ),
 ];
 
 fn at(problems: &[ach_core::nacha::Problem]) -> Vec<(usize, &'static str)> {
@@ -105,7 +87,7 @@ fn every_real_file_reads_with_exactly_the_expected_problems() {
 
 #[test]
 fn every_file_in_the_directory_is_covered() {
-    let dir = ach_tests::shared_data().join("nacha");
+    let dir = nacha_dir();
     for entry in std::fs::read_dir(&dir).unwrap() {
         let name = entry.unwrap().file_name().into_string().unwrap();
         if name.ends_with(".ach") {

@@ -19,6 +19,7 @@ use std::cell::RefCell;
 
 use ach_core::api::{route, route_json, Request};
 use ach_core::engine::Engine;
+use ach_tests::router::request;
 use ach_tests::world::{application, options, OPERATOR_KEY};
 use serde_json::{json, Value};
 
@@ -58,23 +59,13 @@ impl Api {
     }
 
     fn call(&self, method: &str, path: &str, key: &str, body: &Value) -> (u16, Value) {
-        self.send(Request {
-            method: method.into(),
-            path: path.into(),
-            api_key: Some(key.into()),
-            body: body.to_string().into_bytes(),
-            ..Request::default()
-        })
+        self.send(request(method, path, Some(key), body.to_string().into_bytes()))
     }
 
     fn form(&self, path: &str, key: &str, form: &str) -> (u16, Value) {
         self.send(Request {
-            method: "POST".into(),
-            path: path.into(),
-            api_key: Some(key.into()),
             content_type: Some("application/x-www-form-urlencoded".into()),
-            body: form.as_bytes().to_vec(),
-            ..Request::default()
+            ..request("POST", path, Some(key), form.as_bytes().to_vec())
         })
     }
 
@@ -140,12 +131,7 @@ fn account_numbers_ssns_and_tax_ids_are_never_stored_or_answered_in_clear() {
         api.form("/customers", key, &format!("partner_id={pid}&{fields}&account_number={}", s(7)));
     assert_eq!(status, 201);
     let query = format!("/customers?partner_id={pid}&{fields}&account_number={}", s(8));
-    let (status, c3) = api.send(Request {
-        method: "POST".into(),
-        path: query,
-        api_key: Some(key.into()),
-        ..Request::default()
-    });
+    let (status, c3) = api.send(request("POST", &query, Some(key), Vec::new()));
     assert_eq!(status, 201, "{c3}");
 
     // Transactions: a JSON body (a check, with its number), form data, an
@@ -165,15 +151,12 @@ fn account_numbers_ssns_and_tax_ids_are_never_stored_or_answered_in_clear() {
     assert_eq!(status, 201, "{t2}");
     let returned = id(&t2);
     for _ in 0..2 {
-        let request = Request {
-            method: "POST".into(),
-            path: "/transactions".into(),
-            api_key: Some(key.into()),
+        let body = tx(s(11), "12.00").to_string().into_bytes();
+        let retry = Request {
             idempotency_key: Some("order-1".into()),
-            body: tx(s(11), "12.00").to_string().into_bytes(),
-            ..Request::default()
+            ..request("POST", "/transactions", Some(key), body)
         };
-        assert_eq!(api.send(request).0, 201);
+        assert_eq!(api.send(retry).0, 201);
     }
     let envelope =
         json!({"method": "POST", "path": "/transactions", "api_key": key, "body": tx(s(12), "13.00")});
@@ -190,15 +173,12 @@ fn account_numbers_ssns_and_tax_ids_are_never_stored_or_answered_in_clear() {
     let mut unknown = tx(s(13), "16.00");
     unknown["merchant_id"] = json!("mer_0123456789abcdefghijKL");
     for _ in 0..2 {
-        let request = Request {
-            method: "POST".into(),
-            path: "/transactions".into(),
-            api_key: Some(key.into()),
+        let body = unknown.to_string().into_bytes();
+        let retry = Request {
             idempotency_key: Some("order-2".into()),
-            body: unknown.to_string().into_bytes(),
-            ..Request::default()
+            ..request("POST", "/transactions", Some(key), body)
         };
-        assert_eq!(api.send(request).1["error_code"], json!(11));
+        assert_eq!(api.send(retry).1["error_code"], json!(11));
     }
     assert_eq!(api.call("POST", "/transactions", key, &tx(s(14), "1.234")).1["error_code"], json!(14));
     let mut not_found = tx(s(15), "17.00");

@@ -58,6 +58,13 @@ fn report(what: &str, problems: &[String]) {
     assert!(problems.is_empty(), "{what} ({} problems):\n{}", problems.len(), problems.join("\n"));
 }
 
+/// [`report`] the `wanted` items not in `found`, each as `problem` says.
+fn report_missing(what: &str, wanted: &[String], found: &[&str], problem: impl Fn(&str) -> String) {
+    let problems: Vec<String> =
+        wanted.iter().filter(|w| !found.contains(&w.as_str())).map(|w| problem(w)).collect();
+    report(what, &problems);
+}
+
 // ---------------------------------------------------------------------------
 // Markdown: code spans, headings, sections, table rows.
 
@@ -319,12 +326,9 @@ fn every_section_of_the_spec_has_its_heading_in_the_index() {
     let spec_sections: Vec<String> =
         sections(&spec).into_iter().map(|(h, _)| h).filter(|h| !h.is_empty()).collect();
     assert!(spec_sections.len() > 10, "only {} sections found in the spec", spec_sections.len());
-    let problems: Vec<String> = spec_sections
-        .iter()
-        .filter(|h| !headings.contains(&h.as_str()))
-        .map(|h| format!("the spec's section \"{h}\" has no heading \"{h}\" in {INDEX}"))
-        .collect();
-    report("spec sections missing from the index", &problems);
+    report_missing("spec sections missing from the index", &spec_sections, &headings, |h| {
+        format!("the spec's section \"{h}\" has no heading \"{h}\" in {INDEX}")
+    });
 }
 
 /// The endpoints the spec's "Endpoints" section lists: every code span that is
@@ -365,12 +369,9 @@ fn every_endpoint_of_the_spec_is_indexed() {
     let index = index();
     let in_rows: Vec<&str> =
         index.lines().filter(|l| l.trim_start().starts_with('|')).flat_map(code_spans).collect();
-    let problems: Vec<String> = endpoints
-        .iter()
-        .filter(|e| !in_rows.contains(&e.as_str()))
-        .map(|e| format!("the spec's endpoint `{e}` is in no table row of {INDEX}"))
-        .collect();
-    report("spec endpoints missing from the index", &problems);
+    report_missing("spec endpoints missing from the index", &endpoints, &in_rows, |e| {
+        format!("the spec's endpoint `{e}` is in no table row of {INDEX}")
+    });
 }
 
 /// The spec's messages: the rows `| N | text |` of its "Errors" section.

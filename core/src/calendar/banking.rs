@@ -13,9 +13,15 @@ pub fn is_banking_day(date: NaiveDate) -> bool {
 /// The first banking day strictly after `date`, or `None` if there is none
 /// within chrono's range.
 pub fn checked_next_banking_day(date: NaiveDate) -> Option<NaiveDate> {
-    let mut day = date.succ_opt()?;
+    first_banking_day(date, NaiveDate::succ_opt)
+}
+
+/// The first banking day reached from `date` by repeating `step` (at least
+/// once), or `None` if `step` runs out of chrono's range first.
+fn first_banking_day(date: NaiveDate, step: fn(&NaiveDate) -> Option<NaiveDate>) -> Option<NaiveDate> {
+    let mut day = step(&date)?;
     while !is_banking_day(day) {
-        day = day.succ_opt()?;
+        day = step(&day)?;
     }
     Some(day)
 }
@@ -32,11 +38,7 @@ pub fn next_banking_day(date: NaiveDate) -> NaiveDate {
 /// The last banking day strictly before `date`, or `None` if there is none
 /// within chrono's range.
 pub fn checked_previous_banking_day(date: NaiveDate) -> Option<NaiveDate> {
-    let mut day = date.pred_opt()?;
-    while !is_banking_day(day) {
-        day = day.pred_opt()?;
-    }
-    Some(day)
+    first_banking_day(date, NaiveDate::pred_opt)
 }
 
 /// The last banking day strictly before `date`. Saturates at

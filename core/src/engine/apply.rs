@@ -1,8 +1,8 @@
 //! Applying an operation's groundwork inside the write transaction: who may run
 //! it, then the file that does it.
 
-use super::groundwork::Groundwork;
-use super::operation::Caller;
+use super::groundwork::{self, Groundwork};
+use super::operation::{Caller, Operation};
 use super::outcome::Outcome;
 use super::{
     bank_files, credentials, customers, idempotency, merchant_settings, originator, schedule, tenants,
@@ -39,16 +39,11 @@ pub(crate) fn apply(cx: &mut Cx<'_, '_>, caller: &Caller, work: Groundwork) -> R
 /// Whether the caller may run the operation: a partner's own operations need
 /// that partner's key, every other one the operator's.
 fn authorize(caller: &Caller, work: &Groundwork) -> Result<(), Abort> {
-    match work {
-        Groundwork::SubmitMerchant { partner_id, .. }
-        | Groundwork::CreateCustomer { partner_id, .. }
-        | Groundwork::DeleteCustomer { partner_id, .. }
-        | Groundwork::CreateTransaction { partner_id, .. }
-        | Groundwork::VoidTransaction { partner_id, .. }
-        | Groundwork::ReverseTransaction { partner_id, .. } => partner(caller, partner_id),
+    match (work, work.partner_id()) {
         // Checked by `apply_idempotent`, after the key.
-        Groundwork::Idempotent { .. } => Ok(()),
-        _ => operator(caller),
+        (Groundwork::Idempotent { .. }, _) => Ok(()),
+        (_, Some(partner_id)) => partner(caller, partner_id),
+        (_, None) => operator(caller),
     }
 }
 
@@ -57,39 +52,18 @@ fn authorize(caller: &Caller, work: &Groundwork) -> Result<(), Abort> {
 fn run(cx: &mut Cx<'_, '_>, caller: &Caller, work: Groundwork) -> Result<Applied, Abort> {
     let done = |o| Ok(Applied::Done(o));
     match work {
-        Groundwork::CreatePartner { name } => done(tenants::create_partner(cx, &name)?),
-        Groundwork::SetPartnerLimits { partner_id, limits } => {
-            done(tenants::set_partner_limits(cx, &partner_id, &limits)?)
-        }
+        Groundwork::Plain(op) => run_plain(cx, caller, op),
         Groundwork::SubmitMerchant { partner_id, application } => {
             let application = application.map_err(Refusal::from_report)?;
             done(tenants::submit_merchant(cx, &partner_id, &application)?)
-        }
-        Groundwork::ApproveMerchant { merchant_id, limits } => {
-            done(tenants::approve_merchant(cx, &merchant_id, &limits)?)
-        }
-        Groundwork::SetMerchantLimits { merchant_id, limits } => {
-            done(tenants::set_merchant_limits(cx, &merchant_id, &limits)?)
         }
         Groundwork::CreateCustomer { partner_id, customer } => {
             let (customer, fingerprint) = customer.map_err(Refusal::from_report)?;
             done(customers::create(cx, &partner_id, &customer, fingerprint)?)
         }
-        Groundwork::DeleteCustomer { partner_id, customer_id } => {
-            done(customers::delete(cx, &partner_id, &customer_id)?)
-        }
         Groundwork::CreateTransaction { partner_id, transaction } => {
             let (transaction, fingerprint) = transaction.map_err(Refusal::from_report)?;
             done(transactions::create(cx, &partner_id, &transaction, fingerprint)?)
-        }
-        Groundwork::VoidTransaction { partner_id, transaction_id } => {
-            done(transactions::void(cx, &partner_id, &transaction_id)?)
-        }
-        Groundwork::ReverseTransaction { partner_id, transaction_id } => {
-            done(transactions::reverse(cx, &partner_id, &transaction_id)?)
-        }
-        Groundwork::RecordReturn { transaction_id, return_code, return_date } => {
-            done(transactions::record_return(cx, &transaction_id, &return_code, return_date)?)
         }
         Groundwork::LoadDirectory { directory } => load_directory(cx, directory),
         Groundwork::SetMerchantSettings { merchant_id, settings } => {
@@ -104,16 +78,52 @@ fn run(cx: &mut Cx<'_, '_>, caller: &Caller, work: Groundwork) -> Result<Applied
             })?;
             done(bank_files::ingest(cx, &entries)?)
         }
-        Groundwork::SetClock { now } => done(schedule::set_clock(cx, now)?),
-        Groundwork::RotateKeys { holder, grace_seconds } => {
-            done(credentials::rotate(cx, &holder, grace_seconds)?)
-        }
-        Groundwork::RevokeKeys { holder } => done(credentials::revoke(cx, &holder)?),
-        Groundwork::SetSuspended { holder, suspended } => {
-            done(credentials::set_suspended(cx, &holder, suspended)?)
-        }
         Groundwork::Idempotent { key, scope, request, inner } => {
             apply_idempotent(cx, caller, key, scope, request, *inner)
+        }
+    }
+}
+
+/// Run an operation that has no groundwork: it goes straight to the file that
+/// does it.
+fn run_plain(cx: &mut Cx<'_, '_>, caller: &Caller, op: Operation) -> Result<Applied, Abort> {
+    let done = |o| Ok(Applied::Done(o));
+    match op {
+        Operation::CreatePartner { name } => done(tenants::create_partner(cx, &name)?),
+        Operation::SetPartnerLimits { partner_id, limits } => {
+            done(tenants::set_partner_limits(cx, &partner_id, &limits)?)
+        }
+        Operation::ApproveMerchant { merchant_id, limits } => {
+            done(tenants::approve_merchant(cx, &merchant_id, &limits)?)
+        }
+        Operation::SetMerchantLimits { merchant_id, limits } => {
+            done(tenants::set_merchant_limits(cx, &merchant_id, &limits)?)
+        }
+        Operation::DeleteCustomer { partner_id, customer_id } => {
+            done(customers::delete(cx, &partner_id, &customer_id)?)
+        }
+        Operation::VoidTransaction { partner_id, transaction_id } => {
+            done(transactions::void(cx, &partner_id, &transaction_id)?)
+        }
+        Operation::ReverseTransaction { partner_id, transaction_id } => {
+            done(transactions::reverse(cx, &partner_id, &transaction_id)?)
+        }
+        Operation::RecordReturn { transaction_id, return_code, return_date } => {
+            done(transactions::record_return(cx, &transaction_id, &return_code, return_date)?)
+        }
+        Operation::SetClock { now } => done(schedule::set_clock(cx, now)?),
+        Operation::RotateKeys { holder, grace_seconds } => {
+            done(credentials::rotate(cx, &holder, grace_seconds)?)
+        }
+        Operation::RevokeKeys { holder } => done(credentials::revoke(cx, &holder)?),
+        Operation::SetSuspended { holder, suspended } => {
+            done(credentials::set_suspended(cx, &holder, suspended)?)
+        }
+        // An operation with groundwork never comes here plain; were one to, its
+        // groundwork is done now, as the engine would have done it.
+        other => {
+            let work = groundwork::prepare_plain(other, cx.engine, cx.now, &cx.engine.directory());
+            run(cx, caller, work)
         }
     }
 }

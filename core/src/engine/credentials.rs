@@ -93,13 +93,7 @@ fn owner_of(cx: &Cx<'_, '_>, holder: &KeyHolder) -> Result<KeyOwner, Abort> {
             let m = tenant_lookup::load_merchant(cx, merchant_id)?;
             if m.status != MerchantStatus::Approved {
                 let msg = "this merchant is not approved yet: it has no key (approve it instead)";
-                return Err(Refusal::problem(
-                    AchError::FailedToAccept,
-                    "merchant_id",
-                    ProblemCode::Conflict,
-                    msg,
-                )
-                .into());
+                return Err(Refusal::conflict(AchError::FailedToAccept, "merchant_id", msg).into());
             }
             KeyOwner::Merchant { partner_id: m.partner_id.clone(), merchant_id: m.id.clone() }
         }

@@ -18,7 +18,6 @@ use super::window::{self, Print, Window, WindowChange, PRINT_LEN};
 use super::{Abort, Cx, Engine, Refusal};
 use crate::secrets::Fingerprinter;
 use crate::storage::{Snapshot, StorageError, Table};
-use crate::validation::ProblemCode;
 use crate::AchError;
 
 /// The default duplicate window: 24 hours.
@@ -61,13 +60,7 @@ pub(crate) fn check(
     if let (Some(key), Some(number)) = (&p.check, &t.check_number) {
         if cx.w.get_raw(Table::Checks, key)?.is_some() {
             let e = AchError::DuplicateCheck { check_number: number.clone() };
-            return Err(Refusal::problem(
-                e,
-                "check_number",
-                ProblemCode::Conflict,
-                "this check was already used",
-            )
-            .into());
+            return Err(Refusal::conflict(e, "check_number", "this check was already used").into());
         }
     }
     if !decline_duplicates {
@@ -80,7 +73,7 @@ pub(crate) fn check(
             "the same transaction was accepted at {}",
             crate::calendar::format_eastern_timestamp(accepted)
         );
-        return Err(Refusal::problem(AchError::DuplicateTransaction, "", ProblemCode::Conflict, msg).into());
+        return Err(Refusal::conflict(AchError::DuplicateTransaction, "", msg).into());
     }
     Ok(())
 }

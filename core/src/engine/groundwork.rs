@@ -2,13 +2,12 @@
 //! validated into a typed value, a directory parsed, the keyed fingerprints of
 //! an account and of an idempotent request), done before the write transaction.
 
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, Utc};
 
 use super::operation::Operation;
 use super::MerchantSettings;
 use super::{customers, idempotency, Engine, Refusal};
 use crate::calendar;
-use crate::limits::Limits;
 use crate::model::{BankAccount, CustomerRef, MerchantApplication, NewCustomer, NewTransaction};
 use crate::routing::RoutingDirectory;
 use crate::validation::{self, Context, FieldError, Report};
@@ -18,49 +17,19 @@ use crate::validation::{self, Context, FieldError, Report};
 /// carry the account's keyed fingerprint (a stored customer's comes from storage:
 /// `None`), an idempotent operation its request's keyed fingerprint (hex).
 pub(crate) enum Groundwork {
-    CreatePartner {
-        name: String,
-    },
-    SetPartnerLimits {
-        partner_id: String,
-        limits: Limits,
-    },
+    /// An operation with no storage-free work, as it came.
+    Plain(Operation),
     SubmitMerchant {
         partner_id: String,
         application: Result<Box<MerchantApplication>, Report>,
-    },
-    ApproveMerchant {
-        merchant_id: String,
-        limits: Limits,
-    },
-    SetMerchantLimits {
-        merchant_id: String,
-        limits: Limits,
     },
     CreateCustomer {
         partner_id: String,
         customer: Result<(NewCustomer, String), Report>,
     },
-    DeleteCustomer {
-        partner_id: String,
-        customer_id: String,
-    },
     CreateTransaction {
         partner_id: String,
         transaction: Result<(NewTransaction, Option<String>), Report>,
-    },
-    VoidTransaction {
-        partner_id: String,
-        transaction_id: String,
-    },
-    ReverseTransaction {
-        partner_id: String,
-        transaction_id: String,
-    },
-    RecordReturn {
-        transaction_id: String,
-        return_code: String,
-        return_date: Option<NaiveDate>,
     },
     LoadDirectory {
         directory: Result<(RoutingDirectory, String), String>,
@@ -75,26 +44,26 @@ pub(crate) enum Groundwork {
     IngestReturnFile {
         entries: Result<Vec<crate::nacha::Inbound>, Vec<validation::FieldError>>,
     },
-    SetClock {
-        now: DateTime<Utc>,
-    },
-    RotateKeys {
-        holder: super::KeyHolder,
-        grace_seconds: u32,
-    },
-    RevokeKeys {
-        holder: super::KeyHolder,
-    },
-    SetSuspended {
-        holder: super::KeyHolder,
-        suspended: bool,
-    },
     Idempotent {
         key: Result<String, Refusal>,
         scope: Option<String>,
         request: String,
         inner: Box<Groundwork>,
     },
+}
+
+impl Groundwork {
+    /// The partner a partner's operation acts for (`None`: an operator's
+    /// operation, or an idempotent one, whose scope is checked after its key).
+    pub(crate) fn partner_id(&self) -> Option<&str> {
+        match self {
+            Groundwork::Plain(op) => op.partner_id(),
+            Groundwork::SubmitMerchant { partner_id, .. }
+            | Groundwork::CreateCustomer { partner_id, .. }
+            | Groundwork::CreateTransaction { partner_id, .. } => Some(partner_id),
+            _ => None,
+        }
+    }
 }
 
 /// Do the work that needs no storage: validate bodies, parse a directory, the
@@ -116,7 +85,7 @@ pub(crate) fn prepare(
 }
 
 /// [`prepare`] without looking for an idempotency key.
-fn prepare_plain(
+pub(crate) fn prepare_plain(
     op: Operation,
     engine: &Engine,
     now: DateTime<Utc>,
@@ -124,37 +93,15 @@ fn prepare_plain(
 ) -> Groundwork {
     let ctx = Context { today: calendar::eastern_date(now), directory };
     match op {
-        Operation::CreatePartner { name } => Groundwork::CreatePartner { name },
-        Operation::SetPartnerLimits { partner_id, limits } => {
-            Groundwork::SetPartnerLimits { partner_id, limits }
-        }
         Operation::SubmitMerchant { partner_id, body } => Groundwork::SubmitMerchant {
             partner_id,
             application: validation::merchant::validate_bytes(&body, &ctx).map(Box::new),
         },
-        Operation::ApproveMerchant { merchant_id, limits } => {
-            Groundwork::ApproveMerchant { merchant_id, limits }
-        }
-        Operation::SetMerchantLimits { merchant_id, limits } => {
-            Groundwork::SetMerchantLimits { merchant_id, limits }
-        }
         Operation::CreateCustomer { partner_id, body } => {
             Groundwork::CreateCustomer { partner_id, customer: customer(engine, &body, &ctx) }
         }
-        Operation::DeleteCustomer { partner_id, customer_id } => {
-            Groundwork::DeleteCustomer { partner_id, customer_id }
-        }
         Operation::CreateTransaction { partner_id, body } => {
             Groundwork::CreateTransaction { partner_id, transaction: transaction(engine, &body, &ctx) }
-        }
-        Operation::VoidTransaction { partner_id, transaction_id } => {
-            Groundwork::VoidTransaction { partner_id, transaction_id }
-        }
-        Operation::ReverseTransaction { partner_id, transaction_id } => {
-            Groundwork::ReverseTransaction { partner_id, transaction_id }
-        }
-        Operation::RecordReturn { transaction_id, return_code, return_date } => {
-            Groundwork::RecordReturn { transaction_id, return_code, return_date }
         }
         Operation::LoadDirectory { text } => Groundwork::LoadDirectory {
             directory: RoutingDirectory::parse_fedach(&text).map(|d| (d, text)).map_err(|e| e.to_string()),
@@ -170,11 +117,8 @@ fn prepare_plain(
         Operation::IngestReturnFile { bytes } => {
             Groundwork::IngestReturnFile { entries: super::bank_files::read(&bytes) }
         }
-        Operation::SetClock { now } => Groundwork::SetClock { now },
-        Operation::RotateKeys { holder, grace_seconds } => Groundwork::RotateKeys { holder, grace_seconds },
-        Operation::RevokeKeys { holder } => Groundwork::RevokeKeys { holder },
-        Operation::SetSuspended { holder, suspended } => Groundwork::SetSuspended { holder, suspended },
         Operation::Idempotent { operation, .. } => prepare_plain(*operation, engine, now, directory),
+        plain => Groundwork::Plain(plain),
     }
 }
 

@@ -70,16 +70,7 @@ pub(crate) fn check_key(key: &str) -> Result<String, Refusal> {
 
 /// The partner an operation acts for (`None`: the operator).
 pub(crate) fn scope(op: &Operation) -> Option<String> {
-    match op {
-        Operation::SubmitMerchant { partner_id, .. }
-        | Operation::CreateCustomer { partner_id, .. }
-        | Operation::DeleteCustomer { partner_id, .. }
-        | Operation::CreateTransaction { partner_id, .. }
-        | Operation::VoidTransaction { partner_id, .. }
-        | Operation::ReverseTransaction { partner_id, .. } => Some(partner_id.clone()),
-        Operation::Idempotent { operation, .. } => scope(operation),
-        _ => None,
-    }
+    op.partner_id().map(str::to_owned)
 }
 
 /// A body as canonical JSON without its `idempotency_key` (so the same request
@@ -135,13 +126,7 @@ pub(crate) fn run(
     if let Some(stored) = cx.w.get::<StoredAnswer>(Table::Idempotency, &k)? {
         if stored.request != request {
             let msg = "this idempotency key was already used for a different request";
-            return Err(Refusal::problem(
-                AchError::AlreadySubmitted,
-                "idempotency_key",
-                ProblemCode::Conflict,
-                msg,
-            )
-            .into());
+            return Err(Refusal::conflict(AchError::AlreadySubmitted, "idempotency_key", msg).into());
         }
         return match stored.answer {
             Ok(outcome) => Ok(Applied::Done(outcome)),

@@ -168,6 +168,21 @@ pub enum Operation {
 }
 
 impl Operation {
+    /// The partner a partner's operation acts for (`None`: an operator's
+    /// operation); an idempotent operation's is its inner one's.
+    pub(crate) fn partner_id(&self) -> Option<&str> {
+        match self {
+            Operation::SubmitMerchant { partner_id, .. }
+            | Operation::CreateCustomer { partner_id, .. }
+            | Operation::DeleteCustomer { partner_id, .. }
+            | Operation::CreateTransaction { partner_id, .. }
+            | Operation::VoidTransaction { partner_id, .. }
+            | Operation::ReverseTransaction { partner_id, .. } => Some(partner_id),
+            Operation::Idempotent { operation, .. } => operation.partner_id(),
+            _ => None,
+        }
+    }
+
     /// A transaction given as a typed value (serialized to the same JSON a client
     /// would send).
     pub fn create_transaction(partner_id: &str, transaction: &NewTransaction) -> Operation {

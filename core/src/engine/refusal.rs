@@ -42,6 +42,12 @@ impl Refusal {
         Refusal::refused(error).with(field, code, message)
     }
 
+    /// A refusal with one field problem: `field` conflicts with what is stored
+    /// (already used, already approved, not yet approved).
+    pub(crate) fn conflict(error: AchError, field: &str, message: impl Into<String>) -> Self {
+        Refusal::problem(error, field, ProblemCode::Conflict, message)
+    }
+
     /// A refusal with one field problem and the status given (for the general
     /// messages, whose status depends on what was refused).
     pub fn problem_with_status(

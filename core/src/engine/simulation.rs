@@ -145,22 +145,11 @@ fn audit(
         let t: TransactionRecord = crate::storage::decode(Table::Transactions, &v)?;
         txns.insert(t.id.clone(), t);
     }
-    let changes = walk(
-        r,
-        Table::Changes,
-        &txns,
-        |c: &StatusChange, _| Ok(c.clone()),
-        |t| &t.partner_id,
-        &mut problems,
-    )?;
-    let events = walk(
-        r,
-        Table::Events,
-        &txns,
-        |c: &StatusChange, _| Ok(c.clone()),
-        |t| &t.merchant_id,
-        &mut problems,
-    )?;
+    let mut latest = |table, owner: fn(&TransactionRecord) -> &str| {
+        walk(r, table, &txns, |c: &StatusChange, _| Ok(c.clone()), owner, &mut problems)
+    };
+    let changes = latest(Table::Changes, |t| &t.partner_id)?;
+    let events = latest(Table::Events, |t| &t.merchant_id)?;
     for t in txns.values() {
         match (changes.get(&t.id), events.get(&t.id)) {
             (Some(c), Some(e)) if reports(c, t) && c == e => {}

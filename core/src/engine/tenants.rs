@@ -90,9 +90,7 @@ pub(crate) fn approve_merchant(
     let mut m = Rc::unwrap_or_clone(load_merchant(cx, merchant_id)?);
     if m.status == MerchantStatus::Approved {
         let msg = "this merchant is already approved (change its limits instead)";
-        return Err(
-            Refusal::problem(AchError::FailedToAccept, "merchant_id", ProblemCode::Conflict, msg).into()
-        );
+        return Err(Refusal::conflict(AchError::FailedToAccept, "merchant_id", msg).into());
     }
     m.status = MerchantStatus::Approved;
     m.approved_at = Some(cx.now);

@@ -69,17 +69,7 @@ impl EncryptionKey {
     }
 }
 
-impl fmt::Debug for EncryptionKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("EncryptionKey(<redacted>)")
-    }
-}
-
-impl Drop for EncryptionKey {
-    fn drop(&mut self) {
-        self.0.zeroize();
-    }
-}
+redacted_key!(EncryptionKey);
 
 /// Seals and opens values at rest (bank account numbers) with XChaCha20-Poly1305.
 ///

@@ -32,6 +32,25 @@
 //! browser's crypto under WebAssembly). Only [`EncryptionKey::load_or_create`] and
 //! [`load_or_create_secret_file`] touch the file system; hosts call them at start-up.
 
+/// Give a key-holding type (its secret bytes in field `0`) the two things every
+/// such type here has: a `Debug` that shows only `Name(<redacted>)`, and a `Drop`
+/// that wipes the bytes.
+macro_rules! redacted_key {
+    ($name:ident) => {
+        impl std::fmt::Debug for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(concat!(stringify!($name), "(<redacted>)"))
+            }
+        }
+
+        impl Drop for $name {
+            fn drop(&mut self) {
+                zeroize::Zeroize::zeroize(&mut self.0);
+            }
+        }
+    };
+}
+
 mod api_keys;
 mod cipher;
 mod files;

@@ -1,13 +1,10 @@
 //! Feed pointers: opaque, unforgeable positions bound to a tenant.
 
-use std::fmt;
-
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 use subtle::ConstantTimeEq;
-use zeroize::Zeroize;
 
 /// Domain separation: a tag for pointers is never valid for anything else.
 const DOMAIN: &[u8] = b"ach-pointer-v1";
@@ -84,17 +81,7 @@ impl PointerCodec {
     }
 }
 
-impl fmt::Debug for PointerCodec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("PointerCodec(<redacted>)")
-    }
-}
-
-impl Drop for PointerCodec {
-    fn drop(&mut self) {
-        self.0.zeroize();
-    }
-}
+redacted_key!(PointerCodec);
 
 #[cfg(test)]
 mod tests {

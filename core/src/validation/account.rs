@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use super::fields::{self, literal, problem, type_name, FieldRule, Need, STRUCTURE};
+use super::fields::{self, literal, problem, type_name, FieldRule, Member, STRUCTURE};
 use super::formats::account_number_ok;
 use super::json::Object;
 use super::report::{FieldError, Path, ProblemCode, Rank, Report, Verdict};
@@ -155,7 +155,7 @@ pub(crate) fn account_type(
     parent: &Path<'_>,
     key: &str,
 ) -> Option<AccountType> {
-    let text = fields::text(r, map, parent, key, Need::Required, 16, STRUCTURE)?;
+    let text = fields::text(r, Member::required(map, parent, key), 16)?;
     let parsed = AccountType::parse(&text);
     if parsed.is_none() {
         let path = parent.key(key);
@@ -172,7 +172,7 @@ pub(crate) fn bank_account(
     path: &Path<'_>,
     ctx: &Context<'_>,
 ) -> Option<BankAccount> {
-    let name = fields::text(r, map, path, "name", Need::Required, MAX_NAME, STRUCTURE);
+    let name = fields::text(r, Member::required(map, path, "name"), MAX_NAME);
     let routing = routing_number(r, map, path, "routing_number", ctx);
     let account = account_number(r, map, path, "account_number");
     let kind = account_type(r, map, path, "account_type");

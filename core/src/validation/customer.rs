@@ -7,20 +7,7 @@ use super::report::{Path, Report};
 use super::Context;
 use crate::model::{CustomerScope, NewCustomer};
 
-/// Validate a request body given as bytes (what the engine receives).
-pub fn validate_bytes(bytes: &[u8], ctx: &Context<'_>) -> Result<NewCustomer, Report> {
-    super::over_bytes(bytes, ctx, validate)
-}
-
-/// Validate a `serde_json::Value` (for Rust hosts that hold one).
-pub fn validate_value(value: &serde_json::Value, ctx: &Context<'_>) -> Result<NewCustomer, Report> {
-    validate_bytes(value.to_string().as_bytes(), ctx)
-}
-
-/// Validate a customer request; every problem is recorded in the report.
-pub fn validate(value: &JsonBody<'_>, ctx: &Context<'_>) -> Result<NewCustomer, Report> {
-    super::walk_all(|r| walk(r, value, ctx))
-}
+entry_points!(NewCustomer, "a customer request");
 
 fn walk(r: &mut Report, value: &JsonBody<'_>, ctx: &Context<'_>) -> Option<NewCustomer> {
     let map = fields::root_object(r, value)?;

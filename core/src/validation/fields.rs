@@ -72,40 +72,68 @@ fn wrong_type(r: &mut Report, path: &Path<'_>, expected: &str, value: Node<'_>, 
     problem(r, path, ProblemCode::InvalidType, msg, rule, &literal(value));
 }
 
-/// The member at `key`, or `None` after recording "required" when it must be there.
-fn present<'v>(
-    r: &mut Report,
-    map: &Object<'v>,
-    path: &Path<'_>,
-    key: &str,
+/// A member to read: the object that holds it, the object's path and the
+/// member's key; whether it must be there; how its problems map.
+#[derive(Clone, Copy)]
+pub(crate) struct Member<'a, 'v> {
+    map: &'a Object<'v>,
+    parent: &'a Path<'a>,
+    key: &'a str,
     need: Need,
-    rule: FieldRule<'_>,
-) -> Option<Node<'v>> {
-    let value = member(map, key);
-    if value.is_none() && need == Need::Required {
-        missing(r, path, rule);
+    rule: FieldRule<'a>,
+}
+
+impl<'a, 'v> Member<'a, 'v> {
+    /// The member `key` of `map` (at `parent`), with structural problems.
+    pub(crate) fn new(map: &'a Object<'v>, parent: &'a Path<'a>, key: &'a str, need: Need) -> Self {
+        Member { map, parent, key, need, rule: STRUCTURE }
     }
-    value
+
+    /// [`Member::new`] for a member that must be there.
+    pub(crate) fn required(map: &'a Object<'v>, parent: &'a Path<'a>, key: &'a str) -> Self {
+        Member::new(map, parent, key, Need::Required)
+    }
+
+    /// The same member with its problems mapped by `rule`.
+    pub(crate) fn rule(self, rule: FieldRule<'a>) -> Self {
+        Member { rule, ..self }
+    }
+
+    fn path(&self) -> Path<'a> {
+        self.parent.key(self.key)
+    }
+
+    /// Its value, or `None` after recording "required" when it must be there.
+    fn value(&self, r: &mut Report) -> Option<Node<'v>> {
+        let value = member(self.map, self.key);
+        if value.is_none() && self.need == Need::Required {
+            missing(r, &self.path(), self.rule);
+        }
+        value
+    }
+
+    /// Its value as `read` takes it, or `None` after recording "must be
+    /// `expected`" when it is another JSON type.
+    fn typed<T>(
+        &self,
+        r: &mut Report,
+        expected: &str,
+        read: impl FnOnce(Node<'v>) -> Option<T>,
+    ) -> Option<T> {
+        let value = self.value(r)?;
+        let out = read(value);
+        if out.is_none() {
+            wrong_type(r, &self.path(), expected, value, self.rule);
+        }
+        out
+    }
 }
 
 /// A text member: a JSON string, not blank, without control characters, at most
 /// `max` characters. Returns it when all holds.
-pub(crate) fn text<'v>(
-    r: &mut Report,
-    map: &Object<'v>,
-    parent: &Path<'_>,
-    key: &str,
-    need: Need,
-    max: usize,
-    rule: FieldRule<'_>,
-) -> Option<Cow<'v, str>> {
-    let path = parent.key(key);
-    let value = present(r, map, &path, key, need, rule)?;
-    let Some(s) = value.as_str() else {
-        wrong_type(r, &path, "a string", value, rule);
-        return None;
-    };
-    check_text(r, &path, s, need, max, rule)
+pub(crate) fn text<'v>(r: &mut Report, m: Member<'_, 'v>, max: usize) -> Option<Cow<'v, str>> {
+    let s = m.typed(r, "a string", |value| value.as_str())?;
+    check_text(r, &m.path(), s, m.need, max, m.rule)
 }
 
 /// The text checks of [`text`] on a string already in hand.
@@ -138,65 +166,36 @@ pub(crate) fn check_text<'v>(
 
 /// A member that may be a JSON number or a string (amounts, SSNs, tax ids): its
 /// literal text, exactly as sent. Other types are a problem.
-pub(crate) fn number_or_text<'v>(
-    r: &mut Report,
-    map: &Object<'v>,
-    parent: &Path<'_>,
-    key: &str,
-    need: Need,
-    rule: FieldRule<'_>,
-) -> Option<Cow<'v, str>> {
-    let path = parent.key(key);
-    let value = present(r, map, &path, key, need, rule)?;
+pub(crate) fn number_or_text<'v>(r: &mut Report, m: Member<'_, 'v>) -> Option<Cow<'v, str>> {
+    let value = m.value(r)?;
     match value.json_type() {
         JsonType::Number => Some(literal(value)),
         JsonType::String => {
             let s = value.as_str()?;
             if s.is_empty() {
-                if need == Need::Required {
-                    missing(r, &path, rule);
+                if m.need == Need::Required {
+                    missing(r, &m.path(), m.rule);
                 }
                 return None;
             }
             Some(s)
         }
         _ => {
-            wrong_type(r, &path, "a number or a numeric string", value, rule);
+            wrong_type(r, &m.path(), "a number or a numeric string", value, m.rule);
             None
         }
     }
 }
 
 /// A boolean member.
-pub(crate) fn boolean(
-    r: &mut Report,
-    map: &Object<'_>,
-    parent: &Path<'_>,
-    key: &str,
-    need: Need,
-    rule: FieldRule<'_>,
-) -> Option<bool> {
-    let path = parent.key(key);
-    let value = present(r, map, &path, key, need, rule)?;
-    let b = value.as_bool();
-    if b.is_none() {
-        wrong_type(r, &path, "true or false", value, rule);
-    }
-    b
+pub(crate) fn boolean(r: &mut Report, m: Member<'_, '_>) -> Option<bool> {
+    m.typed(r, "true or false", |value| value.as_bool())
 }
 
 /// An object member (parsed; a member named twice inside it is a problem).
-pub(crate) fn object<'v>(
-    r: &mut Report,
-    map: &Object<'v>,
-    parent: &Path<'_>,
-    key: &str,
-    need: Need,
-    rule: FieldRule<'_>,
-) -> Option<Object<'v>> {
-    let path = parent.key(key);
-    let value = present(r, map, &path, key, need, rule)?;
-    as_object(r, value, &path, rule)
+pub(crate) fn object<'v>(r: &mut Report, m: Member<'_, 'v>) -> Option<Object<'v>> {
+    let value = m.value(r)?;
+    as_object(r, value, &m.path(), m.rule)
 }
 
 /// A node that must be an object, at `path`.
@@ -221,21 +220,8 @@ pub(crate) fn as_object<'v>(
 }
 
 /// An array member.
-pub(crate) fn array<'v>(
-    r: &mut Report,
-    map: &Object<'v>,
-    parent: &Path<'_>,
-    key: &str,
-    need: Need,
-    rule: FieldRule<'_>,
-) -> Option<Vec<Node<'v>>> {
-    let path = parent.key(key);
-    let value = present(r, map, &path, key, need, rule)?;
-    let list = value.as_array();
-    if list.is_none() {
-        wrong_type(r, &path, "an array", value, rule);
-    }
-    list
+pub(crate) fn array<'v>(r: &mut Report, m: Member<'_, 'v>) -> Option<Vec<Node<'v>>> {
+    m.typed(r, "an array", |value| value.as_array())
 }
 
 /// The request body as an object, or a problem at the root.

@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use chrono::NaiveDate;
 
 use super::account;
-use super::fields::{self, problem, FieldRule, Need, STRUCTURE};
+use super::fields::{self, problem, FieldRule, Member, Need, STRUCTURE};
 use super::formats::{
     check_image, ein_ok, email_ok, is_po_box, nine_digits, pad_number_id, parse_date, phone_ok,
     postal_state_ok, ssn_ok, website_ok, zip_ok, ImageError,
@@ -57,20 +57,7 @@ const AMOUNT: FieldRule<'static> =
     FieldRule { rank: Rank::Amount, error: &|v| AchError::InvalidAmount { value: echo(v) } };
 const CLASS: FieldRule<'static> = FieldRule { rank: Rank::ClassRule, error: &|_| AchError::FailedToAccept };
 
-/// Validate a request body given as bytes (what the engine receives).
-pub fn validate_bytes(bytes: &[u8], ctx: &Context<'_>) -> Result<MerchantApplication, Report> {
-    super::over_bytes(bytes, ctx, validate)
-}
-
-/// Validate a `serde_json::Value` (for Rust hosts that hold one).
-pub fn validate_value(value: &serde_json::Value, ctx: &Context<'_>) -> Result<MerchantApplication, Report> {
-    validate_bytes(value.to_string().as_bytes(), ctx)
-}
-
-/// Validate a merchant application; every problem is recorded in the report.
-pub fn validate(value: &JsonBody<'_>, ctx: &Context<'_>) -> Result<MerchantApplication, Report> {
-    super::walk_all(|r| walk(r, value, ctx))
-}
+entry_points!(MerchantApplication, "a merchant application");
 
 /// Nine digits from `123456789`, `123-45-6789` (SSN) or `12-3456789` (EIN).
 pub(crate) fn nine_digit_text(text: &str) -> Option<String> {
@@ -124,11 +111,11 @@ fn fail(r: &mut Report, at: &Path<'_>, code: C, rest: &str) {
 
 /// A required object member (a group of the application).
 fn group<'v>(r: &mut Report, m: &Obj<'v>, parent: &Path<'_>, key: &str) -> Option<Obj<'v>> {
-    fields::object(r, m, parent, key, Need::Required, STRUCTURE)
+    fields::object(r, Member::required(m, parent, key))
 }
 
 fn company_info(r: &mut Report, m: &Obj, at: &Path<'_>, web: bool) -> Option<CompanyInfo> {
-    let guarantee = fields::boolean(r, m, at, "check_guarantee", Need::Required, STRUCTURE);
+    let guarantee = fields::boolean(r, Member::required(m, at, "check_guarantee"));
     let name = req(r, m, at, "name", Fmt::Text(MAX_NAME));
     let dba = opt(r, m, at, "dba", Fmt::Text(MAX_NAME));
     let website = opt(r, m, at, "website", Fmt::Website);
@@ -170,7 +157,7 @@ fn velocities(r: &mut Report, m: &Obj, at: &Path<'_>) -> Option<Velocities> {
     let sales = amount(r, m, at, "expected_sales_per_year", Amount::NonNegative);
     let mut lowest = amount(r, m, at, "lowest_amount_allowed", Amount::Optional);
     let highest = amount(r, m, at, "highest_amount_allowed", Amount::Positive);
-    let decline = fields::boolean(r, m, at, "decline_duplicates", Need::Required, STRUCTURE);
+    let decline = fields::boolean(r, Member::required(m, at, "decline_duplicates"));
     if let (Some(Some(low)), Some(Some(high))) = (lowest, highest) {
         if low > high {
             let low_at = at.key("lowest_amount_allowed");
@@ -195,7 +182,7 @@ fn velocities(r: &mut Report, m: &Obj, at: &Path<'_>) -> Option<Velocities> {
 
 /// A count: a non-negative whole number, as a JSON number or a digit string.
 fn count(r: &mut Report, m: &Obj, parent: &Path<'_>, key: &str) -> Option<u64> {
-    let text = fields::number_or_text(r, m, parent, key, Need::Required, STRUCTURE)?;
+    let text = fields::number_or_text(r, Member::required(m, parent, key))?;
     let digits = text.bytes().all(|b| b.is_ascii_digit());
     match text.parse::<u64>() {
         Ok(n) if digits && (text.len() == 1 || !text.starts_with('0')) => Some(n),
@@ -226,7 +213,7 @@ fn amount(r: &mut Report, m: &Obj, parent: &Path<'_>, key: &str, kind: Amount) -
         Amount::Optional => Need::Optional,
         _ => Need::Required,
     };
-    let Some(text) = fields::number_or_text(r, m, parent, key, need, STRUCTURE) else {
+    let Some(text) = fields::number_or_text(r, Member::new(m, parent, key, need)) else {
         return (r.problems().len() == before).then_some(None);
     };
     let positive = kind == Amount::Positive;
@@ -275,7 +262,7 @@ fn business(r: &mut Report, m: &Obj, at: &Path<'_>, ctx: &Context<'_>) -> Option
 /// `business_start_date`: `yyyy-mm-dd`, not after today.
 fn start_date(r: &mut Report, m: &Obj, at: &Path<'_>, ctx: &Context<'_>) -> Option<NaiveDate> {
     let key = "business_start_date";
-    let text = fields::text(r, m, at, key, Need::Required, 32, STRUCTURE)?;
+    let text = fields::text(r, Member::required(m, at, key), 32)?;
     let at = at.key(key);
     let Some(date) = parse_date(&text) else {
         let rest = format!("must be a date as yyyy-mm-dd, not '{}'", echo(&text));
@@ -333,7 +320,7 @@ const EIN: IdRule = (ein_ok, "federal tax id (nine digits, like 12-3456789)");
 /// number cannot keep leading zeros, so it is left-padded to nine digits);
 /// normalized to nine digits. Its value is never echoed.
 fn nine_digit(r: &mut Report, m: &Obj, parent: &Path<'_>, key: &str, kind: IdRule) -> Option<String> {
-    let text = fields::number_or_text(r, m, parent, key, Need::Required, STRUCTURE)?;
+    let text = fields::number_or_text(r, Member::required(m, parent, key))?;
     let (ok, what) = kind;
     let at = parent.key(key);
     let is_number = fields::member(m, key).is_some_and(|n| n.json_type() == JsonType::Number);
@@ -440,7 +427,7 @@ fn each<T>(
 
 /// A required array member with at least one element.
 fn non_empty<'v>(r: &mut Report, m: &Obj<'v>, at: &Path<'_>, key: &str) -> Option<Vec<Node<'v>>> {
-    let list = fields::array(r, m, at, key, Need::Required, STRUCTURE)?;
+    let list = fields::array(r, Member::required(m, at, key))?;
     if list.is_empty() {
         fail(r, &at.key(key), C::Required, "must not be empty");
         return None;
@@ -522,7 +509,7 @@ fn references(r: &mut Report, m: &Obj, root: &Path<'_>) -> Maybe<Vec<Reference>>
     if fields::member(m, "references").is_none() {
         return Some(None);
     }
-    let list = fields::array(r, m, root, "references", Need::Optional, STRUCTURE)?;
+    let list = fields::array(r, Member::new(m, root, "references", Need::Optional))?;
     each(r, &list, &root.key("references"), reference).map(Some)
 }
 
@@ -597,7 +584,7 @@ fn opt(r: &mut Report, m: &Obj, at: &Path<'_>, key: &str, f: Fmt) -> Maybe<Strin
 /// A text member in format `f`.
 fn text(r: &mut Report, m: &Obj, at: &Path<'_>, key: &str, need: Need, f: Fmt) -> Maybe<String> {
     let before = r.problems().len();
-    let Some(text) = fields::text(r, m, at, key, need, f.max(), STRUCTURE) else {
+    let Some(text) = fields::text(r, Member::new(m, at, key, need), f.max()) else {
         return (r.problems().len() == before).then_some(None);
     };
     match f.check() {

@@ -5,6 +5,9 @@
 //! once; the envelope message is the first problem by precedence ([`Rank`]). The
 //! server, the C library and the browser module all call these same functions.
 
+#[macro_use]
+mod entry_points;
+
 mod account;
 pub mod customer;
 mod fields;

@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 
 use super::account::{self, bank_account};
-use super::fields::{self, problem, FieldRule, Need, STRUCTURE};
+use super::fields::{self, problem, FieldRule, Member, STRUCTURE};
 use super::formats::{check_image, terminal_state_ok, ImageError};
 use super::json::{JsonBody, JsonType, Object};
 use super::report::{Path, ProblemCode, Rank, Report};
@@ -25,27 +25,14 @@ const CLASS: FieldRule<'static> = FieldRule { rank: Rank::ClassRule, error: &|_|
 const TOKEN: FieldRule<'static> = FieldRule { rank: Rank::Identifier, error: &|_| AchError::FailedToAccept };
 const INLINE_KEYS: [&str; 4] = ["name", "routing_number", "account_number", "account_type"];
 
-/// Validate a request body given as bytes (what the engine receives).
-pub fn validate_bytes(bytes: &[u8], ctx: &Context<'_>) -> Result<NewTransaction, Report> {
-    super::over_bytes(bytes, ctx, validate)
-}
-
-/// Validate a `serde_json::Value` (for Rust hosts that hold one).
-pub fn validate_value(value: &serde_json::Value, ctx: &Context<'_>) -> Result<NewTransaction, Report> {
-    validate_bytes(value.to_string().as_bytes(), ctx)
-}
-
-/// Validate a transaction request; every problem is recorded in the report.
-pub fn validate(value: &JsonBody<'_>, ctx: &Context<'_>) -> Result<NewTransaction, Report> {
-    super::walk_all(|r| walk(r, value, ctx))
-}
+entry_points!(NewTransaction, "a transaction request");
 
 fn walk(r: &mut Report, value: &JsonBody<'_>, ctx: &Context<'_>) -> Option<NewTransaction> {
     let map = fields::root_object(r, value)?;
     let root = Path::ROOT;
     let merchant = account::merchant_id(r, map, &root, false);
     let amount = amount(r, map, &root);
-    let description = fields::text(r, map, &root, "description", Need::Required, MAX_DESCRIPTION, STRUCTURE);
+    let description = fields::text(r, Member::required(map, &root, "description"), MAX_DESCRIPTION);
     let direction = direction(r, map, &root);
     let class = entry_class(r, map, &root);
     // A member the class does not use is ignored like an unknown member: not read,
@@ -115,7 +102,7 @@ fn walk(r: &mut Report, value: &JsonBody<'_>, ctx: &Context<'_>) -> Option<NewTr
 /// `amount`: a JSON number or numeric string, parsed exactly (message 14).
 pub(crate) fn amount(r: &mut Report, map: &Object<'_>, parent: &Path<'_>) -> Option<Money> {
     let path = parent.key("amount");
-    let text = fields::number_or_text(r, map, parent, "amount", Need::Required, AMOUNT)?;
+    let text = fields::number_or_text(r, Member::required(map, parent, "amount").rule(AMOUNT))?;
     match Money::parse(&text) {
         Ok(m) => Some(m),
         Err(why) => {
@@ -133,7 +120,7 @@ pub(crate) fn amount(r: &mut Report, map: &Object<'_>, parent: &Path<'_>) -> Opt
 }
 
 fn direction(r: &mut Report, map: &Object<'_>, parent: &Path<'_>) -> Option<Direction> {
-    let text = fields::text(r, map, parent, "type", Need::Required, 16, STRUCTURE)?;
+    let text = fields::text(r, Member::required(map, parent, "type"), 16)?;
     let parsed = Direction::parse(&text);
     if parsed.is_none() {
         let path = parent.key("type");
@@ -144,7 +131,7 @@ fn direction(r: &mut Report, map: &Object<'_>, parent: &Path<'_>) -> Option<Dire
 }
 
 fn entry_class(r: &mut Report, map: &Object<'_>, parent: &Path<'_>) -> Option<EntryClass> {
-    let text = fields::text(r, map, parent, "standard_entry_class", Need::Required, 16, STRUCTURE)?;
+    let text = fields::text(r, Member::required(map, parent, "standard_entry_class"), 16)?;
     let parsed = EntryClass::parse(&text);
     if parsed.is_none() {
         let e = AchError::NotAccepted { transaction_type: echo(&text) };
@@ -202,7 +189,7 @@ fn check_number(
 /// territory code in any letter case, stored upper case.
 fn terminal_state(r: &mut Report, map: &Object<'_>, parent: &Path<'_>) -> Option<String> {
     let rule = FieldRule { rank: Rank::ClassRule, error: &|_| AchError::StateRequired };
-    let text = fields::text(r, map, parent, "state", Need::Required, 2, rule)?;
+    let text = fields::text(r, Member::required(map, parent, "state").rule(rule), 2)?;
     // ASCII only: a Unicode case mapping would turn look-alikes (`ſ` to `S`) into codes.
     let upper = text.to_ascii_uppercase();
     if terminal_state_ok(&upper) {
@@ -254,7 +241,7 @@ fn image(
 }
 
 fn customer(r: &mut Report, map: &Object<'_>, parent: &Path<'_>, ctx: &Context<'_>) -> Option<CustomerRef> {
-    let obj = fields::object(r, map, parent, "customer", Need::Required, STRUCTURE)?;
+    let obj = fields::object(r, Member::required(map, parent, "customer"))?;
     let path = parent.key("customer");
     let has_inline = INLINE_KEYS.into_iter().any(|k| fields::member(&obj, k).is_some());
     if fields::member(&obj, "id").is_none() {
@@ -274,7 +261,7 @@ fn customer(r: &mut Report, map: &Object<'_>, parent: &Path<'_>, ctx: &Context<'
         problem(r, &path, ProblemCode::Conflict, msg, STRUCTURE, "");
         return None;
     }
-    let id = fields::text(r, &obj, &path, "id", Need::Required, 64, TOKEN)?;
+    let id = fields::text(r, Member::required(&obj, &path, "id").rule(TOKEN), 64)?;
     match CustomerId::parse(&id) {
         Some(id) => Some(CustomerRef::Token { id }),
         None => {

@@ -64,6 +64,12 @@ fn summary(v: &Value) -> (Option<String>, Vec<(String, String)>) {
     (verdict.message, fields)
 }
 
+/// Assert that `v` is refused with `message` and one problem, `code` at `field`.
+#[track_caller]
+fn refused(v: &Value, message: &str, field: &str, code: &str) {
+    assert_eq!(summary(v), (Some(message.to_owned()), one(field, code)));
+}
+
 fn one(field: &str, code: &str) -> Vec<(String, String)> {
     vec![(field.to_owned(), code.to_owned())]
 }
@@ -134,10 +140,7 @@ fn message_15_caps_credits_at_fifty_million() {
     v["amount"] = json!("50000000.00");
     assert!(verdict(&v).valid);
     v["amount"] = json!("50000000.01");
-    assert_eq!(
-        summary(&v),
-        (Some("Credits are limited to 50,000,000 USD".into()), one("amount", "over_limit"))
-    );
+    refused(&v, "Credits are limited to 50,000,000 USD", "amount", "over_limit");
     v["type"] = json!("debit");
     assert!(verdict(&v).valid);
 }
@@ -158,20 +161,14 @@ fn message_11_merchant_id() {
     }
     let mut v = ppd();
     v.as_object_mut().unwrap().remove("merchant_id");
-    assert_eq!(summary(&v), (Some("'' is an invalid Merchant ID".into()), one("merchant_id", "required")));
+    refused(&v, "'' is an invalid Merchant ID", "merchant_id", "required");
 }
 
 #[test]
 fn message_12_routing_number() {
     let mut v = ppd();
     v["customer"]["routing_number"] = json!("021000022");
-    assert_eq!(
-        summary(&v),
-        (
-            Some("'021000022' is an invalid Routing Number".into()),
-            one("customer.routing_number", "invalid_check_digit")
-        )
-    );
+    refused(&v, "'021000022' is an invalid Routing Number", "customer.routing_number", "invalid_check_digit");
     v["customer"]["routing_number"] = json!("2100002");
     assert_eq!(summary(&v).1, one("customer.routing_number", "invalid_format"));
     v["customer"]["routing_number"] = json!(21000021);
@@ -195,13 +192,7 @@ fn message_13_masks_the_account_number() {
 fn message_16_routing_not_in_directory() {
     let mut v = ppd();
     v["customer"]["routing_number"] = json!("231380104");
-    assert_eq!(
-        summary(&v),
-        (
-            Some("Routing Number '231380104' was not found".into()),
-            one("customer.routing_number", "not_found")
-        )
-    );
+    refused(&v, "Routing Number '231380104' was not found", "customer.routing_number", "not_found");
 }
 
 #[test]
@@ -210,20 +201,11 @@ fn message_8_check_number_for_boc_and_pop() {
         let mut v = pop();
         v["standard_entry_class"] = json!(class);
         v.as_object_mut().unwrap().remove("check_number");
-        assert_eq!(
-            summary(&v),
-            (
-                Some(format!("Check Number Required For {class} Transactions")),
-                one("check_number", "required")
-            )
-        );
+        refused(&v, &format!("Check Number Required For {class} Transactions"), "check_number", "required");
     }
     let mut v = pop();
     v["check_number"] = json!("12a");
-    assert_eq!(
-        summary(&v),
-        (Some("Failed to accept this transaction".into()), one("check_number", "invalid_format"))
-    );
+    refused(&v, "Failed to accept this transaction", "check_number", "invalid_format");
     v["check_number"] = json!(1001);
     assert!(verdict(&v).valid);
 }
@@ -232,12 +214,9 @@ fn message_8_check_number_for_boc_and_pop() {
 fn message_9_state_for_pop() {
     let mut v = pop();
     v.as_object_mut().unwrap().remove("state");
-    assert_eq!(summary(&v), (Some("State Required For POP Transactions".into()), one("state", "required")));
+    refused(&v, "State Required For POP Transactions", "state", "required");
     v["state"] = json!("XX");
-    assert_eq!(
-        summary(&v),
-        (Some("State Required For POP Transactions".into()), one("state", "invalid_value"))
-    );
+    refused(&v, "State Required For POP Transactions", "state", "invalid_value");
     let mut boc = pop();
     boc["standard_entry_class"] = json!("BOC");
     boc.as_object_mut().unwrap().remove("state");
@@ -250,10 +229,7 @@ fn images_required_for_pop_icl_boc_and_must_be_real() {
         let mut v = pop();
         v["standard_entry_class"] = json!(class);
         v.as_object_mut().unwrap().remove("check_image_back");
-        assert_eq!(
-            summary(&v),
-            (Some("Failed to accept this transaction".into()), one("check_image_back", "required"))
-        );
+        refused(&v, "Failed to accept this transaction", "check_image_back", "required");
     }
     let mut v = pop();
     v["check_image_front"] = json!("@@@");
@@ -358,12 +334,11 @@ fn class_rules_debit_only_and_the_25000_cap() {
         let mut v = pop();
         v["standard_entry_class"] = json!(class);
         v["type"] = json!("credit");
-        assert_eq!(
-            summary(&v),
-            (
-                Some(format!("Unable to accept {class} credit transactions for this merchant")),
-                one("type", "direction_not_allowed")
-            )
+        refused(
+            &v,
+            &format!("Unable to accept {class} credit transactions for this merchant"),
+            "type",
+            "direction_not_allowed",
         );
     }
     let mut icl = pop();
@@ -441,18 +416,17 @@ fn one_amount_however_it_is_written() {
 fn unknown_class_and_type_are_clear_errors() {
     let mut v = ppd();
     v["standard_entry_class"] = json!("ARC");
-    assert_eq!(
-        summary(&v),
-        (
-            Some("Unable to accept ARC transactions for this merchant".into()),
-            one("standard_entry_class", "invalid_value")
-        )
+    refused(
+        &v,
+        "Unable to accept ARC transactions for this merchant",
+        "standard_entry_class",
+        "invalid_value",
     );
     v["standard_entry_class"] = json!("ppd");
     assert_eq!(summary(&v).1, one("standard_entry_class", "invalid_value"));
     let mut t = ppd();
     t["type"] = json!("refund");
-    assert_eq!(summary(&t), (Some("Failed to accept this transaction".into()), one("type", "invalid_value")));
+    refused(&t, "Failed to accept this transaction", "type", "invalid_value");
 }
 
 #[test]
@@ -504,10 +478,7 @@ fn every_problem_is_reported_at_once_in_precedence_order() {
 #[test]
 fn non_object_bodies_and_hostile_strings() {
     for body in [json!(null), json!([]), json!("x"), json!(5)] {
-        assert_eq!(
-            summary(&body),
-            (Some("Failed to accept this transaction".into()), one("", "invalid_type"))
-        );
+        refused(&body, "Failed to accept this transaction", "", "invalid_type");
     }
     let mut v = ppd();
     v["description"] = json!("a\u{0}b");

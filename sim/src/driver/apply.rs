@@ -27,11 +27,7 @@ impl Sim {
             (
                 Step::PartnerLimits { partner: Target::Known(p), limits },
                 Outcome::LimitsSet { limits: got, .. },
-            ) => {
-                let partner = &mut self.oracle.partners[*p];
-                partner.limits = same_limits("partner", &partner.limits, limits, got)?;
-                Ok(())
-            }
+            ) => update_limits("partner", &mut self.oracle.partners[*p].limits, limits, got),
             (Step::Submit { partner, app, .. }, Outcome::MerchantSubmitted { merchant_id }) => {
                 self.apply_submission(*partner, app, merchant_id);
                 Ok(())
@@ -43,11 +39,7 @@ impl Sim {
             (
                 Step::MerchantLimits { merchant: Target::Known(m), limits },
                 Outcome::LimitsSet { limits: got, .. },
-            ) => {
-                let merchant = &mut self.oracle.merchants[*m];
-                merchant.limits = same_limits("merchant", &merchant.limits, limits, got)?;
-                Ok(())
-            }
+            ) => update_limits("merchant", &mut self.oracle.merchants[*m].limits, limits, got),
             (
                 Step::CreateCustomer { partner, scope, account, .. },
                 Outcome::CustomerCreated { customer_id },
@@ -144,7 +136,7 @@ impl Sim {
     /// must authenticate it; its events reader starts.
     fn apply_approval(&mut self, m: Ix, limits: &Limits, got: &Limits, api_key: &str) -> Result<(), String> {
         let merchant = &mut self.oracle.merchants[m];
-        merchant.limits = same_limits("merchant", &merchant.limits, limits, got)?;
+        update_limits("merchant", &mut merchant.limits, limits, got)?;
         merchant.approved = true;
         merchant.key = Some(api_key.to_owned());
         let caller = self.engine().authenticate(api_key).map_err(|f| format!("merchant key: {f:?}"))?;
@@ -272,14 +264,16 @@ impl Sim {
     }
 }
 
-/// The limits a `whose` (partner or merchant) has after `update`: `base` merged
-/// with it, which must be what the engine answered (`got`).
-fn same_limits(whose: &str, base: &Limits, update: &Limits, got: &Limits) -> Result<Limits, String> {
-    let l = merged(base, update);
+/// A `whose` (partner or merchant)'s limits after `update`: `limits` merged with
+/// it, which must be what the engine answered (`got`); on a mismatch `limits`
+/// stays as it was.
+fn update_limits(whose: &str, limits: &mut Limits, update: &Limits, got: &Limits) -> Result<(), String> {
+    let l = merged(limits, update);
     if *got != l {
         return Err(format!("{whose} limits now {got:?}, the model {l:?}"));
     }
-    Ok(l)
+    *limits = l;
+    Ok(())
 }
 
 /// `base` with every field `update` sets replacing its own.

@@ -236,7 +236,7 @@ impl Oracle {
         // A credit's reversal debits the receiver: only until the cut-off five
         // banking days after the credit settled.
         let (next_cutoff, _) = calendar::cutoff_after(self.now);
-        match t.settlement {
+        match t.dates.settlement {
             Some(settled) if t.credit && next_cutoff > calendar::add_banking_days(settled, 5) => {
                 return no(FAILED, 409)
             }
@@ -269,7 +269,7 @@ impl Oracle {
         }
         let today = calendar::eastern_date(self.now);
         let date = date.unwrap_or(today);
-        if date > today || t.origination.is_some_and(|o| date < o) {
+        if date > today || t.dates.origination.is_some_and(|o| date < o) {
             return no(FAILED, 422);
         }
         Expect::Ok
@@ -422,23 +422,23 @@ impl Oracle {
                 403,
             );
         }
-        if over_count(m_period, ml.period_count) {
-            return no("You have exceeded the maximum number of checks for this merchant this period", 403);
-        }
-        if over_amount(m_period, ml.period_amount) {
-            return no("You have exceeded the maximum dollar amount for this merchant this period", 403);
-        }
-        if over_count(p_period, pl.period_count) {
-            return no("You have exceeded the maximum number of checks overall this period", 403);
-        }
-        if over_amount(p_period, pl.period_amount) {
-            return no("You have exceeded the maximum dollar amount overall this period", 403);
-        }
-        if over_count(m_month, ml.monthly_count) {
-            return no("You have exceeded your monthly transaction volume", 403);
-        }
-        if over_amount(m_month, ml.monthly_amount) {
-            return no("You have exceeded your monthly dollar amount cap", 403);
+        // The period and month limits, in the catalogue's order (messages 26 to 31).
+        let limits = [
+            (
+                over_count(m_period, ml.period_count),
+                "the maximum number of checks for this merchant this period",
+            ),
+            (
+                over_amount(m_period, ml.period_amount),
+                "the maximum dollar amount for this merchant this period",
+            ),
+            (over_count(p_period, pl.period_count), "the maximum number of checks overall this period"),
+            (over_amount(p_period, pl.period_amount), "the maximum dollar amount overall this period"),
+            (over_count(m_month, ml.monthly_count), "your monthly transaction volume"),
+            (over_amount(m_month, ml.monthly_amount), "your monthly dollar amount cap"),
+        ];
+        if let Some((_, what)) = limits.into_iter().find(|(over, _)| *over) {
+            return no(format!("You have exceeded {what}"), 403);
         }
         if let Some(avg) = ml.monthly_average_amount {
             let judged = ml.monthly_average_min_count.is_none_or(|min| m_month.count + 1 >= min);

@@ -160,22 +160,29 @@ pub struct Txn {
     pub created_at: DateTime<Utc>,
     /// The cut-off it waits for.
     pub cutoff: DateTime<Utc>,
-    /// Dates once originated.
+    /// Its dates and return.
+    pub dates: Dates,
+    /// When it settles.
+    pub settles_at: Option<DateTime<Utc>>,
+    /// The original, for a reversal.
+    pub reversal_of: Option<Ix>,
+    /// The latest reversal, for an original.
+    pub reversed_by: Option<Ix>,
+}
+
+/// A transaction's dates and return, as the feeds show them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Dates {
+    /// Origination date, once originated.
     pub origination: Option<NaiveDate>,
     /// Effective date.
     pub effective: Option<NaiveDate>,
     /// Settlement date.
     pub settlement: Option<NaiveDate>,
-    /// When it settles.
-    pub settles_at: Option<DateTime<Utc>>,
     /// Return date.
     pub return_date: Option<NaiveDate>,
     /// Return code.
     pub return_code: Option<String>,
-    /// The original, for a reversal.
-    pub reversal_of: Option<Ix>,
-    /// The latest reversal, for an original.
-    pub reversed_by: Option<Ix>,
 }
 
 /// One status change.
@@ -188,15 +195,7 @@ pub struct TxnChange {
     /// New status.
     pub status: Status,
     /// Dates and return, as the transaction had them.
-    pub origination: Option<NaiveDate>,
-    /// Effective date.
-    pub effective: Option<NaiveDate>,
-    /// Settlement date.
-    pub settlement: Option<NaiveDate>,
-    /// Return date.
-    pub return_date: Option<NaiveDate>,
-    /// Return code.
-    pub return_code: Option<String>,
+    pub dates: Dates,
     /// Reason.
     pub reason: Option<String>,
 }
@@ -287,21 +286,11 @@ impl Oracle {
             TxnState::Voided => Some("Voided".to_owned()),
             TxnState::Returned => RETURN_CODES
                 .iter()
-                .find(|(c, _)| Some(*c) == x.return_code.as_deref())
+                .find(|(c, _)| Some(*c) == x.dates.return_code.as_deref())
                 .map(|(_, r)| (*r).to_owned()),
             _ => None,
         };
-        TxnChange {
-            txn: t,
-            at,
-            status,
-            origination: x.origination,
-            effective: x.effective,
-            settlement: x.settlement,
-            return_date: x.return_date,
-            return_code: x.return_code.clone(),
-            reason,
-        }
+        TxnChange { txn: t, at, status, dates: x.dates.clone(), reason }
     }
 
     /// Report `t`'s current state in its partner's feed.
@@ -343,12 +332,8 @@ impl Oracle {
             state: TxnState::Pending,
             created_at: self.now,
             cutoff,
-            origination: None,
-            effective: None,
-            settlement: None,
+            dates: Dates::default(),
             settles_at: None,
-            return_date: None,
-            return_code: None,
             reversal_of,
             reversed_by: None,
         });
@@ -398,8 +383,8 @@ impl Oracle {
         let today = calendar::eastern_date(self.now);
         let x = &mut self.txns[t];
         x.state = TxnState::Returned;
-        x.return_code = Some(code.to_owned());
-        x.return_date = Some(date.unwrap_or(today));
+        x.dates.return_code = Some(code.to_owned());
+        x.dates.return_date = Some(date.unwrap_or(today));
         x.settles_at = None;
         self.report(t, self.now);
     }
@@ -428,9 +413,9 @@ impl Oracle {
                 let x = &mut self.txns[t];
                 let settlement = if x.credit { effective } else { calendar::add_banking_days(effective, 2) };
                 x.state = TxnState::Originated;
-                x.origination = Some(day);
-                x.effective = Some(effective);
-                x.settlement = Some(settlement);
+                x.dates.origination = Some(day);
+                x.dates.effective = Some(effective);
+                x.dates.settlement = Some(settlement);
                 x.settles_at = Some(calendar::settlement_instant(settlement));
                 progress.originated += 1;
             } else {
@@ -448,11 +433,11 @@ impl Oracle {
         StatusChange {
             transaction_id: self.txns[c.txn].id.clone(),
             change_timestamp: calendar::timestamp(c.at),
-            origination_date: c.origination.map(calendar::day),
-            effective_date: c.effective.map(calendar::day),
-            settlement_date: c.settlement.map(calendar::day),
-            return_date: c.return_date.map(calendar::day),
-            return_code: c.return_code.clone(),
+            origination_date: c.dates.origination.map(calendar::day),
+            effective_date: c.dates.effective.map(calendar::day),
+            settlement_date: c.dates.settlement.map(calendar::day),
+            return_date: c.dates.return_date.map(calendar::day),
+            return_code: c.dates.return_code.clone(),
             status: c.status,
             reason: c.reason.clone(),
         }
