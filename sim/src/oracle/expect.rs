@@ -426,19 +426,25 @@ impl Oracle {
         let limits = [
             (
                 over_count(m_period, ml.period_count),
-                "the maximum number of checks for this merchant this period",
+                "You have exceeded the maximum number of checks for this merchant this period",
             ),
             (
                 over_amount(m_period, ml.period_amount),
-                "the maximum dollar amount for this merchant this period",
+                "You have exceeded the maximum dollar amount for this merchant this period",
             ),
-            (over_count(p_period, pl.period_count), "the maximum number of checks overall this period"),
-            (over_amount(p_period, pl.period_amount), "the maximum dollar amount overall this period"),
-            (over_count(m_month, ml.monthly_count), "your monthly transaction volume"),
-            (over_amount(m_month, ml.monthly_amount), "your monthly dollar amount cap"),
+            (
+                over_count(p_period, pl.period_count),
+                "You have exceeded the maximum number of checks overall this period",
+            ),
+            (
+                over_amount(p_period, pl.period_amount),
+                "You have exceeded the maximum dollar amount overall this period",
+            ),
+            (over_count(m_month, ml.monthly_count), "You have exceeded your monthly transaction volume"),
+            (over_amount(m_month, ml.monthly_amount), "You have exceeded your monthly dollar amount cap"),
         ];
-        if let Some((_, what)) = limits.into_iter().find(|(over, _)| *over) {
-            return no(format!("You have exceeded {what}"), 403);
+        if let Some((_, message)) = limits.into_iter().find(|(over, _)| *over) {
+            return no(message, 403);
         }
         if let Some(avg) = ml.monthly_average_amount {
             let judged = ml.monthly_average_min_count.is_none_or(|min| m_month.count + 1 >= min);
