@@ -31,13 +31,6 @@ impl Engine {
         caller.ok_or(Refusal::Authentication)
     }
 
-    /// Run one operation in its own write transaction.
-    pub fn execute(&self, caller: &Caller, op: Operation) -> Result<Outcome, Refusal> {
-        self.execute_batch(vec![(caller.clone(), op)])
-            .pop()
-            .unwrap_or(Err(Refusal::refused(crate::AchError::SystemUnable)))
-    }
-
     /// Run many operations in ONE write transaction (one durable commit), each with
     /// its own result, in order. Work that needs no storage (validation, parsing a
     /// directory, fingerprints of the request) is done before the transaction

@@ -25,6 +25,7 @@ mod duplicates;
 mod execute;
 mod feeds;
 mod groundwork;
+mod group_commit;
 mod host_options;
 mod idempotency;
 mod images;
@@ -113,6 +114,8 @@ pub struct Engine {
     instance: u64,
     /// Requests waiting for the write lock (see [`Engine::advance_to`]).
     waiting: std::sync::atomic::AtomicUsize,
+    /// Concurrent [`Engine::execute`] calls sharing commits.
+    groups: group_commit::Groups,
 }
 
 impl Engine {
@@ -169,6 +172,7 @@ impl Engine {
             checks: true,
             instance: prepare::next_instance(),
             waiting: std::sync::atomic::AtomicUsize::new(0),
+            groups: group_commit::Groups::default(),
         };
         let window = engine.load_window()?;
         *engine.window.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner) = window;
