@@ -275,6 +275,20 @@ pub fn check_windows(merchant: &Limits, overall: &Limits, w: &Windows, t: Candid
 /// Longest rolling period, in days.
 pub const MAX_PERIOD_DAYS: u32 = 366;
 
+/// An ordinary month, in cents, of a merchant expecting 1,200 checks a year at
+/// $250 (the limits [`Limits::from_velocities`] gives it), ordered to test the
+/// average limit hardest: 100 debits of $5 to $900 averaging $250, the first
+/// $1,000 and the biggest next (the running average is about $904 after 27 of
+/// them). For tests (feature `simulation`).
+#[cfg(any(test, feature = "simulation"))]
+pub fn ordinary_month() -> Vec<i64> {
+    let mut month = vec![100_000];
+    month.extend([90_000; 26]);
+    month.extend([1_000; 8]);
+    month.extend([800; 65]);
+    month
+}
+
 #[cfg(test)]
 #[path = "limits_props.rs"]
 mod props;
@@ -523,20 +537,10 @@ mod tests {
         (amounts.len(), None)
     }
 
-    /// 100 debits of $5 to $900 averaging $250, the first $1,000 and the biggest
-    /// next: the running average is about $904 after 27 of them.
-    fn adversarial_month() -> Vec<i64> {
-        let mut month = vec![100_000];
-        month.extend([90_000; 26]);
-        month.extend([1_000; 8]);
-        month.extend([800; 65]);
-        month
-    }
-
     #[test]
     fn averaging_250_an_ordinary_month_is_accepted_in_any_order() {
         let l = Limits::from_velocities(&example_averaging(25_000));
-        let month = adversarial_month();
+        let month = ordinary_month();
         assert_eq!((month.len(), month.iter().sum::<i64>()), (100, 2_500_000));
         // The worst prefix the average is judged on: the first 50, $24,600 ($492.00
         // each, under the $750 cap by a third).
