@@ -336,71 +336,48 @@ mod tests {
         );
     }
 
+    /// Sets one limit: the merchant's (first) or the partner's overall (second).
+    type SetLimit = fn(&mut Limits, &mut Limits);
+    /// The usage of one window.
+    type Window = fn(&mut Windows) -> &mut Usage;
+
     #[test]
     fn window_limits_each_reached_exactly_at_the_boundary() {
-        let usage = |count, amount| Usage { count, amount };
-        let cases: Vec<(Limits, Limits, Windows, AchError)> = vec![
+        use AchError::*;
+        // Each window limit alone: a count reached by as many used, $10.00 by
+        // $9.01 used (the debit is $1.00).
+        const TEN: Money = Money::from_cents(1000);
+        let count = |count| Usage { count, amount: 0 };
+        let spent = Usage { count: 1, amount: 901 };
+        let table: [(SetLimit, Window, Usage, AchError); 10] = [
+            (|l, _| l.daily_count = Some(2), |w| &mut w.merchant_day, count(2), DailyCountMerchant),
             (
-                Limits { daily_count: Some(2), ..Limits::default() },
-                Limits::default(),
-                Windows { merchant_day: usage(2, 0), ..Windows::default() },
-                AchError::DailyCountMerchant,
+                |l, _| l.daily_amount = Some(TEN),
+                |w| &mut w.merchant_day,
+                spent,
+                DailyAmountMerchant { limit: TEN },
             ),
+            (|_, l| l.daily_count = Some(5), |w| &mut w.overall_day, count(5), DailyCountOverall),
             (
-                Limits { daily_amount: Some(m(1000)), ..Limits::default() },
-                Limits::default(),
-                Windows { merchant_day: usage(1, 901), ..Windows::default() },
-                AchError::DailyAmountMerchant { limit: m(1000) },
+                |_, l| l.daily_amount = Some(TEN),
+                |w| &mut w.overall_day,
+                spent,
+                DailyAmountOverall { limit: TEN },
             ),
-            (
-                Limits::default(),
-                Limits { daily_count: Some(5), ..Limits::default() },
-                Windows { overall_day: usage(5, 0), ..Windows::default() },
-                AchError::DailyCountOverall,
-            ),
-            (
-                Limits::default(),
-                Limits { daily_amount: Some(m(1000)), ..Limits::default() },
-                Windows { overall_day: usage(1, 901), ..Windows::default() },
-                AchError::DailyAmountOverall { limit: m(1000) },
-            ),
-            (
-                Limits { period_count: Some(3), ..Limits::default() },
-                Limits::default(),
-                Windows { merchant_period: usage(3, 0), ..Windows::default() },
-                AchError::PeriodCountMerchant,
-            ),
-            (
-                Limits { period_amount: Some(m(1000)), ..Limits::default() },
-                Limits::default(),
-                Windows { merchant_period: usage(1, 901), ..Windows::default() },
-                AchError::PeriodAmountMerchant,
-            ),
-            (
-                Limits::default(),
-                Limits { period_count: Some(3), ..Limits::default() },
-                Windows { overall_period: usage(3, 0), ..Windows::default() },
-                AchError::PeriodCountOverall,
-            ),
-            (
-                Limits::default(),
-                Limits { period_amount: Some(m(1000)), ..Limits::default() },
-                Windows { overall_period: usage(1, 901), ..Windows::default() },
-                AchError::PeriodAmountOverall,
-            ),
-            (
-                Limits { monthly_count: Some(4), ..Limits::default() },
-                Limits::default(),
-                Windows { merchant_month: usage(4, 0), ..Windows::default() },
-                AchError::MonthlyVolume,
-            ),
-            (
-                Limits { monthly_amount: Some(m(1000)), ..Limits::default() },
-                Limits::default(),
-                Windows { merchant_month: usage(1, 901), ..Windows::default() },
-                AchError::MonthlyAmount,
-            ),
+            (|l, _| l.period_count = Some(3), |w| &mut w.merchant_period, count(3), PeriodCountMerchant),
+            (|l, _| l.period_amount = Some(TEN), |w| &mut w.merchant_period, spent, PeriodAmountMerchant),
+            (|_, l| l.period_count = Some(3), |w| &mut w.overall_period, count(3), PeriodCountOverall),
+            (|_, l| l.period_amount = Some(TEN), |w| &mut w.overall_period, spent, PeriodAmountOverall),
+            (|l, _| l.monthly_count = Some(4), |w| &mut w.merchant_month, count(4), MonthlyVolume),
+            (|l, _| l.monthly_amount = Some(TEN), |w| &mut w.merchant_month, spent, MonthlyAmount),
         ];
+        let cases = table.into_iter().map(|(set, window, used, expected)| {
+            let (mut merchant, mut overall) = (Limits::default(), Limits::default());
+            set(&mut merchant, &mut overall);
+            let mut windows = Windows::default();
+            *window(&mut windows) = used;
+            (merchant, overall, windows, expected)
+        });
         for (merchant, overall, windows, expected) in cases {
             assert_eq!(
                 check_windows(&merchant, &overall, &windows, debit(100)),
