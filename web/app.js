@@ -333,6 +333,7 @@ function updateVisibility(form) {
 
 function setupForm(spec) {
   const form = document.getElementById(`${spec.id}-form`);
+  form.append(document.getElementById('form-frame').content.cloneNode(true));
   form.spec = spec;
   const body = form.querySelector('.form-body');
   for (const f of spec.fields ?? []) body.append(renderField(spec.id, f));

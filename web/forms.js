@@ -44,41 +44,40 @@ function bankAccount(prefix, legend) {
   };
 }
 
-/** One principal (owner) of the merchant, item `i`. */
-export function principal(i) {
-  const p = `principal[${i}]`;
-  return {
-    group: p,
-    legend: `Principal ${i + 1}`,
-    fields: [
-      { path: `${p}.name`, label: 'Full name', autocomplete: 'off' },
-      { path: `${p}.title`, label: 'Title' },
-      { path: `${p}.ssn`, label: 'SSN', hint: '123-45-6789', inputmode: 'numeric', short: true },
-      { path: `${p}.driver_license`, label: "Driver's license" },
-      { path: `${p}.driver_license_state`, label: 'License state', kind: 'select', options: STATES, short: true },
-      { path: `${p}.phone`, label: 'Phone', type: 'tel' },
-      { path: `${p}.fax`, label: 'Fax', type: 'tel', optional: true },
-      { path: `${p}.email`, label: 'Email', type: 'email' },
-    ],
-    groups: [address(p)],
+/** The items of a repeated group: item `i` has the JSON path `name[i]`, the
+ * legend "`title` i+1" and what `parts` makes for that path. */
+function repeated(name, title, parts) {
+  return (i) => {
+    const path = `${name}[${i}]`;
+    return { group: path, legend: `${title} ${i + 1}`, ...parts(path) };
   };
 }
 
+/** One principal (owner) of the merchant, item `i`. */
+export const principal = repeated('principal', 'Principal', (p) => ({
+  fields: [
+    { path: `${p}.name`, label: 'Full name', autocomplete: 'off' },
+    { path: `${p}.title`, label: 'Title' },
+    { path: `${p}.ssn`, label: 'SSN', hint: '123-45-6789', inputmode: 'numeric', short: true },
+    { path: `${p}.driver_license`, label: "Driver's license" },
+    { path: `${p}.driver_license_state`, label: 'License state', kind: 'select', options: STATES, short: true },
+    { path: `${p}.phone`, label: 'Phone', type: 'tel' },
+    { path: `${p}.fax`, label: 'Fax', type: 'tel', optional: true },
+    { path: `${p}.email`, label: 'Email', type: 'email' },
+  ],
+  groups: [address(p)],
+}));
+
 /** One trade reference of the merchant, item `i`. */
-export function reference(i) {
-  const r = `references[${i}]`;
-  return {
-    group: r,
-    legend: `Reference ${i + 1}`,
-    fields: [
-      { path: `${r}.name`, label: 'Business name' },
-      { path: `${r}.contact_name`, label: 'Contact name' },
-      { path: `${r}.phone`, label: 'Phone', type: 'tel' },
-      { path: `${r}.state`, label: 'State', kind: 'select', options: STATES, short: true },
-      { path: `${r}.account_number`, label: 'Account number', optional: true },
-    ],
-  };
-}
+export const reference = repeated('references', 'Reference', (r) => ({
+  fields: [
+    { path: `${r}.name`, label: 'Business name' },
+    { path: `${r}.contact_name`, label: 'Contact name' },
+    { path: `${r}.phone`, label: 'Phone', type: 'tel' },
+    { path: `${r}.state`, label: 'State', kind: 'select', options: STATES, short: true },
+    { path: `${r}.account_number`, label: 'Account number', optional: true },
+  ],
+}));
 
 /** The transaction form. */
 export const transaction = {

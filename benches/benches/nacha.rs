@@ -6,11 +6,9 @@
 use std::hint::black_box;
 
 use ach_core::model::{AccountType, Direction};
-use ach_core::nacha::{
-    read, service_class_for, transaction_code, write, Addenda, Batch, Entry, NachaFile, Originator, Text,
-};
+use ach_core::nacha::{read, transaction_code, write, Addenda, Entry, NachaFile, Originator, Text};
 use ach_core::Money;
-use chrono::{NaiveDate, NaiveTime};
+use ach_tests::nacha_sample;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
 const ENTRIES: u32 = 100_000;
@@ -54,31 +52,10 @@ fn file() -> NachaFile {
                     }
                 })
                 .collect();
-            Batch {
-                service_class_code: service_class_for(&entries),
-                company_name: "ACME WIDGETS".into(),
-                company_discretionary_data: Text::new(),
-                company_identification: "1234567890".into(),
-                sec_code: sec.into(),
-                company_entry_description: "PURCHASE".into(),
-                company_descriptive_date: Text::new(),
-                effective_entry_date: NaiveDate::from_ymd_opt(2026, 11, 30).unwrap(),
-                settlement_date: Text::new(),
-                originator_status_code: '1',
-                odfi_identification: o.odfi_identification().into(),
-                batch_number: b + 1,
-                entries,
-            }
+            nacha_sample::batch(&o, "ACME WIDGETS", (sec, "PURCHASE"), b + 1, entries)
         })
         .collect();
-    NachaFile {
-        header: o.file_header(
-            NaiveDate::from_ymd_opt(2026, 11, 27).unwrap(),
-            NaiveTime::from_hms_opt(18, 0, 0),
-            'A',
-        ),
-        batches,
-    }
+    nacha_sample::file(&o, batches)
 }
 
 fn nacha(c: &mut Criterion) {

@@ -275,6 +275,20 @@ pub fn check_windows(merchant: &Limits, overall: &Limits, w: &Windows, t: Candid
 /// Longest rolling period, in days.
 pub const MAX_PERIOD_DAYS: u32 = 366;
 
+/// An ordinary month, in cents, of a merchant expecting 1,200 checks a year at
+/// $250 (the limits [`Limits::from_velocities`] gives it), ordered to test the
+/// average limit hardest: 100 debits of $5 to $900 averaging $250, the first
+/// $1,000 and the biggest next (the running average is about $904 after 27 of
+/// them). For tests (feature `simulation`).
+#[cfg(any(test, feature = "simulation"))]
+pub fn ordinary_month() -> Vec<i64> {
+    let mut month = vec![100_000];
+    month.extend([90_000; 26]);
+    month.extend([1_000; 8]);
+    month.extend([800; 65]);
+    month
+}
+
 #[cfg(test)]
 #[path = "limits_props.rs"]
 mod props;
@@ -322,71 +336,48 @@ mod tests {
         );
     }
 
+    /// Sets one limit: the merchant's (first) or the partner's overall (second).
+    type SetLimit = fn(&mut Limits, &mut Limits);
+    /// The usage of one window.
+    type Window = fn(&mut Windows) -> &mut Usage;
+
     #[test]
     fn window_limits_each_reached_exactly_at_the_boundary() {
-        let usage = |count, amount| Usage { count, amount };
-        let cases: Vec<(Limits, Limits, Windows, AchError)> = vec![
+        use AchError::*;
+        // Each window limit alone: a count reached by as many used, $10.00 by
+        // $9.01 used (the debit is $1.00).
+        const TEN: Money = Money::from_cents(1000);
+        let count = |count| Usage { count, amount: 0 };
+        let spent = Usage { count: 1, amount: 901 };
+        let table: [(SetLimit, Window, Usage, AchError); 10] = [
+            (|l, _| l.daily_count = Some(2), |w| &mut w.merchant_day, count(2), DailyCountMerchant),
             (
-                Limits { daily_count: Some(2), ..Limits::default() },
-                Limits::default(),
-                Windows { merchant_day: usage(2, 0), ..Windows::default() },
-                AchError::DailyCountMerchant,
+                |l, _| l.daily_amount = Some(TEN),
+                |w| &mut w.merchant_day,
+                spent,
+                DailyAmountMerchant { limit: TEN },
             ),
+            (|_, l| l.daily_count = Some(5), |w| &mut w.overall_day, count(5), DailyCountOverall),
             (
-                Limits { daily_amount: Some(m(1000)), ..Limits::default() },
-                Limits::default(),
-                Windows { merchant_day: usage(1, 901), ..Windows::default() },
-                AchError::DailyAmountMerchant { limit: m(1000) },
+                |_, l| l.daily_amount = Some(TEN),
+                |w| &mut w.overall_day,
+                spent,
+                DailyAmountOverall { limit: TEN },
             ),
-            (
-                Limits::default(),
-                Limits { daily_count: Some(5), ..Limits::default() },
-                Windows { overall_day: usage(5, 0), ..Windows::default() },
-                AchError::DailyCountOverall,
-            ),
-            (
-                Limits::default(),
-                Limits { daily_amount: Some(m(1000)), ..Limits::default() },
-                Windows { overall_day: usage(1, 901), ..Windows::default() },
-                AchError::DailyAmountOverall { limit: m(1000) },
-            ),
-            (
-                Limits { period_count: Some(3), ..Limits::default() },
-                Limits::default(),
-                Windows { merchant_period: usage(3, 0), ..Windows::default() },
-                AchError::PeriodCountMerchant,
-            ),
-            (
-                Limits { period_amount: Some(m(1000)), ..Limits::default() },
-                Limits::default(),
-                Windows { merchant_period: usage(1, 901), ..Windows::default() },
-                AchError::PeriodAmountMerchant,
-            ),
-            (
-                Limits::default(),
-                Limits { period_count: Some(3), ..Limits::default() },
-                Windows { overall_period: usage(3, 0), ..Windows::default() },
-                AchError::PeriodCountOverall,
-            ),
-            (
-                Limits::default(),
-                Limits { period_amount: Some(m(1000)), ..Limits::default() },
-                Windows { overall_period: usage(1, 901), ..Windows::default() },
-                AchError::PeriodAmountOverall,
-            ),
-            (
-                Limits { monthly_count: Some(4), ..Limits::default() },
-                Limits::default(),
-                Windows { merchant_month: usage(4, 0), ..Windows::default() },
-                AchError::MonthlyVolume,
-            ),
-            (
-                Limits { monthly_amount: Some(m(1000)), ..Limits::default() },
-                Limits::default(),
-                Windows { merchant_month: usage(1, 901), ..Windows::default() },
-                AchError::MonthlyAmount,
-            ),
+            (|l, _| l.period_count = Some(3), |w| &mut w.merchant_period, count(3), PeriodCountMerchant),
+            (|l, _| l.period_amount = Some(TEN), |w| &mut w.merchant_period, spent, PeriodAmountMerchant),
+            (|_, l| l.period_count = Some(3), |w| &mut w.overall_period, count(3), PeriodCountOverall),
+            (|_, l| l.period_amount = Some(TEN), |w| &mut w.overall_period, spent, PeriodAmountOverall),
+            (|l, _| l.monthly_count = Some(4), |w| &mut w.merchant_month, count(4), MonthlyVolume),
+            (|l, _| l.monthly_amount = Some(TEN), |w| &mut w.merchant_month, spent, MonthlyAmount),
         ];
+        let cases = table.into_iter().map(|(set, window, used, expected)| {
+            let (mut merchant, mut overall) = (Limits::default(), Limits::default());
+            set(&mut merchant, &mut overall);
+            let mut windows = Windows::default();
+            *window(&mut windows) = used;
+            (merchant, overall, windows, expected)
+        });
         for (merchant, overall, windows, expected) in cases {
             assert_eq!(
                 check_windows(&merchant, &overall, &windows, debit(100)),
@@ -523,20 +514,10 @@ mod tests {
         (amounts.len(), None)
     }
 
-    /// 100 debits of $5 to $900 averaging $250, the first $1,000 and the biggest
-    /// next: the running average is about $904 after 27 of them.
-    fn adversarial_month() -> Vec<i64> {
-        let mut month = vec![100_000];
-        month.extend([90_000; 26]);
-        month.extend([1_000; 8]);
-        month.extend([800; 65]);
-        month
-    }
-
     #[test]
     fn averaging_250_an_ordinary_month_is_accepted_in_any_order() {
         let l = Limits::from_velocities(&example_averaging(25_000));
-        let month = adversarial_month();
+        let month = ordinary_month();
         assert_eq!((month.len(), month.iter().sum::<i64>()), (100, 2_500_000));
         // The worst prefix the average is judged on: the first 50, $24,600 ($492.00
         // each, under the $750 cap by a third).

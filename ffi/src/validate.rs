@@ -68,16 +68,10 @@ pub unsafe extern "C" fn ach_validate(
     json: *const c_char,
     out: *mut AchBuffer,
 ) -> AchResult {
-    boundary::run(|| {
-        let kind = kind_of(kind)?;
-        // SAFETY: forwarded contract: `json` is NULL or a NUL-terminated string.
-        let body = unsafe { c_str(json, "json") }?;
-        let out = out_param(out, "out")?;
-        let line = verdict_line(kind, body.as_bytes());
-        // SAFETY: `out` is not NULL (checked) and writable by the caller's contract.
-        unsafe { out.as_ptr().write(AchBuffer::from_text(line)) };
-        Ok(())
-    })
+    // SAFETY: forwarded contract: `json` is NULL or a NUL-terminated string.
+    let body = || unsafe { c_str(json, "json") }.map(str::as_bytes);
+    // SAFETY: forwarded contract: `out` is NULL or writable for one `AchBuffer`.
+    unsafe { verdict_into(kind, body, out) }
 }
 
 /// Like `ach_validate`, for a body given as `len` bytes at `data` (no NUL needed;
@@ -95,10 +89,27 @@ pub unsafe extern "C" fn ach_validate_bytes(
     len: usize,
     out: *mut AchBuffer,
 ) -> AchResult {
+    // SAFETY: forwarded contract: `data` is NULL or `len` readable bytes.
+    let body = || unsafe { c_bytes(data, len, "data") };
+    // SAFETY: forwarded contract: `out` is NULL or writable for one `AchBuffer`.
+    unsafe { verdict_into(kind, body, out) }
+}
+
+/// What `ach_validate` and `ach_validate_bytes` do once they can read their
+/// body: check `kind`, then the body (`body` reads it), then `out`, in that
+/// order, and write the verdict line to `*out`.
+///
+/// # Safety
+/// `kind` is NULL or a NUL-terminated string; `out` is NULL or points to writable
+/// memory for one `AchBuffer`.
+unsafe fn verdict_into<'a>(
+    kind: *const c_char,
+    body: impl FnOnce() -> Result<&'a [u8], CallRefusal>,
+    out: *mut AchBuffer,
+) -> AchResult {
     boundary::run(|| {
         let kind = kind_of(kind)?;
-        // SAFETY: forwarded contract: `data` is NULL or `len` readable bytes.
-        let body = unsafe { c_bytes(data, len, "data") }?;
+        let body = body()?;
         let out = out_param(out, "out")?;
         let line = verdict_line(kind, body);
         // SAFETY: `out` is not NULL (checked) and writable by the caller's contract.

@@ -321,15 +321,16 @@ fn json_string_of(bytes: &[u8]) -> Vec<u8> {
 
 /// A corpus case as a C host sends it: an envelope with the body as a string.
 fn corpus_row(c: &Case, values: &Values) -> Row {
-    let mut e = json!({"method": values.text(&c.method), "path": values.text(&c.path)});
-    if let Some(k) = &c.key {
+    let r = &c.request;
+    let mut e = json!({"method": values.text(&r.method), "path": values.text(&r.path)});
+    if let Some(k) = &r.key {
         e["api_key"] = json!(values.text(k));
     }
-    if let Some(k) = &c.idempotency_key {
+    if let Some(k) = &r.idempotency_key {
         e["idempotency_key"] = json!(values.text(k));
     }
     let mut envelope = e.to_string().into_bytes();
-    if let Some(body) = &c.body {
+    if let Some(body) = &r.body {
         envelope.pop();
         envelope.extend_from_slice(b",\"body\":");
         envelope.extend(json_string_of(&values.expand(body)));

@@ -222,22 +222,12 @@ impl Sandbox {
         for (i, tenant) in self.tenants.iter().enumerate() {
             let page = self.engine.status_changes(&tenant.caller, &tenant.partner_id, &tracker.pointers[i]);
             let page = page.unwrap_or_else(|f| panic!("the feed of partner {i} is unreadable: {f:?}"));
-            assert!(
-                response.status < 400 || page.changes.is_empty(),
-                "a refusal ({}) wrote to the feed: {:?}",
-                response.status,
-                page.changes
-            );
+            unwritten_by_refusal(response.status, "feed", &page.changes);
             tracker.pointers[i] = page.new_pointer;
             let events = self.engine.events(&tenant.merchant_caller, Some(&tracker.events[i]));
             let events =
                 events.unwrap_or_else(|f| panic!("the events of merchant {i} are unreadable: {f:?}"));
-            assert!(
-                response.status < 400 || events.events.is_empty(),
-                "a refusal ({}) wrote to the events feed: {:?}",
-                response.status,
-                events.events
-            );
+            unwritten_by_refusal(response.status, "events feed", &events.events);
             tracker.events[i] = events.new_pointer;
         }
         tracker.runs += 1;
@@ -245,6 +235,12 @@ impl Sandbox {
             assert_eq!(self.engine.audit_usage(), Ok(Ok(())), "usage counters disagree with transactions");
         }
     }
+}
+
+/// A refusal (`status` 400 or more) must have added nothing to `feed` (what a
+/// feed read from its pointer returned).
+fn unwritten_by_refusal<T: std::fmt::Debug>(status: u16, feed: &str, added: &[T]) {
+    assert!(status < 400 || added.is_empty(), "a refusal ({status}) wrote to the {feed}: {added:?}");
 }
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {

@@ -152,28 +152,36 @@ fn refused_in_every_mode(root: &TempDir, data: &Path, why: &str) -> BTreeMap<Str
     before
 }
 
-#[test]
-fn an_empty_database_file_is_refused_not_initialised() {
+/// A new data directory made by `achd init`, then changed by `damage`.
+fn damaged(damage: impl FnOnce(&Path)) -> (TempDir, PathBuf) {
     let root = temp_dir();
     let data = initialised(&root);
-    std::fs::write(data.join("ach.redb"), b"").unwrap();
+    damage(&data);
+    (root, data)
+}
+
+/// Delete these files of `data`.
+fn remove(data: &Path, names: &[&str]) {
+    for name in names {
+        std::fs::remove_file(data.join(name)).unwrap();
+    }
+}
+
+#[test]
+fn an_empty_database_file_is_refused_not_initialised() {
+    let (root, data) = damaged(|data| std::fs::write(data.join("ach.redb"), b"").unwrap());
     refused_in_every_mode(&root, &data, "is empty (0 bytes)");
 }
 
 #[test]
 fn a_database_without_its_key_is_refused_and_no_key_is_made() {
-    let root = temp_dir();
-    let data = initialised(&root);
-    std::fs::remove_file(data.join("ach.redb.key")).unwrap();
-    std::fs::remove_file(data.join("operator.key")).unwrap();
+    let (root, data) = damaged(|data| remove(data, &["ach.redb.key", "operator.key"]));
     refused_in_every_mode(&root, &data, "exists but its key file");
 }
 
 #[test]
 fn a_key_without_its_database_is_refused_even_with_init() {
-    let root = temp_dir();
-    let data = initialised(&root);
-    std::fs::remove_file(data.join("ach.redb")).unwrap();
+    let (root, data) = damaged(|data| remove(data, &["ach.redb"]));
     let before = refused_in_every_mode(&root, &data, "exists but its database");
     let run = init(root.path(), &data);
     assert_refused(&run, "already holds a database or its key", &data, &before);

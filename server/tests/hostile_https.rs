@@ -24,7 +24,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ach_testkit::{basic_auth as basic, complete, Achd, Raw, TlsStream};
-use ach_tests::hostile::{check, corpus, never_issued, Case, Side, Values};
+use ach_tests::hostile::{check, corpus, never_issued, CaseRequest, Side, Values};
 use base64::Engine as _;
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -450,7 +450,7 @@ fn target(path: &str) -> Vec<u8> {
 }
 
 /// A corpus case's bytes: the key as the Basic-auth user name.
-fn corpus_chunks(c: &Case, v: &Values) -> Vec<Vec<u8>> {
+fn corpus_chunks(c: &CaseRequest, v: &Values) -> Vec<Vec<u8>> {
     let mut headers = Vec::new();
     if let Some(k) = &c.key {
         headers.push(("authorization", basic(&v.text(k)).into_bytes()));
@@ -475,14 +475,14 @@ async fn hostile_requests_get_clear_errors_and_store_nothing() {
     let mut failed = Vec::new();
     let (cases, skipped) = corpus("https");
     for c in &cases {
-        let answer = s.raw(corpus_chunks(c, &v)).await;
+        let answer = s.raw(corpus_chunks(&c.request, &v)).await;
         let mut verdict = check(&c.expect, answer.status, &answer.text(), &v);
         if let (Some(name), Ok(())) = (&c.like_unknown, &verdict) {
             // Another partner's id is answered exactly as a never-issued one.
             let (real, never) = (&v.0[name], never_issued(&v.0[name]));
             let twin =
                 Values(v.0.iter().map(|(k, x)| (k.clone(), x.replace(real.as_str(), &never))).collect());
-            let other = s.raw(corpus_chunks(c, &twin)).await;
+            let other = s.raw(corpus_chunks(&c.request, &twin)).await;
             if (other.status, other.text().replace(&never, real)) != (answer.status, answer.text()) {
                 verdict = Err(format!("answered unlike a never-issued id: {}", other.text()));
             }

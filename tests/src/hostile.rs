@@ -27,7 +27,18 @@ pub struct Case {
     pub name: String,
     /// The file it is in (`nul.json`).
     pub file: String,
-    /// Method, path (with its query), key, idempotency key: templates.
+    /// What the case sends.
+    pub request: CaseRequest,
+    /// The fixture value (`a.pending`) whose never-issued twin must be answered alike.
+    pub like_unknown: Option<String>,
+    /// What the answer must be (see [`check`]).
+    pub expect: Value,
+}
+
+/// What a case sends, its parts templates: every host sends them its own way.
+#[derive(Debug, Clone)]
+pub struct CaseRequest {
+    /// The method.
     pub method: String,
     /// The path, possibly with `?query`.
     pub path: String,
@@ -39,10 +50,6 @@ pub struct Case {
     pub content_type: Option<String>,
     /// The body's text, if any (a template).
     pub body: Option<String>,
-    /// The fixture value (`a.pending`) whose never-issued twin must be answered alike.
-    pub like_unknown: Option<String>,
-    /// What the answer must be (see [`check`]).
-    pub expect: Value,
 }
 
 fn read(path: &std::path::Path) -> Value {
@@ -77,12 +84,14 @@ pub fn corpus(host: &str) -> (Vec<Case>, usize) {
             }
             let text = |k: &str| c.get(k).and_then(Value::as_str).map(str::to_owned);
             cases.push(Case {
-                body: body(&c, &bases),
-                method: text("method").unwrap_or_else(|| "GET".into()),
-                path: text("path").unwrap_or_else(|| panic!("{name}: no path")),
-                key: text("key"),
-                idempotency_key: text("idempotency_key"),
-                content_type: text("content_type"),
+                request: CaseRequest {
+                    body: body(&c, &bases),
+                    method: text("method").unwrap_or_else(|| "GET".into()),
+                    path: text("path").unwrap_or_else(|| panic!("{name}: no path")),
+                    key: text("key"),
+                    idempotency_key: text("idempotency_key"),
+                    content_type: text("content_type"),
+                },
                 like_unknown: text("like_unknown"),
                 expect: c.get("expect").cloned().unwrap_or(Value::Null),
                 file: file.clone(),

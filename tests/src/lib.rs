@@ -4,6 +4,7 @@
 pub mod hostile;
 pub mod json_paths;
 pub mod lookalike;
+pub mod nacha_sample;
 pub mod real_nacha;
 pub mod router;
 

@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 use ach_core::engine::{Caller, Operation, Outcome};
-use ach_core::limits::Limits;
+use ach_core::limits::{ordinary_month, Limits};
 use ach_core::Money;
 use ach_tests::router;
 use ach_tests::world::{
@@ -15,6 +15,15 @@ use serde_json::json;
 fn dollars(d: i64) -> Option<Money> {
     Some(Money::from_cents(d * 100))
 }
+
+/// One step of a scenario: a debit of an amount and its expected answer (the
+/// message or "ok"), or a move of the clock.
+#[derive(Clone, Copy)]
+enum Step {
+    Debit(&'static str, &'static str),
+    At(&'static str),
+}
+use Step::{At, Debit};
 
 struct Shop {
     w: World,
@@ -40,6 +49,21 @@ impl Shop {
         self.send(&self.m, "debit", amount, n)
     }
 
+    /// Runs `steps` in order, the debits numbered from `1` (each to its own
+    /// account), asserting each debit's answer.
+    fn run(&self, steps: &[Step]) {
+        let mut n = 0;
+        for step in steps {
+            match *step {
+                At(time) => self.w.at(time),
+                Debit(amount, expected) => {
+                    n += 1;
+                    assert_eq!(self.debit(amount, n), expected, "debit {n} of {amount}");
+                }
+            }
+        }
+    }
+
     fn send(&self, merchant: &str, kind: &str, amount: &str, n: u32) -> String {
         let mut t = transaction(merchant, kind, amount);
         t["customer"]["account_number"] = json!(format!("55500{n:04}"));
@@ -49,6 +73,9 @@ impl Shop {
         }
     }
 }
+
+/// Message 22.
+const DAILY_COUNT: &str = "You have exceeded the allowed max daily num checks for this merchant";
 
 fn limits(f: impl FnOnce(&mut Limits)) -> Limits {
     let mut l = ach_tests::world::roomy_limits();
@@ -66,9 +93,11 @@ fn messages_19_20_21_and_the_minimum() {
             l.max_credit_amount = dollars(1000);
         }),
     );
-    assert_eq!(s.debit("5000.01", 1), "Exceeded maximum dollar amount ($5,000.00) for this merchant.");
-    assert_eq!(s.debit("5000.00", 2), "ok");
-    assert_eq!(s.debit("0.99", 3), "'0.99' is an invalid Amount");
+    s.run(&[
+        Debit("5000.01", "Exceeded maximum dollar amount ($5,000.00) for this merchant."),
+        Debit("5000.00", "ok"),
+        Debit("0.99", "'0.99' is an invalid Amount"),
+    ]);
     assert_eq!(s.send(&s.m, "credit", "1000.01", 4), "Credit amount is over the maximum");
     assert_eq!(s.send(&s.m, "credit", "1000.00", 5), "ok");
     // A class the merchant did not apply for.
@@ -97,18 +126,17 @@ fn messages_22_and_23_reset_at_eastern_midnight() {
             l.daily_amount = dollars(10_000);
         }),
     );
-    assert_eq!(s.debit("6000.00", 1), "ok");
-    assert_eq!(
-        s.debit("4000.01", 2),
-        "You have exceeded your allowed max dollar amount for this merchant of $10,000.00"
-    );
-    assert_eq!(s.debit("4000.00", 3), "ok");
-    assert_eq!(s.debit("1.00", 4), "You have exceeded the allowed max daily num checks for this merchant");
-    // 23:59 Eastern is still the same day (04:59 UTC the next day).
-    s.w.at("2026-11-23 23:59");
-    assert_eq!(s.debit("1.00", 5), "You have exceeded the allowed max daily num checks for this merchant");
-    s.w.at("2026-11-24 00:00");
-    assert_eq!(s.debit("1.00", 6), "ok");
+    s.run(&[
+        Debit("6000.00", "ok"),
+        Debit("4000.01", "You have exceeded your allowed max dollar amount for this merchant of $10,000.00"),
+        Debit("4000.00", "ok"),
+        Debit("1.00", DAILY_COUNT),
+        // 23:59 Eastern is still the same day (04:59 UTC the next day).
+        At("2026-11-23 23:59"),
+        Debit("1.00", DAILY_COUNT),
+        At("2026-11-24 00:00"),
+        Debit("1.00", "ok"),
+    ]);
 }
 
 #[test]
@@ -148,22 +176,18 @@ fn messages_26_to_29_over_a_rolling_period() {
             l.period_amount = dollars(1000);
         }),
     );
-    assert_eq!(s.debit("600.00", 1), "ok");
-    s.w.at("2026-11-03 10:00");
-    assert_eq!(
-        s.debit("400.01", 2),
-        "You have exceeded the maximum dollar amount for this merchant this period"
-    );
-    assert_eq!(s.debit("100.00", 3), "ok");
-    s.w.at("2026-11-04 10:00");
-    assert_eq!(s.debit("100.00", 4), "ok");
-    assert_eq!(
-        s.debit("1.00", 5),
-        "You have exceeded the maximum number of checks for this merchant this period"
-    );
-    // Day 1 leaves the three-day window on day 4.
-    s.w.at("2026-11-05 00:00");
-    assert_eq!(s.debit("1.00", 6), "ok");
+    s.run(&[
+        Debit("600.00", "ok"),
+        At("2026-11-03 10:00"),
+        Debit("400.01", "You have exceeded the maximum dollar amount for this merchant this period"),
+        Debit("100.00", "ok"),
+        At("2026-11-04 10:00"),
+        Debit("100.00", "ok"),
+        Debit("1.00", "You have exceeded the maximum number of checks for this merchant this period"),
+        // Day 1 leaves the three-day window on day 4.
+        At("2026-11-05 00:00"),
+        Debit("1.00", "ok"),
+    ]);
 
     let w = World::new("2026-11-02 10:00");
     let (p, pc) = w.partner();
@@ -202,27 +226,25 @@ fn messages_30_to_32_by_eastern_calendar_month() {
             l.monthly_average_min_count = Some(1);
         }),
     );
-    assert_eq!(
-        s.debit("450.00", 1),
-        "This transaction brings your monthly dollar amount over the maximum average amount allowed"
-    );
-    assert_eq!(s.debit("400.00", 2), "ok");
-    assert_eq!(
-        s.debit("500.00", 3),
-        "This transaction brings your monthly dollar amount over the maximum average amount allowed"
-    );
-    assert_eq!(s.debit("350.00", 4), "ok");
-    assert_eq!(s.debit("1.00", 5), "You have exceeded your monthly transaction volume");
-    // 2026-11-30 23:59 ET is still November; December starts at midnight Eastern
-    // (05:00 UTC), not at midnight UTC.
-    s.w.at("2026-11-30 23:59");
-    assert_eq!(s.debit("1.00", 6), "You have exceeded your monthly transaction volume");
-    s.w.at("2026-12-01 00:00");
-    assert_eq!(s.debit("400.00", 7), "ok");
-    assert_eq!(s.debit("400.00", 8), "ok");
+    let average =
+        "This transaction brings your monthly dollar amount over the maximum average amount allowed";
+    let volume = "You have exceeded your monthly transaction volume";
+    s.run(&[
+        Debit("450.00", average),
+        Debit("400.00", "ok"),
+        Debit("500.00", average),
+        Debit("350.00", "ok"),
+        Debit("1.00", volume),
+        // 2026-11-30 23:59 ET is still November; December starts at midnight
+        // Eastern (05:00 UTC), not at midnight UTC.
+        At("2026-11-30 23:59"),
+        Debit("1.00", volume),
+        At("2026-12-01 00:00"),
+        Debit("400.00", "ok"),
+        Debit("400.00", "ok"),
+    ]);
     let s2 = Shop::new("2026-12-01 10:00", limits(|l| l.monthly_amount = dollars(1000)));
-    assert_eq!(s2.debit("999.99", 1), "ok");
-    assert_eq!(s2.debit("1.00", 2), "You have exceeded your monthly dollar amount cap");
+    s2.run(&[Debit("999.99", "ok"), Debit("1.00", "You have exceeded your monthly dollar amount cap")]);
 }
 
 #[test]
@@ -230,13 +252,15 @@ fn the_day_boundary_on_daylight_saving_days() {
     // 2026-03-08: clocks spring forward at 02:00 ET. The Eastern day still runs
     // midnight to midnight (23 hours long).
     let s = Shop::new("2026-03-07 23:30", limits(|l| l.daily_count = Some(1)));
-    assert_eq!(s.debit("1.00", 1), "ok");
-    s.w.at("2026-03-08 00:00");
-    assert_eq!(s.debit("1.00", 2), "ok");
-    s.w.at("2026-03-08 23:59");
-    assert_eq!(s.debit("1.00", 3), "You have exceeded the allowed max daily num checks for this merchant");
-    s.w.at("2026-03-09 00:00");
-    assert_eq!(s.debit("1.00", 4), "ok");
+    s.run(&[
+        Debit("1.00", "ok"),
+        At("2026-03-08 00:00"),
+        Debit("1.00", "ok"),
+        At("2026-03-08 23:59"),
+        Debit("1.00", DAILY_COUNT),
+        At("2026-03-09 00:00"),
+        Debit("1.00", "ok"),
+    ]);
 }
 
 #[test]
@@ -450,16 +474,6 @@ impl Router {
     }
 }
 
-/// A month of 100 debits of $5 to $900 averaging $250, the first $1,000 and the
-/// biggest ones next (the running average is $904 after 27 of them).
-fn ordinary_month() -> Vec<u64> {
-    let mut month = vec![100_000];
-    month.extend([90_000; 26]);
-    month.extend([1_000; 8]);
-    month.extend([800; 65]);
-    month
-}
-
 #[test]
 fn a_merchant_approved_with_no_limits_runs_an_ordinary_month_and_no_more() {
     let r = Router::new("2026-11-02 09:00");
@@ -470,7 +484,7 @@ fn a_merchant_approved_with_no_limits_runs_an_ordinary_month_and_no_more() {
         "period_count": null, "period_amount": null, "monthly_count": 300, "monthly_amount": 75000.00,
         "monthly_average_amount": 750.00, "monthly_average_min_count": 50}"#;
     assert_eq!(limits, serde_json::from_str::<serde_json::Value>(expected).unwrap());
-    let month = ordinary_month();
+    let month: Vec<u64> = ordinary_month().into_iter().map(i64::unsigned_abs).collect();
     assert_eq!((month.len(), month.iter().sum::<u64>()), (100, 2_500_000));
     // Five a business day through November, biggest first.
     for (day, debits) in month.chunks(5).enumerate() {

@@ -109,6 +109,7 @@ impl Fixture {
     }
 
     fn request(&self, c: &Case, values: &Values) -> Request {
+        let c = &c.request;
         Request {
             method: values.text(&c.method),
             path: values.text(&c.path),

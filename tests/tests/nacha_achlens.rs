@@ -12,11 +12,10 @@ use std::process::Command;
 
 use ach_core::model::{AccountType, Direction};
 use ach_core::nacha::{
-    pop_identification, service_class_for, transaction_code, write, Addenda, Batch, Entry, NachaFile,
-    Originator, Text,
+    pop_identification, transaction_code, write, Addenda, Entry, NachaFile, Originator, Text,
 };
 use ach_core::Money;
-use chrono::{NaiveDate, NaiveTime};
+use ach_tests::nacha_sample;
 
 fn achlens() -> PathBuf {
     if let Some(path) = std::env::var_os("ACHLENS") {
@@ -93,31 +92,10 @@ fn build(specs: &[Spec]) -> NachaFile {
                     e
                 })
                 .collect();
-            Batch {
-                service_class_code: service_class_for(&entries),
-                company_name: "Acme Widgets".into(),
-                company_discretionary_data: Text::new(),
-                company_identification: "1234567890".into(),
-                sec_code: spec.sec.into(),
-                company_entry_description: spec.description.into(),
-                company_descriptive_date: Text::new(),
-                effective_entry_date: NaiveDate::from_ymd_opt(2026, 11, 30).unwrap(),
-                settlement_date: Text::new(),
-                originator_status_code: '1',
-                odfi_identification: o.odfi_identification().into(),
-                batch_number: i as u32 + 1,
-                entries,
-            }
+            nacha_sample::batch(&o, "Acme Widgets", (spec.sec, spec.description), i as u32 + 1, entries)
         })
         .collect();
-    NachaFile {
-        header: o.file_header(
-            NaiveDate::from_ymd_opt(2026, 11, 27).unwrap(),
-            NaiveTime::from_hms_opt(18, 0, 0),
-            'A',
-        ),
-        batches,
-    }
+    nacha_sample::file(&o, batches)
 }
 
 use AccountType::{Checking as C, Savings as S};

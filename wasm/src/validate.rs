@@ -80,29 +80,39 @@ fn today() -> NaiveDate {
     calendar::eastern_date_cached(now())
 }
 
-/// Validate a transaction request: `{valid, message, errors}`.
-#[wasm_bindgen(js_name = validateTransaction, unchecked_return_type = "Verdict")]
-pub fn validate_transaction(
-    #[wasm_bindgen(unchecked_param_type = "object | string")] request: &JsValue,
-) -> Result<JsValue, JsError> {
-    validate(Kind::Transaction, request, "validateTransaction")
+/// Define the exported validator `$name` (`$js` in JavaScript) of the requests
+/// of `$kind`, documented by `$doc`: a plain string literal, which the
+/// TypeScript declarations carry as they carry `///` comments.
+macro_rules! validator {
+    ($doc:literal, $name:ident, $js:ident, $kind:expr) => {
+        #[doc = $doc]
+        #[wasm_bindgen(js_name = $js, unchecked_return_type = "Verdict")]
+        pub fn $name(
+            #[wasm_bindgen(unchecked_param_type = "object | string")] request: &JsValue,
+        ) -> Result<JsValue, JsError> {
+            validate($kind, request, stringify!($js))
+        }
+    };
 }
 
-/// Validate a customer request: `{valid, message, errors}`.
-#[wasm_bindgen(js_name = validateCustomer, unchecked_return_type = "Verdict")]
-pub fn validate_customer(
-    #[wasm_bindgen(unchecked_param_type = "object | string")] request: &JsValue,
-) -> Result<JsValue, JsError> {
-    validate(Kind::Customer, request, "validateCustomer")
-}
-
-/// Validate a merchant application: `{valid, message, errors}`.
-#[wasm_bindgen(js_name = validateMerchant, unchecked_return_type = "Verdict")]
-pub fn validate_merchant(
-    #[wasm_bindgen(unchecked_param_type = "object | string")] request: &JsValue,
-) -> Result<JsValue, JsError> {
-    validate(Kind::Merchant, request, "validateMerchant")
-}
+validator!(
+    " Validate a transaction request: `{valid, message, errors}`.",
+    validate_transaction,
+    validateTransaction,
+    Kind::Transaction
+);
+validator!(
+    " Validate a customer request: `{valid, message, errors}`.",
+    validate_customer,
+    validateCustomer,
+    Kind::Customer
+);
+validator!(
+    " Validate a merchant application: `{valid, message, errors}`.",
+    validate_merchant,
+    validateMerchant,
+    Kind::Merchant
+);
 
 /// Check one routing number (format, check digit, directory): `{valid, message,
 /// errors}`.

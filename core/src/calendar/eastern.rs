@@ -224,21 +224,20 @@ mod tests {
         }
     }
 
+    /// 6 PM Eastern is 23:00 UTC under standard time and 22:00 UTC under
+    /// daylight saving time.
     #[test]
     fn cutoff_follows_dst() {
-        // Spring forward 2026-03-08.
-        assert_eq!(cutoff_instant(d(2026, 3, 6)), utc("2026-03-06T23:00:00Z"));
-        assert_eq!(cutoff_instant(d(2026, 3, 7)), utc("2026-03-07T23:00:00Z"));
-        assert_eq!(cutoff_instant(d(2026, 3, 8)), utc("2026-03-08T22:00:00Z"));
-        assert_eq!(cutoff_instant(d(2026, 3, 9)), utc("2026-03-09T22:00:00Z"));
-        // Fall back 2026-11-01.
-        assert_eq!(cutoff_instant(d(2026, 10, 30)), utc("2026-10-30T22:00:00Z"));
-        assert_eq!(cutoff_instant(d(2026, 10, 31)), utc("2026-10-31T22:00:00Z"));
-        assert_eq!(cutoff_instant(d(2026, 11, 1)), utc("2026-11-01T23:00:00Z"));
-        assert_eq!(cutoff_instant(d(2026, 11, 2)), utc("2026-11-02T23:00:00Z"));
-        // DST still applied late in the century.
-        assert_eq!(cutoff_instant(d(2099, 7, 1)), utc("2099-07-01T22:00:00Z"));
-        assert_eq!(cutoff_instant(d(2099, 12, 1)), utc("2099-12-01T23:00:00Z"));
+        // Around spring forward (2026-03-08) and fall back (2026-11-01), and late
+        // in the century, when DST still applies.
+        let standard = [d(2026, 3, 6), d(2026, 3, 7), d(2026, 11, 1), d(2026, 11, 2), d(2099, 12, 1)];
+        let daylight = [d(2026, 3, 8), d(2026, 3, 9), d(2026, 10, 30), d(2026, 10, 31), d(2099, 7, 1)];
+        for (days, utc_hour) in [(standard, 23), (daylight, 22)] {
+            for day in days {
+                let expected = day.and_hms_opt(utc_hour, 0, 0).unwrap().and_utc();
+                assert_eq!(cutoff_instant(day), expected, "{day}");
+            }
+        }
     }
 
     #[test]

@@ -4,9 +4,10 @@
 use super::groundwork::{self, Groundwork};
 use super::operation::{Caller, Operation};
 use super::outcome::Outcome;
+use super::tenants::{self, LimitsOf};
 use super::{
-    bank_files, credentials, customers, idempotency, merchant_settings, originator, schedule, tenants,
-    transactions, Abort, Applied, Cx, Refusal,
+    bank_files, credentials, customers, idempotency, merchant_settings, originator, schedule, transactions,
+    Abort, Applied, Cx, Refusal,
 };
 use crate::routing::RoutingDirectory;
 use crate::storage::{row_keys, Table};
@@ -91,13 +92,13 @@ fn run_plain(cx: &mut Cx<'_, '_>, caller: &Caller, op: Operation) -> Result<Appl
     match op {
         Operation::CreatePartner { name } => done(tenants::create_partner(cx, &name)?),
         Operation::SetPartnerLimits { partner_id, limits } => {
-            done(tenants::set_partner_limits(cx, &partner_id, &limits)?)
+            done(tenants::set_limits(cx, LimitsOf::Partner(&partner_id), &limits)?)
         }
         Operation::ApproveMerchant { merchant_id, limits } => {
             done(tenants::approve_merchant(cx, &merchant_id, &limits)?)
         }
         Operation::SetMerchantLimits { merchant_id, limits } => {
-            done(tenants::set_merchant_limits(cx, &merchant_id, &limits)?)
+            done(tenants::set_limits(cx, LimitsOf::Merchant(&merchant_id), &limits)?)
         }
         Operation::DeleteCustomer { partner_id, customer_id } => {
             done(customers::delete(cx, &partner_id, &customer_id)?)

@@ -42,18 +42,6 @@ pub(crate) fn create_partner(cx: &mut Cx<'_, '_>, name: &str) -> Result<Outcome,
     Ok(Outcome::PartnerCreated { partner_id: id, api_key: key.as_str().to_owned() })
 }
 
-/// Operator: set a partner's overall limits.
-pub(crate) fn set_partner_limits(
-    cx: &mut Cx<'_, '_>,
-    partner_id: &str,
-    limits: &Limits,
-) -> Result<Outcome, Abort> {
-    let mut partner = Rc::unwrap_or_clone(load_partner(cx, partner_id)?);
-    partner.limits = partner.limits.updated(limits);
-    cx.w.put(Table::Partners, partner_id.as_bytes(), &partner)?;
-    Ok(Outcome::LimitsSet { id: partner.id, limits: partner.limits })
-}
-
 /// Partner: store an application; the merchant waits in underwriting.
 pub(crate) fn submit_merchant(
     cx: &mut Cx<'_, '_>,
@@ -101,14 +89,30 @@ pub(crate) fn approve_merchant(
     Ok(Outcome::MerchantApproved { merchant_id: m.id, api_key: key.as_str().to_owned(), limits: m.limits })
 }
 
-/// Operator: change a merchant's limits.
-pub(crate) fn set_merchant_limits(
-    cx: &mut Cx<'_, '_>,
-    merchant_id: &str,
-    limits: &Limits,
-) -> Result<Outcome, Abort> {
-    let mut m = Rc::unwrap_or_clone(load_merchant(cx, merchant_id)?);
-    m.limits = m.limits.updated(limits);
-    cx.w.put(Table::Merchants, m.id.as_bytes(), &m)?;
-    Ok(Outcome::LimitsSet { id: m.id, limits: m.limits })
+/// Whose limits an operator changes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum LimitsOf<'a> {
+    /// A partner's overall limits (across its merchants).
+    Partner(&'a str),
+    /// A merchant's own limits.
+    Merchant(&'a str),
+}
+
+/// Operator: change a partner's overall limits or a merchant's limits.
+pub(crate) fn set_limits(cx: &mut Cx<'_, '_>, of: LimitsOf<'_>, limits: &Limits) -> Result<Outcome, Abort> {
+    let (id, limits) = match of {
+        LimitsOf::Partner(partner_id) => {
+            let mut partner = Rc::unwrap_or_clone(load_partner(cx, partner_id)?);
+            partner.limits = partner.limits.updated(limits);
+            cx.w.put(Table::Partners, partner_id.as_bytes(), &partner)?;
+            (partner.id, partner.limits)
+        }
+        LimitsOf::Merchant(merchant_id) => {
+            let mut m = Rc::unwrap_or_clone(load_merchant(cx, merchant_id)?);
+            m.limits = m.limits.updated(limits);
+            cx.w.put(Table::Merchants, m.id.as_bytes(), &m)?;
+            (m.id, m.limits)
+        }
+    };
+    Ok(Outcome::LimitsSet { id, limits })
 }

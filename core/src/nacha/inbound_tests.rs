@@ -435,42 +435,45 @@ fn build(batches: &[(u32, Vec<Gen>)]) -> (NachaFile, Vec<Inbound>) {
             };
             let mut e = entry(transaction_code, amount, sequence);
             let trace = e.trace_number.to_string();
-            match g {
+            let found = match g {
                 Gen::Return { code, original, amount, information } => {
+                    let original_trace = format!("{original:015}");
                     e.addenda.push(Addenda::Return(ReturnEntry {
                         return_code: code.into(),
-                        original_trace: format!("{original:015}").into(),
+                        original_trace: original_trace.as_str().into(),
                         date_of_death: Text::new(),
                         original_receiving_dfi: "23138010".into(),
                         information: information.into(),
                         trace_number: e.trace_number.clone(),
                     }));
-                    expected.push(Inbound::Return(InboundReturn {
-                        original_trace: format!("{original:015}"),
+                    Inbound::Return(InboundReturn {
+                        original_trace,
                         return_code: code.clone(),
                         return_date: date,
                         trace,
                         amount: Money::from_cents(*amount),
                         information: information.clone(),
-                    }));
+                    })
                 }
                 Gen::Notice { original, code, data, correction } => {
+                    let original_trace = format!("{original:015}");
                     e.addenda.push(Addenda::Change(ChangeEntry {
                         change_code: code.into(),
-                        original_trace: format!("{original:015}").into(),
+                        original_trace: original_trace.as_str().into(),
                         original_receiving_dfi: "23138010".into(),
                         corrected_data: data.into(),
                         trace_number: e.trace_number.clone(),
                     }));
-                    expected.push(Inbound::Notice(InboundNotice {
-                        original_trace: format!("{original:015}"),
+                    Inbound::Notice(InboundNotice {
+                        original_trace,
                         change_code: code.clone(),
                         correction: correction.clone(),
                         trace,
-                    }));
+                    })
                 }
-                Gen::Forward { .. } => expected.push(Inbound::Other { trace }),
-            }
+                Gen::Forward { .. } => Inbound::Other { trace },
+            };
+            expected.push(found);
             entries.push(e);
         }
         let mut b = batch("PPD", entries);
