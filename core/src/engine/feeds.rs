@@ -48,7 +48,8 @@ pub struct EventsPage {
     pub exists_more_events: bool,
 }
 
-fn date(d: Option<chrono::NaiveDate>) -> Option<String> {
+/// A feed's date text, or `null`.
+pub(super) fn date(d: Option<chrono::NaiveDate>) -> Option<String> {
     d.map(crate::calendar::format_date)
 }
 

@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::feeds::date;
 use super::records::TransactionRecord;
 use super::{Engine, EngineOptions, OpenError, Refusal};
 use crate::lifecycle::State;
@@ -73,10 +74,6 @@ const ALL: &[u8] = &[0xff; 16];
 fn split(key: &[u8]) -> (String, u64) {
     let scope = key.get(..key.len().saturating_sub(9)).unwrap_or_default();
     (String::from_utf8_lossy(scope).into_owned(), row_keys::seq_of(key).unwrap_or(0))
-}
-
-fn date(d: Option<chrono::NaiveDate>) -> Option<String> {
-    d.map(crate::calendar::format_date)
 }
 
 /// Whether a change reports the transaction as it is stored (all but the time).

@@ -312,8 +312,8 @@ impl Store {
         let attempt = || -> Result<T, StorageError> {
             let db = self.database()?;
             let db = db.as_ref().ok_or_else(|| StorageError("the database is closed".into()))?;
-            let tx = db.begin_write().map_err(fail)?;
-            let out = {
+            let mut tx = db.begin_write().map_err(fail)?;
+            let (out, sync) = {
                 let mut w = Write {
                     tx: &tx,
                     open: RefCell::new(Default::default()),
@@ -321,12 +321,9 @@ impl Store {
                     sync: durability::new_commit(),
                 };
                 // On `Err`, `w` (its open tables) and then `tx` drop: nothing is written.
-                let out = f(&mut w)?;
-                (out, w.sync.get())
+                (f(&mut w)?, w.sync.get())
                 // `w` drops here: every table it opened is closed before the commit.
             };
-            let (out, sync) = out;
-            let mut tx = tx;
             if sync == Commit::Deferred {
                 tx.set_durability(redb::Durability::None).map_err(|e| StorageError(e.to_string()))?;
             }
