@@ -259,6 +259,24 @@ fn a_cutoff_of_many_runs_in_chunks_and_writes_one_file() {
     assert_eq!(written[0].0["entries"], 2_500);
 }
 
+/// Two batches of 124 and 125: the chunk that originates the last of them
+/// leaves a budget of exactly the file's 251 rows (two batch summaries and
+/// 249 entries). The file is finished and listed in that chunk, not left
+/// waiting with nothing left to write.
+#[test]
+fn a_file_whose_rows_end_with_its_chunks_budget_is_listed() {
+    let w = World::new("2026-11-23 10:00");
+    let (partner_id, partner, first) = w.tenant(&["PPD"]);
+    let (second, _) = w.merchant(&partner_id, &partner, &["PPD"]);
+    let mut ops = debits(&partner_id, &partner, &first, 124);
+    ops.extend(debits(&partner_id, &partner, &second, 125));
+    assert!(w.engine.execute_batch(ops).iter().all(Result::is_ok));
+    assert_eq!(w.engine.advance_to(et("2026-11-23 18:00")).unwrap().originated, 249);
+    let written = files(&w.engine);
+    assert_eq!(written.len(), 1, "the file is listed");
+    assert_eq!((written[0].0["entries"].as_u64(), written[0].1.batches.len()), (Some(249), 2));
+}
+
 #[test]
 fn a_credit_is_reversible_only_within_the_window() {
     let w = World::new("2026-11-23 10:00");

@@ -253,3 +253,68 @@ fn a_file_that_puts_a_merchant_over_a_threshold_reports_it_once() {
         "{again:?}"
     );
 }
+
+/// A large cut-off's file is written in chunks, each chunk's trace numbers
+/// stored as one index row: a return matches the entry it names in any chunk
+/// (first, last, either side of a chunk's edge), an unknown trace next to
+/// them is unmatched, and a transaction returned before it settles is skipped
+/// by its settlement while the rest of its day settles.
+#[test]
+fn returns_match_entries_in_every_chunk_of_a_large_file() {
+    use ach_core::engine::{Operation, Outcome};
+    use ach_tests::world::et;
+    let w = World::new("2026-11-23 10:00");
+    let (partner_id, partner, m) = w.tenant(&["PPD"]);
+    let count = 1_203;
+    let ops = (0..count).map(|n: u64| {
+        let body = serde_json::to_vec(&transaction(&m, "debit", &format!("{}.{:02}", 1 + n / 100, n % 100)));
+        (
+            partner.clone(),
+            Operation::CreateTransaction { partner_id: partner_id.clone(), body: body.unwrap() },
+        )
+    });
+    let ids: Vec<String> = w
+        .engine
+        .execute_batch(ops.collect())
+        .into_iter()
+        .map(|r| match r {
+            Ok(Outcome::TransactionCreated { transaction_id }) => transaction_id,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    // The ticker's path: chunks of 500 originations, then of 500 file rows.
+    assert_eq!(w.engine.advance_to(et("2026-11-23 18:00")).unwrap().originated, count);
+    let mut entries = originated(&w.engine);
+    entries.sort_by(|a, b| a.trace_number.as_str().cmp(b.trace_number.as_str()));
+    assert_eq!(entries.len() as u64, count);
+    let picks = [0, 1, 498, 499, 500, 501, 999, 1_000, 1_202];
+    let mut returns: Vec<(&Entry, &str)> = picks.iter().map(|&i| (&entries[i], "R01")).collect();
+    let mut beyond = entries[1_202].clone();
+    let last: u64 = beyond.trace_number.as_str().parse().unwrap();
+    beyond.trace_number = Text::from(format!("{:015}", last + 1));
+    let mut other_odfi = entries[0].clone();
+    other_odfi.trace_number = Text::from(format!("99999999{}", &entries[0].trace_number.as_str()[8..]));
+    returns.push((&beyond, "R01"));
+    returns.push((&other_odfi, "R01"));
+    w.at("2026-11-24 10:00");
+    let effective = NaiveDate::from_ymd_opt(2026, 11, 24).unwrap();
+    let (status, body) = post_file(&w.engine, &bank_file(&returns, &[], effective));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(counts(&body), (picks.len() as u64, 0, 2, 0));
+    // Debits effective 11-24 settle on 11-27 (Thanksgiving skipped).
+    w.at("2026-11-27 09:00");
+    let returned: std::collections::BTreeSet<&str> = picks
+        .iter()
+        .map(|&i| ids[usize::try_from(entries[i].amount.cents() - 100).unwrap()].as_str())
+        .collect();
+    let mut latest = std::collections::BTreeMap::new();
+    let changes = w.changes(&partner_id, &partner);
+    for c in &changes {
+        latest.insert(c.transaction_id.clone(), c.status);
+    }
+    assert_eq!(changes.len() as u64, 3 * count, "A, B, then R or S for each, nothing twice");
+    for id in &ids {
+        let want = if returned.contains(id.as_str()) { Status::R } else { Status::S };
+        assert_eq!(latest[id], want, "{id}");
+    }
+}

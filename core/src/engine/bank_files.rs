@@ -21,7 +21,7 @@ use super::{feeds, Abort, Cx, Outcome};
 use crate::lifecycle::State;
 use crate::model::{AccountType, BankAccount};
 use crate::nacha::{Correction, Inbound, InboundNotice, InboundReturn};
-use crate::storage::{row_keys, StorageError, Table};
+use crate::storage::{StorageError, Table};
 use crate::validation::{FieldError, ProblemCode};
 
 /// What ingesting a file did, entry by entry.
@@ -89,8 +89,8 @@ enum Counted {
 
 /// The transaction that carried `trace`, if the engine wrote it.
 fn by_trace(cx: &Cx<'_, '_>, trace: &str) -> Result<Option<TransactionRecord>, StorageError> {
-    let Some(id) = cx.w.get_raw(Table::Traces, trace.as_bytes())? else { return Ok(None) };
-    cx.w.get(Table::Transactions, &id)
+    let Some(id) = super::traces::transaction_of(cx.w, trace)? else { return Ok(None) };
+    cx.w.get(Table::Transactions, id.as_bytes())
 }
 
 /// Apply one return; the transaction returned is added to `returned`.
@@ -109,9 +109,7 @@ fn apply_return(
         State::Originated | State::Settled => {}
         State::Pending | State::Voided => return Ok(Counted::Unmatched),
     }
-    if let Some(at) = t.settles_at.filter(|_| t.state == State::Originated) {
-        cx.w.remove(Table::Settlements, &row_keys::at(at, &t.id))?;
-    }
+    super::schedule::leave_settlements(cx, &t)?;
     t.state = State::Returned;
     t.return_reason = Some(match r.lookup() {
         Some(code) => code.reason().to_owned(),

@@ -24,6 +24,8 @@ pub(crate) struct Cx<'a, 'tx> {
     /// Each origination batch summary row's flags as this transaction left
     /// them (so a cut-off reads each batch's row once, not once per entry).
     pub batch_flags: HashMap<Vec<u8>, u8>,
+    /// While a catch-up runs: its feed entries, gathered into packed rows.
+    pub feed_rows: Option<super::feed_rows::FeedRows>,
     /// The stamp and id of the newest transaction this write transaction made
     /// for each partner, written back by [`Cx::finish`].
     last_txn: HashMap<String, (crate::ids::TxnStamp, String)>,
@@ -51,6 +53,7 @@ impl<'a, 'tx> Cx<'a, 'tx> {
             usage: usage::Counters::default(),
             clock_to: None,
             batch_flags: HashMap::new(),
+            feed_rows: None,
             last_txn: HashMap::new(),
         }
     }

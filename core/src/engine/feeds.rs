@@ -11,7 +11,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::records::{NoticeRecord, TransactionRecord};
-use super::{Caller, Cx, Engine, Refusal};
+use super::{feed_rows, Caller, Cx, Engine, Refusal};
 use crate::calendar;
 use crate::lifecycle::State;
 use crate::model::{Event, NoticeOfChange, StatusChange};
@@ -95,10 +95,18 @@ pub(crate) fn record_change(
     // Encoded once, the same bytes in both feeds (both tables store postcard): an
     // event adds only what its position gives (see `event_at`).
     let bytes = crate::storage::encode(Table::Changes, &change)?;
-    let seq = next_seq(cx, Table::Changes, &t.partner_id)?;
-    cx.w.put_raw(Table::Changes, &row_keys::seq(&t.partner_id, seq), &bytes)?;
-    let event_seq = next_seq(cx, Table::Events, &t.merchant_id)?;
-    cx.w.put_raw(Table::Events, &row_keys::seq(&t.merchant_id, event_seq), &bytes)
+    append(cx, Table::Changes, &t.partner_id, &bytes)?;
+    append(cx, Table::Events, &t.merchant_id, &bytes)
+}
+
+/// Append `entry` at the next position of `scope`'s feed in `table`: its own
+/// row, or, while a catch-up gathers them, its run's packed row.
+fn append(cx: &mut Cx<'_, '_>, table: Table, scope: &str, entry: &[u8]) -> Result<(), StorageError> {
+    let seq = next_seq(cx, table, scope)?;
+    match &mut cx.feed_rows {
+        Some(rows) => rows.push(cx.w, table, scope, seq, entry),
+        None => cx.w.put_raw(table, &row_keys::seq(scope, seq), entry),
+    }
 }
 
 /// Append a notification of change to the transaction's merchant's events
@@ -113,8 +121,7 @@ pub(crate) fn record_notice(
 ) -> Result<(), StorageError> {
     let mut bytes = vec![NOTICE_TAG];
     bytes.extend(crate::storage::encode(Table::Events, &(change_of(t, at), notice))?);
-    let seq = next_seq(cx, Table::Events, &t.merchant_id)?;
-    cx.w.put_raw(Table::Events, &row_keys::seq(&t.merchant_id, seq), &bytes)
+    append(cx, Table::Events, &t.merchant_id, &bytes)
 }
 
 /// The first byte of a stored notification of change in the events table.
@@ -215,15 +222,26 @@ fn page_of<T>(
     limit: usize,
     decode: impl Fn(&[u8]) -> Result<T, StorageError>,
 ) -> Result<Page<T>, StorageError> {
+    // The row holding position `after + 1` is the first keyed at or after it
+    // (rows are keyed by their last position; see `feed_rows`).
     let (from, to) = row_keys::seq_range_after(scope, after);
-    let entries = r.range(table, &from, &to, limit + 1)?;
-    let more = entries.len() > limit;
-    let mut last = after;
-    let mut items = Vec::with_capacity(entries.len().min(limit));
-    for (k, v) in entries.into_iter().take(limit) {
-        last = row_keys::seq_of(&k).unwrap_or(last);
-        items.push((last, decode(&v)?));
-    }
+    let mut items = Vec::new();
+    let mut more = false;
+    r.scan(table, &from, &to, &mut |key, value| {
+        let last = row_keys::seq_of(key).ok_or_else(|| StorageError("a feed key is unreadable".into()))?;
+        for (position, entry) in feed_rows::entries(last, value)? {
+            if position <= after {
+                continue;
+            }
+            if items.len() == limit {
+                more = true;
+                return Ok(false);
+            }
+            items.push((position, decode(entry)?));
+        }
+        Ok(true)
+    })?;
+    let last = items.last().map_or(after, |(position, _)| *position);
     Ok((items, last, more))
 }
 
@@ -264,4 +282,73 @@ pub(crate) fn events_page(
         new_pointer: engine.pointers.encode(merchant_id, last),
         exists_more_events: more,
     })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::storage::Store;
+
+    fn change(n: u64) -> Vec<u8> {
+        let c = StatusChange {
+            transaction_id: format!("txn_{n}"),
+            change_timestamp: "2026-11-23 18:00:00".into(),
+            origination_date: None,
+            effective_date: None,
+            settlement_date: None,
+            return_date: None,
+            return_code: None,
+            status: crate::model::Status::B,
+            reason: None,
+        };
+        crate::storage::encode(Table::Changes, &c).unwrap()
+    }
+
+    /// Rows of one entry and packed rows of several, of two scopes: a page
+    /// after any position, of any size, is exactly the entries after it.
+    #[test]
+    fn pages_read_single_and_packed_rows_from_any_position() {
+        let store = Store::in_memory().unwrap();
+        // par_a: 1-3 single, 4-8 packed, 9 single, 10-11 packed; par_b packed 1-4.
+        let packs: [(&str, &[u64]); 3] =
+            [("par_a", &[4, 5, 6, 7, 8]), ("par_a", &[10, 11]), ("par_b", &[1, 2, 3, 4])];
+        store
+            .write(|w| {
+                for n in [1, 2, 3, 9] {
+                    w.put_raw(Table::Changes, &row_keys::seq("par_a", n), &change(n))?;
+                }
+                for (scope, positions) in packs {
+                    let mut rows = feed_rows::FeedRows::default();
+                    for &n in positions {
+                        let id = if scope == "par_b" { 100 + n } else { n };
+                        rows.push(w, Table::Changes, scope, n, &change(id))?;
+                    }
+                    rows.write(w)?;
+                }
+                Ok(())
+            })
+            .unwrap();
+        store
+            .read(|r| {
+                for after in 0..=12 {
+                    for limit in 1..=13 {
+                        let (items, last, more) = page(r, Table::Changes, "par_a", after, limit)?;
+                        let want: Vec<u64> = (after + 1..=11).take(limit).collect();
+                        let got: Vec<u64> = items.iter().map(|(p, _)| *p).collect();
+                        assert_eq!(got, want, "after {after}, limit {limit}");
+                        for (p, c) in &items {
+                            assert_eq!(c.transaction_id, format!("txn_{p}"));
+                        }
+                        assert_eq!(last, want.last().copied().unwrap_or(after));
+                        assert_eq!(more, after + (limit as u64) < 11, "after {after}, limit {limit}");
+                    }
+                }
+                let (items, last, more) = page(r, Table::Changes, "par_b", 1, 10)?;
+                let ids: Vec<&str> = items.iter().map(|(_, c)| c.transaction_id.as_str()).collect();
+                assert_eq!((ids, last, more), (vec!["txn_102", "txn_103", "txn_104"], 4, false));
+                Ok(())
+            })
+            .unwrap();
+    }
 }

@@ -22,7 +22,8 @@ use sha2::Digest as _;
 
 use super::batch_kind::{self, BatchKind};
 use super::records::{MerchantRecord, TransactionRecord};
-use super::{originator, Cx};
+use super::traces::TraceRows;
+use super::{originator, schedule, Cx};
 use crate::model::{Direction, EntryClass, MerchantApplication};
 use crate::money::Money;
 use crate::nacha::{self, Batch, Originator, Stream, Text};
@@ -101,35 +102,93 @@ fn row_parts(key: &[u8]) -> Option<(&str, &str, &str, &str)> {
 const HAS_CREDITS: u8 = 1;
 const HAS_DEBITS: u8 = 2;
 
-/// Add an originated transaction to its cut-off's file in progress.
-pub(crate) fn enqueue(
-    cx: &mut Cx<'_, '_>,
-    t: &TransactionRecord,
-    cutoff: DateTime<Utc>,
-) -> Result<(), StorageError> {
-    if t.class == EntryClass::ICL {
-        return Ok(());
+/// The last part of a packed outgoing row's key starts with this (a row of
+/// one transaction, from before packing, has the transaction id there).
+const PACKED_ROW: char = '+';
+
+/// A run of originations' outgoing rows, gathered per batch: each batch's
+/// entries in one row (its transaction records, length-prefixed, the bytes
+/// stored in the transactions table), written when the run ends or the row
+/// holds [`schedule::CHUNK`] entries. The file is then assembled without
+/// reading each transaction again, and one row is inserted and removed per
+/// batch and chunk instead of one per transaction.
+#[derive(Default)]
+pub(crate) struct Outgoing {
+    /// By batch summary key: the row's key, its records, how many.
+    rows: HashMap<Vec<u8>, (Vec<u8>, Vec<u8>, u64)>,
+}
+
+impl Outgoing {
+    /// Add an originated transaction (`record`: its stored bytes) to its
+    /// cut-off's file in progress.
+    pub(crate) fn add(
+        &mut self,
+        cx: &mut Cx<'_, '_>,
+        t: &TransactionRecord,
+        record: &[u8],
+        cutoff: DateTime<Utc>,
+    ) -> Result<(), StorageError> {
+        if t.class == EntryClass::ICL {
+            return Ok(());
+        }
+        let original = match &t.reversal_of {
+            Some(id) => cx.w.get::<TransactionRecord>(Table::Transactions, id.as_bytes())?,
+            None => None,
+        };
+        let kind = batch_kind::of(t, original.as_ref(), calendar::eastern_date(cutoff));
+        let summary = summary_key(cutoff, &t.merchant_id, &kind);
+        let flag = if t.direction == Direction::Credit { HAS_CREDITS } else { HAS_DEBITS };
+        // A batch's flags are read once per write transaction, not once per entry.
+        let flags = match cx.batch_flags.get(&summary) {
+            Some(flags) => *flags,
+            None => cx.w.get_raw(Table::Outgoing, &summary)?.and_then(|v| v.first().copied()).unwrap_or(0),
+        };
+        if flags & flag == 0 {
+            cx.w.put_raw(Table::Outgoing, &summary, &[flags | flag])?;
+        }
+        cx.batch_flags.insert(summary.clone(), flags | flag);
+        let len = u32::try_from(record.len()).map_err(|_| StorageError("a record over 4 GiB".into()))?;
+        let row = self.rows.entry(summary).or_insert_with_key(|summary| {
+            let mut key = summary.clone();
+            key.extend_from_slice(PACKED_ROW.encode_utf8(&mut [0; 4]).as_bytes());
+            key.extend_from_slice(t.id.as_bytes());
+            key.push(0);
+            (key, Vec::with_capacity(256 * 64), 0)
+        });
+        row.1.extend_from_slice(&len.to_le_bytes());
+        row.1.extend_from_slice(record);
+        row.2 += 1;
+        if row.2 >= schedule::CHUNK {
+            let summary = summary_key(cutoff, &t.merchant_id, &kind);
+            if let Some((key, records, _)) = self.rows.remove(&summary) {
+                cx.w.put_raw(Table::Outgoing, &key, &records)?;
+            }
+        }
+        Ok(())
     }
-    let original = match &t.reversal_of {
-        Some(id) => cx.w.get::<TransactionRecord>(Table::Transactions, id.as_bytes())?,
-        None => None,
-    };
-    let kind = batch_kind::of(t, original.as_ref(), calendar::eastern_date(cutoff));
-    let summary = summary_key(cutoff, &t.merchant_id, &kind);
-    let flag = if t.direction == Direction::Credit { HAS_CREDITS } else { HAS_DEBITS };
-    // A batch's flags are read once per write transaction, not once per entry.
-    let flags = match cx.batch_flags.get(&summary) {
-        Some(flags) => *flags,
-        None => cx.w.get_raw(Table::Outgoing, &summary)?.and_then(|v| v.first().copied()).unwrap_or(0),
-    };
-    if flags & flag == 0 {
-        cx.w.put_raw(Table::Outgoing, &summary, &[flags | flag])?;
+
+    /// Write every row still gathered.
+    pub(crate) fn write(self, cx: &mut Cx<'_, '_>) -> Result<(), StorageError> {
+        for (key, records, _) in self.rows.into_values() {
+            cx.w.put_raw(Table::Outgoing, &key, &records)?;
+        }
+        Ok(())
     }
-    let mut row = summary.clone();
-    row.extend_from_slice(t.id.as_bytes());
-    row.push(0);
-    cx.batch_flags.insert(summary, flags | flag);
-    cx.w.put_raw(Table::Outgoing, &row, &[])
+}
+
+/// The records of a packed outgoing row, in order.
+fn packed_records(value: &[u8]) -> Result<Vec<TransactionRecord>, StorageError> {
+    let unreadable = || StorageError("an outgoing row is unreadable".into());
+    let mut out = Vec::new();
+    let mut rest = value;
+    while !rest.is_empty() {
+        let (len, tail) = rest.split_first_chunk::<4>().ok_or_else(unreadable)?;
+        let len = usize::try_from(u32::from_le_bytes(*len)).map_err(|_| unreadable())?;
+        let (record, tail) = tail.split_at_checked(len).ok_or_else(unreadable)?;
+        out.push(crate::storage::decode(Table::Transactions, record)?);
+        rest = tail;
+    }
+    Ok(out)
 }
 
 /// The cut-off of the oldest file in progress, if any.
@@ -194,16 +253,23 @@ pub(crate) fn assemble(
             None => return Ok((0, true)),
         },
     };
-    let limit = usize::try_from(budget.max(1)).unwrap_or(usize::MAX);
-    let from = row_keys::instant(cutoff);
+    let limit = budget.max(1);
+    let mut from = row_keys::instant(cutoff).to_vec();
     let to = row_keys::instant(cutoff + chrono::Duration::microseconds(1));
-    let rows = cx.w.range(Table::Outgoing, &from, &to, limit)?;
-    // An entry and its addenda are at most 3 records of 95 bytes.
-    out.reserve(rows.len() * 3 * 95);
+    let start = from.clone();
     let mut companies = HashMap::new();
-    for (key, value) in &rows {
+    let mut traces = TraceRows::default();
+    // Rows one at a time (a packed row holds a batch's chunk of entries), until
+    // the budget is spent; the file is finished once no row is left.
+    let mut done = 0u64;
+    let finished = loop {
+        let Some((key, value)) = cx.w.range(Table::Outgoing, &from, &to, 1)?.pop() else { break true };
+        if done >= limit {
+            break false;
+        }
+        from = crate::storage::key_after(&key);
         let (merchant_id, sec, description, id) =
-            row_parts(key).ok_or_else(|| StorageError("an outgoing row is unreadable".into()))?;
+            row_parts(&key).ok_or_else(|| StorageError("an outgoing row is unreadable".into()))?;
         if !companies.contains_key(merchant_id) {
             companies.insert(merchant_id.to_owned(), company(cx, merchant_id)?);
         }
@@ -213,20 +279,30 @@ pub(crate) fn assemble(
             open_batch(&mut a, company, (sec, description), flags, &mut out);
             a.batch = Some((merchant_id.to_owned(), sec.to_owned(), description.to_owned()));
             cx.batch_flags.remove(key.as_slice());
+            done += 1;
+        } else if id.starts_with(PACKED_ROW) {
+            let records = packed_records(&value)?;
+            out.reserve(records.len() * 3 * 95);
+            for t in &records {
+                add_entry(cx, &mut a, company, sec, t, &mut out, &mut traces)?;
+            }
+            done += records.len() as u64;
         } else if let Some(t) = cx.w.get::<TransactionRecord>(Table::Transactions, id.as_bytes())? {
-            add_entry(cx, &mut a, company, sec, &t, &mut out)?;
+            // A row from before packing: one transaction, read again.
+            add_entry(cx, &mut a, company, sec, &t, &mut out, &mut traces)?;
+            done += 1;
         }
-        cx.w.remove(Table::Outgoing, key)?;
-    }
+    };
+    cx.w.remove_range(Table::Outgoing, &start, &from)?;
+    traces.write(cx.w)?;
     cx.w.put(Table::Meta, row_keys::META_TRACE_SEQUENCE, &a.sequence)?;
-    let finished = rows.len() < limit;
     if finished {
         let more = finish(cx, a, out)?;
-        return Ok((rows.len() as u64 + more, true));
+        return Ok((done + more, true));
     }
     store_part(cx, &mut a, &out)?;
     cx.w.put(Table::Meta, row_keys::META_FILE_IN_PROGRESS, &a)?;
-    Ok((rows.len() as u64, false))
+    Ok((done, false))
 }
 
 /// Start the file of `cutoff`: its id, its header into `out`.
@@ -302,6 +378,7 @@ fn add_entry(
     sec: &str,
     t: &TransactionRecord,
     out: &mut Vec<u8>,
+    traces: &mut TraceRows,
 ) -> Result<(), StorageError> {
     let sequence = a.sequence + 1;
     let trace = a.originator.trace_number(u32::try_from(sequence % 10_000_000).unwrap_or(0));
@@ -319,7 +396,7 @@ fn add_entry(
         a.first_trace = trace.to_string();
     }
     a.last_trace = trace.to_string();
-    cx.w.put_raw(Table::Traces, trace.as_bytes(), t.id.as_bytes())
+    traces.push(trace.as_str(), &t.id)
 }
 
 /// Store `out` as the file's next part (sealed), if it holds anything.

@@ -9,8 +9,9 @@
 use chrono::{DateTime, Datelike, Utc};
 use serde::Serialize;
 
+use super::feed_rows::FeedRows;
 use super::records::TransactionRecord;
-use super::{feeds, images, origination, originator, Abort, Cx, Outcome, Refusal};
+use super::{feeds, id_list, images, origination, originator, Abort, Cx, Outcome, Refusal};
 use crate::lifecycle::{self, State};
 use crate::storage::{row_keys, StorageError, Table};
 use crate::validation::ProblemCode;
@@ -75,23 +76,31 @@ pub(crate) fn catch_up(
         match next {
             None => return Ok((progress, true)),
             Some((at, 0)) => {
-                for key in at_instant(cx, Table::Pending, at, left)? {
-                    originate(cx, &key, at)?;
+                let keys = at_instant(cx, Table::Pending, at, left)?;
+                let mut gathered = Gathered::default();
+                cx.feed_rows = Some(FeedRows::default());
+                for key in &keys {
+                    originate(cx, key, at, &mut gathered)?;
                     progress.originated += 1;
                     spent += 1;
                 }
+                remove_run(cx, Table::Pending, &keys)?;
+                gathered.write(cx)?;
             }
             Some((at, 1)) => {
                 let (done, _) = origination::assemble(cx, at, left)?;
                 spent += done.max(1);
             }
             Some((at, _)) => {
-                for key in at_instant(cx, Table::Settlements, at, left)? {
-                    settle(cx, &key, at)?;
-                    progress.settled += 1;
-                    spent += 1;
-                }
+                cx.feed_rows = Some(FeedRows::default());
+                let (seen, settled) = settle_due(cx, at, left)?;
+                progress.settled += settled;
+                spent += seen;
             }
+        }
+        // A run's feed entries, packed per partner and merchant.
+        if let Some(rows) = cx.feed_rows.take() {
+            rows.write(cx.w)?;
         }
     }
 }
@@ -147,9 +156,69 @@ fn load(cx: &Cx<'_, '_>, key: &[u8]) -> Result<Option<TransactionRecord>, Storag
     cx.w.get(Table::Transactions, id.as_bytes())
 }
 
+/// Remove a run of index keys just processed (consecutive in key order: read
+/// as one range) in one pass.
+fn remove_run(cx: &mut Cx<'_, '_>, table: Table, keys: &[Vec<u8>]) -> Result<(), StorageError> {
+    match (keys.first(), keys.last()) {
+        (Some(first), Some(last)) => cx.w.remove_range(table, first, &crate::storage::key_after(last)),
+        _ => Ok(()),
+    }
+}
+
+/// What one run of a cut-off's originations writes as rows of its own once
+/// the run is done: the settlement index, one row per settlement instant (and
+/// per [`CHUNK`] transactions), and the origination file's outgoing rows.
+#[derive(Default)]
+struct Gathered {
+    /// Per settlement instant: the row's key and its packed ids.
+    settlements: std::collections::BTreeMap<DateTime<Utc>, (Vec<u8>, Vec<u8>, u64)>,
+    outgoing: origination::Outgoing,
+}
+
+impl Gathered {
+    /// Add `id` to the settlement index at `at`.
+    fn settles(&mut self, cx: &mut Cx<'_, '_>, at: DateTime<Utc>, id: &str) -> Result<(), StorageError> {
+        let row = self
+            .settlements
+            .entry(at)
+            .or_insert_with(|| (settlement_row_key(at, id), id_list::with_capacity(CHUNK as usize), 0));
+        id_list::push(&mut row.1, id)?;
+        row.2 += 1;
+        if row.2 >= CHUNK {
+            if let Some((key, list, _)) = self.settlements.remove(&at) {
+                cx.w.put_raw(Table::Settlements, &key, &list)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Write every row still gathered.
+    fn write(self, cx: &mut Cx<'_, '_>) -> Result<(), StorageError> {
+        for (key, list, _) in self.settlements.into_values() {
+            cx.w.put_raw(Table::Settlements, &key, &list)?;
+        }
+        self.outgoing.write(cx)
+    }
+}
+
+/// A settlement index row of packed ids: the instant, a zero byte (a row of
+/// one transaction, from before packing, has its id there, which starts with
+/// `t`), and the first id (unique: a transaction originates once).
+fn settlement_row_key(at: DateTime<Utc>, first_id: &str) -> Vec<u8> {
+    let mut key = row_keys::instant(at).to_vec();
+    key.push(0);
+    key.extend_from_slice(first_id.as_bytes());
+    key
+}
+
 /// A Pending transaction reaches its cut-off: B Originated, with its dates.
-fn originate(cx: &mut Cx<'_, '_>, key: &[u8], cutoff: DateTime<Utc>) -> Result<(), StorageError> {
-    cx.w.remove(Table::Pending, key)?;
+/// Its pending index entry is removed by the caller, with the whole run's.
+fn originate(
+    cx: &mut Cx<'_, '_>,
+    key: &[u8],
+    cutoff: DateTime<Utc>,
+    gathered: &mut Gathered,
+) -> Result<(), StorageError> {
     let Some(mut t) = load(cx, key)? else { return Ok(()) };
     if t.state != State::Pending {
         return Ok(());
@@ -162,23 +231,66 @@ fn originate(cx: &mut Cx<'_, '_>, key: &[u8], cutoff: DateTime<Utc>) -> Result<(
     t.effective_date = Some(effective);
     t.settlement_date = Some(settlement);
     t.settles_at = Some(settles_at);
-    cx.w.put(Table::Transactions, t.id.as_bytes(), &t)?;
-    cx.w.put_raw(Table::Settlements, &row_keys::at(settles_at, &t.id), &[])?;
+    // Encoded once: the same bytes are the record and its file entry's source.
+    let bytes = crate::storage::encode(Table::Transactions, &t)?;
+    cx.w.put_raw(Table::Transactions, t.id.as_bytes(), &bytes)?;
+    gathered.settles(cx, settles_at, &t.id)?;
     images::keep_until_retention(cx.w, &t)?;
-    origination::enqueue(cx, &t, cutoff)?;
+    gathered.outgoing.add(cx, &t, &bytes, cutoff)?;
     feeds::record_change(cx, &t, cutoff)
 }
 
+/// Settle what is due at `at`: index rows one at a time until `budget`
+/// transactions were seen (at least one row). Returns the transactions seen
+/// and those settled (a returned one stays in its packed row until then, and
+/// is skipped).
+fn settle_due(cx: &mut Cx<'_, '_>, at: DateTime<Utc>, budget: u64) -> Result<(u64, u64), StorageError> {
+    let mut from = row_keys::instant(at).to_vec();
+    let to = row_keys::instant(at + chrono::Duration::microseconds(1));
+    let (mut seen, mut settled) = (0, 0);
+    let start = from.clone();
+    while seen < budget.max(1) {
+        let Some((key, value)) = cx.w.range(Table::Settlements, &from, &to, 1)?.pop() else { break };
+        if key.get(8) == Some(&0) {
+            for id in id_list::ids(&value)? {
+                seen += 1;
+                settled += u64::from(settle(cx, id, at)?);
+            }
+        } else {
+            let id =
+                row_keys::at_id(&key).ok_or_else(|| StorageError("an index key is unreadable".into()))?;
+            seen += 1;
+            settled += u64::from(settle(cx, id, at)?);
+        }
+        from = crate::storage::key_after(&key);
+    }
+    cx.w.remove_range(Table::Settlements, &start, &from)?;
+    Ok((seen, settled))
+}
+
 /// An Originated transaction reaches its settlement instant: S Settled.
-fn settle(cx: &mut Cx<'_, '_>, key: &[u8], at: DateTime<Utc>) -> Result<(), StorageError> {
-    cx.w.remove(Table::Settlements, key)?;
-    let Some(mut t) = load(cx, key)? else { return Ok(()) };
+/// Whether it was still Originated (not returned meanwhile).
+fn settle(cx: &mut Cx<'_, '_>, id: &str, at: DateTime<Utc>) -> Result<bool, StorageError> {
+    let Some(mut t) = cx.w.get::<TransactionRecord>(Table::Transactions, id.as_bytes())? else {
+        return Ok(false);
+    };
     if t.state != State::Originated {
-        return Ok(());
+        return Ok(false);
     }
     t.state = State::Settled;
     cx.w.put(Table::Transactions, t.id.as_bytes(), &t)?;
-    feeds::record_change(cx, &t, at)
+    feeds::record_change(cx, &t, at)?;
+    Ok(true)
+}
+
+/// A transaction returned before it settles leaves the settlement index: a
+/// row of its own (from before packing) goes; in a packed row its id stays,
+/// and settling skips it.
+pub(crate) fn leave_settlements(cx: &mut Cx<'_, '_>, t: &TransactionRecord) -> Result<(), StorageError> {
+    if let Some(at) = t.settles_at.filter(|_| t.state == State::Originated) {
+        cx.w.remove(Table::Settlements, &row_keys::at(at, &t.id))?;
+    }
+    Ok(())
 }
 
 /// Sandbox: move the clock to `now` (never backwards) and run everything due.

@@ -264,9 +264,7 @@ pub(crate) fn record_return(
     let today = calendar::eastern_date(cx.now);
     let originated = t.origination_date.unwrap_or(today);
     let (code, date) = lifecycle::validate_return(code, date, today, originated).map_err(Refusal::from)?;
-    if let Some(at) = t.settles_at.filter(|_| t.state == State::Originated) {
-        cx.w.remove(Table::Settlements, &row_keys::at(at, &t.id))?;
-    }
+    super::schedule::leave_settlements(cx, &t)?;
     t.state = State::Returned;
     t.return_code = Some(code.code().to_owned());
     t.return_reason = Some(code.reason().to_owned());

@@ -559,6 +559,26 @@ macro_rules! readable {
                 })
             }
 
+            /// Call `visit` with every entry whose key is in `[from, to)`, in key
+            /// order, one at a time, until it answers `false`.
+            pub(crate) fn scan(
+                &self,
+                table: Table,
+                from: &[u8],
+                to: &[u8],
+                visit: &mut dyn FnMut(&[u8], &[u8]) -> Result<bool, StorageError>,
+            ) -> Result<(), StorageError> {
+                self.with(table, |t| {
+                    for item in t.range::<&[u8]>(from..to).map_err(fail)? {
+                        let (k, v) = item.map_err(fail)?;
+                        if !visit(k.value(), v.value())? {
+                            break;
+                        }
+                    }
+                    Ok(())
+                })
+            }
+
             /// The last key in `[from, to)`, if any.
             pub(crate) fn last_key(
                 &self,
@@ -606,4 +626,20 @@ impl Write<'_> {
         self.forget(table, key);
         self.with(table, |t| Ok(t.remove(key).map_err(fail)?.is_some()))
     }
+
+    /// Remove every key in `[from, to)` in one pass over the tree (for a run
+    /// of index entries just processed: far cheaper than one removal each).
+    pub(crate) fn remove_range(&mut self, table: Table, from: &[u8], to: &[u8]) -> Result<(), StorageError> {
+        self.cache.borrow_mut()[table as usize].clear();
+        self.with(table, |t| t.retain_in::<&[u8], _>(from..to, |_, _| false).map_err(fail))
+    }
+}
+
+/// The smallest key after `key` (`key` followed by a zero byte): the exclusive
+/// end of a range that ends with `key` itself.
+pub(crate) fn key_after(key: &[u8]) -> Vec<u8> {
+    let mut end = Vec::with_capacity(key.len() + 1);
+    end.extend_from_slice(key);
+    end.push(0);
+    end
 }
