@@ -13,10 +13,12 @@
 //!   operator set one (`merchant_settings.rs`).
 
 use chrono::NaiveDate;
+use serde::{Deserialize, Serialize};
 
 use super::records::TransactionRecord;
 use crate::lifecycle;
-use crate::model::{Direction, EntryClass};
+use crate::model::{AccountType, Direction, EntryClass};
+use crate::money::Money;
 use crate::nacha::{self, Entry, Text};
 
 /// A batch's class and description.
@@ -82,36 +84,78 @@ fn fold(c: char) -> char {
     }
 }
 
+/// What a transaction's entry detail is made of: the fields of its record a
+/// file carries, borrowed. A cut-off stores them (postcard) in the file's
+/// outgoing rows, so the file is written without reading each transaction
+/// again; the account number stays sealed until the entry is written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct EntrySource<'a> {
+    pub id: &'a str,
+    #[serde(with = "crate::money::cents")]
+    pub amount: Money,
+    pub direction: Direction,
+    pub class: EntryClass,
+    #[serde(borrow)]
+    pub check_number: Option<&'a str>,
+    #[serde(borrow)]
+    pub terminal_state: Option<&'a str>,
+    pub name: &'a str,
+    pub routing_number: &'a str,
+    pub account_type: AccountType,
+    /// Base64 of the sealed account number, and the id its seal is bound to.
+    pub account_sealed: &'a str,
+    pub sealed_for: &'a str,
+}
+
+impl<'a> EntrySource<'a> {
+    /// The entry fields of `t`.
+    pub(crate) fn of(t: &'a TransactionRecord) -> Self {
+        EntrySource {
+            id: &t.id,
+            amount: t.amount,
+            direction: t.direction,
+            class: t.class,
+            check_number: t.check_number.as_deref(),
+            terminal_state: t.terminal_state.as_deref(),
+            name: &t.account.name,
+            routing_number: &t.account.routing_number,
+            account_type: t.account.account_type,
+            account_sealed: &t.account.account_sealed,
+            sealed_for: &t.account.sealed_for,
+        }
+    }
+}
+
 /// The entry detail of `t` in a batch of class `sec`, with its `account_number`
 /// (unsealed) and `trace`; `terminal` is the merchant's city and state (POP).
 pub(crate) fn entry(
-    t: &TransactionRecord,
+    t: &EntrySource<'_>,
     sec: &str,
     account_number: &str,
     trace: Text,
     terminal: (&str, &str),
 ) -> Entry {
-    let routing = t.account.routing_number.as_str();
-    let check = t.check_number.as_deref().unwrap_or("");
+    let routing = t.routing_number;
+    let check = t.check_number.unwrap_or("");
     let identification = match t.class {
         EntryClass::BOC => field(check, 15),
         EntryClass::POP => {
-            let state = t.terminal_state.as_deref().unwrap_or(terminal.1).to_ascii_uppercase();
+            let state = t.terminal_state.unwrap_or(terminal.1).to_ascii_uppercase();
             let city = field(terminal.0, 4);
             nacha::pop_identification(field(check, 9).as_str(), city.as_str(), &state)
                 .unwrap_or_else(|| field(check, 9))
         }
-        _ => field(t.id.get(t.id.len().saturating_sub(15)..).unwrap_or(&t.id), 15),
+        _ => field(t.id.get(t.id.len().saturating_sub(15)..).unwrap_or(t.id), 15),
     };
     let discretionary = if matches!(sec, "WEB" | "TEL") { "S" } else { "" };
     Entry {
-        transaction_code: nacha::transaction_code(t.account.account_type, t.direction),
+        transaction_code: nacha::transaction_code(t.account_type, t.direction),
         receiving_dfi: Text::from(routing.get(..8).unwrap_or(routing)),
         check_digit: routing.chars().nth(8).unwrap_or('0'),
         account_number: field(account_number, 17),
         amount: t.amount,
         identification,
-        name: field(&t.account.name, 22),
+        name: field(t.name, 22),
         discretionary_data: Text::from(discretionary),
         trace_number: trace,
         addenda: Vec::new(),

@@ -120,11 +120,15 @@ pub(crate) fn resolve(
 impl Engine {
     /// The account number of a stored account, unsealed.
     pub(super) fn unseal_account(&self, account: &SealedAccount) -> Result<String, SecretError> {
+        self.unseal_account_text(&account.account_sealed, &account.sealed_for)
+    }
+
+    /// An account number from its sealed form (base64) and the id it is bound to.
+    pub(super) fn unseal_account_text(&self, sealed: &str, sealed_for: &str) -> Result<String, SecretError> {
         use base64::Engine as _;
-        let sealed = base64::engine::general_purpose::STANDARD
-            .decode(&account.account_sealed)
-            .map_err(|_| SecretError::Decrypt)?;
-        let plain = self.cipher.decrypt(&sealed, account.sealed_for.as_bytes())?;
+        let sealed =
+            base64::engine::general_purpose::STANDARD.decode(sealed).map_err(|_| SecretError::Decrypt)?;
+        let plain = self.cipher.decrypt(&sealed, sealed_for.as_bytes())?;
         String::from_utf8(plain).map_err(|_| SecretError::Decrypt)
     }
 }

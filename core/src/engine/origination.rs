@@ -20,7 +20,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use sha2::Digest as _;
 
-use super::batch_kind::{self, BatchKind};
+use super::batch_kind::{self, BatchKind, EntrySource};
 use super::records::{MerchantRecord, TransactionRecord};
 use super::traces::TraceRows;
 use super::{originator, schedule, Cx};
@@ -125,7 +125,6 @@ impl Outgoing {
         &mut self,
         cx: &mut Cx<'_, '_>,
         t: &TransactionRecord,
-        record: &[u8],
         cutoff: DateTime<Utc>,
     ) -> Result<(), StorageError> {
         if t.class == EntryClass::ICL {
@@ -147,7 +146,9 @@ impl Outgoing {
             cx.w.put_raw(Table::Outgoing, &summary, &[flags | flag])?;
         }
         cx.batch_flags.insert(summary.clone(), flags | flag);
-        let len = u32::try_from(record.len()).map_err(|_| StorageError("a record over 4 GiB".into()))?;
+        let source = postcard::to_extend(&EntrySource::of(t), Vec::with_capacity(160))
+            .map_err(|e| StorageError(format!("an entry cannot be encoded: {e}")))?;
+        let len = u32::try_from(source.len()).map_err(|_| StorageError("an entry over 4 GiB".into()))?;
         let row = self.rows.entry(summary).or_insert_with_key(|summary| {
             let mut key = summary.clone();
             key.extend_from_slice(PACKED_ROW.encode_utf8(&mut [0; 4]).as_bytes());
@@ -156,7 +157,7 @@ impl Outgoing {
             (key, Vec::with_capacity(256 * 64), 0)
         });
         row.1.extend_from_slice(&len.to_le_bytes());
-        row.1.extend_from_slice(record);
+        row.1.extend_from_slice(&source);
         row.2 += 1;
         if row.2 >= schedule::CHUNK {
             let summary = summary_key(cutoff, &t.merchant_id, &kind);
@@ -176,16 +177,16 @@ impl Outgoing {
     }
 }
 
-/// The records of a packed outgoing row, in order.
-fn packed_records(value: &[u8]) -> Result<Vec<TransactionRecord>, StorageError> {
+/// The entries of a packed outgoing row, in order.
+fn packed_entries(value: &[u8]) -> Result<Vec<EntrySource<'_>>, StorageError> {
     let unreadable = || StorageError("an outgoing row is unreadable".into());
     let mut out = Vec::new();
     let mut rest = value;
     while !rest.is_empty() {
         let (len, tail) = rest.split_first_chunk::<4>().ok_or_else(unreadable)?;
         let len = usize::try_from(u32::from_le_bytes(*len)).map_err(|_| unreadable())?;
-        let (record, tail) = tail.split_at_checked(len).ok_or_else(unreadable)?;
-        out.push(crate::storage::decode(Table::Transactions, record)?);
+        let (source, tail) = tail.split_at_checked(len).ok_or_else(unreadable)?;
+        out.push(postcard::from_bytes(source).map_err(|_| unreadable())?);
         rest = tail;
     }
     Ok(out)
@@ -281,15 +282,15 @@ pub(crate) fn assemble(
             cx.batch_flags.remove(key.as_slice());
             done += 1;
         } else if id.starts_with(PACKED_ROW) {
-            let records = packed_records(&value)?;
-            out.reserve(records.len() * 3 * 95);
-            for t in &records {
-                add_entry(cx, &mut a, company, sec, t, &mut out, &mut traces)?;
+            let entries = packed_entries(&value)?;
+            out.reserve(entries.len() * 3 * 95);
+            for source in &entries {
+                add_entry(cx, &mut a, company, sec, source, &mut out, &mut traces)?;
             }
-            done += records.len() as u64;
+            done += entries.len() as u64;
         } else if let Some(t) = cx.w.get::<TransactionRecord>(Table::Transactions, id.as_bytes())? {
             // A row from before packing: one transaction, read again.
-            add_entry(cx, &mut a, company, sec, &t, &mut out, &mut traces)?;
+            add_entry(cx, &mut a, company, sec, &EntrySource::of(&t), &mut out, &mut traces)?;
             done += 1;
         }
     };
@@ -376,16 +377,19 @@ fn add_entry(
     a: &mut Assembly,
     company: &Company,
     sec: &str,
-    t: &TransactionRecord,
+    t: &EntrySource<'_>,
     out: &mut Vec<u8>,
     traces: &mut TraceRows,
 ) -> Result<(), StorageError> {
     let sequence = a.sequence + 1;
     let trace = a.originator.trace_number(u32::try_from(sequence % 10_000_000).unwrap_or(0));
-    let account = cx.engine.unseal_account(&t.account).map_err(|e| StorageError(e.to_string()))?;
+    let account = cx
+        .engine
+        .unseal_account_text(t.account_sealed, t.sealed_for)
+        .map_err(|e| StorageError(e.to_string()))?;
     let entry = batch_kind::entry(t, sec, &account, trace.clone(), (&company.city, &company.state));
     if let Err(e) = a.stream.entry(&entry, out) {
-        a.held.push(HeldEntry { transaction_id: t.id.clone(), problem: e.to_string() });
+        a.held.push(HeldEntry { transaction_id: t.id.to_owned(), problem: e.to_string() });
         return Ok(());
     }
     a.sequence = sequence;
@@ -396,7 +400,7 @@ fn add_entry(
         a.first_trace = trace.to_string();
     }
     a.last_trace = trace.to_string();
-    traces.push(trace.as_str(), &t.id)
+    traces.push(trace.as_str(), t.id)
 }
 
 /// Store `out` as the file's next part (sealed), if it holds anything.

@@ -71,9 +71,9 @@ fn rows_from_before_packing_are_still_read() {
                 let mut rest = value.as_slice();
                 while let Some((len, tail)) = rest.split_first_chunk::<4>() {
                     let (record, tail) = tail.split_at(u32::from_le_bytes(*len) as usize);
-                    let t: TransactionRecord = crate::storage::decode(Table::Transactions, record)?;
+                    let source: super::batch_kind::EntrySource<'_> = postcard::from_bytes(record).unwrap();
                     let mut old = key[..cut].to_vec();
-                    old.extend_from_slice(t.id.as_bytes());
+                    old.extend_from_slice(source.id.as_bytes());
                     old.push(0);
                     w.put_raw(Table::Outgoing, &old, &[])?;
                     rest = tail;

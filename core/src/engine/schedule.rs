@@ -231,12 +231,10 @@ fn originate(
     t.effective_date = Some(effective);
     t.settlement_date = Some(settlement);
     t.settles_at = Some(settles_at);
-    // Encoded once: the same bytes are the record and its file entry's source.
-    let bytes = crate::storage::encode(Table::Transactions, &t)?;
-    cx.w.put_raw(Table::Transactions, t.id.as_bytes(), &bytes)?;
+    cx.w.put(Table::Transactions, t.id.as_bytes(), &t)?;
     gathered.settles(cx, settles_at, &t.id)?;
     images::keep_until_retention(cx.w, &t)?;
-    gathered.outgoing.add(cx, &t, &bytes, cutoff)?;
+    gathered.outgoing.add(cx, &t, cutoff)?;
     feeds::record_change(cx, &t, cutoff)
 }
 
