@@ -14,8 +14,9 @@ pub(crate) struct Cx<'a, 'tx> {
     pub w: &'a mut Write<'tx>,
     pub now: DateTime<Utc>,
     pub engine: &'a Engine,
-    /// Next sequence number per feed scope, cached for the transaction.
-    pub seqs: HashMap<Vec<u8>, u64>,
+    /// The last sequence number used per scope of each feed (status changes,
+    /// events), cached for the transaction.
+    pub seqs: [HashMap<String, u64>; 2],
     /// Usage counters read or changed by the transaction, written back by
     /// [`Cx::finish`].
     pub usage: usage::Counters,
@@ -49,7 +50,7 @@ impl<'a, 'tx> Cx<'a, 'tx> {
             w,
             now,
             engine,
-            seqs: HashMap::new(),
+            seqs: Default::default(),
             usage: usage::Counters::default(),
             clock_to: None,
             batch_flags: HashMap::new(),

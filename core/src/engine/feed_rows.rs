@@ -50,8 +50,8 @@ pub(crate) fn entries(last: u64, value: &[u8]) -> Result<Vec<(u64, &[u8])>, Stor
 /// packed rows by [`FeedRows::write`] (or as soon as a row is full).
 #[derive(Default)]
 pub(crate) struct FeedRows {
-    /// By (table, scope): the last position, the count, the entries.
-    rows: HashMap<(Table, String), (u64, u32, Vec<u8>)>,
+    /// Per feed (status changes, events), by scope: the row being gathered.
+    rows: [HashMap<String, Row>; 2],
 }
 
 impl FeedRows {
@@ -66,16 +66,17 @@ impl FeedRows {
         entry: &[u8],
     ) -> Result<(), StorageError> {
         let len = u32::try_from(entry.len()).map_err(|_| StorageError("a feed entry over 4 GiB".into()))?;
-        let row = self
-            .rows
-            .entry((table, scope.to_owned()))
-            .or_insert_with(|| (0, 0, Vec::with_capacity(64 * 128)));
+        let rows = &mut self.rows[usize::from(table == Table::Events)];
+        if !rows.contains_key(scope) {
+            rows.insert(scope.to_owned(), (0, 0, Vec::with_capacity(64 * 128)));
+        }
+        let Some(row) = rows.get_mut(scope) else { return Ok(()) };
         row.0 = position;
         row.1 += 1;
         row.2.extend_from_slice(&len.to_le_bytes());
         row.2.extend_from_slice(entry);
         if row.1 >= MOST_PER_ROW {
-            if let Some(row) = self.rows.remove(&(table, scope.to_owned())) {
+            if let Some(row) = rows.remove(scope) {
                 put(w, table, scope, row)?;
             }
         }
@@ -84,18 +85,24 @@ impl FeedRows {
 
     /// Write every row still gathered.
     pub(crate) fn write(self, w: &mut Write<'_>) -> Result<(), StorageError> {
-        for ((table, scope), row) in self.rows {
-            put(w, table, &scope, row)?;
+        let [changes, events] = self.rows;
+        for (table, rows) in [(Table::Changes, changes), (Table::Events, events)] {
+            for (scope, row) in rows {
+                put(w, table, &scope, row)?;
+            }
         }
         Ok(())
     }
 }
 
+/// A row being gathered: its last position, its count, its entries.
+type Row = (u64, u32, Vec<u8>);
+
 fn put(
     w: &mut Write<'_>,
     table: Table,
     scope: &str,
-    (last, count, entries): (u64, u32, Vec<u8>),
+    (last, count, entries): Row,
 ) -> Result<(), StorageError> {
     let key = row_keys::seq(scope, last);
     if count == 1 {

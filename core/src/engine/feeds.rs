@@ -71,16 +71,15 @@ fn change_of(t: &TransactionRecord, at: DateTime<Utc>) -> StatusChange {
 
 /// The next sequence number of a feed (cached for the rest of the transaction).
 fn next_seq(cx: &mut Cx<'_, '_>, table: Table, scope: &str) -> Result<u64, StorageError> {
-    let mut cache_key = vec![table as u8];
-    cache_key.extend_from_slice(scope.as_bytes());
-    if let Some(n) = cx.seqs.get_mut(&cache_key) {
+    let seqs = &mut cx.seqs[usize::from(table == Table::Events)];
+    if let Some(n) = seqs.get_mut(scope) {
         *n += 1;
         return Ok(*n);
     }
     let (from, to) = row_keys::seq_range_after(scope, 0);
     let last = cx.w.last_key(table, &from, &to)?.and_then(|k| row_keys::seq_of(&k)).unwrap_or(0);
     let next = last + 1;
-    cx.seqs.insert(cache_key, next);
+    cx.seqs[usize::from(table == Table::Events)].insert(scope.to_owned(), next);
     Ok(next)
 }
 

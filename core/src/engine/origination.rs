@@ -145,7 +145,9 @@ impl Outgoing {
         if flags & flag == 0 {
             cx.w.put_raw(Table::Outgoing, &summary, &[flags | flag])?;
         }
-        cx.batch_flags.insert(summary.clone(), flags | flag);
+        if cx.batch_flags.get(&summary) != Some(&(flags | flag)) {
+            cx.batch_flags.insert(summary.clone(), flags | flag);
+        }
         let source = postcard::to_extend(&EntrySource::of(t), Vec::with_capacity(160))
             .map_err(|e| StorageError(format!("an entry cannot be encoded: {e}")))?;
         let len = u32::try_from(source.len()).map_err(|_| StorageError("an entry over 4 GiB".into()))?;
