@@ -91,7 +91,8 @@ pub fn format_eastern_timestamp(instant: DateTime<Utc>) -> String {
     ] {
         put_digits(&mut out[at..at + width], v);
     }
-    out.iter().map(|&b| char::from(b)).collect()
+    // ASCII digits and dashes: always UTF-8.
+    String::from_utf8(out.to_vec()).unwrap_or_default()
 }
 
 /// Formats a date as `YYYY-MM-DD` (the feeds' date shape), as chrono's
@@ -104,7 +105,8 @@ pub fn format_date(date: NaiveDate) -> String {
     for (at, width, v) in [(0, 4, year), (5, 2, date.month()), (8, 2, date.day())] {
         put_digits(&mut out[at..at + width], v);
     }
-    out.iter().map(|&b| char::from(b)).collect()
+    // ASCII digits and dashes: always UTF-8.
+    String::from_utf8(out.to_vec()).unwrap_or_default()
 }
 
 /// `v`'s last `slots.len()` decimal digits into `slots`, zero-padded.

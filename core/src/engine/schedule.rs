@@ -6,13 +6,14 @@
 //! a long clock jump (a sandbox moving a week ahead) produces the same feed as a
 //! clock that ticked through every day. Nothing is scanned but what is due.
 
-use chrono::{DateTime, Datelike, Utc};
+use chrono::{DateTime, Datelike, NaiveDate, Utc};
 use serde::Serialize;
 
 use super::feed_rows::FeedRows;
 use super::records::TransactionRecord;
 use super::{feeds, id_list, images, origination, originator, Abort, Cx, Outcome, Refusal};
 use crate::lifecycle::{self, State};
+use crate::model::Direction;
 use crate::storage::{row_keys, StorageError, Table};
 use crate::validation::ProblemCode;
 use crate::{calendar, AchError};
@@ -173,6 +174,33 @@ struct Gathered {
     /// Per settlement instant: the row's key and its packed ids.
     settlements: std::collections::BTreeMap<DateTime<Utc>, (Vec<u8>, Vec<u8>, u64)>,
     outgoing: origination::Outgoing,
+    /// The dates every transaction of the run gets (one cut-off), worked out
+    /// once (banking days and holidays) instead of once per transaction.
+    dates: Option<RunDates>,
+}
+
+/// A cut-off's origination and effective dates, and the settlement date and
+/// instant of a credit and of a debit originated at it.
+#[derive(Clone, Copy)]
+struct RunDates {
+    origination: NaiveDate,
+    effective: NaiveDate,
+    settlement: [(NaiveDate, DateTime<Utc>); 2],
+}
+
+impl RunDates {
+    fn of(cutoff: DateTime<Utc>) -> Self {
+        let (origination, effective) = lifecycle::origination(calendar::eastern_date(cutoff));
+        let settles = |direction| {
+            let date = lifecycle::settlement_date(direction, effective);
+            (date, lifecycle::settlement_instant(date))
+        };
+        RunDates {
+            origination,
+            effective,
+            settlement: [settles(Direction::Credit), settles(Direction::Debit)],
+        }
+    }
 }
 
 impl Gathered {
@@ -223,9 +251,9 @@ fn originate(
     if t.state != State::Pending {
         return Ok(());
     }
-    let (origination, effective) = lifecycle::origination(calendar::eastern_date(cutoff));
-    let settlement = lifecycle::settlement_date(t.direction, effective);
-    let settles_at = lifecycle::settlement_instant(settlement);
+    let RunDates { origination, effective, settlement: [credit, debit] } =
+        *gathered.dates.get_or_insert_with(|| RunDates::of(cutoff));
+    let (settlement, settles_at) = if t.direction == Direction::Credit { credit } else { debit };
     t.state = State::Originated;
     t.origination_date = Some(origination);
     t.effective_date = Some(effective);
