@@ -12,6 +12,7 @@ use ach_core::nacha::{self, NachaFile};
 use ach_tests::router;
 use ach_tests::world::{et, options, transaction, World, OPERATOR_KEY};
 use serde_json::{json, Value};
+use sha2::Digest as _;
 
 fn call(engine: &Engine, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
     router::call(engine, method, path, Some(OPERATOR_KEY), body.as_ref())
@@ -27,6 +28,13 @@ fn files(engine: &Engine) -> Vec<(Value, NachaFile, String)> {
         let (status, file) = call(engine, "GET", &format!("/admin/origination-files/{id}"), None);
         assert_eq!(status, 200, "{file}");
         let text = file["payload"]["text"].as_str().unwrap().to_owned();
+        let sha256: String =
+            sha2::Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(
+            summary["sha256"].as_str(),
+            Some(sha256.as_str()),
+            "{id}: the listed digest is the text's"
+        );
         let parsed = nacha::read(text.as_bytes()).unwrap_or_else(|e| panic!("{id}: {e}"));
         assert!(parsed.problems.is_empty(), "{id}: {:?}", parsed.problems);
         assert!(nacha::findings(&parsed.file).is_empty(), "{id}: {:?}", nacha::findings(&parsed.file));

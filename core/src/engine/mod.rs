@@ -25,6 +25,7 @@ mod duplicates;
 mod execute;
 mod feed_rows;
 mod feeds;
+mod file_digest;
 mod groundwork;
 mod group_commit;
 mod host_options;
@@ -121,6 +122,8 @@ pub struct Engine {
     waiting: std::sync::atomic::AtomicUsize,
     /// Concurrent [`Engine::execute`] calls sharing commits.
     groups: group_commit::Groups,
+    /// The digest of the origination file being assembled, as far as it goes.
+    file_digest: file_digest::FileDigest,
 }
 
 impl Engine {
@@ -178,6 +181,7 @@ impl Engine {
             instance: prepare::next_instance(),
             waiting: std::sync::atomic::AtomicUsize::new(0),
             groups: group_commit::Groups::default(),
+            file_digest: file_digest::FileDigest::default(),
         };
         let window = engine.load_window()?;
         *engine.window.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner) = window;

@@ -411,6 +411,7 @@ fn store_part(cx: &mut Cx<'_, '_>, a: &mut Assembly, out: &[u8]) -> Result<(), S
         return Ok(());
     }
     let key = part_key(&a.id, a.parts);
+    cx.engine.file_digest.part(&a.id, a.parts, out);
     let sealed = cx.engine.cipher.encrypt(out, key.as_bytes());
     cx.w.put_raw(Table::Blobs, key.as_bytes(), &sealed)?;
     a.parts += 1;
@@ -424,8 +425,11 @@ fn finish(cx: &mut Cx<'_, '_>, mut a: Assembly, mut out: Vec<u8>) -> Result<u64,
     let mut sha256 = String::new();
     if written {
         store_part(cx, &mut a, &out)?;
-        let bytes = read_parts(cx.w, &cx.engine.cipher, &a.id)?;
-        sha256 = crate::secrets::hex::encode(&sha2::Sha256::digest(&bytes));
+        let digest = match cx.engine.file_digest.finish(&a.id, a.parts) {
+            Some(digest) => digest,
+            None => sha2::Sha256::digest(read_parts(cx.w, &cx.engine.cipher, &a.id)?).into(),
+        };
+        sha256 = crate::secrets::hex::encode(&digest);
     } else {
         // No entry was written (every one held): no file text at all.
         for part in 0..a.parts {
