@@ -5,10 +5,8 @@
 use base64::Engine as _;
 
 use super::images::{self, CheckSide, SEALED};
-use super::{Caller, Engine, EngineOptions, Operation, Outcome};
+use super::{Caller, Engine, EngineOptions, Operation};
 use crate::storage::{row_keys, Table};
-
-const APPLICATION: &str = include_str!("../../../examples/requests/merchant.json");
 
 /// A PNG carrying an account number, as base64.
 fn image(text: &str) -> String {
@@ -24,24 +22,7 @@ fn options() -> EngineOptions {
 
 /// A partner, an approved BOC merchant and `n` BOC transactions; their ids.
 fn checks(engine: &Engine, n: usize) -> Vec<String> {
-    let run = |caller: &Caller, op| engine.execute(caller, op).unwrap();
-    let Outcome::PartnerCreated { partner_id, api_key } =
-        run(&Caller::Operator, Operation::CreatePartner { name: "P".into() })
-    else {
-        panic!()
-    };
-    let partner = engine.authenticate(&api_key).unwrap();
-    let mut app: serde_json::Value = serde_json::from_str(APPLICATION).unwrap();
-    app["standard_entry_classes"] = serde_json::json!(["BOC"]);
-    app["velocities"]["decline_duplicates"] = serde_json::json!(false);
-    let body = serde_json::to_vec(&app).unwrap();
-    let Outcome::MerchantSubmitted { merchant_id } =
-        run(&partner, Operation::SubmitMerchant { partner_id: partner_id.clone(), body })
-    else {
-        panic!()
-    };
-    let limits = crate::limits::Limits::default();
-    run(&Caller::Operator, Operation::ApproveMerchant { merchant_id: merchant_id.clone(), limits });
+    let (partner_id, partner, merchant_id) = super::test_tenant::tenant(engine, &["BOC"]);
     (0..n)
         .map(|i| {
             let body = serde_json::json!({
@@ -51,14 +32,7 @@ fn checks(engine: &Engine, n: usize) -> Vec<String> {
                 "check_image_back": image(&format!("back ACCT-77889900{i:04}")),
                 "customer": {"name": "Ada", "routing_number": "021000021", "account_number": "778899001122",
                              "account_type": "checking"}});
-            let op = Operation::CreateTransaction {
-                partner_id: partner_id.clone(),
-                body: serde_json::to_vec(&body).unwrap(),
-            };
-            match run(&partner, op) {
-                Outcome::TransactionCreated { transaction_id } => transaction_id,
-                other => panic!("{other:?}"),
-            }
+            super::test_tenant::create(engine, &partner, &partner_id, &body)
         })
         .collect()
 }

@@ -54,6 +54,8 @@ mod schedule;
 mod simulation;
 mod tenant_lookup;
 mod tenants;
+#[cfg(test)]
+mod test_tenant;
 mod traces;
 mod transactions;
 mod usage;

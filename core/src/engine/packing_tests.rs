@@ -4,11 +4,9 @@
 #![allow(clippy::unwrap_used)]
 
 use super::records::TransactionRecord;
-use super::{id_list, traces, Caller, Engine, EngineOptions, Operation, Outcome};
+use super::{id_list, traces, Caller, Engine, EngineOptions, Operation};
 use crate::lifecycle::State;
 use crate::storage::{row_keys, Table};
-
-const APPLICATION: &str = include_str!("../../../examples/requests/merchant.json");
 
 fn at(text: &str) -> chrono::DateTime<chrono::Utc> {
     let naive = chrono::NaiveDateTime::parse_from_str(text, "%Y-%m-%d %H:%M").unwrap();
@@ -18,21 +16,7 @@ fn at(text: &str) -> chrono::DateTime<chrono::Utc> {
 /// A production engine (no originator yet) with `n` pending PPD debits; their ids.
 fn engine_with_debits(n: u64) -> (Engine, Vec<String>) {
     let engine = Engine::in_memory(EngineOptions::manual(at("2026-11-23 10:00"))).unwrap();
-    let run = |caller: &Caller, op| engine.execute(caller, op).unwrap();
-    let Outcome::PartnerCreated { partner_id, api_key } =
-        run(&Caller::Operator, Operation::CreatePartner { name: "P".into() })
-    else {
-        panic!()
-    };
-    let partner = engine.authenticate(&api_key).unwrap();
-    let body = APPLICATION.as_bytes().to_vec();
-    let Outcome::MerchantSubmitted { merchant_id } =
-        run(&partner, Operation::SubmitMerchant { partner_id: partner_id.clone(), body })
-    else {
-        panic!()
-    };
-    let limits = crate::limits::Limits::default();
-    run(&Caller::Operator, Operation::ApproveMerchant { merchant_id: merchant_id.clone(), limits });
+    let (partner_id, partner, merchant_id) = super::test_tenant::tenant(&engine, &["PPD"]);
     let ids = (0..n)
         .map(|i| {
             let body = serde_json::json!({
@@ -40,14 +24,7 @@ fn engine_with_debits(n: u64) -> (Engine, Vec<String>) {
                 "type": "debit", "standard_entry_class": "PPD",
                 "customer": {"name": "Ada", "routing_number": "021000021",
                              "account_number": format!("77889900{i}"), "account_type": "checking"}});
-            let op = Operation::CreateTransaction {
-                partner_id: partner_id.clone(),
-                body: serde_json::to_vec(&body).unwrap(),
-            };
-            match run(&partner, op) {
-                Outcome::TransactionCreated { transaction_id } => transaction_id,
-                other => panic!("{other:?}"),
-            }
+            super::test_tenant::create(&engine, &partner, &partner_id, &body)
         })
         .collect();
     (engine, ids)
