@@ -66,6 +66,11 @@ impl Durability {
         n
     }
 
+    /// The number of the newest commit so far.
+    pub(super) fn latest(&self) -> u64 {
+        self.commits.load(Ordering::SeqCst)
+    }
+
     /// A durable commit numbered `n` completed: it made every earlier one durable.
     pub(super) fn durable(&self, n: u64) {
         self.durable.fetch_max(n, Ordering::SeqCst);
