@@ -3,7 +3,7 @@
 //! when the power goes.
 
 use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
 /// What the redo log needs of its file. Calls come one at a time (the log's
@@ -61,13 +61,28 @@ impl LogFile for FsLog {
         Ok(self.0.metadata()?.len())
     }
 
+    #[cfg(unix)]
     fn read_at(&self, offset: u64, out: &mut [u8]) -> io::Result<()> {
+        std::os::unix::fs::FileExt::read_exact_at(&self.0, out, offset)
+    }
+
+    #[cfg(not(unix))]
+    fn read_at(&self, offset: u64, out: &mut [u8]) -> io::Result<()> {
+        use std::io::{Read, Seek, SeekFrom};
         let mut f = &self.0;
         f.seek(SeekFrom::Start(offset))?;
         f.read_exact(out)
     }
 
+    /// One `pwrite` per record (no seek).
+    #[cfg(unix)]
     fn write_at(&self, offset: u64, data: &[u8]) -> io::Result<()> {
+        std::os::unix::fs::FileExt::write_all_at(&self.0, data, offset)
+    }
+
+    #[cfg(not(unix))]
+    fn write_at(&self, offset: u64, data: &[u8]) -> io::Result<()> {
+        use std::io::{Seek, SeekFrom, Write};
         let mut f = &self.0;
         f.seek(SeekFrom::Start(offset))?;
         f.write_all(data)
