@@ -159,8 +159,8 @@ impl Appender<'_> {
         let bytes =
             record::encode(self.s.next_seq, self.s.synced, payload.as_bytes()).map_err(StorageError)?;
         let new_end = end + bytes.len() as u64;
-        let written =
-            self.grow(new_end).and_then(|()| self.s.file.write_at(end, &bytes).map_err(io("cannot append")));
+        let written = self.s.file.write_at(end, &bytes).map_err(io("cannot append"));
+        let written = written.and_then(|()| self.grow(new_end));
         let written = written.and_then(|()| match sync {
             true => self.s.file.sync_data().map_err(io("cannot sync")),
             false => Ok(()),
@@ -178,19 +178,17 @@ impl Appender<'_> {
         Ok(())
     }
 
-    /// Make the file at least `len` bytes long: zeros written up to `grow_by`
-    /// bytes past it (the next sync makes the new length durable once; the
-    /// syncs after it write data only).
+    /// After a record that ends at `len`, past the file's length: zeros
+    /// written from there up to `grow_by` bytes further (the next sync makes
+    /// the new length durable once; the syncs after it write data only).
     fn grow(&mut self, len: u64) -> Result<(), StorageError> {
-        let from = self.s.allocated;
-        if len <= from {
+        if len <= self.s.allocated {
             return Ok(());
         }
-        let to = len.saturating_add(self.limits.grow_by);
-        let zeros =
-            usize::try_from(to - from).map_err(|_| StorageError("the redo log is too large".into()))?;
-        self.s.file.write_at(from, &vec![0u8; zeros]).map_err(io("cannot grow"))?;
-        self.s.allocated = to;
+        let zeros = usize::try_from(self.limits.grow_by)
+            .map_err(|_| StorageError("the redo log's growth is too large".into()))?;
+        self.s.file.write_at(len, &vec![0u8; zeros]).map_err(io("cannot grow"))?;
+        self.s.allocated = len + self.limits.grow_by;
         Ok(())
     }
 
