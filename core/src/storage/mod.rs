@@ -439,6 +439,22 @@ impl Store {
             }
             return Ok(());
         }
+        if durable && log.direct(payload.len()) {
+            // A large durable transaction (a batch of hundreds) is a checkpoint
+            // without a record: redb's durable commit of it costs less than
+            // writing it to the log as well. The log holds nothing after it.
+            let committed = tx
+                .set_durability(redb::Durability::Immediate)
+                .map_err(|e| StorageError(e.to_string()))
+                .and_then(|()| tx.commit().map_err(fail));
+            if let Err(e) = committed {
+                log.in_doubt();
+                return Err(e);
+            }
+            self.durability.durable(n);
+            let _ = log.checkpointed_without_record();
+            return Ok(());
+        }
         let checkpoint = log.checkpoint_due(payload.len());
         log.append(payload, durable && !checkpoint)?;
         let level = if checkpoint { redb::Durability::Immediate } else { redb::Durability::None };

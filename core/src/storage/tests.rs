@@ -166,7 +166,7 @@ fn with_a_log_a_deferred_commit_is_synced_before_a_read_shows_it() {
 
 /// A power loss before every I/O operation of a run of logged commits
 /// (durable and deferred, puts and removes, checkpoints every third record,
-/// and the close): the reopened store holds exactly the state after some
+/// large commits made durable by redb without a record, and the close): the reopened store holds exactly the state after some
 /// commit, never one before the last acknowledged (a durable commit that
 /// returned), never a part of one.
 #[cfg(feature = "simulation")]
@@ -177,13 +177,17 @@ fn a_power_loss_anywhere_leaves_a_whole_prefix_of_the_commits() {
     use super::crash::SimDisk;
     use super::LogSettings;
     const COMMITS: u64 = 12;
-    let settings = LogSettings { records: 3, bytes: 1 << 20, grow_by: 256 };
+    let settings = LogSettings { records: 3, bytes: 1 << 20, grow_by: 256, direct: 256 };
     // Commit `i`: step = i, k{i} = i, k{i-2} removed; every third deferred.
     let commit = |w: &mut super::Write<'_>, i: u64| -> Result<(), super::StorageError> {
         w.put(Table::Meta, b"step", &i)?;
         w.put(Table::Usage, format!("k{i}").as_bytes(), &i)?;
         if i >= 2 {
             w.remove(Table::Usage, format!("k{}", i - 2).as_bytes())?;
+        }
+        if i.is_multiple_of(4) {
+            // Past `direct`: durable ones commit in redb without a record.
+            w.put_raw(Table::Blobs, b"large", &[0x5a; 300])?;
         }
         if i % 3 == 1 {
             w.defer_sync();

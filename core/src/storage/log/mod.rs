@@ -32,14 +32,19 @@ pub struct LogSettings {
     /// appends change no file size and their sync writes only data, not the
     /// file system's journal.
     pub grow_by: u64,
+    /// A durable transaction of at least this many bytes of effects is
+    /// committed durably by redb instead of logged (a checkpoint without a
+    /// record): written once, not twice.
+    pub direct: u64,
 }
 
 impl Default for LogSettings {
     /// A checkpoint every 1,024 records or 64 MiB (its durable commit then
     /// costs a few percent of the records' syncs: BENCHMARKS.md; recovery
-    /// reads at most about that much); the file grows 1 MiB at a time.
+    /// reads at most about that much); the file grows 1 MiB at a time; a
+    /// durable transaction of 512 KiB or more (about 400 creates) is not logged.
     fn default() -> Self {
-        LogSettings { records: 1_024, bytes: 64 << 20, grow_by: 1 << 20 }
+        LogSettings { records: 1_024, bytes: 64 << 20, grow_by: 1 << 20, direct: 512 << 10 }
     }
 }
 
@@ -143,6 +148,19 @@ impl Appender<'_> {
     /// The sequence number the next record gets.
     pub(crate) fn next_seq(&self) -> u64 {
         self.s.next_seq
+    }
+
+    /// Whether a durable transaction of `len` payload bytes should be
+    /// committed by redb durably instead of logged.
+    pub(crate) fn direct(&self, len: usize) -> bool {
+        len as u64 >= self.limits.direct
+    }
+
+    /// The database committed the next sequence number durably without a
+    /// record (a checkpoint): the log starts afresh after it.
+    pub(crate) fn checkpointed_without_record(&mut self) -> Result<(), StorageError> {
+        self.s.next_seq += 1;
+        self.reset()
     }
 
     /// Whether a record of `len` payload bytes should be a checkpoint.
