@@ -100,7 +100,13 @@ impl Journal {
     /// torn tail is ignored; damage is an error that names it.
     pub(crate) fn recover(&self, db: &Database) -> Result<(), StorageError> {
         let mut s = self.state();
-        let file_len = s.file.len().map_err(io("cannot read its length"))?;
+        let mut file_len = s.file.len().map_err(io("cannot read its length"))?;
+        if let Some(end) = s.end.filter(|end| *end < file_len) {
+            // After a failure: past `end` may lie a record whose commit
+            // failed and whose cut failed too; it must never be replayed.
+            s.file.set_len(end).and_then(|()| s.file.sync_data()).map_err(io("cannot cut it back"))?;
+            file_len = end;
+        }
         let len = s.end.unwrap_or(file_len);
         let len = usize::try_from(len).map_err(|_| StorageError("the redo log is too large".into()))?;
         let mut bytes = vec![0u8; len];
