@@ -19,7 +19,7 @@
 //! rolls back a commit that did not fully land.
 //!
 //! The disk holds two files: the database ([`SimDisk::backend`]) and its redo
-//! log ([`SimDisk::log_file`]). Operations on both count towards the crash
+//! log (`SimDisk::log_file`). Operations on both count towards the crash
 //! point, a sync covers only its own file, and a crash image loses some of
 //! each file's unsynced operations.
 //!
