@@ -41,16 +41,16 @@ impl Engine {
     /// Open (or create) a database on a simulated disk with its redo log in the
     /// disk's second file, as [`Engine::open`] keeps one beside a file: a power
     /// loss takes the log's unsynced tail too, and reopening replays what the
-    /// database lacks. Reopened after a failure. `checkpoints`: when a commit
-    /// is a checkpoint (`LogSettings::default()` as for a file; smaller to
-    /// exercise checkpoints in a short run).
+    /// database lacks. Reopened after a failure. `settings`: how the log grows
+    /// and when a commit is a checkpoint (`LogSettings::default()` as for a
+    /// file; smaller to exercise checkpoints in a short run).
     pub fn open_on_disk(
         disk: &crate::storage::crash::SimDisk,
         options: EngineOptions,
-        checkpoints: LogSettings,
+        settings: LogSettings,
     ) -> Result<Engine, OpenError> {
         let key = options.encryption_key.clone().unwrap_or_else(EncryptionKey::generate);
-        let store = Store::on_disk(disk, checkpoints)?;
+        let store = Store::on_disk(disk, settings)?;
         Engine::start(store, key, options, None)
     }
 

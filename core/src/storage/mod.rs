@@ -238,14 +238,14 @@ impl Store {
     /// log in the disk's second file, so that a power loss takes the log's
     /// unsynced tail too; reopened after a failure, as a file database is.
     #[cfg(feature = "simulation")]
-    pub(crate) fn on_disk(disk: &crash::SimDisk, checkpoints: LogSettings) -> Result<Store, StorageError> {
+    pub(crate) fn on_disk(disk: &crash::SimDisk, settings: LogSettings) -> Result<Store, StorageError> {
         let backends = disk.clone();
         let open = move || {
             open::catching(|| Database::builder().create_with_backend(backends.backend()).map_err(fail))
         };
         let db = open()?;
         open::check_format(&db)?;
-        let journal = log::Journal::new(Box::new(disk.log_file()), checkpoints);
+        let journal = log::Journal::new(Box::new(disk.log_file()), settings);
         open::catching(|| journal.recover(&db))?;
         Store::init(db, Some(Box::new(open)), Some(journal))
     }
