@@ -169,3 +169,21 @@ fn a_damaged_redo_log_record_before_synced_ones_is_refused_not_a_panic() {
     let error = refusal(&path, options(START));
     assert!(error.to_string().contains("the redo log is damaged at byte 0"), "{error}");
 }
+
+#[test]
+fn a_database_restored_from_an_older_backup_beside_a_newer_redo_log_is_refused() {
+    let (dir, path) = made();
+    let backup = std::fs::read(&path).unwrap();
+    let log = ach_core::engine::log_file_for(&path);
+    drop(World::with(Engine::open(&path, options(START)).unwrap()).partner());
+    let newer_log = {
+        let w = World::with(Engine::open(&path, options(START)).unwrap());
+        w.partner();
+        std::fs::read(&log).unwrap()
+    };
+    std::fs::write(&path, backup).unwrap();
+    std::fs::write(&log, newer_log).unwrap();
+    let error = refusal(&path, options(START));
+    assert!(error.to_string().contains("the log is not this database's"), "{error}");
+    drop(dir);
+}

@@ -46,7 +46,8 @@ fn prove_torn(log: &[u8], at: usize, applied: u64) -> Result<(), String> {
                 if record.seq > applied && record.synced > at as u64 {
                     return Err(format!(
                         "the redo log is damaged at byte {at}: record {} at byte {p}, appended once \
-                         {} bytes were on disk, follows it",
+                         {} bytes were on disk, follows it; restore the database and its log from \
+                         a backup",
                         record.seq, record.synced
                     ));
                 }
@@ -96,7 +97,9 @@ pub(super) fn replay(db: &Database, log: &[u8]) -> Result<u64, StorageError> {
             None => return Ok(held),
             Some(first) if first.seq != held + 1 => {
                 return Err(StorageError(format!(
-                    "the redo log starts at record {} but the database holds records up to {held} only",
+                    "the redo log starts at record {} but the database holds records up to {held} only: \
+                     the log is not this database's (or the database is older than its log); \
+                     restore the pair from one backup",
                     first.seq
                 )))
             }
