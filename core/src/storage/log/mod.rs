@@ -66,6 +66,8 @@ struct State {
     synced: u64,
     /// The next record's sequence number.
     next_seq: u64,
+    /// Where the records' checksums start (the database's, from `meta`).
+    salt: u32,
     /// Records since the log started afresh.
     records: u64,
     /// A failure left the file or the database in doubt: the store must be
@@ -80,7 +82,16 @@ fn io(what: &str) -> impl Fn(std::io::Error) -> StorageError + '_ {
 impl Journal {
     /// The log in `file`, to be read by [`Journal::recover`] before use.
     pub(crate) fn new(file: Box<dyn LogFile>, limits: LogSettings) -> Journal {
-        let state = State { file, end: None, allocated: 0, synced: 0, next_seq: 1, records: 0, broken: true };
+        let state = State {
+            file,
+            end: None,
+            allocated: 0,
+            synced: 0,
+            next_seq: 1,
+            salt: 0,
+            records: 0,
+            broken: true,
+        };
         Journal { state: Mutex::new(state), limits }
     }
 
@@ -111,7 +122,8 @@ impl Journal {
         let len = usize::try_from(len).map_err(|_| StorageError("the redo log is too large".into()))?;
         let mut bytes = vec![0u8; len];
         s.file.read_at(0, &mut bytes).map_err(io("cannot read it"))?;
-        let last = replay::replay(db, &bytes)?;
+        let (last, salt) = replay::replay(db, &bytes)?;
+        s.salt = salt;
         s.allocated = file_len;
         s.end = Some(0);
         s.synced = 0;
@@ -195,8 +207,8 @@ impl Appender<'_> {
     /// in doubt.
     pub(crate) fn append(&mut self, payload: &Payload, sync: bool) -> Result<(), StorageError> {
         let Some(end) = self.s.end else { return Err(StorageError("the redo log is not open".into())) };
-        let bytes =
-            record::encode(self.s.next_seq, self.s.synced, payload.as_bytes()).map_err(StorageError)?;
+        let bytes = record::encode(self.s.salt, self.s.next_seq, self.s.synced, payload.as_bytes())
+            .map_err(StorageError)?;
         let new_end = end + bytes.len() as u64;
         let written = self.s.file.write_at(end, &bytes).map_err(io("cannot append"));
         let written = written.and_then(|()| self.grow(new_end));

@@ -13,7 +13,9 @@
 //!
 //! The header has a checksum of its own so that a reader can find the next
 //! whole record after a damaged one byte by byte, at the cost of a 24-byte
-//! checksum per offset (see `replay::scan`).
+//! checksum per offset (see `replay::scan`). Both checksums start from the
+//! database's log salt (4 random bytes in `meta`, `log_salt`), so a record of
+//! another database's log never checks out.
 //!
 //! An operation is `1 ‖ table ‖ key length (u32 LE) ‖ key ‖ value length
 //! (u32 LE) ‖ value` (a put) or `2 ‖ table ‖ key length ‖ key` (a remove);
@@ -118,9 +120,14 @@ fn field<'a>(payload: &'a [u8], at: &mut usize) -> Option<&'a [u8]> {
     Some(bytes)
 }
 
+/// The CRC-32C of `bytes`, started from the database's `salt`.
+fn crc(salt: u32, bytes: &[u8]) -> u32 {
+    crc32c::crc32c_append(salt, bytes)
+}
+
 /// The record of `payload` with sequence number `seq`, appended where the log
-/// has `synced` bytes durable.
-pub(super) fn encode(seq: u64, synced: u64, payload: &[u8]) -> Result<Vec<u8>, String> {
+/// has `synced` bytes durable, for the database whose log salt is `salt`.
+pub(super) fn encode(salt: u32, seq: u64, synced: u64, payload: &[u8]) -> Result<Vec<u8>, String> {
     let n = u32::try_from(payload.len())
         .ok()
         .filter(|n| *n as usize <= MAX_PAYLOAD)
@@ -129,8 +136,8 @@ pub(super) fn encode(seq: u64, synced: u64, payload: &[u8]) -> Result<Vec<u8>, S
     out.extend_from_slice(&n.to_le_bytes());
     out.extend_from_slice(&seq.to_le_bytes());
     out.extend_from_slice(&synced.to_le_bytes());
-    out.extend_from_slice(&crc32c::crc32c(payload).to_le_bytes());
-    let head = crc32c::crc32c(&out);
+    out.extend_from_slice(&crc(salt, payload).to_le_bytes());
+    let head = crc(salt, &out);
     out.extend_from_slice(&head.to_le_bytes());
     out.extend_from_slice(payload);
     Ok(out)
@@ -165,20 +172,20 @@ fn le64(b: &[u8]) -> u64 {
     u64::from_le_bytes(b.try_into().unwrap_or_default())
 }
 
-/// Read the record at `at` of `log`.
-pub(super) fn parse(log: &[u8], at: usize) -> Parsed<'_> {
+/// Read the record at `at` of `log` (of the database whose log salt is `salt`).
+pub(super) fn parse(log: &[u8], at: usize, salt: u32) -> Parsed<'_> {
     let Some(head) = at.checked_add(HEADER).and_then(|end| log.get(at..end)) else {
         return Parsed::Invalid;
     };
     let field = |from: usize, to: usize| head.get(from..to).unwrap_or_default();
-    if crc32c::crc32c(field(0, 24)) != le32(field(24, 28)) {
+    if crc(salt, field(0, 24)) != le32(field(24, 28)) {
         return Parsed::Invalid;
     }
     let n = le32(field(0, 4)) as usize;
     let (seq, synced) = (le64(field(4, 12)), le64(field(12, 20)));
     let end = (n <= MAX_PAYLOAD).then(|| at + HEADER + n).filter(|end| *end <= log.len());
     let Some(payload) = end.and_then(|end| log.get(at + HEADER..end)) else { return Parsed::Invalid };
-    if crc32c::crc32c(payload) != le32(field(20, 24)) || seq == 0 {
+    if crc(salt, payload) != le32(field(20, 24)) || seq == 0 {
         return Parsed::Invalid;
     }
     Parsed::Valid { record: Record { seq, synced, payload }, next: at + HEADER + n }

@@ -20,28 +20,28 @@ use crate::storage::{fail, row_keys, StorageError, Table, Write};
 /// that covered them proves they were whole on disk. Later records are found
 /// byte by byte (a damaged length field does not hide them): a header's own
 /// checksum rejects a wrong offset at the cost of 24 bytes.
-pub(super) fn scan(log: &[u8], applied: u64) -> Result<Vec<Record<'_>>, String> {
+pub(super) fn scan(log: &[u8], applied: u64, salt: u32) -> Result<Vec<Record<'_>>, String> {
     let mut records: Vec<Record<'_>> = Vec::new();
     let mut at = 0;
     while at < log.len() {
-        if let Parsed::Valid { record, next } = record::parse(log, at) {
+        if let Parsed::Valid { record, next } = record::parse(log, at, salt) {
             if records.last().is_none_or(|prev| record.seq == prev.seq + 1) {
                 records.push(record);
                 at = next;
                 continue;
             }
         }
-        prove_torn(log, at, applied)?;
+        prove_torn(log, at, applied, salt)?;
         break;
     }
     Ok(records)
 }
 
 /// `Err` if a whole record after `at` shows that the bytes at `at` were synced.
-fn prove_torn(log: &[u8], at: usize, applied: u64) -> Result<(), String> {
+fn prove_torn(log: &[u8], at: usize, applied: u64, salt: u32) -> Result<(), String> {
     let mut p = at + 1;
     while p < log.len() {
-        p = match record::parse(log, p) {
+        p = match record::parse(log, p, salt) {
             Parsed::Valid { record, next } => {
                 if record.seq > applied && record.synced > at as u64 {
                     return Err(format!(
@@ -85,16 +85,31 @@ pub(super) fn apply(w: &mut Write<'_>, record: &Record<'_>) -> Result<(), Storag
 }
 
 /// Apply the records of `log` that `db` does not hold, in one durable commit;
-/// the sequence number `db` then holds.
-pub(super) fn replay(db: &Database, log: &[u8]) -> Result<u64, StorageError> {
+/// the sequence number `db` then holds, and its log salt (made, and committed
+/// durably, the first time: before any record is appended with it).
+pub(super) fn replay(db: &Database, log: &[u8]) -> Result<(u64, u32), StorageError> {
     let tx = db.begin_write().map_err(fail)?;
-    let last = {
+    let (last, salt, changed) = {
         let mut w = Write::new(&tx, None);
+        let (salt, made) = match w.get_raw(Table::Meta, row_keys::META_LOG_SALT)? {
+            Some(b) => (
+                b.try_into()
+                    .map(u32::from_le_bytes)
+                    .map_err(|_| StorageError("the stored log salt is unreadable".into()))?,
+                false,
+            ),
+            None => {
+                let mut b = [0u8; 4];
+                crate::ids::random_bytes(&mut b);
+                w.put_raw(Table::Meta, row_keys::META_LOG_SALT, &b)?;
+                (u32::from_le_bytes(b), true)
+            }
+        };
         let held = applied(&w)?;
-        let records = scan(log, held).map_err(StorageError)?;
+        let records = scan(log, held, salt).map_err(StorageError)?;
         let mut todo = records.iter().filter(|r| r.seq > held).peekable();
         match todo.peek() {
-            None => return Ok(held),
+            None => (held, salt, made),
             Some(first) if first.seq != held + 1 => {
                 return Err(StorageError(format!(
                     "the redo log starts at record {} but the database holds records up to {held} only: \
@@ -103,16 +118,19 @@ pub(super) fn replay(db: &Database, log: &[u8]) -> Result<u64, StorageError> {
                     first.seq
                 )))
             }
-            Some(_) => {}
+            Some(_) => {
+                let mut last = held;
+                for record in todo {
+                    apply(&mut w, record)?;
+                    last = record.seq;
+                }
+                w.put_raw(Table::Meta, row_keys::META_LOG_SEQUENCE, &last.to_be_bytes())?;
+                (last, salt, true)
+            }
         }
-        let mut last = held;
-        for record in todo {
-            apply(&mut w, record)?;
-            last = record.seq;
-        }
-        w.put_raw(Table::Meta, row_keys::META_LOG_SEQUENCE, &last.to_be_bytes())?;
-        last
     };
-    tx.commit().map_err(fail)?;
-    Ok(last)
+    if changed {
+        tx.commit().map_err(fail)?;
+    }
+    Ok((last, salt))
 }

@@ -10,6 +10,9 @@ use super::record::{self, Op, Parsed, Payload};
 use super::replay::{apply, replay, scan};
 use crate::storage::{Table, Write};
 
+/// The log salt of the tests' databases.
+const SALT: u32 = 0x5a17_0001;
+
 /// A payload of one put and one remove.
 fn payload(n: u8) -> Payload {
     let mut p = Payload::default();
@@ -25,21 +28,21 @@ fn synced_log(count: u8) -> (Vec<u8>, Vec<usize>) {
     for n in 1..=count {
         starts.push(log.len());
         let synced = log.len() as u64;
-        log.extend(record::encode(u64::from(n), synced, payload(n).as_bytes()).unwrap());
+        log.extend(record::encode(SALT, u64::from(n), synced, payload(n).as_bytes()).unwrap());
     }
     (log, starts)
 }
 
 fn seqs(log: &[u8], applied: u64) -> Result<Vec<u64>, String> {
-    scan(log, applied).map(|records| records.iter().map(|r| r.seq).collect())
+    scan(log, applied, SALT).map(|records| records.iter().map(|r| r.seq).collect())
 }
 
 #[test]
 fn a_record_reads_back_as_written() {
     let p = payload(7);
-    let bytes = record::encode(42, 9, p.as_bytes()).unwrap();
+    let bytes = record::encode(SALT, 42, 9, p.as_bytes()).unwrap();
     assert_eq!(bytes.len(), record::HEADER + p.len());
-    let Parsed::Valid { record, next } = record::parse(&bytes, 0) else { panic!("not valid") };
+    let Parsed::Valid { record, next } = record::parse(&bytes, 0, SALT) else { panic!("not valid") };
     assert_eq!((record.seq, record.synced, next), (42, 9, bytes.len()));
     assert_eq!(
         record::ops(record.payload).unwrap(),
@@ -96,10 +99,10 @@ fn a_bad_checksum_at_the_tail_is_dropped_and_before_synced_records_is_damage() {
 fn unsynced_records_that_landed_out_of_order_are_a_torn_tail() {
     // Records 2 and 3 were appended without a sync (deferred commits); a crash
     // kept 3 and lost 2: 3 proves nothing, so it is dropped with 2.
-    let mut log = record::encode(1, 0, payload(1).as_bytes()).unwrap();
+    let mut log = record::encode(SALT, 1, 0, payload(1).as_bytes()).unwrap();
     let synced = log.len() as u64;
-    let two = record::encode(2, synced, payload(2).as_bytes()).unwrap();
-    let three = record::encode(3, synced, payload(3).as_bytes()).unwrap();
+    let two = record::encode(SALT, 2, synced, payload(2).as_bytes()).unwrap();
+    let three = record::encode(SALT, 3, synced, payload(3).as_bytes()).unwrap();
     log.extend(vec![0u8; two.len()]);
     log.extend(three);
     assert_eq!(seqs(&log, 0).unwrap(), vec![1]);
@@ -108,15 +111,15 @@ fn unsynced_records_that_landed_out_of_order_are_a_torn_tail() {
 #[test]
 fn records_out_of_sequence_end_the_log() {
     // A record left from before the log was emptied, behind a new one.
-    let mut log = record::encode(11, 0, payload(1).as_bytes()).unwrap();
-    log.extend(record::encode(5, 0, payload(2).as_bytes()).unwrap());
+    let mut log = record::encode(SALT, 11, 0, payload(1).as_bytes()).unwrap();
+    log.extend(record::encode(SALT, 5, 0, payload(2).as_bytes()).unwrap());
     assert_eq!(seqs(&log, 10).unwrap(), vec![11]);
 }
 
 proptest! {
     #[test]
     fn any_bytes_read_back_without_a_panic(bytes in proptest::collection::vec(any::<u8>(), 0..300)) {
-        let _ = scan(&bytes, 0);
+        let _ = scan(&bytes, 0, SALT);
         let _ = record::ops(&bytes);
     }
 
@@ -125,7 +128,7 @@ proptest! {
         let (mut log, starts) = synced_log(4);
         let at = at % log.len();
         log[at] ^= 1 << bit;
-        match scan(&log, 0) {
+        match scan(&log, 0, SALT) {
             // Only the record hit and those after it are lost, and only when
             // nothing after it proves it was synced: the last record.
             Ok(records) => {
@@ -141,8 +144,16 @@ proptest! {
     }
 }
 
+/// A database in memory whose log salt is [`SALT`].
 fn memory_db() -> Database {
-    Database::builder().create_with_backend(InMemoryBackend::new()).unwrap()
+    let db = Database::builder().create_with_backend(InMemoryBackend::new()).unwrap();
+    let tx = db.begin_write().unwrap();
+    {
+        let mut w = Write::new(&tx, None);
+        w.put_raw(Table::Meta, crate::storage::row_keys::META_LOG_SALT, &SALT.to_le_bytes()).unwrap();
+    }
+    tx.commit().unwrap();
+    db
 }
 
 /// Every row of `db`, table by table.
@@ -163,7 +174,7 @@ fn apply_all(db: &Database, log: &[u8]) {
     let tx = db.begin_write().unwrap();
     {
         let mut w = Write::new(&tx, None);
-        for r in scan(log, 0).unwrap() {
+        for r in scan(log, 0, SALT).unwrap() {
             apply(&mut w, &r).unwrap();
         }
     }
@@ -181,7 +192,7 @@ fn replaying_twice_leaves_what_replaying_once_does() {
         if n % 2 == 0 {
             p.remove(Table::Changes, &[(n + 1) % 3]);
         }
-        log.extend(record::encode(u64::from(n), log.len() as u64, p.as_bytes()).unwrap());
+        log.extend(record::encode(SALT, u64::from(n), log.len() as u64, p.as_bytes()).unwrap());
     }
     let (once, twice) = (memory_db(), memory_db());
     apply_all(&once, &log);
@@ -191,9 +202,9 @@ fn replaying_twice_leaves_what_replaying_once_does() {
     assert!(contents(&once).contains(&(Table::Usage, b"counter".to_vec(), vec![6])));
     // `replay` applies only what the database lacks, and records where it stopped.
     let replayed = memory_db();
-    assert_eq!(replay(&replayed, &log[..0]).unwrap(), 0);
-    assert_eq!(replay(&replayed, &log).unwrap(), 6);
-    assert_eq!(replay(&replayed, &log).unwrap(), 6, "nothing applied twice");
+    assert_eq!(replay(&replayed, &log[..0]).unwrap(), (0, SALT));
+    assert_eq!(replay(&replayed, &log).unwrap(), (6, SALT));
+    assert_eq!(replay(&replayed, &log).unwrap(), (6, SALT), "nothing applied twice");
     let without_sequence: Vec<_> = contents(&replayed)
         .into_iter()
         .filter(|(t, k, _)| !(*t == Table::Meta && k == b"log_sequence"))
@@ -203,15 +214,27 @@ fn replaying_twice_leaves_what_replaying_once_does() {
 
 #[test]
 fn a_log_that_starts_past_what_the_database_holds_is_refused() {
-    let mut log = record::encode(5, 0, payload(5).as_bytes()).unwrap();
-    log.extend(record::encode(6, 0, payload(6).as_bytes()).unwrap());
+    let mut log = record::encode(SALT, 5, 0, payload(5).as_bytes()).unwrap();
+    log.extend(record::encode(SALT, 6, 0, payload(6).as_bytes()).unwrap());
     let e = replay(&memory_db(), &log).unwrap_err();
     assert!(e.0.contains("starts at record 5 but the database holds records up to 0"), "{e}");
 }
 
 #[test]
 fn a_damaged_payload_with_a_good_checksum_is_refused_not_a_panic() {
-    let log = record::encode(1, 0, &[1, 99, 0, 0, 0, 0]).unwrap();
+    let log = record::encode(SALT, 1, 0, &[1, 99, 0, 0, 0, 0]).unwrap();
     let e = replay(&memory_db(), &log).unwrap_err();
     assert!(e.0.contains("record 1 is damaged: an unknown table"), "{e}");
+}
+
+#[test]
+fn another_databases_log_never_checks_out() {
+    let (log, _) = synced_log(3);
+    assert_eq!(seqs(&log, 0).unwrap(), vec![1, 2, 3]);
+    assert_eq!(scan(&log, 0, SALT ^ 1).unwrap(), vec![], "another salt: nothing whole");
+    // A database without a salt gets one (never the tests'), and replays nothing.
+    let fresh = Database::builder().create_with_backend(InMemoryBackend::new()).unwrap();
+    let (last, salt) = replay(&fresh, &log).unwrap();
+    assert_eq!(last, 0);
+    assert_eq!(replay(&fresh, &[]).unwrap(), (0, salt), "made once, kept");
 }
