@@ -626,7 +626,7 @@ async fn a_partner_reaches_no_other_partners_data_and_no_secret_is_kept_in_clear
     // Created under umask 000, yet private: the secret files 0600, the directory 0700.
     use std::os::unix::fs::PermissionsExt;
     let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
-    for file in ["operator.key", "ach.redb.key", "tls-key.pem", "ach.redb"] {
+    for file in ["operator.key", "ach.redb.key", "tls-key.pem", "ach.redb", "ach.redb.log"] {
         assert_eq!(mode(&s.data().join(file)), 0o600, "{file}");
     }
     assert_eq!(mode(s.data()), 0o700, "the data directory");
@@ -726,9 +726,13 @@ async fn a_partner_reaches_no_other_partners_data_and_no_secret_is_kept_in_clear
     refused["customer"]["account_number"] = json!(secrets(3)[0]);
     assert_eq!(s.call("POST", "/transactions", Some(&b.side.key), Some(&refused)).await.0, 422);
 
-    // No key, account number, SSN or tax id in clear: not in the database file,
-    // not in the log, not in any answer (keys: but the one that issued each).
-    let database = std::fs::read(s.data().join("ach.redb")).unwrap();
+    // No key, account number, SSN or tax id in clear: not in the database file
+    // or its redo log (the same bytes, written first), not in the server's
+    // log, not in any answer (keys: but the one that issued each).
+    let mut database = std::fs::read(s.data().join("ach.redb")).unwrap();
+    let redo = std::fs::read(s.data().join("ach.redb.log")).unwrap();
+    assert!(contains(&redo, b.side.pending.as_bytes()), "the redo log holds the latest writes");
+    database.extend(redo);
     let log = s.log();
     assert!(log.contains("status=201"), "the log has request lines");
     // Each names its caller by kind and id (never by key).
@@ -740,7 +744,7 @@ async fn a_partner_reaches_no_other_partners_data_and_no_secret_is_kept_in_clear
     );
     let keys: Vec<&String> = a.keys.iter().chain(&b.keys).chain([&op]).collect();
     for key in &keys {
-        assert!(!contains(&database, key.as_bytes()), "an API key is in the database file");
+        assert!(!contains(&database, key.as_bytes()), "an API key is in the database file or its redo log");
         assert!(!log.contains(key.as_str()), "an API key is in the log");
     }
     for key in a.keys.iter().chain(&b.keys) {
@@ -750,7 +754,7 @@ async fn a_partner_reaches_no_other_partners_data_and_no_secret_is_kept_in_clear
     let answers = s.answers.lock().unwrap().clone();
     for secret in secrets(1).iter().chain(&secrets(2)).chain(&secrets(3)) {
         for form in [secret.clone(), secret.replace('-', "")] {
-            assert!(!contains(&database, form.as_bytes()), "{form} is in the database file");
+            assert!(!contains(&database, form.as_bytes()), "{form} is in the database file or its redo log");
             assert!(!log.contains(&form), "{form} is in the log");
             assert!(!contains(&answers, form.as_bytes()), "{form} is in an answer");
         }

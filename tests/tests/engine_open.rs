@@ -101,3 +101,89 @@ fn a_path_that_cannot_be_looked_at_is_a_storage_error_and_no_key_is_made() {
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "nothing created");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_redo_log_lives_beside_the_database_owner_only() {
+    let (dir, path) = made();
+    let log = ach_core::engine::log_file_for(&path);
+    assert_eq!(names(dir.path()), ["ach.redb", "ach.redb.key", "ach.redb.log"].map(String::from).into());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(&log).unwrap().permissions().mode() & 0o777, 0o600);
+    }
+    assert!(Engine::open(&path, options(START)).is_ok(), "reopens with its log");
+}
+
+#[test]
+fn a_redo_log_without_its_database_is_refused_and_nothing_is_made() {
+    let (_dir, path) = made();
+    std::fs::remove_file(&path).unwrap();
+    std::fs::remove_file(key_file_for(&path)).unwrap();
+    let error = refusal(&path, options(START));
+    assert!(error.to_string().contains("exists but its database"), "{error}");
+}
+
+#[test]
+fn a_refused_open_removes_the_redo_log_it_made() {
+    let (_dir, path) = made();
+    std::fs::remove_file(ach_core::engine::log_file_for(&path)).unwrap();
+    let wrong = options(START).with_encryption_key(ach_core::secrets::EncryptionKey::generate());
+    let error = refusal(&path, wrong);
+    assert!(matches!(error, OpenError::WrongKey), "{error}");
+}
+
+/// The three files copied while the engine is open, as a crash leaves them:
+/// the database as of its last checkpoint, the log with every write since.
+fn copied_while_open() -> (tempfile::TempDir, PathBuf, Vec<String>, (String, ach_core::engine::Caller)) {
+    let (dir, path) = made();
+    let w = World::with(Engine::open(&path, options(START)).unwrap());
+    let (partner, caller, merchant) = w.tenant(&["PPD"]);
+    let ids: Vec<String> =
+        (0..5).map(|i| w.debit(&partner, &caller, &merchant, &format!("{i}.25"))).collect();
+    let copy = tempfile::tempdir().unwrap();
+    for name in ["ach.redb", "ach.redb.key", "ach.redb.log"] {
+        std::fs::copy(dir.path().join(name), copy.path().join(name)).unwrap();
+    }
+    drop(w);
+    let copied = copy.path().join("ach.redb");
+    (copy, copied, ids, (partner, caller))
+}
+
+#[test]
+fn a_database_copied_while_open_opens_with_every_write_replayed_from_its_log() {
+    let (_copy, path, ids, (partner, caller)) = copied_while_open();
+    let w = World::with(Engine::open(&path, options(START)).unwrap());
+    let seen: Vec<String> = w.changes(&partner, &caller).into_iter().map(|c| c.transaction_id).collect();
+    assert_eq!(seen, ids);
+    assert_eq!(w.engine.audit_records().unwrap(), Ok(()));
+}
+
+#[test]
+fn a_damaged_redo_log_record_before_synced_ones_is_refused_not_a_panic() {
+    let (_copy, path, _, _) = copied_while_open();
+    let log = ach_core::engine::log_file_for(&path);
+    let mut bytes = std::fs::read(&log).unwrap();
+    bytes[40] ^= 0x20;
+    std::fs::write(&log, &bytes).unwrap();
+    let error = refusal(&path, options(START));
+    assert!(error.to_string().contains("the redo log is damaged at byte 0"), "{error}");
+}
+
+#[test]
+fn a_database_restored_from_an_older_backup_beside_a_newer_redo_log_is_refused() {
+    let (dir, path) = made();
+    let backup = std::fs::read(&path).unwrap();
+    let log = ach_core::engine::log_file_for(&path);
+    drop(World::with(Engine::open(&path, options(START)).unwrap()).partner());
+    let newer_log = {
+        let w = World::with(Engine::open(&path, options(START)).unwrap());
+        w.partner();
+        std::fs::read(&log).unwrap()
+    };
+    std::fs::write(&path, backup).unwrap();
+    std::fs::write(&log, newer_log).unwrap();
+    let error = refusal(&path, options(START));
+    assert!(error.to_string().contains("the log is not this database's"), "{error}");
+    drop(dir);
+}

@@ -83,12 +83,13 @@ pub use refusal::Refusal;
 pub use return_rates::{GroupRate, ReturnGroup, ReturnRates, ThresholdCrossing, WINDOW_DAYS};
 pub use schedule::Progress;
 
-pub use crate::storage::{StorageEvent, StorageHook};
+pub use crate::storage::{log_file_for, StorageEvent, StorageHook};
 
-/// The simulated disk and the backend trait for [`Engine::open_with_backend`]
-/// (feature `simulation`: the crash tests only).
+/// The simulated disk and the backend trait for [`Engine::open_with_backend`],
+/// and when [`Engine::open_on_disk`] checkpoints (feature `simulation`: the
+/// crash tests only).
 #[cfg(feature = "simulation")]
-pub use crate::storage::{crash, StorageBackend};
+pub use crate::storage::{crash, LogSettings, StorageBackend};
 
 pub(crate) use applied::{Abort, Applied};
 pub(crate) use context::Cx;

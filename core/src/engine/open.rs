@@ -109,6 +109,9 @@ pub(super) fn file(path: &Path, options: EngineOptions) -> Result<Engine, OpenEr
             }
         }
     };
+    // The redo log is made beside the database when it has none.
+    let log = crate::storage::log_file_for(path);
+    let made_log = !log.try_exists().unwrap_or(true);
     let opened = open_store(path, exists).and_then(|store| {
         catch_unwind(AssertUnwindSafe(|| Engine::start(store, key, options, Some(path)))).unwrap_or_else(
             |panic| Err(OpenError::Damaged { path: path.to_owned(), detail: panic_text(panic.as_ref()) }),
@@ -121,6 +124,9 @@ pub(super) fn file(path: &Path, options: EngineOptions) -> Result<Engine, OpenEr
         }
         if let Some(key_file) = made_key {
             let _ = std::fs::remove_file(key_file);
+        }
+        if made_log {
+            let _ = std::fs::remove_file(log);
         }
     }
     opened

@@ -18,6 +18,11 @@
 //! A restart reopens the image with [`SimDisk::from_image`]; redb detects and
 //! rolls back a commit that did not fully land.
 //!
+//! The disk holds two files: the database ([`SimDisk::backend`]) and its redo
+//! log (`SimDisk::log_file`). Operations on both count towards the crash
+//! point, a sync covers only its own file, and a crash image loses some of
+//! each file's unsynced operations.
+//!
 //! The disk can also be full ([`SimDisk::set_capacity`]): a write or length
 //! change past the capacity fails with `ENOSPC` (`StorageFull`) and changes
 //! nothing, while the disk keeps working; lifting the limit frees the space.
@@ -56,14 +61,35 @@ pub struct CrashImage {
     pub torn: usize,
 }
 
+/// What a restart finds on a disk: both files' bytes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DiskImage {
+    /// The database file.
+    pub db: Vec<u8>,
+    /// The redo log.
+    pub log: Vec<u8>,
+}
+
+/// One file of the disk.
 #[derive(Debug, Default)]
-struct DiskState {
+struct FileState {
     /// What reads see: the durable image with every unsynced operation applied.
     live: Vec<u8>,
     /// What survives any crash.
     durable: Vec<u8>,
     /// Operations since the last completed sync, in issue order.
     unsynced: Vec<Unsynced>,
+}
+
+/// The database's file.
+const DB: usize = 0;
+/// The redo log's file.
+const LOG: usize = 1;
+
+#[derive(Debug, Default)]
+struct DiskState {
+    /// The database file and the log.
+    files: [FileState; 2],
     /// Operations issued so far (writes, length changes, syncs).
     ops: u64,
     /// Lose power just before this operation.
@@ -89,10 +115,13 @@ impl DiskState {
         Ok(())
     }
 
-    /// `Err` (ENOSPC) if the file would end past the capacity.
-    fn room_for(&self, end: usize) -> io::Result<()> {
+    /// `Err` (ENOSPC) if file `file` ending at `end` and the other file would
+    /// together pass the capacity.
+    fn room_for(&self, file: usize, end: usize) -> io::Result<()> {
+        let others: usize =
+            self.files.iter().enumerate().filter(|(i, _)| *i != file).map(|(_, f)| f.live.len()).sum();
         match self.capacity {
-            Some(capacity) if end > capacity => {
+            Some(capacity) if end.saturating_add(others) > capacity => {
                 Err(io::Error::new(io::ErrorKind::StorageFull, "no space left on device (simulated)"))
             }
             _ => Ok(()),
@@ -150,8 +179,9 @@ impl SimDisk {
     }
 
     /// A disk holding `image`, all of it durable (a restart after a crash).
-    pub fn from_image(image: Vec<u8>) -> SimDisk {
-        let state = DiskState { live: image.clone(), durable: image, ..DiskState::default() };
+    pub fn from_image(image: DiskImage) -> SimDisk {
+        let file = |bytes: Vec<u8>| FileState { live: bytes.clone(), durable: bytes, unsynced: Vec::new() };
+        let state = DiskState { files: [file(image.db), file(image.log)], ..DiskState::default() };
         SimDisk { state: Arc::new(Mutex::new(state)) }
     }
 
@@ -164,6 +194,11 @@ impl SimDisk {
         SimBackend { state: self.state.clone() }
     }
 
+    /// The redo log's file on this disk.
+    pub(crate) fn log_file(&self) -> SimLog {
+        SimLog { state: self.state.clone() }
+    }
+
     /// Lose power just before operation number `op` (counted from 1 since the disk
     /// was made): it and every later operation fail.
     pub fn lose_power_before(&self, op: u64) {
@@ -171,20 +206,20 @@ impl SimDisk {
     }
 
     /// A full disk: from now on a write or length change that would make the
-    /// file longer than `bytes` fails with `StorageFull` (ENOSPC) and changes
+    /// files together longer than `bytes` fails with `StorageFull` (ENOSPC) and changes
     /// nothing. `None` frees the space again.
     pub fn set_capacity(&self, bytes: Option<u64>) {
         self.lock().capacity = bytes.map(|b| usize::try_from(b).unwrap_or(usize::MAX));
     }
 
-    /// The file's length now.
+    /// The files' length now, together.
     pub fn len(&self) -> u64 {
-        self.lock().live.len() as u64
+        self.lock().files.iter().map(|f| f.live.len() as u64).sum()
     }
 
-    /// Whether the file is empty.
+    /// Whether both files are empty.
     pub fn is_empty(&self) -> bool {
-        self.lock().live.is_empty()
+        self.len() == 0
     }
 
     /// Lose power now.
@@ -207,47 +242,62 @@ impl SimDisk {
         self.lock().stats
     }
 
-    /// Operations written since the last completed sync.
+    /// Operations written since the last completed sync of their file, in
+    /// both files.
     pub fn unsynced(&self) -> usize {
-        self.lock().unsynced.len()
+        self.lock().files.iter().map(|f| f.unsynced.len()).sum()
     }
 
-    /// The image a restart finds after a crash now: the durable image plus a
-    /// random subset (chosen by `seed`) of the unsynced operations, in a random
-    /// order, writes possibly torn. One time in four nothing unsynced landed, one
-    /// time in four everything did, in order.
-    pub fn crash_image(&self, seed: u64) -> (Vec<u8>, CrashImage) {
+    /// Operations on the redo log since its last completed sync: what a crash
+    /// could take from it.
+    pub fn log_unsynced(&self) -> usize {
+        self.lock().files[LOG].unsynced.len()
+    }
+
+    /// The image a restart finds after a crash now: each file's durable image
+    /// plus a random subset (chosen by `seed`) of its unsynced operations, in a
+    /// random order, writes possibly torn. One time in four nothing unsynced
+    /// landed, one time in four everything did, in order.
+    pub fn crash_image(&self, seed: u64) -> (DiskImage, CrashImage) {
         let state = self.lock();
         let mut rng = Mix(seed ^ 0x005E_ED0F_C4A5);
-        let mut image = state.durable.clone();
-        let mut report = CrashImage { unsynced: state.unsynced.len(), ..CrashImage::default() };
-        match rng.below(4) {
-            0 => {}
-            1 => {
-                for op in &state.unsynced {
-                    apply(&mut image, op);
-                }
-                report.kept = state.unsynced.len();
+        let mut report = CrashImage::default();
+        let db = crash_file(&state.files[DB], &mut rng, &mut report);
+        let log = crash_file(&state.files[LOG], &mut rng, &mut report);
+        (DiskImage { db, log }, report)
+    }
+}
+
+/// What a crash leaves of one file (see [`SimDisk::crash_image`]).
+fn crash_file(file: &FileState, rng: &mut Mix, report: &mut CrashImage) -> Vec<u8> {
+    let mut image = file.durable.clone();
+    report.unsynced += file.unsynced.len();
+    match rng.below(4) {
+        0 => {}
+        1 => {
+            for op in &file.unsynced {
+                apply(&mut image, op);
             }
-            _ => {
-                let mut order: Vec<usize> = (0..state.unsynced.len()).filter(|_| rng.below(2) == 0).collect();
-                for i in (1..order.len()).rev() {
-                    order.swap(i, rng.below(i + 1));
-                }
-                report.kept = order.len();
-                for i in order {
-                    match &state.unsynced[i] {
-                        Unsynced::Write { offset, data } if data.len() > 1 && rng.below(3) == 0 => {
-                            report.torn += 1;
-                            tear(&mut image, *offset, data, &mut rng);
-                        }
-                        op => apply(&mut image, op),
+            report.kept += file.unsynced.len();
+        }
+        _ => {
+            let mut order: Vec<usize> = (0..file.unsynced.len()).filter(|_| rng.below(2) == 0).collect();
+            for i in (1..order.len()).rev() {
+                order.swap(i, rng.below(i + 1));
+            }
+            report.kept += order.len();
+            for i in order {
+                match &file.unsynced[i] {
+                    Unsynced::Write { offset, data } if data.len() > 1 && rng.below(3) == 0 => {
+                        report.torn += 1;
+                        tear(&mut image, *offset, data, rng);
                     }
+                    op => apply(&mut image, op),
                 }
             }
         }
-        (image, report)
     }
+    image
 }
 
 /// Land some byte ranges of a write: its buffer cut at 1 to 4 random points, each
@@ -281,22 +331,20 @@ fn index(n: u64) -> io::Result<usize> {
     usize::try_from(n).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "offset out of range"))
 }
 
-impl redb::StorageBackend for SimBackend {
-    fn len(&self) -> io::Result<u64> {
-        let state = self.lock();
-        if state.crashed {
+impl DiskState {
+    fn len(&self, file: usize) -> io::Result<u64> {
+        if self.crashed {
             return Err(power_lost());
         }
-        Ok(state.live.len() as u64)
+        Ok(self.files[file].live.len() as u64)
     }
 
-    fn read(&self, offset: u64, out: &mut [u8]) -> io::Result<()> {
-        let state = self.lock();
-        if state.crashed {
+    fn read(&self, file: usize, offset: u64, out: &mut [u8]) -> io::Result<()> {
+        if self.crashed {
             return Err(power_lost());
         }
         let start = index(offset)?;
-        let bytes = state
+        let bytes = self.files[file]
             .live
             .get(start..start + out.len())
             .ok_or_else(|| io::Error::new(io::ErrorKind::UnexpectedEof, "read past the end"))?;
@@ -304,36 +352,95 @@ impl redb::StorageBackend for SimBackend {
         Ok(())
     }
 
-    fn set_len(&self, len: u64) -> io::Result<()> {
-        let mut state = self.lock();
-        state.begin()?;
-        state.room_for(index(len)?)?;
+    fn set_len(&mut self, file: usize, len: u64) -> io::Result<()> {
+        self.begin()?;
+        // Cutting a file short frees space: always possible.
+        if index(len)? > self.files[file].live.len() {
+            self.room_for(file, index(len)?)?;
+        }
         let op = Unsynced::SetLen(index(len)?);
-        apply(&mut state.live, &op);
-        state.unsynced.push(op);
-        state.stats.set_lens += 1;
+        let f = &mut self.files[file];
+        apply(&mut f.live, &op);
+        f.unsynced.push(op);
+        self.stats.set_lens += 1;
         Ok(())
+    }
+
+    fn sync_data(&mut self, file: usize) -> io::Result<()> {
+        self.begin()?;
+        let f = &mut self.files[file];
+        f.durable = f.live.clone();
+        f.unsynced.clear();
+        self.stats.syncs += 1;
+        Ok(())
+    }
+
+    fn write(&mut self, file: usize, offset: u64, data: &[u8]) -> io::Result<()> {
+        self.begin()?;
+        self.room_for(file, index(offset)?.saturating_add(data.len()))?;
+        let op = Unsynced::Write { offset: index(offset)?, data: data.to_vec() };
+        let f = &mut self.files[file];
+        apply(&mut f.live, &op);
+        f.unsynced.push(op);
+        self.stats.writes += 1;
+        self.stats.bytes_written += data.len() as u64;
+        Ok(())
+    }
+}
+
+impl redb::StorageBackend for SimBackend {
+    fn len(&self) -> io::Result<u64> {
+        self.lock().len(DB)
+    }
+
+    fn read(&self, offset: u64, out: &mut [u8]) -> io::Result<()> {
+        self.lock().read(DB, offset, out)
+    }
+
+    fn set_len(&self, len: u64) -> io::Result<()> {
+        self.lock().set_len(DB, len)
     }
 
     fn sync_data(&self) -> io::Result<()> {
-        let mut state = self.lock();
-        state.begin()?;
-        state.durable = state.live.clone();
-        state.unsynced.clear();
-        state.stats.syncs += 1;
-        Ok(())
+        self.lock().sync_data(DB)
     }
 
     fn write(&self, offset: u64, data: &[u8]) -> io::Result<()> {
-        let mut state = self.lock();
-        state.begin()?;
-        state.room_for(index(offset)?.saturating_add(data.len()))?;
-        let op = Unsynced::Write { offset: index(offset)?, data: data.to_vec() };
-        apply(&mut state.live, &op);
-        state.unsynced.push(op);
-        state.stats.writes += 1;
-        state.stats.bytes_written += data.len() as u64;
-        Ok(())
+        self.lock().write(DB, offset, data)
+    }
+}
+
+/// The redo log's file on a [`SimDisk`].
+#[derive(Debug)]
+pub(crate) struct SimLog {
+    state: Arc<Mutex<DiskState>>,
+}
+
+impl SimLog {
+    fn lock(&self) -> MutexGuard<'_, DiskState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl super::log::LogFile for SimLog {
+    fn len(&self) -> io::Result<u64> {
+        self.lock().len(LOG)
+    }
+
+    fn read_at(&self, offset: u64, out: &mut [u8]) -> io::Result<()> {
+        self.lock().read(LOG, offset, out)
+    }
+
+    fn write_at(&self, offset: u64, data: &[u8]) -> io::Result<()> {
+        self.lock().write(LOG, offset, data)
+    }
+
+    fn set_len(&self, len: u64) -> io::Result<()> {
+        self.lock().set_len(LOG, len)
+    }
+
+    fn sync_data(&self) -> io::Result<()> {
+        self.lock().sync_data(LOG)
     }
 }
 
@@ -355,6 +462,7 @@ mod tests {
         let mut seen = std::collections::BTreeSet::new();
         for seed in 0..64 {
             let (image, report) = disk.crash_image(seed);
+            let image = image.db;
             assert_eq!(report.unsynced, 1);
             assert_eq!(image.len(), 8);
             for (i, byte) in image.iter().enumerate() {
@@ -379,6 +487,25 @@ mod tests {
         assert_eq!(disk.stats().syncs, 0);
         let restarted = SimDisk::from_image(disk.crash_image(1).0);
         assert!(restarted.backend().len().unwrap() <= 4);
+    }
+
+    #[test]
+    fn the_log_file_loses_its_own_unsynced_tail_and_shares_the_power() {
+        use crate::storage::log::LogFile;
+        let disk = SimDisk::new();
+        let (db, log) = (disk.backend(), disk.log_file());
+        log.write_at(0, b"synced").unwrap();
+        log.sync_data().unwrap();
+        db.write(0, b"db").unwrap();
+        log.write_at(6, b"+tail").unwrap();
+        db.sync_data().unwrap();
+        assert_eq!((disk.unsynced(), disk.log_unsynced()), (1, 1), "a sync covers its own file only");
+        let images: Vec<DiskImage> = (0..16).map(|seed| disk.crash_image(seed).0).collect();
+        assert!(images.iter().all(|i| i.db == b"db" && i.log.starts_with(b"synced")));
+        assert!(images.iter().any(|i| i.log == b"synced") && images.iter().any(|i| i.log == b"synced+tail"));
+        disk.lose_power_before(disk.operations() + 2);
+        log.write_at(11, b"!").unwrap();
+        assert!(db.write(0, b"x").is_err() && log.sync_data().is_err(), "one power for both files");
     }
 
     #[test]

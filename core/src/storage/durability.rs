@@ -5,8 +5,11 @@
 //! catch-up) may commit without a sync ([`Write::defer_sync`]): a crash rolls
 //! it back, with everything after the last durable commit, and the work is
 //! done again. Readers that answer someone must never see such a commit before
-//! it is durable: [`Store::read`] makes it durable first (one empty durable
-//! commit, which redb orders after everything it can see).
+//! it is durable: [`Store::read`] makes it durable first. With a redo log a
+//! deferred commit is a record appended without a sync, and making it durable
+//! is one sync of the log; without one, it is a redb commit without a sync,
+//! and making it durable is one empty durable commit, which redb orders after
+//! everything it can see.
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -64,6 +67,11 @@ impl Durability {
             self.deferred.fetch_max(n, Ordering::SeqCst);
         }
         n
+    }
+
+    /// The number of the newest commit so far.
+    pub(super) fn latest(&self) -> u64 {
+        self.commits.load(Ordering::SeqCst)
     }
 
     /// A durable commit numbered `n` completed: it made every earlier one durable.

@@ -10,6 +10,7 @@
 pub mod crash;
 mod durability;
 mod health;
+mod log;
 mod open;
 mod rewrite;
 pub(crate) mod row_keys;
@@ -18,6 +19,7 @@ mod tests;
 
 use durability::{Commit, Durability};
 pub use health::{StorageEvent, StorageHook};
+pub use log::{log_file_for, LogSettings};
 pub(crate) use open::{panic_text, FileProblem};
 /// redb's storage backend trait, for the simulation hooks (feature `simulation`).
 #[cfg(feature = "simulation")]
@@ -184,11 +186,18 @@ type Reopen = Box<dyn Fn() -> Result<Database, StorageError> + Send + Sync>;
 /// no transaction is in flight), and if redb refuses to begin a write (it does
 /// after any I/O error, until reopened), closes the database and opens it again.
 /// A reopen that fails leaves no database; the next transaction tries again.
+///
+/// A store over a file keeps a redo log beside it ([`log`]): each write
+/// transaction's effects are appended to it (and synced, unless deferred)
+/// while redb commits without a sync; a checkpoint (a durable redb commit)
+/// now and then, and when the store closes, lets the log start afresh. A store
+/// in memory has none.
 pub(crate) struct Store {
     db: RwLock<Option<Database>>,
     reopen: Option<Reopen>,
     health: health::Health,
     durability: Durability,
+    journal: Option<log::Journal>,
 }
 
 impl fmt::Debug for Store {
@@ -201,7 +210,7 @@ impl Store {
     /// A database held in memory (redb's in-memory backend; the browser's engine).
     pub(crate) fn in_memory() -> Result<Store, StorageError> {
         let db = Database::builder().create_with_backend(InMemoryBackend::new()).map_err(fail)?;
-        Store::init(db, None)
+        Store::init(db, None, None)
     }
 
     /// A database over one storage backend (feature `simulation`), never
@@ -209,7 +218,7 @@ impl Store {
     #[cfg(feature = "simulation")]
     pub(crate) fn with_backend(backend: impl redb::StorageBackend) -> Result<Store, StorageError> {
         let db = open::catching(|| Database::builder().create_with_backend(backend).map_err(fail))?;
-        Store::init(db, None)
+        Store::init(db, None, None)
     }
 
     /// A database over storage backends (feature `simulation`: the crash tests'
@@ -222,15 +231,36 @@ impl Store {
         let open =
             move || open::catching(|| Database::builder().create_with_backend(backend()).map_err(fail));
         let db = open()?;
-        Store::init(db, Some(Box::new(open)))
+        Store::init(db, Some(Box::new(open)), None)
     }
 
-    fn init(db: Database, reopen: Option<Reopen>) -> Result<Store, StorageError> {
+    /// A database over a simulated disk (feature `simulation`) with its redo
+    /// log in the disk's second file, so that a power loss takes the log's
+    /// unsynced tail too; reopened after a failure, as a file database is.
+    #[cfg(feature = "simulation")]
+    pub(crate) fn on_disk(disk: &crash::SimDisk, settings: LogSettings) -> Result<Store, StorageError> {
+        let backends = disk.clone();
+        let open = move || {
+            open::catching(|| Database::builder().create_with_backend(backends.backend()).map_err(fail))
+        };
+        let db = open()?;
+        open::check_format(&db)?;
+        let journal = log::Journal::new(Box::new(disk.log_file()), settings);
+        open::catching(|| journal.recover(&db))?;
+        Store::init(db, Some(Box::new(open)), Some(journal))
+    }
+
+    fn init(
+        db: Database,
+        reopen: Option<Reopen>,
+        journal: Option<log::Journal>,
+    ) -> Result<Store, StorageError> {
         let store = Store {
             db: RwLock::new(Some(db)),
             reopen,
             health: health::Health::default(),
             durability: Durability::default(),
+            journal,
         };
         store.write(|w| {
             let version: Option<u32> = w.get(Table::Meta, row_keys::META_FORMAT)?;
@@ -249,6 +279,8 @@ impl Store {
                 None => w.put(Table::Meta, row_keys::META_FORMAT, &FORMAT_VERSION),
             }
         })?;
+        // The tables just created are in no log record: made durable here.
+        store.checkpoint()?;
         Ok(store)
     }
 
@@ -284,13 +316,20 @@ impl Store {
         let event = {
             let mut db = self.db.write().unwrap_or_else(PoisonError::into_inner);
             // No transaction is in flight: each holds the read lock.
-            let refusing = db.as_ref().is_none_or(|d| d.begin_write().is_err());
+            // A log in doubt (a failed append or sync) is replayed into a
+            // freshly opened database, then started afresh.
+            let broken = self.journal.as_ref().is_some_and(log::Journal::broken);
+            let refusing = broken || db.as_ref().is_none_or(|d| d.begin_write().is_err());
             if !refusing {
                 return;
             }
             // Closed (and its file lock released) before it is opened again.
             *db = None;
-            match reopen() {
+            let reopened = reopen().and_then(|fresh| match &self.journal {
+                Some(journal) => open::catching(|| journal.recover(&fresh)).map(|()| fresh),
+                None => Ok(fresh),
+            });
+            match reopened {
                 Ok(fresh) => {
                     *db = Some(fresh);
                     StorageEvent::Reopened
@@ -303,34 +342,48 @@ impl Store {
 
     /// Run `f` in one write transaction: committed durably when it returns `Ok`
     /// (unless it called [`Write::defer_sync`]: committed, durable with the next
-    /// durable commit), rolled back entirely when it returns `Err`. A failure is told to the hook
-    /// and followed by [`Store::recover`].
+    /// durable commit), rolled back entirely when it returns `Err`. With a
+    /// redo log, durable means its log record is synced; the commit itself is
+    /// redb's without a sync. A failure is told to the hook and followed by
+    /// [`Store::recover`].
     pub(crate) fn write<T>(
         &self,
         f: impl FnOnce(&mut Write<'_>) -> Result<T, StorageError>,
     ) -> Result<T, StorageError> {
+        if self.journal.as_ref().is_some_and(log::Journal::broken) {
+            self.recover();
+        }
         let attempt = || -> Result<T, StorageError> {
             let db = self.database()?;
             let db = db.as_ref().ok_or_else(|| StorageError("the database is closed".into()))?;
-            let mut tx = db.begin_write().map_err(fail)?;
-            let (out, sync) = {
-                let mut w = Write {
-                    tx: &tx,
-                    open: RefCell::new(Default::default()),
-                    cache: RefCell::default(),
-                    sync: durability::new_commit(),
-                };
+            let tx = db.begin_write().map_err(fail)?;
+            let journal = self.journal.as_ref();
+            let (out, sync, logged) = {
+                let mut w = Write::new(&tx, journal.map(|_| log::Payload::default()));
                 // On `Err`, `w` (its open tables) and then `tx` drop: nothing is written.
-                (f(&mut w)?, w.sync.get())
+                let out = f(&mut w)?;
+                let sync = w.sync.get();
+                let logged = match (journal, w.log.take()) {
+                    (Some(journal), Some(payload)) => {
+                        let appender = journal.lock()?;
+                        if !payload.is_empty() {
+                            // The record's number, in the same commit as its
+                            // effects: replay starts after it.
+                            let seq = appender.next_seq().to_be_bytes();
+                            w.with(Table::Meta, |t| {
+                                t.insert(row_keys::META_LOG_SEQUENCE, seq.as_slice()).map(drop).map_err(fail)
+                            })?;
+                        }
+                        Some((appender, payload))
+                    }
+                    _ => None,
+                };
+                (out, sync, logged)
                 // `w` drops here: every table it opened is closed before the commit.
             };
-            if sync == Commit::Deferred {
-                tx.set_durability(redb::Durability::None).map_err(|e| StorageError(e.to_string()))?;
-            }
-            let n = self.durability.before_commit(sync);
-            tx.commit().map_err(fail)?;
-            if sync != Commit::Deferred {
-                self.durability.durable(n);
+            match logged {
+                Some((appender, payload)) => self.commit_logged(tx, sync, appender, &payload)?,
+                None => self.commit(tx, sync)?,
             }
             Ok(out)
         };
@@ -346,6 +399,113 @@ impl Store {
                 Err(e)
             }
         }
+    }
+
+    /// Commit `tx` without a log: durable unless deferred.
+    fn commit(&self, mut tx: redb::WriteTransaction, sync: Commit) -> Result<(), StorageError> {
+        if sync == Commit::Deferred {
+            tx.set_durability(redb::Durability::None).map_err(|e| StorageError(e.to_string()))?;
+        }
+        let n = self.durability.before_commit(sync);
+        tx.commit().map_err(fail)?;
+        if sync != Commit::Deferred {
+            self.durability.durable(n);
+        }
+        Ok(())
+    }
+
+    /// Commit `tx` with its log record: the record is appended first (synced
+    /// unless deferred), then redb commits without a sync, or durably when a
+    /// checkpoint is due (the log then starts afresh). A record whose commit
+    /// fails is cut off again. The order's argument: `docs/design.md`, "The
+    /// redo log".
+    fn commit_logged(
+        &self,
+        mut tx: redb::WriteTransaction,
+        sync: Commit,
+        mut log: log::Appender<'_>,
+        payload: &log::Payload,
+    ) -> Result<(), StorageError> {
+        let n = self.durability.before_commit(sync);
+        let durable = sync != Commit::Deferred;
+        if payload.is_empty() {
+            // Nothing changed: nothing to log. Durable means every record
+            // before it is synced.
+            tx.set_durability(redb::Durability::None).map_err(|e| StorageError(e.to_string()))?;
+            tx.commit().map_err(fail)?;
+            if durable {
+                log.sync()?;
+                self.durability.durable(n);
+            }
+            return Ok(());
+        }
+        if durable && log.direct(payload.len()) {
+            // A large durable transaction (a batch of hundreds) is a checkpoint
+            // without a record: redb's durable commit of it costs less than
+            // writing it to the log as well. The log holds nothing after it.
+            let committed = tx
+                .set_durability(redb::Durability::Immediate)
+                .map_err(|e| StorageError(e.to_string()))
+                .and_then(|()| tx.commit().map_err(fail));
+            if let Err(e) = committed {
+                log.in_doubt();
+                return Err(e);
+            }
+            self.durability.durable(n);
+            let _ = log.checkpointed_without_record();
+            return Ok(());
+        }
+        let checkpoint = log.checkpoint_due(payload.len());
+        log.append(payload, durable && !checkpoint)?;
+        let level = if checkpoint { redb::Durability::Immediate } else { redb::Durability::None };
+        let committed = tx
+            .set_durability(level)
+            .map_err(|e| StorageError(e.to_string()))
+            .and_then(|()| tx.commit().map_err(fail));
+        if let Err(e) = committed {
+            log.undo_last(payload.len());
+            return Err(e);
+        }
+        if durable || checkpoint {
+            self.durability.durable(n);
+        }
+        if checkpoint {
+            // The transaction is durable in redb whatever becomes of the log; a
+            // log that cannot be emptied is in doubt, and the store is reopened
+            // before the next write.
+            let _ = log.reset();
+        }
+        Ok(())
+    }
+
+    /// A durable redb commit of everything committed so far, after which the
+    /// log starts afresh (at open and at close). Nothing without a log.
+    fn checkpoint(&self) -> Result<(), StorageError> {
+        let Some(journal) = &self.journal else { return Ok(()) };
+        let db = self.database()?;
+        let db = db.as_ref().ok_or_else(|| StorageError("the database is closed".into()))?;
+        let tx = db.begin_write().map_err(fail)?;
+        let mut log = journal.lock()?;
+        let n = self.durability.before_commit(Commit::Immediate);
+        if let Err(e) = tx.commit() {
+            log.in_doubt();
+            return Err(fail(e));
+        }
+        self.durability.durable(n);
+        log.reset()
+    }
+
+    /// Make every commit so far durable: sync the log, or (without one) make
+    /// one empty durable commit, which redb orders after everything it can see.
+    fn make_durable(&self) -> Result<(), StorageError> {
+        let Some(journal) = &self.journal else { return self.write(|_| Ok(())) };
+        let mut log = journal.lock()?;
+        // Numbered under the log's lock: every commit numbered so far has
+        // appended its record.
+        let n = self.durability.latest();
+        log.sync()?;
+        self.durability.durable(n);
+        Ok(())
     }
 
     /// Run `f` in one read transaction (a consistent snapshot) of durable
@@ -383,7 +543,7 @@ impl Store {
             // The snapshot is taken first: the durable commit comes after
             // everything it holds.
             if durable && self.durability.pending() {
-                self.write(|_| Ok(()))?;
+                self.make_durable()?;
             }
             f(&Snapshot { tx })
         };
@@ -391,6 +551,14 @@ impl Store {
             self.health.tell(&StorageEvent::ReadFailed(e.0.clone()));
             self.recover();
         })
+    }
+}
+
+impl Drop for Store {
+    /// A store with a log closes with a checkpoint, leaving the log empty
+    /// (a failure leaves it to the next open's replay).
+    fn drop(&mut self) {
+        let _ = self.checkpoint();
     }
 }
 
@@ -439,9 +607,22 @@ pub(crate) struct Write<'tx> {
     open: RefCell<[Option<WriteTable<'tx>>; Table::ALL.len()]>,
     cache: RefCell<Decoded>,
     sync: std::cell::Cell<Commit>,
+    /// The transaction's operations, for its redo-log record (`None`: no log).
+    log: Option<log::Payload>,
 }
 
 impl<'tx> Write<'tx> {
+    /// A write transaction over `tx`, recording its operations in `log`.
+    fn new(tx: &'tx redb::WriteTransaction, log: Option<log::Payload>) -> Write<'tx> {
+        Write {
+            tx,
+            open: RefCell::new(Default::default()),
+            cache: RefCell::default(),
+            sync: durability::new_commit(),
+            log,
+        }
+    }
+
     /// Run `f` on `table`, opening it if this transaction has not yet.
     fn with<R>(
         &self,
@@ -618,13 +799,21 @@ impl Write<'_> {
     /// Store raw bytes at `key`.
     pub(crate) fn put_raw(&mut self, table: Table, key: &[u8], value: &[u8]) -> Result<(), StorageError> {
         self.forget(table, key);
-        self.with(table, |t| t.insert(key, value).map(drop).map_err(fail))
+        self.with(table, |t| t.insert(key, value).map(drop).map_err(fail))?;
+        if let Some(log) = &mut self.log {
+            log.put(table, key, value);
+        }
+        Ok(())
     }
 
     /// Remove `key`; whether it was present.
     pub(crate) fn remove(&mut self, table: Table, key: &[u8]) -> Result<bool, StorageError> {
         self.forget(table, key);
-        self.with(table, |t| Ok(t.remove(key).map_err(fail)?.is_some()))
+        let present = self.with(table, |t| Ok(t.remove(key).map_err(fail)?.is_some()))?;
+        if let (Some(log), true) = (&mut self.log, present) {
+            log.remove(table, key);
+        }
+        Ok(present)
     }
 
     /// Remove every key in `[from, to)` in one pass over the tree (for a run

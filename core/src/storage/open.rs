@@ -6,9 +6,10 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
-use redb::Database;
+use redb::{Database, ReadableDatabase};
 
-use super::{fail, StorageError, Store};
+use super::log::{log_file_for, FsLog, Journal, LogSettings};
+use super::{fail, row_keys, StorageError, Store, Table, FORMAT_VERSION};
 
 /// The first bytes of every redb file (redb's `MAGICNUMBER`).
 const REDB_MAGIC: [u8; 9] = [b'r', b'e', b'd', b'b', 0x1A, 0x0A, 0xA9, 0x0D, 0x0A];
@@ -84,15 +85,52 @@ impl Store {
     /// (before its header is complete) never leaves an unopenable file at `path`.
     /// An existing file is opened, never created over: an empty or foreign file
     /// is refused.
+    ///
+    /// The redo log `<path>.log` is created beside it (owner only) if it does
+    /// not exist, and otherwise replayed: the records the database does not
+    /// hold are applied, then the log is emptied. A log without its database
+    /// is refused (it would be replayed into the wrong one).
     pub(crate) fn open(path: &Path) -> Result<Store, FileProblem> {
+        let log_path = log_file_for(path);
         if !path.exists() {
+            if log_path.exists() {
+                return Err(FileProblem::Storage(StorageError(format!(
+                    "the redo log {} exists but its database {} does not: restore the database, \
+                     or remove the log to start a new one",
+                    log_path.display(),
+                    path.display()
+                ))));
+            }
             create(path)?;
         }
         check_header(path)?;
         let file = path.to_owned();
         let reopen = move || catching(|| Database::builder().open(&file).map_err(fail));
         let db = guarded(|| Database::builder().open(path).map_err(fail))?;
-        guarded(|| Store::init(db, Some(Box::new(reopen))))
+        // A database of another format is refused before its log is touched.
+        guarded(|| check_format(&db))?;
+        let io = |e: std::io::Error| StorageError(format!("cannot open {}: {e}", log_path.display()));
+        let journal = Journal::new(Box::new(FsLog::open(&log_path).map_err(io)?), LogSettings::default());
+        guarded(|| journal.recover(&db))?;
+        guarded(|| Store::init(db, Some(Box::new(reopen)), Some(journal)))
+    }
+}
+
+/// `Err` if `db` holds another format version than this build's.
+pub(super) fn check_format(db: &Database) -> Result<(), StorageError> {
+    let tx = db.begin_read().map_err(fail)?;
+    let table = match tx.open_table(Table::Meta.def()) {
+        Ok(table) => table,
+        Err(redb::TableError::TableDoesNotExist(_)) => return Ok(()),
+        Err(e) => return Err(fail(e)),
+    };
+    let Some(stored) = table.get(row_keys::META_FORMAT).map_err(fail)? else { return Ok(()) };
+    match serde_json::from_slice::<u32>(stored.value()) {
+        Ok(v) if v == FORMAT_VERSION => Ok(()),
+        Ok(v) => Err(StorageError(format!(
+            "the database has format version {v}; this build reads version {FORMAT_VERSION}"
+        ))),
+        Err(e) => Err(StorageError(format!("the stored format version is unreadable: {e}"))),
     }
 }
 
@@ -101,7 +139,7 @@ fn create(path: &Path) -> Result<(), StorageError> {
     let io = |e: std::io::Error| StorageError(format!("cannot create {}: {e}", path.display()));
     // A leftover from a crash during an earlier creation holds nothing.
     let creating = fresh_sibling(path, ".creating").map_err(io)?;
-    drop(Store::init(Database::create(&creating).map_err(fail)?, None)?);
+    drop(Store::init(Database::create(&creating).map_err(fail)?, None, None)?);
     rename_durably(&creating, path).map_err(io)
 }
 

@@ -2,6 +2,7 @@
 //! replaces the old one. redb writes copy-on-write and never clears a freed
 //! page, so a value replaced in place (an image stored in clear, then sealed)
 //! stays readable in the file's free pages; a fresh file holds only live data.
+//! The redo log is emptied with it (it keeps records of earlier rounds).
 
 use std::path::Path;
 
@@ -37,6 +38,12 @@ impl Store {
                 }
             }
             write.commit().map_err(fail)?;
+        }
+        // Everything is in redb durably; the log's records of earlier rounds
+        // (copies of replaced values too) go with the old file.
+        self.checkpoint()?;
+        if let Some(journal) = &self.journal {
+            journal.clear()?;
         }
         drop(self);
         open::rename_durably(&fresh, path).map_err(io)?;

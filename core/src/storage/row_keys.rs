@@ -29,6 +29,12 @@ pub(crate) fn last_transaction(partner_id: &str) -> Vec<u8> {
 /// Meta key: written and removed again by a readiness check after a failed
 /// write, to see that there is room to commit again (its value means nothing).
 pub(crate) const META_WRITE_PROBE: &[u8] = b"write_probe";
+/// Meta key: the sequence number of the last redo-log record this database
+/// holds (8 bytes, big-endian), written by every logged write transaction.
+pub(crate) const META_LOG_SEQUENCE: &[u8] = b"log_sequence";
+/// Meta key: the redo log's salt (4 random bytes), where its records'
+/// checksums start: another database's log never checks out.
+pub(crate) const META_LOG_SALT: &[u8] = b"log_salt";
 /// Blob key: the loaded FedACH directory file.
 pub(crate) const BLOB_DIRECTORY: &[u8] = b"fedach_directory";
 

@@ -12,7 +12,7 @@ use std::fmt;
 
 use ach_core::clock::ManualClock;
 use ach_core::engine::crash::{CrashImage, SimDisk};
-use ach_core::engine::{Engine, EngineClock, EngineOptions, Outcome, Refusal};
+use ach_core::engine::{Engine, EngineClock, EngineOptions, LogSettings, Outcome, Refusal};
 use ach_core::model::{Event, Status, StatusChange};
 use ach_core::secrets::EncryptionKey;
 use ach_core::AchError;
@@ -25,6 +25,10 @@ use crate::workload::{self, Step, Workload};
 mod apply;
 mod check;
 mod recover;
+
+/// The redo log of a simulated disk: small, to have checkpoints and growth
+/// inside a short run.
+const LOG: LogSettings = LogSettings { records: 5, bytes: 64 << 10, grow_by: 4 << 10, direct: 16 << 10 };
 
 /// The operator key of every simulated engine.
 pub const OPERATOR_KEY: &str = "ok_simulator_operator_key_0123456789";
@@ -227,6 +231,12 @@ impl Sim {
         }
     }
 
+    /// The engine over `disk`, with its redo log there and a checkpoint every
+    /// fifth record (so that crash points fall inside checkpoints too).
+    fn open_on(&self, disk: &SimDisk) -> Result<Engine, ach_core::engine::OpenError> {
+        Engine::open_on_disk(disk, self.options(), LOG)
+    }
+
     fn options(&self) -> EngineOptions {
         let mut o = EngineOptions::manual(self.oracle.now)
             .with_operator_key(OPERATOR_KEY)
@@ -254,7 +264,7 @@ impl Sim {
             disk.lose_power_before(n);
         }
         sim.disk = Some(disk.clone());
-        match Engine::open_with_backend(disk.backend(), sim.options()) {
+        match sim.open_on(&disk) {
             Ok(engine) => sim.engine = Some(engine),
             Err(_) if disk.crashed() => {
                 sim.reopen("open")?;

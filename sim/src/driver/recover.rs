@@ -2,7 +2,7 @@
 //! flight, check that everything acknowledged is there.
 
 use ach_core::engine::crash::SimDisk;
-use ach_core::engine::{Caller, Engine, Operation, Outcome, Progress, Refusal};
+use ach_core::engine::{Caller, Operation, Outcome, Progress, Refusal};
 
 use super::apply::merged;
 use super::{CrashRecord, Sim, SimError};
@@ -18,7 +18,7 @@ impl Sim {
         let (image, report) = disk.crash_image(seed);
         let mut disk = SimDisk::from_image(image);
         let mut fresh = false;
-        let engine = match Engine::open_with_backend(disk.backend(), self.options()) {
+        let engine = match self.open_on(&disk) {
             Ok(engine) => engine,
             Err(e) if self.step_no == 0 && e.to_string().contains("Not a redb database") => {
                 // A crash inside redb's creation of the file leaves a file without
@@ -28,8 +28,7 @@ impl Sim {
                 // an operator would.
                 fresh = true;
                 disk = SimDisk::new();
-                Engine::open_with_backend(disk.backend(), self.options())
-                    .map_err(|e| self.error(format!("opening a new disk: {e}")))?
+                self.open_on(&disk).map_err(|e| self.error(format!("opening a new disk: {e}")))?
             }
             Err(e) => return Err(self.error(format!("reopening after the crash: {e}"))),
         };
