@@ -820,7 +820,11 @@ impl Write<'_> {
     /// of index entries just processed: far cheaper than one removal each).
     pub(crate) fn remove_range(&mut self, table: Table, from: &[u8], to: &[u8]) -> Result<(), StorageError> {
         self.cache.borrow_mut()[table as usize].clear();
-        self.with(table, |t| t.retain_in::<&[u8], _>(from..to, |_, _| false).map_err(fail))
+        self.with(table, |t| t.retain_in::<&[u8], _>(from..to, |_, _| false).map_err(fail))?;
+        if let Some(log) = &mut self.log {
+            log.remove_range(table, from, to);
+        }
+        Ok(())
     }
 }
 

@@ -18,7 +18,9 @@
 //! another database's log never checks out.
 //!
 //! An operation is `1 ‖ table ‖ key length (u32 LE) ‖ key ‖ value length
-//! (u32 LE) ‖ value` (a put) or `2 ‖ table ‖ key length ‖ key` (a remove);
+//! (u32 LE) ‖ value` (a put), `2 ‖ table ‖ key length ‖ key` (a remove) or
+//! `3 ‖ table ‖ from length ‖ from ‖ to length ‖ to` (every key in
+//! `[from, to)` removed: a catch-up's processed index rows);
 //! `table` is the table's position in `Table::ALL`. Every length is checked
 //! against what is there: a damaged record is an error, never a panic.
 
@@ -32,6 +34,7 @@ pub(super) const MAX_PAYLOAD: usize = 1 << 30;
 
 const PUT: u8 = 1;
 const REMOVE: u8 = 2;
+const REMOVE_RANGE: u8 = 3;
 
 /// A transaction's operations, encoded as they are made.
 #[derive(Debug, Default)]
@@ -57,6 +60,12 @@ impl Payload {
     /// Record a remove of `key` from `table`.
     pub(crate) fn remove(&mut self, table: Table, key: &[u8]) {
         self.op(REMOVE, table, key);
+    }
+
+    /// Record the removal of every key in `[from, to)` of `table`.
+    pub(crate) fn remove_range(&mut self, table: Table, from: &[u8], to: &[u8]) {
+        self.op(REMOVE_RANGE, table, from);
+        self.bytes(to);
     }
 
     fn op(&mut self, kind: u8, table: Table, key: &[u8]) {
@@ -85,6 +94,8 @@ pub(crate) enum Op<'a> {
     Put { table: Table, key: &'a [u8], value: &'a [u8] },
     /// Remove `key`.
     Remove { table: Table, key: &'a [u8] },
+    /// Remove every key in `[from, to)`.
+    RemoveRange { table: Table, from: &'a [u8], to: &'a [u8] },
 }
 
 /// The operations of a payload, in order; `Err` names the first malformed byte.
@@ -104,6 +115,10 @@ pub(crate) fn ops(payload: &[u8]) -> Result<Vec<Op<'_>>, String> {
                 out.push(Op::Put { table, key, value });
             }
             REMOVE => out.push(Op::Remove { table, key }),
+            REMOVE_RANGE => {
+                let to = field(payload, &mut at).ok_or_else(|| bad(at, "a cut range end"))?;
+                out.push(Op::RemoveRange { table, from: key, to });
+            }
             _ => return Err(bad(at, "an unknown operation")),
         }
     }

@@ -79,6 +79,7 @@ pub(super) fn apply(w: &mut Write<'_>, record: &Record<'_>) -> Result<(), Storag
         match op {
             Op::Put { table, key, value } => w.put_raw(table, key, value)?,
             Op::Remove { table, key } => drop(w.remove(table, key)?),
+            Op::RemoveRange { table, from, to } => w.remove_range(table, from, to)?,
         }
     }
     Ok(())

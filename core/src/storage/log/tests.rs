@@ -51,6 +51,12 @@ fn a_record_reads_back_as_written() {
             Op::Remove { table: Table::Pending, key: &[b'p', 7] },
         ]
     );
+    let mut ranged = Payload::default();
+    ranged.remove_range(Table::Outgoing, b"from", b"to");
+    assert_eq!(
+        record::ops(ranged.as_bytes()).unwrap(),
+        vec![Op::RemoveRange { table: Table::Outgoing, from: b"from", to: b"to" }]
+    );
 }
 
 #[test]
@@ -192,6 +198,11 @@ fn replaying_twice_leaves_what_replaying_once_does() {
         if n % 2 == 0 {
             p.remove(Table::Changes, &[(n + 1) % 3]);
         }
+        // A run of index rows added, and the earlier runs removed in one range.
+        for k in 0..4 {
+            p.put(Table::Pending, &[n, k], &[]);
+        }
+        p.remove_range(Table::Pending, &[0], &[n]);
         log.extend(record::encode(SALT, u64::from(n), log.len() as u64, p.as_bytes()).unwrap());
     }
     let (once, twice) = (memory_db(), memory_db());
@@ -200,6 +211,9 @@ fn replaying_twice_leaves_what_replaying_once_does() {
     apply_all(&twice, &log);
     assert_eq!(contents(&once), contents(&twice));
     assert!(contents(&once).contains(&(Table::Usage, b"counter".to_vec(), vec![6])));
+    let pending: Vec<Vec<u8>> =
+        contents(&once).into_iter().filter(|(t, _, _)| *t == Table::Pending).map(|(_, k, _)| k).collect();
+    assert_eq!(pending, (0..4).map(|k| vec![6, k]).collect::<Vec<_>>(), "only the last run is left");
     // `replay` applies only what the database lacks, and records where it stopped.
     let replayed = memory_db();
     assert_eq!(replay(&replayed, &log[..0]).unwrap(), (0, SALT));
