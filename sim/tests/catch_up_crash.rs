@@ -97,9 +97,10 @@ fn a_catch_up_of_many_chunks_commits_durably_only_at_its_end() {
     let progress = engine.advance_to(cutoff()).unwrap();
     assert_eq!(progress.originated, COUNT as u64);
     // Five write transactions (three of originations, two of the file, the
-    // last listing it), each one redo-log record, and one sync of the log,
-    // for the last. Before the log, each of the five synced the disk at least
-    // once; then redb synced up to three times for its one durable commit.
+    // last listing it): the first four deferred, redb's commits without a
+    // sync and without a log record, the last redb's durable commit (a
+    // checkpoint: the log stays empty). Before deferring, each of the five
+    // synced the disk at least once; redb syncs up to three times for one.
     let syncs = disk.stats().syncs - before;
     assert!(syncs <= 3, "{syncs} syncs for one catch-up of five write transactions");
     assert_eq!(disk.log_unsynced(), 0, "durable once advance_to answers");

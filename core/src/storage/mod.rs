@@ -428,6 +428,37 @@ impl Store {
     ) -> Result<(), StorageError> {
         let n = self.durability.before_commit(sync);
         let durable = sync != Commit::Deferred;
+        if !durable && !payload.is_empty() {
+            // A deferred commit (a step of a catch-up: nobody is answered about
+            // it) is not logged: redb commits it without a sync, and it becomes
+            // durable with the next checkpoint. A crash before that loses it
+            // whole, and the catch-up does it again. Logging it would write
+            // every chunk of a cut-off twice.
+            tx.set_durability(redb::Durability::None).map_err(|e| StorageError(e.to_string()))?;
+            tx.commit().map_err(fail)?;
+            log.committed_unlogged();
+            return Ok(());
+        }
+        if log.unlogged() {
+            // A commit without a record waits in redb: a record replayed later
+            // over a database that lost it would build on state that is gone,
+            // so until the next checkpoint every commit is redb's own, and a
+            // durable one is the checkpoint.
+            let level = if durable { redb::Durability::Immediate } else { redb::Durability::None };
+            let committed = tx
+                .set_durability(level)
+                .map_err(|e| StorageError(e.to_string()))
+                .and_then(|()| tx.commit().map_err(fail));
+            if let Err(e) = committed {
+                log.in_doubt();
+                return Err(e);
+            }
+            if durable {
+                self.durability.durable(n);
+                let _ = log.reset();
+            }
+            return Ok(());
+        }
         if payload.is_empty() {
             // Nothing changed: nothing to log. Durable means every record
             // before it is synced.
@@ -500,6 +531,12 @@ impl Store {
     fn make_durable(&self) -> Result<(), StorageError> {
         let Some(journal) = &self.journal else { return self.write(|_| Ok(())) };
         let mut log = journal.lock()?;
+        if log.unlogged() {
+            // A commit without a record waits: only redb's durable commit
+            // (a checkpoint) makes it durable.
+            drop(log);
+            return self.write(|_| Ok(()));
+        }
         // Numbered under the log's lock: every commit numbered so far has
         // appended its record.
         let n = self.durability.latest();

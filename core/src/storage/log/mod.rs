@@ -73,6 +73,10 @@ struct State {
     /// A failure left the file or the database in doubt: the store must be
     /// reopened (database closed, opened, the log replayed) before the next write.
     broken: bool,
+    /// redb holds, not yet durably, a commit that has no record (a deferred
+    /// one, or a large one committed directly) made with `next_seq` as its
+    /// sequence number: until the next checkpoint every commit is redb's own.
+    unlogged: bool,
 }
 
 fn io(what: &str) -> impl Fn(std::io::Error) -> StorageError + '_ {
@@ -91,6 +95,7 @@ impl Journal {
             salt: 0,
             records: 0,
             broken: true,
+            unlogged: false,
         };
         Journal { state: Mutex::new(state), limits }
     }
@@ -129,6 +134,7 @@ impl Journal {
         s.synced = 0;
         s.next_seq = last + 1;
         s.records = 0;
+        s.unlogged = false;
         s.shrink(&self.limits)?;
         s.broken = false;
         Ok(())
@@ -192,8 +198,21 @@ impl Appender<'_> {
     /// The database committed the next sequence number durably without a
     /// record (a checkpoint): the log starts afresh after it.
     pub(crate) fn checkpointed_without_record(&mut self) -> Result<(), StorageError> {
-        self.s.next_seq += 1;
+        self.s.unlogged = true;
         self.reset()
+    }
+
+    /// Whether redb holds a commit without a record that is not durable yet
+    /// (then a durable commit must be redb's own: a checkpoint).
+    pub(crate) fn unlogged(&self) -> bool {
+        self.s.unlogged
+    }
+
+    /// redb committed, without a sync, a transaction that has no record (it
+    /// numbered it with the next sequence number, which a later record must
+    /// not reuse once the commit is durable).
+    pub(crate) fn committed_unlogged(&mut self) {
+        self.s.unlogged = true;
     }
 
     /// Whether a record of `len` payload bytes should be a checkpoint.
@@ -292,6 +311,11 @@ impl Appender<'_> {
     /// older than the database: `replay::scan` stops at it). On failure the
     /// log is in doubt, and the store is reopened before the next write.
     pub(crate) fn reset(&mut self) -> Result<(), StorageError> {
+        if self.s.unlogged {
+            // The commits without a record are durable now, with their number.
+            self.s.next_seq += 1;
+            self.s.unlogged = false;
+        }
         self.s.end = Some(0);
         self.s.synced = 0;
         self.s.records = 0;

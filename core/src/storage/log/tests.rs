@@ -252,3 +252,63 @@ fn another_databases_log_never_checks_out() {
     assert_eq!(last, 0);
     assert_eq!(replay(&fresh, &[]).unwrap(), (0, salt), "made once, kept");
 }
+
+/// A deferred commit (a catch-up's chunk) has no record: redb holds it
+/// without a sync until the next durable commit, which is then redb's own (a
+/// checkpoint), never a record replayed over a database that lost it. A power
+/// loss before any I/O operation leaves a prefix of the commits, with every
+/// acknowledged one, and the deferred one never without the checkpoint that
+/// made it durable.
+#[cfg(feature = "simulation")]
+#[test]
+fn a_deferred_commit_is_unlogged_and_the_next_durable_one_a_checkpoint() {
+    use crate::storage::crash::SimDisk;
+    use crate::storage::Store;
+    let settings = super::LogSettings::default();
+    // (key, deferred): a logged one, a deferred one, the checkpoint, a logged one.
+    let steps: [(&[u8], bool); 4] = [(b"a", false), (b"b", true), (b"c", false), (b"d", false)];
+    let run = |disk: &SimDisk| -> usize {
+        let Ok(store) = Store::on_disk(disk, settings) else { return 0 };
+        let mut acknowledged = 0;
+        for (i, (key, deferred)) in steps.iter().enumerate() {
+            let written = store.write(|w| {
+                w.put_raw(Table::Usage, key, b"x")?;
+                if *deferred {
+                    w.defer_sync();
+                }
+                Ok(())
+            });
+            if written.is_err() {
+                break;
+            }
+            if !deferred {
+                acknowledged = i + 1;
+            }
+        }
+        acknowledged
+    };
+    let image = {
+        let disk = SimDisk::new();
+        drop(Store::on_disk(&disk, settings).unwrap());
+        disk.crash_image(0).0
+    };
+    let whole = SimDisk::from_image(image.clone());
+    assert_eq!(run(&whole), steps.len());
+    assert_eq!(whole.log_unsynced(), 0);
+    let operations = whole.operations();
+    // About 50 operations: every one of them.
+    for point in 1..=operations {
+        let disk = SimDisk::from_image(image.clone());
+        disk.lose_power_before(point);
+        let acknowledged = run(&disk);
+        let after = SimDisk::from_image(disk.crash_image(point).0);
+        let store = Store::on_disk(&after, settings).unwrap();
+        let present: Vec<bool> = store
+            .read(|r| steps.iter().map(|(k, _)| Ok(r.get_raw(Table::Usage, k)?.is_some())).collect())
+            .unwrap();
+        let n = present.iter().take_while(|p| **p).count();
+        assert!(present[n..].iter().all(|p| !p), "not a prefix: {present:?} (operation {point})");
+        assert!(n >= acknowledged, "{acknowledged} acknowledged, {present:?} (operation {point})");
+        assert_ne!(n, 2, "the deferred commit without its checkpoint (operation {point})");
+    }
+}
