@@ -25,7 +25,7 @@ impl Engine {
             self.let_requests_in();
             let mut window = self.lock_window()?;
             let mut log = Vec::new();
-            let (progress, done) = self.store.write(|w| {
+            let (progress, done) = self.store.write_unrecorded(|w| {
                 let mut cx = Cx::new(w, now, self, &mut window, &mut log);
                 let (step, mut done) = schedule::catch_up(&mut cx, now, Some(schedule::CHUNK))?;
                 if done {

@@ -82,7 +82,9 @@ fn part_key(id: &str, part: u32) -> String {
 /// entries' rows are the same key followed by the transaction id (and a `0`),
 /// so the summary sorts first.
 fn summary_key(cutoff: DateTime<Utc>, merchant_id: &str, kind: &BatchKind) -> Vec<u8> {
-    let mut k = row_keys::instant(cutoff).to_vec();
+    let parts = merchant_id.len() + kind.sec_code.len() + kind.description.len() + 3;
+    let mut k = Vec::with_capacity(8 + parts + 1 + 32);
+    k.extend_from_slice(&row_keys::instant(cutoff));
     for part in [merchant_id, kind.sec_code, kind.description] {
         k.extend_from_slice(part.as_bytes());
         k.push(0);
@@ -162,10 +164,9 @@ impl Outgoing {
         row.1.extend_from_slice(&source);
         row.2 += 1;
         if row.2 >= schedule::CHUNK {
-            let summary = summary_key(cutoff, &t.merchant_id, &kind);
-            if let Some((key, records, _)) = self.rows.remove(&summary) {
-                cx.w.put_raw(Table::Outgoing, &key, &records)?;
-            }
+            let (key, records, _) = std::mem::take(row);
+            self.rows.retain(|_, (_, _, n)| *n > 0);
+            cx.w.put_raw(Table::Outgoing, &key, &records)?;
         }
         Ok(())
     }

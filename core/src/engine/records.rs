@@ -236,18 +236,29 @@ mod instant {
         join(<(i64, u32)>::deserialize(d)?)
     }
 
-    /// The same for an optional instant.
+    /// The same for an optional instant of today's era (a settlement): in a
+    /// stored record, none is written as [`BLANK`], the same size as an
+    /// instant between 1974 and 2514, so that setting it (a cut-off) leaves
+    /// the record's size, and its B-tree leaf, as they were. `None` as serde
+    /// writes it (records stored before) still reads.
     pub(super) mod option {
         use super::*;
 
+        /// The stored stand-in for none: 1901-12-13T20:45:52Z, long before any
+        /// transaction, whose seconds take five bytes as today's do.
+        pub(crate) const BLANK: (i64, u32) = (-(1 << 31), 0);
+
         pub(crate) fn serialize<S: Serializer>(t: &Option<DateTime<Utc>>, s: S) -> Result<S::Ok, S::Error> {
-            t.as_ref().map(parts).serialize(s)
+            match t {
+                None if !s.is_human_readable() => Some(BLANK).serialize(s),
+                t => t.as_ref().map(parts).serialize(s),
+            }
         }
 
         pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
             d: D,
         ) -> Result<Option<DateTime<Utc>>, D::Error> {
-            <Option<(i64, u32)>>::deserialize(d)?.map(join).transpose()
+            <Option<(i64, u32)>>::deserialize(d)?.filter(|p| *p != BLANK).map(join).transpose()
         }
     }
 }
@@ -255,7 +266,11 @@ mod instant {
 /// An optional date stored as the text chrono's serde writes (`YYYY-MM-DD`,
 /// the same bytes), written and read digit by digit: a cut-off writes and
 /// reads four of them per transaction, and chrono's formatter and parser cost
-/// more than the rest of the record.
+/// more than the rest of the record. In a stored record none is written as
+/// [`day::BLANK`] (ten spaces), the same size as a date, so that a cut-off
+/// setting three dates leaves the record's size, and its B-tree leaf, as they
+/// were (a record that grows splits its packed leaf). `None` as serde writes
+/// it (records stored before) still reads.
 mod day {
     use std::fmt;
 
@@ -273,12 +288,6 @@ mod day {
             } else {
                 self.0.serialize(s)
             }
-        }
-    }
-
-    impl<'de> Deserialize<'de> for Day {
-        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Day, D::Error> {
-            d.deserialize_str(DayVisitor)
         }
     }
 
@@ -309,12 +318,44 @@ mod day {
         NaiveDate::from_ymd_opt(year, number(&b[5..7])?, number(&b[8..10])?)
     }
 
+    /// The stored stand-in for no date.
+    pub(super) const BLANK: &str = "          ";
+
     pub(super) fn serialize<S: Serializer>(d: &Option<NaiveDate>, s: S) -> Result<S::Ok, S::Error> {
-        d.map(Day).serialize(s)
+        match d {
+            None if !s.is_human_readable() => Some(BLANK).serialize(s),
+            d => d.map(Day).serialize(s),
+        }
     }
 
     pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<NaiveDate>, D::Error> {
-        Ok(<Option<Day>>::deserialize(d)?.map(|day| day.0))
+        Ok(<Option<Slot>>::deserialize(d)?.and_then(|slot| slot.0))
+    }
+
+    /// A stored date or [`BLANK`].
+    struct Slot(Option<NaiveDate>);
+
+    impl<'de> Deserialize<'de> for Slot {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Slot, D::Error> {
+            d.deserialize_str(SlotVisitor)
+        }
+    }
+
+    struct SlotVisitor;
+
+    impl Visitor<'_> for SlotVisitor {
+        type Value = Slot;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a date YYYY-MM-DD or none")
+        }
+
+        fn visit_str<E: Error>(self, text: &str) -> Result<Slot, E> {
+            if text == BLANK {
+                return Ok(Slot(None));
+            }
+            DayVisitor.visit_str(text).map(|day| Slot(Some(day.0)))
+        }
     }
 }
 
@@ -353,8 +394,14 @@ mod tests {
         for date in dates {
             let theirs = postcard::to_allocvec(&Chrono { date }).unwrap_or_default();
             let ours = postcard::to_allocvec(&Fast { date }).unwrap_or_default();
-            assert_eq!(ours, theirs, "{date:?}");
+            if date.is_some() {
+                assert_eq!(ours, theirs, "{date:?}");
+            } else {
+                // None is stored as ten spaces, a date's size.
+                assert_eq!(ours, postcard::to_allocvec(&(Some(super::day::BLANK),)).unwrap_or_default());
+            }
             assert_eq!(postcard::from_bytes::<Fast>(&theirs).ok(), Some(Fast { date }));
+            assert_eq!(postcard::from_bytes::<Fast>(&ours).ok(), Some(Fast { date }));
             let json = serde_json::to_string(&Chrono { date }).unwrap_or_default();
             assert_eq!(serde_json::from_str::<Fast>(&json).ok(), Some(Fast { date }));
         }
@@ -391,5 +438,38 @@ mod tests {
         // Nanoseconds beyond a second are refused, not a panic.
         let bad = postcard::to_allocvec(&(1i64, 2_000_000_000u32, None::<(i64, u32)>)).unwrap_or_default();
         assert!(postcard::from_bytes::<Times>(&bad).is_err());
+    }
+
+    /// A record's settlement fields, as a cut-off sets them.
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct Settling {
+        #[serde(with = "super::day")]
+        date: Option<chrono::NaiveDate>,
+        #[serde(with = "super::instant::option")]
+        at: Option<DateTime<Utc>>,
+    }
+
+    #[test]
+    fn setting_a_settlement_leaves_a_stored_record_the_same_size() {
+        let none = Settling { date: None, at: None };
+        let blank = postcard::to_allocvec(&none).unwrap_or_default();
+        assert_eq!(postcard::from_bytes::<Settling>(&blank).ok().as_ref(), Some(&none));
+        let mut d = chrono::NaiveDate::from_ymd_opt(1975, 1, 1).unwrap_or_default();
+        while d.year() < 2500 {
+            let at = d.and_hms_opt(13, 30, 0).map(|t| t.and_utc());
+            let set = Settling { date: Some(d), at };
+            let bytes = postcard::to_allocvec(&set).unwrap_or_default();
+            assert_eq!(bytes.len(), blank.len(), "{d}");
+            assert_eq!(postcard::from_bytes::<Settling>(&bytes).ok(), Some(set));
+            d = d + chrono::Days::new(97);
+        }
+        // Records stored before (none as serde writes it) read the same.
+        let before = postcard::to_allocvec(&(None::<&str>, None::<(i64, u32)>)).unwrap_or_default();
+        assert!(before.len() < blank.len());
+        assert_eq!(postcard::from_bytes::<Settling>(&before).ok(), Some(none));
+        // JSON still says null.
+        let json = serde_json::to_string(&Settling { date: None, at: None }).unwrap_or_default();
+        assert_eq!(json, r#"{"date":null,"at":null}"#);
+        assert_eq!(serde_json::from_str::<Settling>(&json).ok(), Some(Settling { date: None, at: None }));
     }
 }

@@ -19,7 +19,9 @@ mod tests;
 
 use durability::{Commit, Durability};
 pub use health::{StorageEvent, StorageHook};
-pub use log::{log_file_for, LogSettings};
+pub use log::log_file_for;
+#[cfg(feature = "simulation")]
+pub use log::LogSettings;
 pub(crate) use open::{panic_text, FileProblem};
 /// redb's storage backend trait, for the simulation hooks (feature `simulation`).
 #[cfg(feature = "simulation")]
@@ -37,8 +39,25 @@ use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-/// Version of the stored format; checked on open, never silently upgraded.
-pub const FORMAT_VERSION: u32 = 6;
+/// Version of the stored format; checked on open. Version 7 stores an absent
+/// settlement date or instant at a present one's size; it reads version 6's
+/// records as they are, so a version 6 database opens and is marked 7 (a
+/// build of version 6 then refuses it, rather than meeting records it cannot
+/// read). Any other version is refused.
+pub const FORMAT_VERSION: u32 = 7;
+
+/// The oldest format version this build reads (and marks [`FORMAT_VERSION`]).
+pub const READS_FROM_VERSION: u32 = 6;
+
+/// The refusal of a database of format version `v`.
+fn other_format(v: u32) -> StorageError {
+    let reads = if READS_FROM_VERSION == FORMAT_VERSION {
+        FORMAT_VERSION.to_string()
+    } else {
+        format!("{READS_FROM_VERSION} to {FORMAT_VERSION}")
+    };
+    StorageError(format!("the database has format version {v}; this build reads version {reads}"))
+}
 
 /// Every table of the database.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -264,10 +283,8 @@ impl Store {
         };
         store.write(|w| {
             let version: Option<u32> = w.get(Table::Meta, row_keys::META_FORMAT)?;
-            if let Some(v) = version.filter(|v| *v != FORMAT_VERSION) {
-                return Err(StorageError(format!(
-                    "the database has format version {v}; this build reads version {FORMAT_VERSION}"
-                )));
+            if let Some(v) = version.filter(|v| !(READS_FROM_VERSION..=FORMAT_VERSION).contains(v)) {
+                return Err(other_format(v));
             }
             // Create every table now (tables added within a format version too),
             // so that readers never meet a missing one.
@@ -275,8 +292,8 @@ impl Store {
                 w.with(table, |_| Ok(()))?;
             }
             match version {
-                Some(_) => Ok(()),
-                None => w.put(Table::Meta, row_keys::META_FORMAT, &FORMAT_VERSION),
+                Some(FORMAT_VERSION) => Ok(()),
+                _ => w.put(Table::Meta, row_keys::META_FORMAT, &FORMAT_VERSION),
             }
         })?;
         // The tables just created are in no log record: made durable here.
@@ -350,6 +367,25 @@ impl Store {
         &self,
         f: impl FnOnce(&mut Write<'_>) -> Result<T, StorageError>,
     ) -> Result<T, StorageError> {
+        self.write_as(log::Payload::default, f)
+    }
+
+    /// [`Store::write`] for a transaction that is never logged: a chunk of a
+    /// catch-up, which nobody is answered about. A deferred one is redb's
+    /// commit without a sync; a durable one is redb's durable commit (a
+    /// checkpoint). Its operations are not encoded for a record it would not get.
+    pub(crate) fn write_unrecorded<T>(
+        &self,
+        f: impl FnOnce(&mut Write<'_>) -> Result<T, StorageError>,
+    ) -> Result<T, StorageError> {
+        self.write_as(log::Payload::unrecorded, f)
+    }
+
+    fn write_as<T>(
+        &self,
+        payload: fn() -> log::Payload,
+        f: impl FnOnce(&mut Write<'_>) -> Result<T, StorageError>,
+    ) -> Result<T, StorageError> {
         if self.journal.as_ref().is_some_and(log::Journal::broken) {
             self.recover();
         }
@@ -359,7 +395,7 @@ impl Store {
             let tx = db.begin_write().map_err(fail)?;
             let journal = self.journal.as_ref();
             let (out, sync, logged) = {
-                let mut w = Write::new(&tx, journal.map(|_| log::Payload::default()));
+                let mut w = Write::new(&tx, journal.map(|_| payload()));
                 // On `Err`, `w` (its open tables) and then `tx` drop: nothing is written.
                 let out = f(&mut w)?;
                 let sync = w.sync.get();
@@ -439,11 +475,26 @@ impl Store {
             log.committed_unlogged();
             return Ok(());
         }
-        if log.unlogged() {
-            // A commit without a record waits in redb: a record replayed later
-            // over a database that lost it would build on state that is gone,
-            // so until the next checkpoint every commit is redb's own, and a
-            // durable one is the checkpoint.
+        if payload.is_empty() && !log.unlogged() {
+            // Nothing changed: nothing to log. Durable means every record
+            // before it is synced.
+            tx.set_durability(redb::Durability::None).map_err(|e| StorageError(e.to_string()))?;
+            tx.commit().map_err(fail)?;
+            if durable {
+                log.sync()?;
+                self.durability.durable(n);
+            }
+            return Ok(());
+        }
+        // A commit without a record waits in redb: a record replayed later
+        // over a database that lost it would build on state that is gone, so
+        // until the next checkpoint every commit is redb's own, and a durable
+        // one is the checkpoint. A large durable transaction (a batch of
+        // hundreds), or one not encoded, is a checkpoint without a record too:
+        // redb's durable commit of it costs less than writing it to the log as
+        // well. The log holds nothing after it.
+        let unlogged = log.unlogged();
+        if unlogged || (durable && (!payload.is_recorded() || log.direct(payload.len()))) {
             let level = if durable { redb::Durability::Immediate } else { redb::Durability::None };
             let committed = tx
                 .set_durability(level)
@@ -455,35 +506,8 @@ impl Store {
             }
             if durable {
                 self.durability.durable(n);
-                let _ = log.reset();
+                let _ = if unlogged { log.reset() } else { log.checkpointed_without_record() };
             }
-            return Ok(());
-        }
-        if payload.is_empty() {
-            // Nothing changed: nothing to log. Durable means every record
-            // before it is synced.
-            tx.set_durability(redb::Durability::None).map_err(|e| StorageError(e.to_string()))?;
-            tx.commit().map_err(fail)?;
-            if durable {
-                log.sync()?;
-                self.durability.durable(n);
-            }
-            return Ok(());
-        }
-        if durable && log.direct(payload.len()) {
-            // A large durable transaction (a batch of hundreds) is a checkpoint
-            // without a record: redb's durable commit of it costs less than
-            // writing it to the log as well. The log holds nothing after it.
-            let committed = tx
-                .set_durability(redb::Durability::Immediate)
-                .map_err(|e| StorageError(e.to_string()))
-                .and_then(|()| tx.commit().map_err(fail));
-            if let Err(e) = committed {
-                log.in_doubt();
-                return Err(e);
-            }
-            self.durability.durable(n);
-            let _ = log.checkpointed_without_record();
             return Ok(());
         }
         let checkpoint = log.checkpoint_due(payload.len());

@@ -36,25 +36,45 @@ const PUT: u8 = 1;
 const REMOVE: u8 = 2;
 const REMOVE_RANGE: u8 = 3;
 
-/// A transaction's operations, encoded as they are made.
+/// A transaction's operations, encoded as they are made; or, for a
+/// transaction that will never be logged (a chunk of a catch-up, committed by
+/// redb itself), only whether it made any.
 #[derive(Debug, Default)]
-pub(crate) struct Payload(Vec<u8>);
+pub(crate) struct Payload {
+    bytes: Vec<u8>,
+    /// Operations are not encoded: the commit is redb's own.
+    unrecorded: bool,
+    /// An operation was made (kept when unrecorded).
+    changed: bool,
+}
 
 impl Payload {
-    /// Whether no operation was recorded.
+    /// A payload that encodes nothing: its transaction is committed without
+    /// a record (deferred, or durably by redb as a checkpoint).
+    pub(crate) fn unrecorded() -> Payload {
+        Payload { unrecorded: true, ..Payload::default() }
+    }
+
+    /// Whether its operations are encoded (a record can be written of it).
+    pub(crate) fn is_recorded(&self) -> bool {
+        !self.unrecorded
+    }
+
+    /// Whether no operation was made.
     pub(crate) fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        !self.changed
     }
 
     /// Its length in bytes.
     pub(crate) fn len(&self) -> usize {
-        self.0.len()
+        self.bytes.len()
     }
 
     /// Record a put of `value` at `key` of `table`.
     pub(crate) fn put(&mut self, table: Table, key: &[u8], value: &[u8]) {
-        self.op(PUT, table, key);
-        self.bytes(value);
+        if self.op(PUT, table, key) {
+            self.field(value);
+        }
     }
 
     /// Record a remove of `key` from `table`.
@@ -64,26 +84,33 @@ impl Payload {
 
     /// Record the removal of every key in `[from, to)` of `table`.
     pub(crate) fn remove_range(&mut self, table: Table, from: &[u8], to: &[u8]) {
-        self.op(REMOVE_RANGE, table, from);
-        self.bytes(to);
+        if self.op(REMOVE_RANGE, table, from) {
+            self.field(to);
+        }
     }
 
-    fn op(&mut self, kind: u8, table: Table, key: &[u8]) {
-        self.0.push(kind);
-        self.0.push(table as u8);
-        self.bytes(key);
+    /// Start an operation; whether it is encoded (the caller adds its fields).
+    fn op(&mut self, kind: u8, table: Table, key: &[u8]) -> bool {
+        self.changed = true;
+        if self.unrecorded {
+            return false;
+        }
+        self.bytes.push(kind);
+        self.bytes.push(table as u8);
+        self.field(key);
+        true
     }
 
-    fn bytes(&mut self, b: &[u8]) {
+    fn field(&mut self, b: &[u8]) {
         // A key or value of 4 GiB or more cannot be written to redb either; its
         // length would not fit: `encode` refuses the record.
-        self.0.extend_from_slice(&u32::try_from(b.len()).unwrap_or(u32::MAX).to_le_bytes());
-        self.0.extend_from_slice(b);
+        self.bytes.extend_from_slice(&u32::try_from(b.len()).unwrap_or(u32::MAX).to_le_bytes());
+        self.bytes.extend_from_slice(b);
     }
 
     /// The bytes of the payload.
     pub(super) fn as_bytes(&self) -> &[u8] {
-        &self.0
+        &self.bytes
     }
 }
 
