@@ -10,8 +10,10 @@
 pub mod crash;
 mod durability;
 mod health;
+mod kv;
 mod log;
 mod open;
+mod redb_kv;
 mod rewrite;
 pub(crate) mod row_keys;
 #[cfg(test)]
@@ -19,6 +21,7 @@ mod tests;
 
 use durability::{Commit, Durability};
 pub use health::{StorageEvent, StorageHook};
+use kv::{KvRead, KvWrite};
 pub use log::log_file_for;
 #[cfg(feature = "simulation")]
 pub use log::LogSettings;
@@ -35,7 +38,7 @@ use std::rc::Rc;
 use std::sync::{PoisonError, RwLock, RwLockReadGuard};
 
 use redb::backends::InMemoryBackend;
-use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
+use redb::{Database, ReadableDatabase, TableDefinition};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -289,7 +292,7 @@ impl Store {
             // Create every table now (tables added within a format version too),
             // so that readers never meet a missing one.
             for table in Table::ALL {
-                w.with(table, |_| Ok(()))?;
+                w.kv.create(table)?;
             }
             match version {
                 Some(FORMAT_VERSION) => Ok(()),
@@ -395,7 +398,8 @@ impl Store {
             let tx = db.begin_write().map_err(fail)?;
             let journal = self.journal.as_ref();
             let (out, sync, logged) = {
-                let mut w = Write::new(&tx, journal.map(|_| payload()));
+                let kv = redb_kv::RedbWrite::new(&tx);
+                let mut w = Write::new(&kv, journal.map(|_| payload()));
                 // On `Err`, `w` (its open tables) and then `tx` drop: nothing is written.
                 let out = f(&mut w)?;
                 let sync = w.sync.get();
@@ -406,16 +410,14 @@ impl Store {
                             // The record's number, in the same commit as its
                             // effects: replay starts after it.
                             let seq = appender.next_seq().to_be_bytes();
-                            w.with(Table::Meta, |t| {
-                                t.insert(row_keys::META_LOG_SEQUENCE, seq.as_slice()).map(drop).map_err(fail)
-                            })?;
+                            w.kv.put(Table::Meta, row_keys::META_LOG_SEQUENCE, &seq)?;
                         }
                         Some((appender, payload))
                     }
                     _ => None,
                 };
                 (out, sync, logged)
-                // `w` drops here: every table it opened is closed before the commit.
+                // `w` and `kv` drop here: every table opened is closed before the commit.
             };
             match logged {
                 Some((appender, payload)) => self.commit_logged(tx, sync, appender, &payload)?,
@@ -606,7 +608,7 @@ impl Store {
             if durable && self.durability.pending() {
                 self.make_durable()?;
             }
-            f(&Snapshot { tx })
+            f(&Snapshot { kv: Box::new(redb_kv::RedbRead(tx)) })
         };
         attempt().inspect_err(|e| {
             self.health.tell(&StorageEvent::ReadFailed(e.0.clone()));
@@ -650,22 +652,15 @@ pub(crate) fn encode<T: Serialize + ?Sized>(table: Table, value: &T) -> Result<V
 /// One entry of a range scan.
 pub(crate) type RawEntry = (Vec<u8>, Vec<u8>);
 
-/// An open table of a write transaction.
-type WriteTable<'tx> = redb::Table<'tx, &'static [u8], &'static [u8]>;
-
 /// Records decoded during a write transaction, by table, then key.
 type Decoded = [HashMap<Vec<u8>, Rc<dyn Any>>; Table::ALL.len()];
 
-/// A write transaction.
+/// A write transaction, over any backend's [`KvWrite`].
 ///
-/// Each table is opened the first time the transaction uses it and stays open
-/// until the transaction ends (opening a redb table costs a lookup in its table
-/// tree and closing it a write there: once per transaction, not once per call).
 /// Records read with [`Write::get_shared`] are decoded once per transaction; a
 /// write to their key forgets the decoded copy.
 pub(crate) struct Write<'tx> {
-    tx: &'tx redb::WriteTransaction,
-    open: RefCell<[Option<WriteTable<'tx>>; Table::ALL.len()]>,
+    kv: &'tx dyn KvWrite,
     cache: RefCell<Decoded>,
     sync: std::cell::Cell<Commit>,
     /// The transaction's operations, for its redo-log record (`None`: no log).
@@ -673,30 +668,13 @@ pub(crate) struct Write<'tx> {
 }
 
 impl<'tx> Write<'tx> {
-    /// A write transaction over `tx`, recording its operations in `log`.
-    fn new(tx: &'tx redb::WriteTransaction, log: Option<log::Payload>) -> Write<'tx> {
-        Write {
-            tx,
-            open: RefCell::new(Default::default()),
-            cache: RefCell::default(),
-            sync: durability::new_commit(),
-            log,
-        }
+    /// A write transaction over `kv`, recording its operations in `log`.
+    fn new(kv: &'tx dyn KvWrite, log: Option<log::Payload>) -> Write<'tx> {
+        Write { kv, cache: RefCell::default(), sync: durability::new_commit(), log }
     }
 
-    /// Run `f` on `table`, opening it if this transaction has not yet.
-    fn with<R>(
-        &self,
-        table: Table,
-        f: impl FnOnce(&mut WriteTable<'tx>) -> Result<R, StorageError>,
-    ) -> Result<R, StorageError> {
-        let mut open = self.open.borrow_mut();
-        let slot = &mut open[table as usize];
-        let t = match slot {
-            Some(t) => t,
-            None => slot.insert(self.tx.open_table(table.def()).map_err(fail)?),
-        };
-        f(t)
+    fn kv(&self) -> &dyn KvRead {
+        self.kv
     }
 
     /// The record at `key`, decoded once per transaction and shared: for records
@@ -727,19 +705,14 @@ impl<'tx> Write<'tx> {
     }
 }
 
-/// A read transaction: a snapshot of the database.
+/// A read transaction: a snapshot of the database, over any backend's [`KvRead`].
 pub(crate) struct Snapshot {
-    tx: redb::ReadTransaction,
+    kv: Box<dyn KvRead>,
 }
 
 impl Snapshot {
-    /// Run `f` on `table`.
-    fn with<R>(
-        &self,
-        table: Table,
-        f: impl FnOnce(&mut redb::ReadOnlyTable<&'static [u8], &'static [u8]>) -> Result<R, StorageError>,
-    ) -> Result<R, StorageError> {
-        f(&mut self.tx.open_table(table.def()).map_err(fail)?)
+    fn kv(&self) -> &dyn KvRead {
+        &*self.kv
     }
 }
 
@@ -750,7 +723,12 @@ macro_rules! readable {
         impl $t {
             /// The raw value at `key`.
             pub(crate) fn get_raw(&self, table: Table, key: &[u8]) -> Result<Option<Vec<u8>>, StorageError> {
-                self.with(table, |t| Ok(t.get(key).map_err(fail)?.map(|v| v.value().to_vec())))
+                let mut out = None;
+                self.kv().get_with(table, key, &mut |v| {
+                    out = Some(v.to_vec());
+                    Ok(())
+                })?;
+                Ok(out)
             }
 
             /// The record at `key`.
@@ -759,10 +737,12 @@ macro_rules! readable {
                 table: Table,
                 key: &[u8],
             ) -> Result<Option<T>, StorageError> {
-                self.with(table, |t| match t.get(key).map_err(fail)? {
-                    Some(v) => decode(table, v.value()).map(Some),
-                    None => Ok(None),
-                })
+                let mut out = None;
+                self.kv().get_with(table, key, &mut |v| {
+                    out = Some(decode(table, v)?);
+                    Ok(())
+                })?;
+                Ok(out)
             }
 
             /// Up to `limit` entries with keys in `[from, to)`, in key order.
@@ -773,14 +753,14 @@ macro_rules! readable {
                 to: &[u8],
                 limit: usize,
             ) -> Result<Vec<RawEntry>, StorageError> {
-                self.with(table, |t| {
-                    let mut out = Vec::new();
-                    for item in t.range::<&[u8]>(from..to).map_err(fail)?.take(limit) {
-                        let (k, v) = item.map_err(fail)?;
-                        out.push((k.value().to_vec(), v.value().to_vec()));
-                    }
-                    Ok(out)
-                })
+                let mut out = Vec::new();
+                if limit > 0 {
+                    self.kv().scan(table, from, Some(to), false, &mut |k, v| {
+                        out.push((k.to_vec(), v.to_vec()));
+                        Ok(out.len() < limit)
+                    })?;
+                }
+                Ok(out)
             }
 
             /// Call `visit` with every value whose key is in `[from, to)`, in key
@@ -792,13 +772,7 @@ macro_rules! readable {
                 to: &[u8],
                 visit: &mut dyn FnMut(&[u8]) -> Result<(), StorageError>,
             ) -> Result<(), StorageError> {
-                self.with(table, |t| {
-                    for item in t.range::<&[u8]>(from..to).map_err(fail)? {
-                        let (_, v) = item.map_err(fail)?;
-                        visit(v.value())?;
-                    }
-                    Ok(())
-                })
+                self.kv().scan(table, from, Some(to), false, &mut |_, v| visit(v).map(|()| true))
             }
 
             /// Call `visit` with every entry whose key is in `[from, to)`, in key
@@ -810,15 +784,7 @@ macro_rules! readable {
                 to: &[u8],
                 visit: &mut dyn FnMut(&[u8], &[u8]) -> Result<bool, StorageError>,
             ) -> Result<(), StorageError> {
-                self.with(table, |t| {
-                    for item in t.range::<&[u8]>(from..to).map_err(fail)? {
-                        let (k, v) = item.map_err(fail)?;
-                        if !visit(k.value(), v.value())? {
-                            break;
-                        }
-                    }
-                    Ok(())
-                })
+                self.kv().scan(table, from, Some(to), false, visit)
             }
 
             /// The last key in `[from, to)`, if any.
@@ -828,15 +794,22 @@ macro_rules! readable {
                 from: &[u8],
                 to: &[u8],
             ) -> Result<Option<Vec<u8>>, StorageError> {
-                self.with(table, |t| match t.range::<&[u8]>(from..to).map_err(fail)?.next_back() {
-                    Some(item) => Ok(Some(item.map_err(fail)?.0.value().to_vec())),
-                    None => Ok(None),
-                })
+                let mut out = None;
+                self.kv().scan(table, from, Some(to), true, &mut |k, _| {
+                    out = Some(k.to_vec());
+                    Ok(false)
+                })?;
+                Ok(out)
             }
 
             /// The first key of the table, if any.
             pub(crate) fn first_key(&self, table: Table) -> Result<Option<Vec<u8>>, StorageError> {
-                self.with(table, |t| Ok(t.first().map_err(fail)?.map(|(k, _)| k.value().to_vec())))
+                let mut out = None;
+                self.kv().scan(table, &[], None, false, &mut |k, _| {
+                    out = Some(k.to_vec());
+                    Ok(false)
+                })?;
+                Ok(out)
             }
         }
     };
@@ -860,7 +833,7 @@ impl Write<'_> {
     /// Store raw bytes at `key`.
     pub(crate) fn put_raw(&mut self, table: Table, key: &[u8], value: &[u8]) -> Result<(), StorageError> {
         self.forget(table, key);
-        self.with(table, |t| t.insert(key, value).map(drop).map_err(fail))?;
+        self.kv.put(table, key, value)?;
         if let Some(log) = &mut self.log {
             log.put(table, key, value);
         }
@@ -870,7 +843,7 @@ impl Write<'_> {
     /// Remove `key`; whether it was present.
     pub(crate) fn remove(&mut self, table: Table, key: &[u8]) -> Result<bool, StorageError> {
         self.forget(table, key);
-        let present = self.with(table, |t| Ok(t.remove(key).map_err(fail)?.is_some()))?;
+        let present = self.kv.remove(table, key)?;
         if let (Some(log), true) = (&mut self.log, present) {
             log.remove(table, key);
         }
@@ -881,7 +854,7 @@ impl Write<'_> {
     /// of index entries just processed: far cheaper than one removal each).
     pub(crate) fn remove_range(&mut self, table: Table, from: &[u8], to: &[u8]) -> Result<(), StorageError> {
         self.cache.borrow_mut()[table as usize].clear();
-        self.with(table, |t| t.retain_in::<&[u8], _>(from..to, |_, _| false).map_err(fail))?;
+        self.kv.remove_range(table, from, to)?;
         if let Some(log) = &mut self.log {
             log.remove_range(table, from, to);
         }

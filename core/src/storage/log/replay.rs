@@ -91,7 +91,8 @@ pub(super) fn apply(w: &mut Write<'_>, record: &Record<'_>) -> Result<(), Storag
 pub(super) fn replay(db: &Database, log: &[u8]) -> Result<(u64, u32), StorageError> {
     let tx = db.begin_write().map_err(fail)?;
     let (last, salt, changed) = {
-        let mut w = Write::new(&tx, None);
+        let kv = crate::storage::redb_kv::RedbWrite::new(&tx);
+        let mut w = Write::new(&kv, None);
         let (salt, made) = match w.get_raw(Table::Meta, row_keys::META_LOG_SALT)? {
             Some(b) => (
                 b.try_into()

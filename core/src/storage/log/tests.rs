@@ -155,7 +155,8 @@ fn memory_db() -> Database {
     let db = Database::builder().create_with_backend(InMemoryBackend::new()).unwrap();
     let tx = db.begin_write().unwrap();
     {
-        let mut w = Write::new(&tx, None);
+        let kv = crate::storage::redb_kv::RedbWrite::new(&tx);
+        let mut w = Write::new(&kv, None);
         w.put_raw(Table::Meta, crate::storage::row_keys::META_LOG_SALT, &SALT.to_le_bytes()).unwrap();
     }
     tx.commit().unwrap();
@@ -179,7 +180,8 @@ fn contents(db: &Database) -> Vec<(Table, Vec<u8>, Vec<u8>)> {
 fn apply_all(db: &Database, log: &[u8]) {
     let tx = db.begin_write().unwrap();
     {
-        let mut w = Write::new(&tx, None);
+        let kv = crate::storage::redb_kv::RedbWrite::new(&tx);
+        let mut w = Write::new(&kv, None);
         for r in scan(log, 0, SALT).unwrap() {
             apply(&mut w, &r).unwrap();
         }

@@ -1,0 +1,50 @@
+//! The storage seam: what one transaction of any backend does. Every table
+//! maps byte keys to byte values in byte order; [`super::Write`] and
+//! [`super::Snapshot`] build the engine's reads and writes (records, ranges,
+//! the first and last key) on these few operations, so a backend implements
+//! only them. redb's are in [`super::redb_kv`].
+
+use super::{StorageError, Table};
+
+/// A visitor of one entry (key, value): `false` stops the scan.
+pub(crate) type Visit<'a> = dyn FnMut(&[u8], &[u8]) -> Result<bool, StorageError> + 'a;
+
+/// The reads of a transaction (a snapshot, or a write transaction seeing its
+/// own writes).
+pub(crate) trait KvRead {
+    /// Call `f` with the value at `key`; whether there was one.
+    fn get_with(
+        &self,
+        table: Table,
+        key: &[u8],
+        f: &mut dyn FnMut(&[u8]) -> Result<(), StorageError>,
+    ) -> Result<bool, StorageError>;
+
+    /// Call `visit` with every entry whose key is in `[from, to)` (`to`
+    /// `None`: to the table's end), in key order or, if `reverse`, from the
+    /// last, until it answers `false`.
+    fn scan(
+        &self,
+        table: Table,
+        from: &[u8],
+        to: Option<&[u8]>,
+        reverse: bool,
+        visit: &mut Visit<'_>,
+    ) -> Result<(), StorageError>;
+}
+
+/// The writes of a write transaction. Nothing is visible to others, or
+/// durable, before the backend commits the transaction.
+pub(crate) trait KvWrite: KvRead {
+    /// Make sure `table` exists (a new database creates every table at once).
+    fn create(&self, table: Table) -> Result<(), StorageError>;
+
+    /// Store `value` at `key`, replacing any.
+    fn put(&self, table: Table, key: &[u8], value: &[u8]) -> Result<(), StorageError>;
+
+    /// Remove `key`; whether it was present.
+    fn remove(&self, table: Table, key: &[u8]) -> Result<bool, StorageError>;
+
+    /// Remove every key in `[from, to)`.
+    fn remove_range(&self, table: Table, from: &[u8], to: &[u8]) -> Result<(), StorageError>;
+}
