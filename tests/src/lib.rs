@@ -7,6 +7,7 @@ pub mod lookalike;
 pub mod nacha_sample;
 pub mod real_nacha;
 pub mod router;
+pub mod store;
 
 use std::path::PathBuf;
 

@@ -64,7 +64,7 @@ impl Default for Router {
 impl Router {
     /// A new engine at the start.
     pub fn new() -> Router {
-        Router { engine: Engine::in_memory(options("2026-11-23 10:00")).unwrap_or_else(|e| panic!("{e}")) }
+        Router { engine: crate::store::engine(options("2026-11-23 10:00")).unwrap_or_else(|e| panic!("{e}")) }
     }
 
     /// A request with a JSON body (or none): the status and the answer as JSON.

@@ -63,7 +63,7 @@ pub fn body(v: &Value) -> Vec<u8> {
 impl World {
     /// A world in memory starting at `start` (Eastern, `YYYY-MM-DD HH:MM`).
     pub fn new(start: &str) -> World {
-        World { engine: Engine::in_memory(options(start)).unwrap_or_else(|e| panic!("{e}")) }
+        World { engine: crate::store::engine(options(start)).unwrap_or_else(|e| panic!("{e}")) }
     }
 
     /// A world over an existing engine.

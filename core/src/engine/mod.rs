@@ -140,6 +140,22 @@ impl Engine {
         open::file(path, options)
     }
 
+    /// A database on PostgreSQL (feature `postgres`), reached with `url` (a
+    /// libpq connection string or URL; several hosts with
+    /// `target_session_attrs=read-write` find the primary after a failover).
+    /// The schema is created or migrated; a newer schema is refused. The key
+    /// must be given in `options` (there is no file beside the database to
+    /// keep it in): every process over the database uses the same key, or
+    /// [`OpenError::WrongKey`].
+    #[cfg(feature = "postgres")]
+    pub fn open_postgres(url: &str, options: EngineOptions) -> Result<Engine, OpenError> {
+        let key = options.encryption_key.clone().ok_or_else(|| {
+            OpenError::Storage(StorageError("a PostgreSQL database needs the encryption key given".into()))
+        })?;
+        let store = Store::postgres(url)?;
+        Engine::start(store, key, options, None)
+    }
+
     /// A database in memory (redb's in-memory backend): nothing survives the engine.
     pub fn in_memory(options: EngineOptions) -> Result<Engine, OpenError> {
         let key = options.encryption_key.clone().unwrap_or_else(EncryptionKey::generate);

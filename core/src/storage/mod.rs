@@ -13,6 +13,8 @@ mod health;
 mod kv;
 mod log;
 mod open;
+#[cfg(feature = "postgres")]
+mod postgres;
 mod redb_kv;
 mod rewrite;
 pub(crate) mod row_keys;
@@ -220,6 +222,10 @@ pub(crate) struct Store {
     health: health::Health,
     durability: Durability,
     journal: Option<log::Journal>,
+    /// A store over PostgreSQL (feature `postgres`): every transaction goes
+    /// there; `db` and `journal` are empty.
+    #[cfg(feature = "postgres")]
+    pg: Option<postgres::PgStore>,
 }
 
 impl fmt::Debug for Store {
@@ -283,8 +289,35 @@ impl Store {
             health: health::Health::default(),
             durability: Durability::default(),
             journal,
+            #[cfg(feature = "postgres")]
+            pg: None,
         };
-        store.write(|w| {
+        store.prepare()?;
+        // The tables just created are in no log record: made durable here.
+        store.checkpoint()?;
+        Ok(store)
+    }
+
+    /// A database on PostgreSQL (feature `postgres`), reached with `url`; its
+    /// schema created or migrated.
+    #[cfg(feature = "postgres")]
+    pub(crate) fn postgres(url: &str) -> Result<Store, StorageError> {
+        let store = Store {
+            db: RwLock::new(None),
+            reopen: None,
+            health: health::Health::default(),
+            durability: Durability::default(),
+            journal: None,
+            pg: Some(postgres::PgStore::open(url)?),
+        };
+        store.prepare()?;
+        Ok(store)
+    }
+
+    /// Check the stored format version (a new database gets this build's) and
+    /// create every table.
+    fn prepare(&self) -> Result<(), StorageError> {
+        self.write(|w| {
             let version: Option<u32> = w.get(Table::Meta, row_keys::META_FORMAT)?;
             if let Some(v) = version.filter(|v| !(READS_FROM_VERSION..=FORMAT_VERSION).contains(v)) {
                 return Err(other_format(v));
@@ -298,10 +331,7 @@ impl Store {
                 Some(FORMAT_VERSION) => Ok(()),
                 _ => w.put(Table::Meta, row_keys::META_FORMAT, &FORMAT_VERSION),
             }
-        })?;
-        // The tables just created are in no log record: made durable here.
-        store.checkpoint()?;
-        Ok(store)
+        })
     }
 
     /// Tell `hook` about every storage fault and recovery from now on.
@@ -389,6 +419,18 @@ impl Store {
         payload: fn() -> log::Payload,
         f: impl FnOnce(&mut Write<'_>) -> Result<T, StorageError>,
     ) -> Result<T, StorageError> {
+        #[cfg(feature = "postgres")]
+        if let Some(pg) = &self.pg {
+            let written = pg.write(f);
+            match &written {
+                Ok(_) => self.health.committed(),
+                Err(e) => {
+                    self.health.write_failed();
+                    self.health.tell(&StorageEvent::WriteFailed(e.0.clone()));
+                }
+            }
+            return written;
+        }
         if self.journal.as_ref().is_some_and(log::Journal::broken) {
             self.recover();
         }
@@ -597,6 +639,11 @@ impl Store {
         durable: bool,
         f: impl FnOnce(&Snapshot) -> Result<T, StorageError>,
     ) -> Result<T, StorageError> {
+        #[cfg(feature = "postgres")]
+        if let Some(pg) = &self.pg {
+            // Every commit there is durable when it returns: any snapshot is.
+            return pg.read(f).inspect_err(|e| self.health.tell(&StorageEvent::ReadFailed(e.0.clone())));
+        }
         let attempt = || -> Result<T, StorageError> {
             let tx = {
                 let db = self.database()?;

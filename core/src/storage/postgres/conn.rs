@@ -1,0 +1,110 @@
+//! One PostgreSQL connection and its prepared statements. The async client
+//! is driven by the store's runtime (its connection task runs there); each
+//! call is waited for with `futures_executor::block_on`, which needs no
+//! runtime of the caller's, so the engine's synchronous API works from any
+//! thread.
+
+use futures_executor::block_on;
+use tokio_postgres::types::ToSql;
+use tokio_postgres::{Client, Config, NoTls, Row, Statement};
+
+use crate::storage::StorageError;
+
+/// A PostgreSQL failure as the engine's storage error.
+pub(crate) fn pg_error(e: &tokio_postgres::Error) -> StorageError {
+    match e.as_db_error() {
+        Some(db) => StorageError(format!("PostgreSQL: {} ({})", db.message(), db.code().code())),
+        None => StorageError(format!("PostgreSQL: {e}")),
+    }
+}
+
+/// The statements every transaction uses, prepared once per connection.
+pub(crate) struct Statements {
+    pub(crate) get: Statement,
+    pub(crate) put: Statement,
+    pub(crate) remove: Statement,
+    pub(crate) remove_range: Statement,
+    pub(crate) scan_up_to: Statement,
+    pub(crate) scan_up: Statement,
+    pub(crate) scan_down_to: Statement,
+    pub(crate) scan_down: Statement,
+}
+
+/// An open connection.
+pub(crate) struct Conn {
+    client: Client,
+    pub(crate) sql: Statements,
+}
+
+impl Conn {
+    /// Connect with `config` (its connection task spawned on `rt`) and prepare
+    /// the statements. The schema must exist (see `schema.rs`).
+    pub(crate) fn open(rt: &tokio::runtime::Runtime, config: &Config) -> Result<Conn, StorageError> {
+        let client = Conn::connect(rt, config)?;
+        let prepare = |sql: &str| block_on(client.prepare(sql)).map_err(|e| pg_error(&e));
+        let sql = Statements {
+            get: prepare("SELECT v FROM ach_kv WHERE t = $1 AND k = $2")?,
+            put: prepare(
+                "INSERT INTO ach_kv (t, k, v) VALUES ($1, $2, $3) ON CONFLICT (t, k) DO UPDATE SET v = EXCLUDED.v",
+            )?,
+            remove: prepare("DELETE FROM ach_kv WHERE t = $1 AND k = $2")?,
+            remove_range: prepare("DELETE FROM ach_kv WHERE t = $1 AND k >= $2 AND k < $3")?,
+            scan_up_to: prepare(
+                "SELECT k, v FROM ach_kv WHERE t = $1 AND k >= $2 AND k < $3 ORDER BY k LIMIT $4",
+            )?,
+            scan_up: prepare("SELECT k, v FROM ach_kv WHERE t = $1 AND k >= $2 ORDER BY k LIMIT $3")?,
+            scan_down_to: prepare(
+                "SELECT k, v FROM ach_kv WHERE t = $1 AND k >= $2 AND k < $3 ORDER BY k DESC LIMIT $4",
+            )?,
+            scan_down: prepare("SELECT k, v FROM ach_kv WHERE t = $1 AND k >= $2 ORDER BY k DESC LIMIT $3")?,
+        };
+        Ok(Conn { client, sql })
+    }
+
+    /// A bare connection (for the schema's migration, before statements exist).
+    pub(crate) fn connect(rt: &tokio::runtime::Runtime, config: &Config) -> Result<Client, StorageError> {
+        let config = config.clone();
+        let connecting = rt.spawn(async move {
+            let (client, connection) = config.connect(NoTls).await?;
+            tokio::spawn(async move {
+                // Ends when the client is dropped or the server goes away; a
+                // call on the client then fails, and the store drops it.
+                let _ = connection.await;
+            });
+            Ok::<_, tokio_postgres::Error>(client)
+        });
+        match block_on(connecting) {
+            Ok(Ok(client)) => Ok(client),
+            Ok(Err(e)) => Err(pg_error(&e)),
+            Err(e) => Err(StorageError(format!("PostgreSQL: the connection task failed: {e}"))),
+        }
+    }
+
+    /// Rows of a prepared statement.
+    pub(crate) fn query(
+        &self,
+        st: &Statement,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<Vec<Row>, StorageError> {
+        block_on(self.client.query(st, params)).map_err(|e| pg_error(&e))
+    }
+
+    /// Rows changed by a prepared statement.
+    pub(crate) fn execute(
+        &self,
+        st: &Statement,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<u64, StorageError> {
+        block_on(self.client.execute(st, params)).map_err(|e| pg_error(&e))
+    }
+
+    /// Run `sql` (statements without parameters: BEGIN, COMMIT, ...).
+    pub(crate) fn batch(&self, sql: &str) -> Result<(), StorageError> {
+        block_on(self.client.batch_execute(sql)).map_err(|e| pg_error(&e))
+    }
+
+    /// Whether the connection is gone (the server closed it or failed).
+    pub(crate) fn is_closed(&self) -> bool {
+        self.client.is_closed()
+    }
+}

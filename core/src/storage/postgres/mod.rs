@@ -1,0 +1,128 @@
+//! The PostgreSQL backend (feature `postgres`): the same tables as rows of one
+//! PostgreSQL table (`kv.rs`), over connections kept in a small pool
+//! (`conn.rs`), the schema migrated at open (`schema.rs`).
+//!
+//! A write transaction takes a transaction-scoped advisory lock first, so the
+//! write transactions of every process over the database run one at a time,
+//! as redb's do in one process; each commits with the server's
+//! `synchronous_commit` (on: durable on the synchronous standby before the
+//! answer). A read is a `REPEATABLE READ READ ONLY` transaction: a snapshot.
+
+mod conn;
+mod kv;
+mod schema;
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use conn::Conn;
+use kv::PgTx;
+use tokio_postgres::Config;
+
+use super::{Snapshot, StorageError, Write};
+
+/// The advisory lock every write transaction holds until it ends, with the
+/// schema's name hashed (one lock per engine database).
+const LOCK_WRITES: i32 = 0x4143_4802;
+
+/// Connections kept open between transactions.
+const IDLE: usize = 16;
+
+/// A PostgreSQL database reached with one connection string.
+pub(crate) struct PgStore {
+    rt: tokio::runtime::Runtime,
+    config: Config,
+    idle: Mutex<Vec<Conn>>,
+}
+
+impl PgStore {
+    /// Connect with `url` (a libpq connection string or URL; several hosts with
+    /// `target_session_attrs=read-write` find the primary) and migrate the
+    /// schema.
+    pub(crate) fn open(url: &str) -> Result<PgStore, StorageError> {
+        let config: Config = url
+            .parse()
+            .map_err(|e| StorageError(format!("the PostgreSQL connection string is invalid: {e}")))?;
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("ach-postgres")
+            .enable_all()
+            .build()
+            .map_err(|e| StorageError(format!("cannot start the PostgreSQL client: {e}")))?;
+        let client = Conn::connect(&rt, &config)?;
+        schema::migrate(&client)?;
+        drop(client);
+        Ok(PgStore { rt, config, idle: Mutex::new(Vec::new()) })
+    }
+
+    /// An idle connection, or a new one (after a failover, a new connection
+    /// finds the new primary).
+    fn take(&self) -> Result<Conn, StorageError> {
+        let idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner).pop();
+        match idle {
+            Some(conn) if !conn.is_closed() => Ok(conn),
+            _ => Conn::open(&self.rt, &self.config),
+        }
+    }
+
+    /// Keep `conn` for the next transaction, unless it is gone (or still
+    /// shared: a snapshot kept past its read).
+    fn give(&self, conn: Arc<Conn>) {
+        let Ok(conn) = Arc::try_unwrap(conn) else { return };
+        if conn.is_closed() {
+            return;
+        }
+        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+        if idle.len() < IDLE {
+            idle.push(conn);
+        }
+    }
+
+    /// Run `f` in one write transaction: committed (durably, as the server's
+    /// `synchronous_commit` says) when it returns `Ok`, rolled back when it
+    /// returns `Err`.
+    pub(crate) fn write<T>(
+        &self,
+        f: impl FnOnce(&mut Write<'_>) -> Result<T, StorageError>,
+    ) -> Result<T, StorageError> {
+        let tx = PgTx { conn: Arc::new(self.take()?) };
+        let out = transact(
+            &tx.conn,
+            &format!("BEGIN; SELECT pg_advisory_xact_lock({LOCK_WRITES}, hashtext(current_schema()))"),
+            || {
+                let mut w = Write::new(&tx, None);
+                f(&mut w)
+            },
+        );
+        self.give(tx.conn);
+        out
+    }
+
+    /// Run `f` on a snapshot.
+    pub(crate) fn read<T>(
+        &self,
+        f: impl FnOnce(&Snapshot) -> Result<T, StorageError>,
+    ) -> Result<T, StorageError> {
+        let conn = Arc::new(self.take()?);
+        let snapshot = Snapshot { kv: Box::new(PgTx { conn: Arc::clone(&conn) }) };
+        let out = transact(&conn, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", || f(&snapshot));
+        drop(snapshot);
+        self.give(conn);
+        out
+    }
+}
+
+/// `begin`, then `f`, then COMMIT; ROLLBACK when `f` fails.
+fn transact<T>(
+    conn: &Conn,
+    begin: &str,
+    f: impl FnOnce() -> Result<T, StorageError>,
+) -> Result<T, StorageError> {
+    conn.batch(begin)?;
+    match f() {
+        Ok(out) => conn.batch("COMMIT").map(|()| out),
+        Err(e) => {
+            let _ = conn.batch("ROLLBACK");
+            Err(e)
+        }
+    }
+}
