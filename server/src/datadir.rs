@@ -85,6 +85,47 @@ pub fn open(dir: &Path, options: EngineOptions, made_dir: bool) -> Result<Engine
     })
 }
 
+/// The encryption key file of a service on PostgreSQL (`--store`): beside the
+/// operator key, as `ach.redb.key` is beside `ach.redb`.
+pub fn store_key(dir: &Path) -> PathBuf {
+    dir.join("ach.key")
+}
+
+/// Whether the directory holds no encryption key for a service on PostgreSQL.
+pub fn holds_no_key(dir: &Path) -> bool {
+    !store_key(dir).try_exists().unwrap_or(true)
+}
+
+/// Open the engine on PostgreSQL at `url` with `dir`'s encryption key (made
+/// when missing: the caller checked that it may). A refused start removes a
+/// key it made (and a directory it made).
+#[cfg(feature = "postgres")]
+pub fn open_postgres(
+    dir: &Path,
+    url: &str,
+    options: EngineOptions,
+    made_dir: bool,
+) -> Result<Engine, String> {
+    let key_file = store_key(dir);
+    let made_key = holds_no_key(dir);
+    let undo = || {
+        if made_key {
+            let _ = std::fs::remove_file(&key_file);
+        }
+        if made_dir {
+            let _ = std::fs::remove_dir(dir);
+        }
+    };
+    let key = ach_core::secrets::EncryptionKey::load_or_create(&key_file).map_err(|e| {
+        undo();
+        e.to_string()
+    })?;
+    Engine::open_postgres(url, options.with_encryption_key(key)).map_err(|e| {
+        undo();
+        format!("cannot open the PostgreSQL store: {e}")
+    })
+}
+
 /// The operator key of a data directory: the file's, or a new one that
 /// [`OperatorKey::keep`] writes once the database has opened.
 pub struct OperatorKey {

@@ -103,6 +103,15 @@ pub struct ServeArgs {
     /// start.
     #[arg(long, value_name = "DIR")]
     outbox: Option<PathBuf>,
+    /// Keep the data in PostgreSQL instead of DIR/ach.redb: a libpq
+    /// connection string or URL (several hosts with
+    /// target_session_attrs=read-write find the primary after a failover).
+    /// The schema is created or migrated at start. DIR still holds the
+    /// encryption key (DIR/ach.key: every achd over one database needs the
+    /// same), the operator key and the certificate.
+    #[cfg(feature = "postgres")]
+    #[arg(long, value_name = "URL")]
+    store: Option<String>,
     #[command(flatten)]
     connections: connections::ConnectionArgs,
 }
@@ -194,11 +203,22 @@ fn open_engine(
     data: &Path,
     options: EngineOptions,
 ) -> Result<(Engine, OperatorKey), String> {
-    let new = datadir::holds_no_service(data);
+    #[cfg(feature = "postgres")]
+    let store = args.store.as_deref();
+    #[cfg(not(feature = "postgres"))]
+    let store: Option<&str> = None;
+    let new = match store {
+        Some(_) => datadir::holds_no_key(data),
+        None => datadir::holds_no_service(data),
+    };
     let made_dir = if new { datadir::prepare_new(data, may_create(args))? } else { false };
     let operator = OperatorKey::of(data)?;
     let options = options.with_operator_key(operator.key.clone()).with_storage_hook(logging::storage_hook());
-    let engine = datadir::open(data, options, made_dir)?;
+    let engine = match store {
+        #[cfg(feature = "postgres")]
+        Some(url) => datadir::open_postgres(data, url, options, made_dir)?,
+        _ => datadir::open(data, options, made_dir)?,
+    };
     if new {
         let shown = std::path::absolute(data).unwrap_or_else(|_| data.to_path_buf());
         say(&format!(

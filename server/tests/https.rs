@@ -352,7 +352,8 @@ async fn plain_http_is_not_served_and_secret_files_are_private() {
     assert_eq!(status, 200);
 
     use std::os::unix::fs::PermissionsExt;
-    for file in ["operator.key", "tls-key.pem", "ach.redb.key"] {
+    let key = if ach_testkit::on_postgres() { "ach.key" } else { "ach.redb.key" };
+    for file in ["operator.key", "tls-key.pem", key] {
         let mode = std::fs::metadata(dir.path().join(file)).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600, "{file}");
     }

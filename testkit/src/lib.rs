@@ -21,6 +21,6 @@ mod server;
 
 pub use client::{basic_auth, connector, Answer, Conn};
 pub use raw::{complete, request_bytes, Raw};
-pub use server::{Achd, Exit, Server};
+pub use server::{on_postgres, Achd, Exit, Server};
 /// The TLS stream [`Server::tls_stream`] opens.
 pub use tokio_rustls::client::TlsStream;

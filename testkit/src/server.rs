@@ -114,6 +114,9 @@ impl Achd {
             args.extend(["--sandbox-start".into(), start.into()]);
         }
         args.extend(self.flags.iter().cloned());
+        if let Some(store) = postgres_store(&data, &args) {
+            args.extend(["--store".into(), store.into()]);
+        }
         let mut command = match &self.shell {
             None => Command::new(&self.exe),
             Some(setup) => {
@@ -164,6 +167,31 @@ impl Achd {
         let pem = std::fs::read(data.join("tls-cert.pem")).expect("the server's tls-cert.pem");
         Ok(Server { child, addr, admin, data, log, tls: connector(&pem), said, _scratch: scratch })
     }
+}
+
+/// With `ACH_TEST_POSTGRES` set (a connection string), a server started
+/// without `--store` keeps its data there instead of in `ach.redb`: in a schema
+/// named after its data directory, so a restart on the same directory finds
+/// its data again and every test's servers stay apart.
+fn postgres_store(data: &Path, args: &[OsString]) -> Option<String> {
+    let url = std::env::var("ACH_TEST_POSTGRES").ok().filter(|u| !u.is_empty())?;
+    if args.iter().any(|a| a == "--store") {
+        return None;
+    }
+    let dir = std::path::absolute(data).unwrap_or_else(|_| data.to_path_buf());
+    // FNV-1a of the path: stable across runs of the test, unlike std's hasher.
+    let hash = dir
+        .as_os_str()
+        .as_encoded_bytes()
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3));
+    let join = if url.contains('?') { '&' } else { '?' };
+    Some(format!("{url}{join}options=-csearch_path%3Dach_h_{hash:016x}"))
+}
+
+/// Whether servers started here keep their data in PostgreSQL.
+pub fn on_postgres() -> bool {
+    std::env::var("ACH_TEST_POSTGRES").is_ok_and(|u| !u.is_empty())
 }
 
 /// Read the child's standard output on a thread: every line into `said`, and
@@ -243,6 +271,33 @@ impl Server {
     /// Its data directory.
     pub fn data(&self) -> &Path {
         &self.data
+    }
+
+    /// Every byte the server's store holds: the database file and its redo
+    /// log, or, on PostgreSQL, its rows (`COPY … (FORMAT binary)` through
+    /// `psql`: keys and values as stored). For scans of what is kept at rest.
+    pub fn stored_bytes(&self) -> Vec<u8> {
+        match postgres_store(&self.data, &[]) {
+            Some(url) => {
+                let out = Command::new("psql")
+                    .args([
+                        url.as_str(),
+                        "-v",
+                        "ON_ERROR_STOP=1",
+                        "-c",
+                        "COPY ach_kv TO STDOUT (FORMAT binary)",
+                    ])
+                    .output()
+                    .expect("psql");
+                assert!(out.status.success(), "psql: {}", String::from_utf8_lossy(&out.stderr));
+                out.stdout
+            }
+            None => {
+                let mut bytes = std::fs::read(self.data.join("ach.redb")).expect("the database file");
+                bytes.extend(std::fs::read(self.data.join("ach.redb.log")).unwrap_or_default());
+                bytes
+            }
+        }
     }
 
     /// The operator key, from `operator.key` in the data directory.

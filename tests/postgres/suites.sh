@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The engine suites (ach-tests: every World and Router engine) and the HTTPS
+# suites (every achd the harness starts: `--store`) on PostgreSQL: a primary
+# and its synchronous standby from `scripts/postgres-up`, each engine and
+# each server in a schema of its own. What redb's suites check of files
+# (modes, bytes at rest) they check of the key files and the stored rows.
+set -euo pipefail
+shopt -s inherit_errexit 2>/dev/null || true
+cd "$(dirname "$0")/../.."
+
+dir=$(mktemp -d /tmp/ach-pg-suites-XXXXXX)
+chmod 755 "$dir"
+trap 'scripts/postgres-down "$dir" || true; rm -rf "$dir"' EXIT
+
+url=$(scripts/postgres-up "$dir" | tail -n 1)
+export ACH_TEST_POSTGRES=$url
+cargo test -p ach-tests --features postgres
+cargo test -p achd --test https --test hostile_https
