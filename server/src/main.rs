@@ -63,7 +63,7 @@ enum Command {
     /// database or a key: nothing is changed).
     Init(init::InitArgs),
     /// Run the service over HTTPS until SIGINT or SIGTERM (then exit 0).
-    Serve(serve::ServeArgs),
+    Serve(Box<serve::ServeArgs>),
     /// A tour: start a sandbox server on a temporary directory and run a whole
     /// lifecycle against it over HTTPS, printing each step and the feed.
     Demo(demo::DemoArgs),
@@ -81,7 +81,7 @@ fn main() -> ExitCode {
         Command::Validate(args) => validate::run(&args),
         Command::Nacha(args) => nacha::run(&args),
         Command::Init(args) => init::run(&args),
-        Command::Serve(args) => serve::run(args),
+        Command::Serve(args) => serve::run(*args),
         Command::Demo(args) => demo::run(&args),
     }
 }
