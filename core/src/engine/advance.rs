@@ -27,6 +27,7 @@ impl Engine {
             let mut log = Vec::new();
             let (progress, done) = self.store.write_unrecorded(|w| {
                 let mut cx = Cx::new(w, now, self, &mut window, &mut log);
+                super::shared_window::follow(&mut cx)?;
                 let (step, mut done) = schedule::catch_up(&mut cx, now, Some(schedule::CHUNK))?;
                 if done {
                     done = images::expire(&mut cx, now, schedule::CHUNK)?;

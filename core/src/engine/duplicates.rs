@@ -85,6 +85,7 @@ pub(crate) fn record(cx: &mut Cx<'_, '_>, t: &TransactionRecord, p: &Prints) -> 
     let at = window::micros(t.created_at);
     cx.window.add(p.similar, at);
     cx.window_log.push(WindowChange::Added(p.similar, at));
+    super::shared_window::added(cx, &p.similar, at)?;
     if let Some(key) = &p.check {
         cx.w.put_raw(Table::Checks, key, t.id.as_bytes())?;
     }
@@ -93,12 +94,14 @@ pub(crate) fn record(cx: &mut Cx<'_, '_>, t: &TransactionRecord, p: &Prints) -> 
 
 /// A voided transaction is no one's duplicate: remove its entry (an older alike
 /// transaction's entry, if any, counts again). Its check stays spent.
-pub(crate) fn forget(cx: &mut Cx<'_, '_>, t: &TransactionRecord) {
+pub(crate) fn forget(cx: &mut Cx<'_, '_>, t: &TransactionRecord) -> Result<(), StorageError> {
     let print = prints(&cx.engine.fingerprints, t).similar;
     let at = window::micros(t.created_at);
     if cx.window.remove(&print, at) {
         cx.window_log.push(WindowChange::Removed(print, at));
+        super::shared_window::removed(cx, &print, at)?;
     }
+    Ok(())
 }
 
 /// Whether a stored transaction has its place in the window (if recent enough):
@@ -120,6 +123,7 @@ pub(crate) fn load(
     let start = window_start(now, duplicate_window);
     let from = crate::ids::transaction_floor(start);
     let mut w = Window::default();
+    w.followed = super::shared_window::last_position(r)?;
     for (_, v) in r.range(Table::Transactions, from.as_bytes(), &[0xff], usize::MAX)? {
         let t: TransactionRecord = crate::storage::decode(Table::Transactions, &v)?;
         if counts(&t) && t.created_at >= start {

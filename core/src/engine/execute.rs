@@ -55,6 +55,7 @@ impl Engine {
         let mut log = Vec::new();
         let result = self.store.write(|w| -> Result<(Answers, Option<DateTime<Utc>>), StorageError> {
             let mut cx = Cx::new(w, now, self, &mut window, &mut log);
+            super::shared_window::follow(&mut cx)?;
             schedule::catch_up(&mut cx, now, Some(schedule::CHUNK))?;
             let answers = apply_each(&mut cx, now, ops, &mut directory, &mut loaded)?;
             Ok((answers, cx.finish()?))

@@ -50,6 +50,7 @@ mod records;
 mod refusal;
 mod return_rates;
 mod schedule;
+mod shared_window;
 #[cfg(feature = "simulation")]
 mod simulation;
 mod tenant_lookup;

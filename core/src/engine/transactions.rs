@@ -196,7 +196,7 @@ pub(crate) fn void(cx: &mut Cx<'_, '_>, partner_id: &str, id: &str) -> Result<Ou
     t.state = State::Voided;
     cx.w.remove(Table::Pending, &row_keys::at(t.cutoff_at, &t.id))?;
     usage::apply(cx, &t, false)?;
-    duplicates::forget(cx, &t);
+    duplicates::forget(cx, &t)?;
     images::drop_all(cx, &t)?;
     cx.w.put(Table::Transactions, t.id.as_bytes(), &t)?;
     feeds::record_change(cx, &t, cx.now)?;

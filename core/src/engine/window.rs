@@ -42,6 +42,9 @@ pub(crate) enum WindowChange {
     Added(Print, i64),
     /// An entry was removed.
     Removed(Print, i64),
+    /// [`Window::followed`] moved on from this position (a shared database's
+    /// change log: `shared_window.rs`).
+    Followed(u64),
 }
 
 /// The window's entries (instants as [`micros`]).
@@ -53,6 +56,9 @@ pub(crate) struct Window {
     order: VecDeque<(i64, Print)>,
     /// Live entries.
     len: usize,
+    /// On a shared database: the last position of its window log applied
+    /// (others' changes and this engine's own).
+    pub(crate) followed: u64,
 }
 
 /// Microseconds since the Unix epoch: exact enough for a window of hours, and
@@ -187,6 +193,7 @@ impl Window {
                     self.remove(&p, at);
                 }
                 WindowChange::Removed(p, at) => self.add(p, at),
+                WindowChange::Followed(position) => self.followed = position,
             }
         }
     }

@@ -114,6 +114,9 @@ pub(crate) enum Table {
     HolderKeys,
     /// Suspended partners and merchants by id → since when.
     Suspensions,
+    /// The duplicate window's changes, for the other processes over a shared
+    /// database (PostgreSQL): sequence (8 bytes) → change. Empty on redb.
+    WindowLog,
 }
 
 impl Table {
@@ -150,6 +153,7 @@ impl Table {
             Table::Inbound => "inbound",
             Table::HolderKeys => "holder_keys",
             Table::Suspensions => "suspensions",
+            Table::WindowLog => "window_log",
         }
     }
 
@@ -157,7 +161,7 @@ impl Table {
         TableDefinition::new(self.name())
     }
 
-    const ALL: [Table; 22] = [
+    const ALL: [Table; 23] = [
         Table::Meta,
         Table::Partners,
         Table::Merchants,
@@ -180,6 +184,7 @@ impl Table {
         Table::Inbound,
         Table::HolderKeys,
         Table::Suspensions,
+        Table::WindowLog,
     ];
 }
 
@@ -332,6 +337,16 @@ impl Store {
                 _ => w.put(Table::Meta, row_keys::META_FORMAT, &FORMAT_VERSION),
             }
         })
+    }
+
+    /// Whether other processes may write the same database (PostgreSQL):
+    /// state an engine keeps in memory must then follow their changes.
+    pub(crate) fn shared(&self) -> bool {
+        #[cfg(feature = "postgres")]
+        if self.pg.is_some() {
+            return true;
+        }
+        false
     }
 
     /// Tell `hook` about every storage fault and recovery from now on.

@@ -1,0 +1,137 @@
+//! Two engines over one PostgreSQL database, as two `achd` processes over it:
+//! each with its own memory (duplicate window, caches), racing on one
+//! merchant's limits and on duplicates from many threads. Afterwards the
+//! totals equal a serial run's: no duplicate accepted twice, no limit
+//! exceeded, every acknowledged transaction in the partner's feed exactly
+//! once, an idempotency key answered the same by both. Runs only on
+//! PostgreSQL (`ACH_TEST_POSTGRES`, feature `postgres`: tests/postgres/suites.sh);
+//! on redb one process owns the file, so there is nothing to share.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use ach_core::engine::{Caller, Engine, Operation, Outcome};
+use ach_core::limits::Limits;
+use ach_tests::world::{body, open_application, options, roomy_limits, transaction, World};
+use serde_json::json;
+
+const START: &str = "2026-11-23 10:00";
+
+/// A partner and a merchant (declining duplicates, these limits) made through
+/// `a`; the callers work on either engine.
+fn tenant(a: &World, limits: Limits) -> (String, Caller, String) {
+    let (partner_id, partner) = a.partner();
+    let mut app = open_application(&["PPD", "WEB"]);
+    app["velocities"]["decline_duplicates"] = json!(true);
+    let (merchant_id, _) = a.merchant_with(&partner_id, &partner, &app, limits);
+    (partner_id, partner, merchant_id)
+}
+
+fn pair() -> Option<(World, World)> {
+    let (a, b) = ach_tests::store::two_engines(|| options(START))?;
+    Some((World::with(a), World::with(b)))
+}
+
+fn create(
+    engine: &Engine,
+    partner_id: &str,
+    partner: &Caller,
+    v: &serde_json::Value,
+) -> Result<String, String> {
+    match engine
+        .execute(partner, Operation::CreateTransaction { partner_id: partner_id.into(), body: body(v) })
+    {
+        Ok(Outcome::TransactionCreated { transaction_id }) => Ok(transaction_id),
+        Ok(other) => panic!("{other:?}"),
+        Err(refusal) => Err(refusal.message()),
+    }
+}
+
+#[test]
+fn a_duplicate_made_through_the_other_process_is_refused_and_a_void_frees_it() {
+    let Some((a, b)) = pair() else { return };
+    let (p, pc, m) = tenant(&a, roomy_limits());
+    let t = transaction(&m, "debit", "12.34");
+    let first = create(&a.engine, &p, &pc, &t).unwrap();
+    let again = create(&b.engine, &p, &pc, &t).unwrap_err();
+    assert_eq!(again, "This is a duplicate transaction");
+    // Voided through A: B accepts it again, once.
+    a.run(&pc, Operation::VoidTransaction { partner_id: p.clone(), transaction_id: first }).unwrap();
+    create(&b.engine, &p, &pc, &t).unwrap();
+    let thrice = create(&a.engine, &p, &pc, &t).unwrap_err();
+    assert_eq!(thrice, "This is a duplicate transaction");
+}
+
+#[test]
+fn racing_on_one_merchant_from_two_processes_gives_a_serial_runs_totals() {
+    let Some((a, b)) = pair() else { return };
+    let mut limits = roomy_limits();
+    limits.daily_count = Some(40);
+    let (p, pc, m) = tenant(&a, limits);
+    let engines = [Arc::new(a.engine), Arc::new(b.engine)];
+    // 8 threads, 4 on each engine: 15 distinct amounts each, every amount sent
+    // twice (by two threads on different engines): 120 distinct transactions
+    // asked for, 240 requests; the daily count allows 40.
+    let mut threads = Vec::new();
+    for thread in 0..8usize {
+        let engine = Arc::clone(&engines[thread % 2]);
+        let (p, pc, m) = (p.clone(), pc.clone(), m.clone());
+        threads.push(std::thread::spawn(move || {
+            let mut out = Vec::new();
+            for i in 0..30usize {
+                let n = (thread / 2) * 30 + i;
+                let amount = format!("{}.{:02}", 1 + n / 2, n % 2);
+                out.push((amount.clone(), create(&engine, &p, &pc, &transaction(&m, "debit", &amount))));
+            }
+            out
+        }));
+    }
+    let mut accepted: HashMap<String, Vec<String>> = HashMap::new();
+    let mut refusals: HashMap<String, usize> = HashMap::new();
+    for thread in threads {
+        for (amount, result) in thread.join().unwrap() {
+            match result {
+                Ok(id) => accepted.entry(amount).or_default().push(id),
+                Err(message) => *refusals.entry(message).or_default() += 1,
+            }
+        }
+    }
+    let total: usize = accepted.values().map(Vec::len).sum();
+    assert_eq!(total, 40, "the daily count admits exactly 40: {refusals:?}");
+    assert!(accepted.values().all(|ids| ids.len() == 1), "an amount was accepted twice");
+    assert_eq!(refusals.values().sum::<usize>(), 240 - 40, "{refusals:?}");
+    // Each acknowledged transaction is in the feed exactly once, through either engine.
+    let worlds = engines.map(|e| World::with(Arc::into_inner(e).unwrap()));
+    for w in &worlds {
+        let changes = w.changes(&p, &pc);
+        let mut seen: HashMap<&str, usize> = HashMap::new();
+        for c in &changes {
+            *seen.entry(c.transaction_id.as_str()).or_default() += 1;
+        }
+        assert_eq!(seen.len(), 40);
+        for ids in accepted.values() {
+            assert_eq!(seen.get(ids[0].as_str()), Some(&1), "{}", ids[0]);
+        }
+    }
+}
+
+#[test]
+fn an_idempotency_key_answers_the_same_through_either_process() {
+    let Some((a, b)) = pair() else { return };
+    let (p, pc, m) = tenant(&a, roomy_limits());
+    let t = body(&transaction(&m, "debit", "5.00"));
+    let keyed = |engine: &Engine| {
+        engine.execute(
+            &pc,
+            Operation::Idempotent {
+                key: "order-77".into(),
+                operation: Box::new(Operation::CreateTransaction { partner_id: p.clone(), body: t.clone() }),
+            },
+        )
+    };
+    let first = keyed(&a.engine).unwrap();
+    let second = keyed(&b.engine).unwrap();
+    assert_eq!(format!("{first:?}"), format!("{second:?}"));
+    assert_eq!(a.changes(&p, &pc).len(), 1);
+    assert_eq!(b.changes(&p, &pc).len(), 1);
+}
