@@ -6,6 +6,7 @@
 //! once, an idempotency key answered the same by both. Runs only on
 //! PostgreSQL (`ACH_TEST_POSTGRES`, feature `postgres`: tests/postgres/suites.sh);
 //! on redb one process owns the file, so there is nothing to share.
+#![allow(clippy::unwrap_used)]
 
 use std::collections::HashMap;
 use std::sync::Arc;
