@@ -27,6 +27,12 @@
 //!
 //! CPU time of the server and of this client over the measured window (from
 //! `/proc`) is printed too: on a small machine they share the cores.
+//!
+//! `--servers N` starts N `achd` on one data directory and spreads the clients
+//! over them (client i on server i mod N). That takes a shared store: run it
+//! with `ACH_TEST_POSTGRES` set to a connection string (the harness then
+//! starts each with `--store`, the same schema for the same directory), e.g.
+//! the primary and synchronous standby of `scripts/postgres-up`.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
@@ -40,7 +46,8 @@ use serde_json::{json, Value};
 
 const USAGE: &str = "usage: https_load [--clients N (64)] [--seconds S (20)] [--warmup S (3)] \
 [--batch N,N (1000,CLIENTS)] [--inproc-creates N (as many as HTTPS acknowledged)] \
-[--achd PATH] [--log LEVEL (debug)] [--threads N (client runtime threads; all cores)]";
+[--achd PATH] [--log LEVEL (debug)] [--threads N (client runtime threads; all cores)] \
+[--servers N (1; more need ACH_TEST_POSTGRES)]";
 
 struct Options {
     clients: usize,
@@ -51,6 +58,7 @@ struct Options {
     achd: Option<PathBuf>,
     log: String,
     threads: Option<usize>,
+    servers: usize,
 }
 
 fn options() -> Options {
@@ -63,6 +71,7 @@ fn options() -> Options {
         achd: std::env::var_os("ACHD_BIN").map(PathBuf::from),
         log: "debug".into(),
         threads: None,
+        servers: 1,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -86,6 +95,7 @@ fn options() -> Options {
             "--achd" => o.achd = Some(PathBuf::from(value)),
             "--log" => o.log = value,
             "--threads" => o.threads = Some(value.parse().ok().filter(|&n| n > 0).unwrap_or_else(|| bad())),
+            "--servers" => o.servers = value.parse().ok().filter(|&n| n > 0).unwrap_or_else(|| bad()),
             _ => fail(&format!("unknown option {flag}\n{USAGE}")),
         }
     }
@@ -104,18 +114,32 @@ fn fail(why: &str) -> ! {
 fn main() {
     let o = options();
     let achd = o.achd.clone().unwrap_or_else(build_achd);
-    let mut server = Achd::new(&achd)
-        .sandbox()
-        .log_level(Some(&o.log))
-        .try_start()
-        .unwrap_or_else(|exit| fail(&format!("achd did not start: {exit}")));
-    println!(
-        "achd {} (pid {}) on https://{} (data {})",
-        achd.display(),
-        server.pid(),
-        server.addr(),
-        server.data().display()
-    );
+    if o.servers > 1 && !ach_testkit::on_postgres() {
+        fail("--servers above 1 needs a shared store: set ACH_TEST_POSTGRES");
+    }
+    let start = |data: Option<&Path>| {
+        let mut a = Achd::new(&achd).sandbox().log_level(Some(&o.log));
+        if let Some(data) = data {
+            a = a.data(data);
+        }
+        a.try_start().unwrap_or_else(|exit| fail(&format!("achd did not start: {exit}")))
+    };
+    let first = start(None);
+    let data = first.data().to_path_buf();
+    let mut servers = vec![first];
+    while servers.len() < o.servers {
+        servers.push(start(Some(&data)));
+    }
+    let store = if ach_testkit::on_postgres() { "PostgreSQL (ACH_TEST_POSTGRES)" } else { "redb" };
+    for server in &servers {
+        println!(
+            "achd {} (pid {}) on https://{} (data {}, store {store})",
+            achd.display(),
+            server.pid(),
+            server.addr(),
+            server.data().display()
+        );
+    }
     println!("uptime: {}", load_average());
 
     let mut runtime = tokio::runtime::Builder::new_multi_thread();
@@ -124,17 +148,19 @@ fn main() {
         runtime.worker_threads(threads);
     }
     let runtime = runtime.build().unwrap();
-    let https = runtime.block_on(run_load(&server, &o));
+    let https = runtime.block_on(run_load(&servers, &o));
     drop(runtime);
-    server.stop();
-    let commits = group_commits(server.log_path());
+    for server in &mut servers {
+        server.stop();
+    }
+    let commits = group_commits(servers[0].log_path());
 
     let secs = o.seconds;
     let rate = https.measured as f64 / secs;
     println!();
     println!(
-        "HTTPS: {} clients, {:.0} s measured after {:.0} s warm-up: {} creates, {:.0} creates/s",
-        o.clients, secs, o.warmup, https.measured, rate
+        "HTTPS: {} clients on {} achd ({store}), {:.0} s measured after {:.0} s warm-up: {} creates, {:.0} creates/s",
+        o.clients, o.servers, secs, o.warmup, https.measured, rate
     );
     let p = |q: f64| percentile(&https.latencies_us, q) as f64 / 1000.0;
     println!("latency (ms): p50 {:.2}  p90 {:.2}  p99 {:.2}  max {:.2}", p(0.50), p(0.90), p(0.99), p(1.0));
@@ -153,7 +179,7 @@ fn main() {
     );
     if let Some(c) = &commits {
         println!(
-            "group commits (whole run): {} commits of {} operations, mean {:.1}, p50 {}, p90 {}, max {}",
+            "group commits (whole run, the first achd): {} commits of {} operations, mean {:.1}, p50 {}, p90 {}, max {}",
             c.count, c.operations, c.mean, c.p50, c.p90, c.max
         );
     }
@@ -302,11 +328,13 @@ struct ClientLog {
     latencies_us: Vec<u32>,
 }
 
-async fn run_load(server: &Server, o: &Options) -> LoadResult {
+async fn run_load(servers: &[Server], o: &Options) -> LoadResult {
+    let server = &servers[0];
     let tenant = Arc::new(set_up(server, &mut server.conn().await).await);
     // Every connection open and its TLS handshake done before the clock starts.
     let mut conns = Vec::with_capacity(o.clients);
-    for _ in 0..o.clients {
+    for i in 0..o.clients {
+        let server = &servers[i % servers.len()];
         conns.push(server.connect(server.addr()).await.unwrap());
     }
     let start = Instant::now() + Duration::from_millis(50);
@@ -351,11 +379,13 @@ async fn run_load(server: &Server, o: &Options) -> LoadResult {
     }
     // CPU of both processes over the measured window.
     tokio::time::sleep_until(window_start.into()).await;
-    let (server_before, client_before) = (server_cpu_seconds(server), cpu_seconds("/proc/self/stat"));
-    let disk_before = disk_bytes(&format!("/proc/{}/io", server.pid()));
+    let cpu = || servers.iter().map(server_cpu_seconds).sum::<f64>();
+    let disk = || servers.iter().map(|s| disk_bytes(&format!("/proc/{}/io", s.pid()))).sum::<u64>();
+    let (server_before, client_before) = (cpu(), cpu_seconds("/proc/self/stat"));
+    let disk_before = disk();
     tokio::time::sleep_until(window_end.into()).await;
-    let (server_after, client_after) = (server_cpu_seconds(server), cpu_seconds("/proc/self/stat"));
-    let disk_after = disk_bytes(&format!("/proc/{}/io", server.pid()));
+    let (server_after, client_after) = (cpu(), cpu_seconds("/proc/self/stat"));
+    let disk_after = disk();
 
     let mut ids = Vec::new();
     let mut latencies_us = Vec::new();

@@ -21,9 +21,9 @@ pub(crate) fn pg_error(e: &tokio_postgres::Error) -> StorageError {
 /// The statements every transaction uses, prepared once per connection.
 pub(crate) struct Statements {
     pub(crate) get: Statement,
-    pub(crate) put: Statement,
-    pub(crate) remove: Statement,
     pub(crate) remove_range: Statement,
+    pub(crate) remove_many: Statement,
+    pub(crate) put_many: Statement,
     pub(crate) scan_up_to: Statement,
     pub(crate) scan_up: Statement,
     pub(crate) scan_down_to: Statement,
@@ -44,11 +44,14 @@ impl Conn {
         let prepare = |sql: &str| block_on(client.prepare(sql)).map_err(|e| pg_error(&e));
         let sql = Statements {
             get: prepare("SELECT v FROM ach_kv WHERE t = $1 AND k = $2")?,
-            put: prepare(
-                "INSERT INTO ach_kv (t, k, v) VALUES ($1, $2, $3) ON CONFLICT (t, k) DO UPDATE SET v = EXCLUDED.v",
-            )?,
-            remove: prepare("DELETE FROM ach_kv WHERE t = $1 AND k = $2")?,
             remove_range: prepare("DELETE FROM ach_kv WHERE t = $1 AND k >= $2 AND k < $3")?,
+            remove_many: prepare(
+                "DELETE FROM ach_kv WHERE (t, k) IN (SELECT * FROM unnest($1::text[], $2::bytea[]))",
+            )?,
+            put_many: prepare(
+                "INSERT INTO ach_kv (t, k, v) SELECT * FROM unnest($1::text[], $2::bytea[], $3::bytea[]) \
+                 ON CONFLICT (t, k) DO UPDATE SET v = EXCLUDED.v",
+            )?,
             scan_up_to: prepare(
                 "SELECT k, v FROM ach_kv WHERE t = $1 AND k >= $2 AND k < $3 ORDER BY k LIMIT $4",
             )?,

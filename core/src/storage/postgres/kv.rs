@@ -2,13 +2,16 @@
 //! [`KvWrite`] and [`KvRead`]. Every engine table is a range of rows of one
 //! PostgreSQL table, `ach_kv (t, k, v)`, keyed by `(t, k)`; `bytea` compares
 //! byte by byte, shorter first on a tie, as redb orders `&[u8]` keys, so
-//! every range and scan visits rows in the order redb's does.
+//! every range and scan visits rows in the order redb's does. Changes wait
+//! in an [`Overlay`] until the commit.
 
+use std::cell::RefCell;
 use std::sync::Arc;
 
 use tokio_postgres::Row;
 
 use super::conn::Conn;
+use super::overlay::{Overlay, Seen};
 use crate::storage::kv::{KvRead, KvWrite, Visit};
 use crate::storage::{key_after, StorageError, Table};
 
@@ -16,9 +19,56 @@ use crate::storage::{key_after, StorageError, Table};
 /// one round trip; a long scan (a cut-off) in pages, never whole.
 const PAGE: i64 = 256;
 
-/// A transaction in progress on `conn` (begun and ended by the store).
+/// A transaction in progress on `conn` (begun and ended by the store), its
+/// changes held in `overlay` until the store commits them.
 pub(crate) struct PgTx {
     pub(crate) conn: Arc<Conn>,
+    pub(crate) overlay: RefCell<Overlay>,
+}
+
+impl PgTx {
+    /// A transaction on `conn` with no change yet.
+    pub(crate) fn new(conn: Arc<Conn>) -> PgTx {
+        PgTx { conn, overlay: RefCell::default() }
+    }
+
+    /// Send the changes: removed ranges, removed keys, then values put, each
+    /// kind in one statement (the arrays unnested server-side).
+    pub(crate) fn flush(&self) -> Result<(), StorageError> {
+        let overlay = std::mem::take(&mut *self.overlay.borrow_mut());
+        if overlay.is_empty() {
+            return Ok(());
+        }
+        let sql = &self.conn.sql;
+        let (ranges, (rt, rk), (pt, pk, pv)) = overlay.into_changes();
+        for (t, from, to) in &ranges {
+            self.conn.execute(&sql.remove_range, &[t, from, to])?;
+        }
+        if !rk.is_empty() {
+            self.conn.execute(&sql.remove_many, &[&rt, &rk])?;
+        }
+        if !pk.is_empty() {
+            self.conn.execute(&sql.put_many, &[&pt, &pk, &pv])?;
+        }
+        Ok(())
+    }
+
+    /// A page of database rows of `table` in `[from, to)`.
+    fn page(
+        &self,
+        table: &str,
+        from: &[u8],
+        to: Option<&[u8]>,
+        reverse: bool,
+    ) -> Result<Vec<Row>, StorageError> {
+        let sql = &self.conn.sql;
+        match (to, reverse) {
+            (Some(to), false) => self.conn.query(&sql.scan_up_to, &[&table, &from, &to, &PAGE]),
+            (None, false) => self.conn.query(&sql.scan_up, &[&table, &from, &PAGE]),
+            (Some(to), true) => self.conn.query(&sql.scan_down_to, &[&table, &from, &to, &PAGE]),
+            (None, true) => self.conn.query(&sql.scan_down, &[&table, &from, &PAGE]),
+        }
+    }
 }
 
 fn bytes(row: &Row, i: usize) -> Result<&[u8], StorageError> {
@@ -32,6 +82,11 @@ impl KvRead for PgTx {
         key: &[u8],
         f: &mut dyn FnMut(&[u8]) -> Result<(), StorageError>,
     ) -> Result<bool, StorageError> {
+        match self.overlay.borrow().seen(table.name(), key) {
+            Seen::Put(v) => return f(v).map(|()| true),
+            Seen::Gone => return Ok(false),
+            Seen::Untouched => {}
+        }
         let rows = self.conn.query(&self.conn.sql.get, &[&table.name(), &key])?;
         match rows.first() {
             Some(row) => f(bytes(row, 0)?).map(|()| true),
@@ -47,36 +102,54 @@ impl KvRead for PgTx {
         reverse: bool,
         visit: &mut Visit<'_>,
     ) -> Result<(), StorageError> {
+        if to.is_some_and(|to| to <= from) {
+            return Ok(());
+        }
         let name = table.name();
+        let overlay = self.overlay.borrow();
+        // This transaction's own values in the range, merged into the
+        // database's rows (which it hides where it changed them).
+        let mut mine = overlay.puts_in(name, from, to);
+        if reverse {
+            mine.reverse();
+        }
+        let mut mine = mine.into_iter().peekable();
+        let before = |a: &[u8], b: &[u8]| if reverse { a > b } else { a < b };
         let mut from = from.to_vec();
         let mut to = to.map(<[u8]>::to_vec);
         loop {
-            if to.as_deref().is_some_and(|to| to <= from.as_slice()) {
-                return Ok(());
-            }
-            let sql = &self.conn.sql;
-            let rows = match (&to, reverse) {
-                (Some(to), false) => self.conn.query(&sql.scan_up_to, &[&name, &from, to, &PAGE])?,
-                (None, false) => self.conn.query(&sql.scan_up, &[&name, &from, &PAGE])?,
-                (Some(to), true) => self.conn.query(&sql.scan_down_to, &[&name, &from, to, &PAGE])?,
-                (None, true) => self.conn.query(&sql.scan_down, &[&name, &from, &PAGE])?,
+            let rows = if to.as_deref().is_some_and(|to| to <= from.as_slice()) {
+                Vec::new()
+            } else {
+                self.page(name, &from, to.as_deref(), reverse)?
             };
             for row in &rows {
-                if !visit(bytes(row, 0)?, bytes(row, 1)?)? {
+                let key = bytes(row, 0)?;
+                while let Some((k, v)) = mine.next_if(|(k, _)| before(k, key)) {
+                    if !visit(k, v)? {
+                        return Ok(());
+                    }
+                }
+                if !overlay.hides(name, key) && !visit(key, bytes(row, 1)?)? {
                     return Ok(());
                 }
             }
-            let Some(last) = rows.last() else { return Ok(()) };
-            if (rows.len() as i64) < PAGE {
-                return Ok(());
-            }
-            let last = bytes(last, 0)?;
+            let last = match rows.last() {
+                Some(last) if (rows.len() as i64) == PAGE => bytes(last, 0)?,
+                _ => break,
+            };
             if reverse {
                 to = Some(last.to_vec());
             } else {
                 from = key_after(last);
             }
         }
+        for (k, v) in mine {
+            if !visit(k, v)? {
+                return Ok(());
+            }
+        }
+        Ok(())
     }
 }
 
@@ -87,17 +160,20 @@ impl KvWrite for PgTx {
     }
 
     fn put(&self, table: Table, key: &[u8], value: &[u8]) -> Result<(), StorageError> {
-        self.conn.execute(&self.conn.sql.put, &[&table.name(), &key, &value]).map(drop)
+        self.overlay.borrow_mut().put(table.name(), key, value);
+        Ok(())
     }
 
     fn remove(&self, table: Table, key: &[u8]) -> Result<bool, StorageError> {
-        Ok(self.conn.execute(&self.conn.sql.remove, &[&table.name(), &key])? > 0)
+        let present = self.get_with(table, key, &mut |_| Ok(()))?;
+        self.overlay.borrow_mut().remove(table.name(), key);
+        Ok(present)
     }
 
     fn remove_range(&self, table: Table, from: &[u8], to: &[u8]) -> Result<(), StorageError> {
-        if to <= from {
-            return Ok(());
+        if to > from {
+            self.overlay.borrow_mut().remove_range(table.name(), from, to);
         }
-        self.conn.execute(&self.conn.sql.remove_range, &[&table.name(), &from, &to]).map(drop)
+        Ok(())
     }
 }

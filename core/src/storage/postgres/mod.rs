@@ -10,6 +10,7 @@
 
 mod conn;
 mod kv;
+mod overlay;
 mod schema;
 
 use std::sync::{Arc, Mutex, PoisonError};
@@ -84,15 +85,14 @@ impl PgStore {
         &self,
         f: impl FnOnce(&mut Write<'_>) -> Result<T, StorageError>,
     ) -> Result<T, StorageError> {
-        let tx = PgTx { conn: Arc::new(self.take()?) };
-        let out = transact(
-            &tx.conn,
-            &format!("BEGIN; SELECT pg_advisory_xact_lock({LOCK_WRITES}, hashtext(current_schema()))"),
-            || {
-                let mut w = Write::new(&tx, None);
-                f(&mut w)
-            },
-        );
+        let tx = PgTx::new(Arc::new(self.take()?));
+        let begin = format!("BEGIN; SELECT pg_advisory_xact_lock({LOCK_WRITES}, hashtext(current_schema()))");
+        let out = transact(&tx.conn, &begin, || {
+            let mut w = Write::new(&tx, None);
+            let out = f(&mut w)?;
+            drop(w);
+            tx.flush().map(|()| out)
+        });
         self.give(tx.conn);
         out
     }
@@ -103,7 +103,7 @@ impl PgStore {
         f: impl FnOnce(&Snapshot) -> Result<T, StorageError>,
     ) -> Result<T, StorageError> {
         let conn = Arc::new(self.take()?);
-        let snapshot = Snapshot { kv: Box::new(PgTx { conn: Arc::clone(&conn) }) };
+        let snapshot = Snapshot { kv: Box::new(PgTx::new(Arc::clone(&conn))) };
         let out = transact(&conn, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", || f(&snapshot));
         drop(snapshot);
         self.give(conn);
