@@ -54,6 +54,18 @@ fn bounds<'a>(from: &'a [u8], to: Option<&'a [u8]>) -> (Bound<&'a [u8]>, Bound<&
     (Bound::Included(from), to.map_or(Bound::Unbounded, Bound::Excluded))
 }
 
+/// Call `f` with the value at `key` of a redb table; whether there was one.
+fn get_in<T: ReadableTable<&'static [u8], &'static [u8]>>(
+    t: &T,
+    key: &[u8],
+    f: &mut dyn FnMut(&[u8]) -> Result<(), StorageError>,
+) -> Result<bool, StorageError> {
+    match t.get(key).map_err(fail)? {
+        Some(v) => f(v.value()).map(|()| true),
+        None => Ok(false),
+    }
+}
+
 /// Visit a range of a redb table, forwards or backwards.
 fn scan_table<T: ReadableTable<&'static [u8], &'static [u8]>>(
     t: &T,
@@ -85,10 +97,7 @@ impl KvRead for RedbWrite<'_> {
         key: &[u8],
         f: &mut dyn FnMut(&[u8]) -> Result<(), StorageError>,
     ) -> Result<bool, StorageError> {
-        self.with(table, |t| match t.get(key).map_err(fail)? {
-            Some(v) => f(v.value()).map(|()| true),
-            None => Ok(false),
-        })
+        self.with(table, |t| get_in(t, key, f))
     }
 
     fn scan(
@@ -134,11 +143,7 @@ impl KvRead for RedbRead {
         key: &[u8],
         f: &mut dyn FnMut(&[u8]) -> Result<(), StorageError>,
     ) -> Result<bool, StorageError> {
-        let t = self.0.open_table(table.def()).map_err(fail)?;
-        match t.get(key).map_err(fail)? {
-            Some(v) => f(v.value()).map(|()| true),
-            None => Ok(false),
-        }
+        get_in(&self.0.open_table(table.def()).map_err(fail)?, key, f)
     }
 
     fn scan(
@@ -149,7 +154,6 @@ impl KvRead for RedbRead {
         reverse: bool,
         visit: &mut Visit<'_>,
     ) -> Result<(), StorageError> {
-        let t = self.0.open_table(table.def()).map_err(fail)?;
-        scan_table(&t, from, to, reverse, visit)
+        scan_table(&self.0.open_table(table.def()).map_err(fail)?, from, to, reverse, visit)
     }
 }
