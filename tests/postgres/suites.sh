@@ -4,6 +4,8 @@
 # and its synchronous standby from `scripts/postgres-up`, each engine and
 # each server in a schema of its own. What redb's suites check of files
 # (modes, bytes at rest) they check of the key files and the stored rows.
+# Then two achd under load lose the primary and carry on on the promoted
+# standby (server/tests/postgres_failover.rs).
 set -euo pipefail
 shopt -s inherit_errexit 2>/dev/null || true
 cd "$(dirname "$0")/../.."
@@ -16,3 +18,5 @@ url=$(scripts/postgres-up "$dir" | tail -n 1)
 export ACH_TEST_POSTGRES=$url
 cargo test -p ach-tests --features postgres
 cargo test -p achd --test https --test hostile_https
+# Last: it loses the primary (SIGKILL) and promotes the standby under load.
+ACH_TEST_PG_DIR=$dir cargo test -p achd --test postgres_failover
