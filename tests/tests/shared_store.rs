@@ -136,3 +136,40 @@ fn an_idempotency_key_answers_the_same_through_either_process() {
     assert_eq!(a.changes(&p, &pc).len(), 1);
     assert_eq!(b.changes(&p, &pc).len(), 1);
 }
+
+#[test]
+fn a_cut_off_run_by_both_processes_at_once_originates_each_transaction_once() {
+    let Some((a, b)) = pair() else { return };
+    let (p, pc, m) = tenant(&a, roomy_limits());
+    let mut ids = Vec::new();
+    for i in 0..30u32 {
+        let engine = if i % 2 == 0 { &a.engine } else { &b.engine };
+        ids.push(create(engine, &p, &pc, &transaction(&m, "debit", &format!("{}.00", i + 1))).unwrap());
+    }
+    let (_, cutoff) = ach_core::calendar::next_cutoff_after(a.engine.now());
+    let after = cutoff + chrono::Duration::seconds(1);
+    let engines = [Arc::new(a.engine), Arc::new(b.engine)];
+    let runs: Vec<_> = engines
+        .iter()
+        .map(|e| {
+            let e = Arc::clone(e);
+            std::thread::spawn(move || e.advance_to(after).unwrap())
+        })
+        .collect();
+    let originated: u64 = runs.into_iter().map(|r| r.join().unwrap().originated).sum();
+    assert_eq!(originated, 30, "each transaction originated by one of the two");
+    for e in &engines {
+        let files = e.origination_files().unwrap();
+        assert_eq!(files.len(), 1, "one file for the cut-off");
+        assert_eq!(files[0].entries, 30);
+    }
+    let w = World::with(Arc::into_inner(engines.into_iter().next().unwrap()).unwrap());
+    let changes = w.changes(&p, &pc);
+    for id in &ids {
+        let b = changes
+            .iter()
+            .filter(|c| &c.transaction_id == id && c.status == ach_core::model::Status::B)
+            .count();
+        assert_eq!(b, 1, "{id} originated once in the feed");
+    }
+}
