@@ -173,3 +173,26 @@ fn a_cut_off_run_by_both_processes_at_once_originates_each_transaction_once() {
         assert_eq!(b, 1, "{id} originated once in the feed");
     }
 }
+
+#[test]
+fn a_key_suspended_or_revoked_through_one_process_is_refused_by_the_other_at_once() {
+    let Some((a, b)) = pair() else { return };
+    let Ok(Outcome::PartnerCreated { partner_id, api_key }) =
+        a.run(&Caller::Operator, Operation::CreatePartner { name: "Shared".into() })
+    else {
+        panic!("no partner")
+    };
+    // B remembers the key (a shared store caches authentications)...
+    let caller = Caller::Partner { partner_id: partner_id.clone() };
+    assert_eq!(b.engine.authenticate(&api_key).unwrap(), caller);
+    assert_eq!(b.engine.authenticate(&api_key).unwrap(), caller);
+    // ...until A suspends the partner: refused by B on the next request.
+    let holder = ach_core::engine::KeyHolder::Partner { partner_id: partner_id.clone() };
+    a.run(&Caller::Operator, Operation::SetSuspended { holder: holder.clone(), suspended: true }).unwrap();
+    assert!(b.engine.authenticate(&api_key).is_err(), "suspended through A, still accepted by B");
+    a.run(&Caller::Operator, Operation::SetSuspended { holder: holder.clone(), suspended: false }).unwrap();
+    assert_eq!(b.engine.authenticate(&api_key).unwrap(), caller);
+    // Revoked through A: refused by B.
+    a.run(&Caller::Operator, Operation::RevokeKeys { holder }).unwrap();
+    assert!(b.engine.authenticate(&api_key).is_err(), "revoked through A, still accepted by B");
+}

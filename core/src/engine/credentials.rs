@@ -198,9 +198,10 @@ pub(crate) fn set_suspended(
     Ok(Outcome::SuspensionSet { id: holder.id().to_owned(), suspended, since })
 }
 
-/// Whether the partner or merchant `id` is suspended.
+/// Whether the partner or merchant `id` is suspended (read once per write
+/// transaction: a batch of a merchant's creates asks once).
 pub(crate) fn is_suspended(w: &Write<'_>, id: &str) -> Result<bool, StorageError> {
-    Ok(w.get_raw(Table::Suspensions, id.as_bytes())?.is_some())
+    Ok(w.get_shared::<SuspensionRecord>(Table::Suspensions, id.as_bytes())?.is_some())
 }
 
 /// Who the key with this hash authenticates at `now`: a stored key that still
@@ -213,24 +214,38 @@ pub(crate) fn caller_of(
     hash: &KeyHash,
     now: DateTime<Utc>,
 ) -> Result<Option<Caller>, StorageError> {
+    Ok(caller_until(r, configured, hash, now)?.map(|(caller, _)| caller))
+}
+
+/// A caller and the instant its key stops working (a rotation's grace), if any.
+pub(crate) type CallerUntil = (Caller, Option<DateTime<Utc>>);
+
+/// [`caller_of`], with the instant its key stops working, if any.
+pub(crate) fn caller_until(
+    r: &Snapshot,
+    configured: Option<&KeyHash>,
+    hash: &KeyHash,
+    now: DateTime<Utc>,
+) -> Result<Option<CallerUntil>, StorageError> {
     let suspended = |id: &str| -> Result<bool, StorageError> {
         Ok(r.get_raw(Table::Suspensions, id.as_bytes())?.is_some())
     };
     let Some(record) = r.get::<KeyRecord>(Table::Keys, hash.as_bytes())? else {
-        return Ok(configured.filter(|op| op.ct_eq(hash)).map(|_| Caller::Operator));
+        return Ok(configured.filter(|op| op.ct_eq(hash)).map(|_| (Caller::Operator, None)));
     };
     if !record.valid_at(now) {
         return Ok(None);
     }
+    let until = record.expires_at;
     Ok(match record.owner {
         // A host that configures no operator key has no operator plane at all.
-        KeyOwner::Operator => configured.map(|_| Caller::Operator),
+        KeyOwner::Operator => configured.map(|_| (Caller::Operator, until)),
         KeyOwner::Partner { partner_id } => {
-            (!suspended(&partner_id)?).then_some(Caller::Partner { partner_id })
+            (!suspended(&partner_id)?).then_some((Caller::Partner { partner_id }, until))
         }
         KeyOwner::Merchant { partner_id, merchant_id } => (!suspended(&partner_id)?
             && !suspended(&merchant_id)?)
-        .then_some(Caller::Merchant { partner_id, merchant_id }),
+        .then_some((Caller::Merchant { partner_id, merchant_id }, until)),
     })
 }
 

@@ -26,9 +26,25 @@ impl Engine {
         }
         let hash = KeyHash::of(api_key);
         let now = self.now();
-        let caller =
-            self.store.read_any(|r| credentials::caller_of(r, self.operator.as_ref(), &hash, now))?;
-        caller.ok_or(Refusal::Authentication)
+        if !self.store.shared() {
+            let caller =
+                self.store.read_any(|r| credentials::caller_of(r, self.operator.as_ref(), &hash, now))?;
+            return caller.ok_or(Refusal::Authentication);
+        }
+        // A shared store: remembered while no key or suspension changed. The
+        // epoch is read first, so a change after it is seen by the next request.
+        let epoch = self
+            .store
+            .get_now(crate::storage::Table::Meta, crate::storage::row_keys::META_CREDENTIALS_EPOCH)?
+            .unwrap_or_default();
+        if let Some(caller) = self.credentials_cache.get(hash.as_bytes(), &epoch, now) {
+            return Ok(caller);
+        }
+        let found =
+            self.store.read_any(|r| credentials::caller_until(r, self.operator.as_ref(), &hash, now))?;
+        let (caller, until) = found.ok_or(Refusal::Authentication)?;
+        self.credentials_cache.put(*hash.as_bytes(), epoch, caller.clone(), until);
+        Ok(caller)
     }
 
     /// Run many operations in ONE write transaction (one durable commit), each with

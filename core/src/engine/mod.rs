@@ -20,6 +20,7 @@ mod bank_files;
 mod batch_kind;
 mod context;
 mod credentials;
+mod credentials_cache;
 mod customers;
 mod duplicates;
 mod execute;
@@ -128,6 +129,8 @@ pub struct Engine {
     groups: group_commit::Groups,
     /// The digest of the origination file being assembled, as far as it goes.
     file_digest: file_digest::FileDigest,
+    /// Authentications remembered over a shared store (`credentials_cache.rs`).
+    credentials_cache: credentials_cache::CredentialsCache,
 }
 
 impl Engine {
@@ -202,6 +205,7 @@ impl Engine {
             waiting: std::sync::atomic::AtomicUsize::new(0),
             groups: group_commit::Groups::default(),
             file_digest: file_digest::FileDigest::default(),
+            credentials_cache: credentials_cache::CredentialsCache::default(),
         };
         let window = engine.load_window()?;
         *engine.window.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner) = window;

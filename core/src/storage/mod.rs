@@ -434,6 +434,11 @@ impl Store {
         payload: fn() -> log::Payload,
         f: impl FnOnce(&mut Write<'_>) -> Result<T, StorageError>,
     ) -> Result<T, StorageError> {
+        let f = |w: &mut Write<'_>| {
+            let out = f(w)?;
+            w.bump_credentials_epoch()?;
+            Ok(out)
+        };
         #[cfg(feature = "postgres")]
         if let Some(pg) = &self.pg {
             let written = pg.write(f);
@@ -639,6 +644,17 @@ impl Store {
         self.read_with(true, f)
     }
 
+    /// The value at `key` as of now, in one statement (no transaction
+    /// around it on PostgreSQL): for a value read on every request whose
+    /// change is all that matters (the credentials epoch).
+    pub(crate) fn get_now(&self, table: Table, key: &[u8]) -> Result<Option<Vec<u8>>, StorageError> {
+        #[cfg(feature = "postgres")]
+        if let Some(pg) = &self.pg {
+            return pg.get_now(table, key);
+        }
+        self.read_any(|r| r.get_raw(table, key))
+    }
+
     /// [`Store::read`] that may also see commits not yet durable: for the
     /// engine's own decisions (whether work is due, who a key belongs to),
     /// never for an answer that shows stored data.
@@ -714,6 +730,9 @@ pub(crate) fn encode<T: Serialize + ?Sized>(table: Table, value: &T) -> Result<V
 /// One entry of a range scan.
 pub(crate) type RawEntry = (Vec<u8>, Vec<u8>);
 
+/// A key [`Write::get_shared`] found absent.
+struct Absent;
+
 /// Records decoded during a write transaction, by table, then key.
 type Decoded = [HashMap<Vec<u8>, Rc<dyn Any>>; Table::ALL.len()];
 
@@ -723,6 +742,8 @@ type Decoded = [HashMap<Vec<u8>, Rc<dyn Any>>; Table::ALL.len()];
 /// write to their key forgets the decoded copy.
 pub(crate) struct Write<'tx> {
     kv: &'tx dyn KvWrite,
+    /// A key or a suspension was written: the credentials epoch moves on.
+    credentials: std::cell::Cell<bool>,
     cache: RefCell<Decoded>,
     sync: std::cell::Cell<Commit>,
     /// The transaction's operations, for its redo-log record (`None`: no log).
@@ -732,7 +753,13 @@ pub(crate) struct Write<'tx> {
 impl<'tx> Write<'tx> {
     /// A write transaction over `kv`, recording its operations in `log`.
     fn new(kv: &'tx dyn KvWrite, log: Option<log::Payload>) -> Write<'tx> {
-        Write { kv, cache: RefCell::default(), sync: durability::new_commit(), log }
+        Write {
+            kv,
+            credentials: std::cell::Cell::new(false),
+            cache: RefCell::default(),
+            sync: durability::new_commit(),
+            log,
+        }
     }
 
     fn kv(&self) -> &dyn KvRead {
@@ -747,14 +774,40 @@ impl<'tx> Write<'tx> {
         key: &[u8],
     ) -> Result<Option<Rc<T>>, StorageError> {
         if let Some(hit) = self.cache.borrow()[table as usize].get(key) {
+            if hit.is::<Absent>() {
+                return Ok(None);
+            }
             if let Ok(record) = Rc::clone(hit).downcast::<T>() {
                 return Ok(Some(record));
             }
         }
-        let Some(record) = self.get::<T>(table, key)? else { return Ok(None) };
+        let Some(record) = self.get::<T>(table, key)? else {
+            // Absence is remembered too (a suspension, normally absent, is
+            // asked once per batch).
+            self.cache.borrow_mut()[table as usize].insert(key.to_vec(), Rc::new(Absent));
+            return Ok(None);
+        };
         let record = Rc::new(record);
         self.cache.borrow_mut()[table as usize].insert(key.to_vec(), Rc::clone(&record) as Rc<dyn Any>);
         Ok(Some(record))
+    }
+
+    /// Before a change of `table`: note a change of credentials.
+    fn changing(&self, table: Table) {
+        if matches!(table, Table::Keys | Table::Suspensions) {
+            self.credentials.set(true);
+        }
+    }
+
+    /// Move the credentials epoch on if this transaction changed a key or a
+    /// suspension (called once, as it ends).
+    fn bump_credentials_epoch(&mut self) -> Result<(), StorageError> {
+        if !self.credentials.get() {
+            return Ok(());
+        }
+        let epoch = self.get_raw(Table::Meta, row_keys::META_CREDENTIALS_EPOCH)?;
+        let epoch = epoch.and_then(|b| <[u8; 8]>::try_from(b.as_slice()).ok()).map_or(0, u64::from_be_bytes);
+        self.put_raw(Table::Meta, row_keys::META_CREDENTIALS_EPOCH, &(epoch.wrapping_add(1)).to_be_bytes())
     }
 
     /// Drop the decoded copy of `key` (no allocation: most tables cache nothing).
@@ -894,6 +947,7 @@ impl Write<'_> {
 
     /// Store raw bytes at `key`.
     pub(crate) fn put_raw(&mut self, table: Table, key: &[u8], value: &[u8]) -> Result<(), StorageError> {
+        self.changing(table);
         self.forget(table, key);
         self.kv.put(table, key, value)?;
         if let Some(log) = &mut self.log {
@@ -904,6 +958,7 @@ impl Write<'_> {
 
     /// Remove `key`; whether it was present.
     pub(crate) fn remove(&mut self, table: Table, key: &[u8]) -> Result<bool, StorageError> {
+        self.changing(table);
         self.forget(table, key);
         let present = self.kv.remove(table, key)?;
         if let (Some(log), true) = (&mut self.log, present) {
@@ -915,6 +970,7 @@ impl Write<'_> {
     /// Remove every key in `[from, to)` in one pass over the tree (for a run
     /// of index entries just processed: far cheaper than one removal each).
     pub(crate) fn remove_range(&mut self, table: Table, from: &[u8], to: &[u8]) -> Result<(), StorageError> {
+        self.changing(table);
         self.cache.borrow_mut()[table as usize].clear();
         self.kv.remove_range(table, from, to)?;
         if let Some(log) = &mut self.log {

@@ -97,6 +97,20 @@ impl PgStore {
         out
     }
 
+    /// The value at `key` now: one statement, its own snapshot.
+    pub(crate) fn get_now(&self, table: super::Table, key: &[u8]) -> Result<Option<Vec<u8>>, StorageError> {
+        let conn = Arc::new(self.take()?);
+        let rows = conn.query(&conn.sql.get, &[&table.name(), &key]);
+        self.give(conn);
+        match rows?.first() {
+            Some(row) => Ok(Some(
+                row.try_get::<_, Vec<u8>>(0)
+                    .map_err(|e| StorageError(format!("a PostgreSQL row is unreadable: {e}")))?,
+            )),
+            None => Ok(None),
+        }
+    }
+
     /// Run `f` on a snapshot.
     pub(crate) fn read<T>(
         &self,

@@ -1,0 +1,73 @@
+//! Authentications remembered by an engine over a shared store (PostgreSQL),
+//! where looking a key up is a read transaction of three statements on every
+//! request. An entry holds while the credentials epoch stands still: every
+//! write transaction that changes a key or a suspension, through any process,
+//! moves the epoch on (`storage`: `META_CREDENTIALS_EPOCH`), and reading it is
+//! one statement. A key's own expiry (a rotation's grace) is kept with it.
+//! Refusals are not remembered (a key may be issued a moment later). On redb
+//! (one process) nothing is cached: a lookup costs no round trip there.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+
+use chrono::{DateTime, Utc};
+
+use super::Caller;
+
+/// Entries kept at most; past it the cache starts afresh.
+const MOST: usize = 100_000;
+
+/// One remembered authentication.
+struct Entry {
+    epoch: Vec<u8>,
+    caller: Caller,
+    /// Refused from this instant on (its key's expiry), if any.
+    until: Option<DateTime<Utc>>,
+}
+
+/// The remembered authentications, by key hash.
+#[derive(Default)]
+pub(crate) struct CredentialsCache(Mutex<HashMap<[u8; 32], Entry>>);
+
+impl std::fmt::Debug for CredentialsCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Which keys are remembered is nobody's business (not even a log's).
+        f.write_str("CredentialsCache")
+    }
+}
+
+impl CredentialsCache {
+    /// The caller of `hash` if remembered at `epoch` and its key still valid at `now`.
+    pub(crate) fn get(&self, hash: &[u8; 32], epoch: &[u8], now: DateTime<Utc>) -> Option<Caller> {
+        let map = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let e = map.get(hash)?;
+        (e.epoch == epoch && e.until.is_none_or(|t| now < t)).then(|| e.caller.clone())
+    }
+
+    /// Remember `caller` for `hash`, looked up after the epoch was `epoch`.
+    pub(crate) fn put(&self, hash: [u8; 32], epoch: Vec<u8>, caller: Caller, until: Option<DateTime<Utc>>) {
+        let mut map = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if map.len() >= MOST {
+            map.clear();
+        }
+        map.insert(hash, Entry { epoch, caller, until });
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_entry_holds_only_at_its_epoch_and_before_its_expiry() {
+        let c = CredentialsCache::default();
+        let now = DateTime::from_timestamp(1_800_000_000, 0).unwrap();
+        let partner = Caller::Partner { partner_id: "par_1".into() };
+        c.put([1; 32], vec![0, 1], partner.clone(), Some(now + chrono::Duration::seconds(10)));
+        assert_eq!(c.get(&[1; 32], &[0, 1], now), Some(partner));
+        assert_eq!(c.get(&[1; 32], &[0, 2], now), None, "the epoch moved on");
+        assert_eq!(c.get(&[1; 32], &[0, 1], now + chrono::Duration::seconds(10)), None, "expired");
+        assert_eq!(c.get(&[2; 32], &[0, 1], now), None);
+    }
+}
