@@ -30,7 +30,8 @@ const IDLE: usize = 16;
 
 /// A PostgreSQL database reached with one connection string.
 pub(crate) struct PgStore {
-    rt: tokio::runtime::Runtime,
+    /// Drives the connections (`None` only while dropping).
+    rt: Option<tokio::runtime::Runtime>,
     config: Config,
     idle: Mutex<Vec<Conn>>,
 }
@@ -52,7 +53,7 @@ impl PgStore {
         let client = Conn::connect(&rt, &config)?;
         schema::migrate(&client)?;
         drop(client);
-        Ok(PgStore { rt, config, idle: Mutex::new(Vec::new()) })
+        Ok(PgStore { rt: Some(rt), config, idle: Mutex::new(Vec::new()) })
     }
 
     /// An idle connection, or a new one (after a failover, a new connection
@@ -61,7 +62,10 @@ impl PgStore {
         let idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner).pop();
         match idle {
             Some(conn) if !conn.is_closed() => Ok(conn),
-            _ => Conn::open(&self.rt, &self.config),
+            _ => match &self.rt {
+                Some(rt) => Conn::open(rt, &self.config),
+                None => Err(StorageError("the PostgreSQL store is closing".into())),
+            },
         }
     }
 
@@ -122,6 +126,18 @@ impl PgStore {
         drop(snapshot);
         self.give(conn);
         out
+    }
+}
+
+impl Drop for PgStore {
+    /// Close the connections and let the runtime's thread go without waiting
+    /// for it: dropping a runtime from inside another (a host's async code
+    /// dropping the engine) would otherwise panic.
+    fn drop(&mut self) {
+        self.idle.lock().unwrap_or_else(PoisonError::into_inner).clear();
+        if let Some(rt) = self.rt.take() {
+            rt.shutdown_background();
+        }
     }
 }
 
