@@ -28,23 +28,24 @@ pub(crate) struct BatchKind {
     pub description: &'static str,
 }
 
-/// The batch of transaction `t` originating on `origination`; `original` is the
-/// transaction it reverses, if any.
+/// The batch of a transaction of `class` and `direction` originating on
+/// `origination`; `reversal` is, for a reversal, the transaction it reverses
+/// (`Some(None)` when that one is gone).
 pub(crate) fn of(
-    t: &TransactionRecord,
-    original: Option<&TransactionRecord>,
+    (class_of, direction): (EntryClass, Direction),
+    reversal: Option<Option<&TransactionRecord>>,
     origination: NaiveDate,
 ) -> BatchKind {
-    let class = t.class.as_str();
-    if t.reversal_of.is_some() {
+    let class = class_of.as_str();
+    if let Some(original) = reversal {
         let window_end = original.and_then(|o| o.settlement_date).map(lifecycle::reversal_window_end);
-        if window_end.is_none_or(|end| origination <= end) || t.direction == Direction::Debit {
+        if window_end.is_none_or(|end| origination <= end) || direction == Direction::Debit {
             return BatchKind { sec_code: class, description: "REVERSAL" };
         }
-        let sec_code = if t.class.debit_only() { "PPD" } else { class };
+        let sec_code = if class_of.debit_only() { "PPD" } else { class };
         return BatchKind { sec_code, description: "REFUND" };
     }
-    let description = match (t.class, t.direction) {
+    let description = match (class_of, direction) {
         (EntryClass::WEB, Direction::Debit) => "PURCHASE",
         (EntryClass::PPD, Direction::Credit) => "PAYROLL",
         _ => super::DEFAULT_DESCRIPTION,

@@ -10,6 +10,7 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use super::record_parts::Tail;
 use super::records::{NoticeRecord, TransactionRecord};
 use super::{feed_rows, Caller, Cx, Engine, Refusal};
 use crate::calendar;
@@ -69,6 +70,22 @@ fn change_of(t: &TransactionRecord, at: DateTime<Utc>) -> StatusChange {
     }
 }
 
+/// [`change_of`] a record read as its parts (`id` and its tail).
+pub(crate) fn change_from(id: &str, t: &Tail<'_>, at: DateTime<Utc>) -> StatusChange {
+    let voided = t.state == State::Voided;
+    StatusChange {
+        transaction_id: id.to_owned(),
+        change_timestamp: calendar::format_eastern_timestamp(at),
+        origination_date: date(t.origination_date),
+        effective_date: date(t.effective_date),
+        settlement_date: date(t.settlement_date),
+        return_date: date(t.return_date),
+        return_code: t.return_code.map(str::to_owned),
+        status: t.state.feed_status(),
+        reason: if voided { Some(VOID_REASON.to_owned()) } else { t.return_reason.map(str::to_owned) },
+    }
+}
+
 /// The next sequence number of a feed (cached for the rest of the transaction).
 fn next_seq(cx: &mut Cx<'_, '_>, table: Table, scope: &str) -> Result<u64, StorageError> {
     let seqs = &mut cx.seqs[usize::from(table == Table::Events)];
@@ -90,12 +107,26 @@ pub(crate) fn record_change(
     t: &TransactionRecord,
     at: DateTime<Utc>,
 ) -> Result<(), StorageError> {
-    let change = change_of(t, at);
-    // Encoded once, the same bytes in both feeds (both tables store postcard): an
-    // event adds only what its position gives (see `event_at`).
-    let bytes = crate::storage::encode(Table::Changes, &change)?;
-    append(cx, Table::Changes, &t.partner_id, &bytes)?;
-    append(cx, Table::Events, &t.merchant_id, &bytes)
+    let bytes = encode_change(t, at)?;
+    record_encoded(cx, (&t.partner_id, &t.merchant_id), &bytes)
+}
+
+/// The transaction's current status as both feeds store it: encoded once, the
+/// same bytes in both (both tables store postcard); an event adds only what
+/// its position gives (see `event_at`).
+pub(crate) fn encode_change(t: &TransactionRecord, at: DateTime<Utc>) -> Result<Vec<u8>, StorageError> {
+    crate::storage::encode(Table::Changes, &change_of(t, at))
+}
+
+/// [`record_change`] with the change already encoded ([`encode_change`]), for
+/// a transaction of `partner_id` and `merchant_id`.
+pub(crate) fn record_encoded(
+    cx: &mut Cx<'_, '_>,
+    (partner_id, merchant_id): (&str, &str),
+    change: &[u8],
+) -> Result<(), StorageError> {
+    append(cx, Table::Changes, partner_id, change)?;
+    append(cx, Table::Events, merchant_id, change)
 }
 
 /// Append `entry` at the next position of `scope`'s feed in `table`: its own

@@ -96,9 +96,22 @@ pub(crate) fn expires_at(settles_at: DateTime<Utc>) -> DateTime<Utc> {
 /// settles.
 pub(crate) fn keep_until_retention(w: &mut Write<'_>, t: &TransactionRecord) -> Result<(), StorageError> {
     match t.settles_at {
-        Some(at) if t.has_images => w.put_raw(Table::ImageExpiry, &row_keys::at(expires_at(at), &t.id), &[]),
-        _ => Ok(()),
+        Some(at) => keep_for(w, &t.id, t.has_images, at),
+        None => Ok(()),
     }
+}
+
+/// [`keep_until_retention`] of transaction `id`, settling at `settles_at`.
+pub(crate) fn keep_for(
+    w: &mut Write<'_>,
+    id: &str,
+    has_images: bool,
+    settles_at: DateTime<Utc>,
+) -> Result<(), StorageError> {
+    if !has_images {
+        return Ok(());
+    }
+    w.put_raw(Table::ImageExpiry, &row_keys::at(expires_at(settles_at), id), &[])
 }
 
 /// Whether any image is due for deletion by `now` (a read-only check).

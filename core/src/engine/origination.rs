@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use sha2::Digest as _;
 
 use super::batch_kind::{self, BatchKind, EntrySource};
+use super::record_parts::Head;
 use super::records::{MerchantRecord, TransactionRecord};
 use super::traces::TraceRows;
 use super::{originator, schedule, Cx};
@@ -121,23 +122,26 @@ pub(crate) struct Outgoing {
 }
 
 impl Outgoing {
-    /// Add an originated transaction (`record`: its stored bytes) to its
-    /// cut-off's file in progress.
+    /// Add an originated transaction to its cut-off's file in progress
+    /// (`source`: its [`EntrySource`], encoded).
     pub(crate) fn add(
         &mut self,
         cx: &mut Cx<'_, '_>,
-        t: &TransactionRecord,
+        t: &Head<'_>,
+        reversal_of: Option<&str>,
+        source: &[u8],
         cutoff: DateTime<Utc>,
     ) -> Result<(), StorageError> {
         if t.class == EntryClass::ICL {
             return Ok(());
         }
-        let original = match &t.reversal_of {
+        let original = match reversal_of {
             Some(id) => cx.w.get::<TransactionRecord>(Table::Transactions, id.as_bytes())?,
             None => None,
         };
-        let kind = batch_kind::of(t, original.as_ref(), calendar::eastern_date(cutoff));
-        let summary = summary_key(cutoff, &t.merchant_id, &kind);
+        let reversal = reversal_of.map(|_| original.as_ref());
+        let kind = batch_kind::of((t.class, t.direction), reversal, calendar::eastern_date(cutoff));
+        let summary = summary_key(cutoff, t.merchant_id, &kind);
         let flag = if t.direction == Direction::Credit { HAS_CREDITS } else { HAS_DEBITS };
         // A batch's flags are read once per write transaction, not once per entry.
         let flags = match cx.batch_flags.get(&summary) {
@@ -150,8 +154,6 @@ impl Outgoing {
         if cx.batch_flags.get(&summary) != Some(&(flags | flag)) {
             cx.batch_flags.insert(summary.clone(), flags | flag);
         }
-        let source = postcard::to_extend(&EntrySource::of(t), Vec::with_capacity(160))
-            .map_err(|e| StorageError(format!("an entry cannot be encoded: {e}")))?;
         let len = u32::try_from(source.len()).map_err(|_| StorageError("an entry over 4 GiB".into()))?;
         let row = self.rows.entry(summary).or_insert_with_key(|summary| {
             let mut key = summary.clone();
@@ -161,7 +163,7 @@ impl Outgoing {
             (key, Vec::with_capacity(256 * 64), 0)
         });
         row.1.extend_from_slice(&len.to_le_bytes());
-        row.1.extend_from_slice(&source);
+        row.1.extend_from_slice(source);
         row.2 += 1;
         if row.2 >= schedule::CHUNK {
             let (key, records, _) = std::mem::take(row);

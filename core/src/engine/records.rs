@@ -216,7 +216,7 @@ pub(crate) struct NoticeRecord {
 
 /// An instant as its Unix seconds and nanoseconds, for the binary transaction
 /// records: exact, and without formatting and parsing RFC 3339 text.
-mod instant {
+pub(super) mod instant {
     use chrono::{DateTime, Utc};
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -228,11 +228,11 @@ mod instant {
         DateTime::from_timestamp(secs, nanos).ok_or_else(|| E::custom("an instant out of range"))
     }
 
-    pub(super) fn serialize<S: Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
         parts(t).serialize(s)
     }
 
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::Error> {
         join(<(i64, u32)>::deserialize(d)?)
     }
 
@@ -241,7 +241,7 @@ mod instant {
     /// instant between 1974 and 2514, so that setting it (a cut-off) leaves
     /// the record's size, and its B-tree leaf, as they were. `None` as serde
     /// writes it (records stored before) still reads.
-    pub(super) mod option {
+    pub(crate) mod option {
         use super::*;
 
         /// The stored stand-in for none: 1901-12-13T20:45:52Z, long before any
@@ -271,7 +271,7 @@ mod instant {
 /// setting three dates leaves the record's size, and its B-tree leaf, as they
 /// were (a record that grows splits its packed leaf). `None` as serde writes
 /// it (records stored before) still reads.
-mod day {
+pub(super) mod day {
     use std::fmt;
 
     use chrono::{Datelike, NaiveDate};
@@ -321,14 +321,14 @@ mod day {
     /// The stored stand-in for no date.
     pub(super) const BLANK: &str = "          ";
 
-    pub(super) fn serialize<S: Serializer>(d: &Option<NaiveDate>, s: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(d: &Option<NaiveDate>, s: S) -> Result<S::Ok, S::Error> {
         match d {
             None if !s.is_human_readable() => Some(BLANK).serialize(s),
             d => d.map(Day).serialize(s),
         }
     }
 
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<NaiveDate>, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<NaiveDate>, D::Error> {
         Ok(<Option<Slot>>::deserialize(d)?.and_then(|slot| slot.0))
     }
 

@@ -6,17 +6,17 @@
 //! a long clock jump (a sandbox moving a week ahead) produces the same feed as a
 //! clock that ticked through every day. Nothing is scanned but what is due.
 
-use chrono::{DateTime, Datelike, NaiveDate, Utc};
+use chrono::{DateTime, Datelike, Utc};
 use serde::Serialize;
 
+use super::cutoff_run::{self, Originated, RunDates};
 use super::feed_rows::FeedRows;
 use super::records::TransactionRecord;
 use super::{feeds, id_list, images, origination, originator, Abort, Cx, Outcome, Refusal};
-use crate::lifecycle::{self, State};
-use crate::model::Direction;
+use crate::lifecycle::State;
 use crate::storage::{row_keys, StorageError, Table};
 use crate::validation::ProblemCode;
-use crate::{calendar, AchError};
+use crate::AchError;
 
 /// What a catch-up did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -80,11 +80,10 @@ pub(crate) fn catch_up(
                 let keys = at_instant(cx, Table::Pending, at, left)?;
                 let mut gathered = Gathered::default();
                 cx.feed_rows = Some(FeedRows::default());
-                for key in &keys {
-                    originate(cx, key, at, &mut gathered)?;
-                    progress.originated += 1;
-                    spent += 1;
-                }
+                let dates = RunDates::of(at);
+                cutoff_run::run(cx, &keys, at, &dates, |cx, o| gathered.originated(cx, o, at))?;
+                progress.originated += keys.len() as u64;
+                spent += keys.len() as u64;
                 remove_run(cx, Table::Pending, &keys)?;
                 gathered.write(cx)?;
             }
@@ -152,11 +151,6 @@ fn due(cx: &Cx<'_, '_>, table: Table, now: DateTime<Utc>) -> Result<Option<Due>,
     Ok((at <= now).then_some((at, key)))
 }
 
-fn load(cx: &Cx<'_, '_>, key: &[u8]) -> Result<Option<TransactionRecord>, StorageError> {
-    let id = row_keys::at_id(key).ok_or_else(|| StorageError("an index key is unreadable".into()))?;
-    cx.w.get(Table::Transactions, id.as_bytes())
-}
-
 /// Remove a run of index keys just processed (consecutive in key order: read
 /// as one range) in one pass.
 fn remove_run(cx: &mut Cx<'_, '_>, table: Table, keys: &[Vec<u8>]) -> Result<(), StorageError> {
@@ -174,36 +168,25 @@ struct Gathered {
     /// Per settlement instant: the row's key and its packed ids.
     settlements: std::collections::BTreeMap<DateTime<Utc>, (Vec<u8>, Vec<u8>, u64)>,
     outgoing: origination::Outgoing,
-    /// The dates every transaction of the run gets (one cut-off), worked out
-    /// once (banking days and holidays) instead of once per transaction.
-    dates: Option<RunDates>,
-}
-
-/// A cut-off's origination and effective dates, and the settlement date and
-/// instant of a credit and of a debit originated at it.
-#[derive(Clone, Copy)]
-struct RunDates {
-    origination: NaiveDate,
-    effective: NaiveDate,
-    settlement: [(NaiveDate, DateTime<Utc>); 2],
-}
-
-impl RunDates {
-    fn of(cutoff: DateTime<Utc>) -> Self {
-        let (origination, effective) = lifecycle::origination(calendar::eastern_date(cutoff));
-        let settles = |direction| {
-            let date = lifecycle::settlement_date(direction, effective);
-            (date, lifecycle::settlement_instant(date))
-        };
-        RunDates {
-            origination,
-            effective,
-            settlement: [settles(Direction::Credit), settles(Direction::Debit)],
-        }
-    }
 }
 
 impl Gathered {
+    /// Write a transaction of the run just moved to B Originated (see
+    /// [`cutoff_run`]); its pending index entry is removed with the whole run's.
+    fn originated(
+        &mut self,
+        cx: &mut Cx<'_, '_>,
+        o: Originated<'_>,
+        cutoff: DateTime<Utc>,
+    ) -> Result<(), StorageError> {
+        let h = &o.head;
+        cx.w.put_raw(Table::Transactions, h.id.as_bytes(), &o.stored)?;
+        self.settles(cx, o.settles_at, h.id)?;
+        images::keep_for(cx.w, h.id, h.has_images, o.settles_at)?;
+        self.outgoing.add(cx, h, o.reversal_of, &o.source, cutoff)?;
+        feeds::record_encoded(cx, (h.partner_id, h.merchant_id), &o.change)
+    }
+
     /// Add `id` to the settlement index at `at`.
     fn settles(&mut self, cx: &mut Cx<'_, '_>, at: DateTime<Utc>, id: &str) -> Result<(), StorageError> {
         let row = self
@@ -237,33 +220,6 @@ fn settlement_row_key(at: DateTime<Utc>, first_id: &str) -> Vec<u8> {
     key.push(0);
     key.extend_from_slice(first_id.as_bytes());
     key
-}
-
-/// A Pending transaction reaches its cut-off: B Originated, with its dates.
-/// Its pending index entry is removed by the caller, with the whole run's.
-fn originate(
-    cx: &mut Cx<'_, '_>,
-    key: &[u8],
-    cutoff: DateTime<Utc>,
-    gathered: &mut Gathered,
-) -> Result<(), StorageError> {
-    let Some(mut t) = load(cx, key)? else { return Ok(()) };
-    if t.state != State::Pending {
-        return Ok(());
-    }
-    let RunDates { origination, effective, settlement: [credit, debit] } =
-        *gathered.dates.get_or_insert_with(|| RunDates::of(cutoff));
-    let (settlement, settles_at) = if t.direction == Direction::Credit { credit } else { debit };
-    t.state = State::Originated;
-    t.origination_date = Some(origination);
-    t.effective_date = Some(effective);
-    t.settlement_date = Some(settlement);
-    t.settles_at = Some(settles_at);
-    cx.w.put(Table::Transactions, t.id.as_bytes(), &t)?;
-    gathered.settles(cx, settles_at, &t.id)?;
-    images::keep_until_retention(cx.w, &t)?;
-    gathered.outgoing.add(cx, &t, cutoff)?;
-    feeds::record_change(cx, &t, cutoff)
 }
 
 /// Settle what is due at `at`: index rows one at a time until `budget`

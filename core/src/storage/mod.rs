@@ -125,7 +125,7 @@ impl Table {
     /// lifecycle step writes (a status change is ~60 bytes instead of ~230, and a
     /// feed page decodes 10,000 of them). Their types must not need a
     /// self-describing format (no untagged enums, no flatten, no skipped fields).
-    const fn binary(self) -> bool {
+    pub(crate) const fn binary(self) -> bool {
         matches!(self, Table::Transactions | Table::Changes | Table::Events)
     }
 
