@@ -98,15 +98,22 @@ pub fn format_eastern_timestamp(instant: DateTime<Utc>) -> String {
 /// Formats a date as `YYYY-MM-DD` (the feeds' date shape), as chrono's
 /// `%Y-%m-%d` does, digit by digit: every status change carries up to four.
 pub fn format_date(date: NaiveDate) -> String {
-    let Some(year) = u32::try_from(date.year()).ok().filter(|y| *y <= 9999) else {
-        return date.format("%Y-%m-%d").to_string();
-    };
+    match date_text(date) {
+        // ASCII digits and dashes: always UTF-8.
+        Some(out) => String::from_utf8(out.to_vec()).unwrap_or_default(),
+        None => date.format("%Y-%m-%d").to_string(),
+    }
+}
+
+/// [`format_date`]'s bytes without allocating, for years 0 to 9999 (`None`
+/// for any other).
+pub(crate) fn date_text(date: NaiveDate) -> Option<[u8; 10]> {
+    let year = u32::try_from(date.year()).ok().filter(|y| *y <= 9999)?;
     let mut out = *b"0000-00-00";
     for (at, width, v) in [(0, 4, year), (5, 2, date.month()), (8, 2, date.day())] {
         put_digits(&mut out[at..at + width], v);
     }
-    // ASCII digits and dashes: always UTF-8.
-    String::from_utf8(out.to_vec()).unwrap_or_default()
+    Some(out)
 }
 
 /// `v`'s last `slots.len()` decimal digits into `slots`, zero-padded.

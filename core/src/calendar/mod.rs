@@ -43,6 +43,7 @@ pub use banking::{
     checked_next_banking_day, checked_next_cutoff_after, checked_previous_banking_day, cutoffs_between,
     is_banking_day, next_banking_day, next_cutoff_after, previous_banking_day,
 };
+pub(crate) use eastern::date_text;
 pub use eastern::{
     cutoff_instant, days_in_month, eastern_date, eastern_date_cached, eastern_day_key, eastern_month_key,
     eastern_naive, format_date, format_eastern_timestamp, parse_date, parse_instant, to_eastern, CUTOFF_TIME,

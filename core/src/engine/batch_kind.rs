@@ -57,16 +57,19 @@ pub(crate) fn of(
 /// case, accented Latin letters without their accents, anything else that is not
 /// printable ASCII as a space; never empty (`?` stands for nothing printable).
 pub(crate) fn field(text: &str, width: usize) -> Text {
-    let mut out = String::with_capacity(width);
+    // Written into the stack (three fields per entry of a file): every
+    // character becomes one printable ASCII byte.
+    let mut out = [b' '; 64];
+    let width = width.min(out.len());
+    let mut len = 0;
     for c in text.trim().chars() {
-        if out.len() >= width {
-            break;
-        }
+        let Some(slot) = out.get_mut(len).filter(|_| len < width) else { break };
         let folded = fold(c);
-        out.push(if (' '..='~').contains(&folded) { folded.to_ascii_uppercase() } else { ' ' });
+        *slot = if (' '..='~').contains(&folded) { folded.to_ascii_uppercase() as u8 } else { b' ' };
+        len += 1;
     }
-    let trimmed = out.trim();
-    Text::from(if trimmed.is_empty() { "?" } else { trimmed })
+    let trimmed = out[..len].trim_ascii();
+    Text::from_ascii(if trimmed.is_empty() { b"?" } else { trimmed })
 }
 
 /// A Latin-1 letter without its accent (`é` → `e`); other characters as they are.

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 
+use super::fast_map::FastMap;
 use super::{usage, window, Engine};
 use crate::storage::{row_keys, StorageError, Table, Write};
 
@@ -16,7 +17,7 @@ pub(crate) struct Cx<'a, 'tx> {
     pub engine: &'a Engine,
     /// The last sequence number used per scope of each feed (status changes,
     /// events), cached for the transaction.
-    pub seqs: [HashMap<String, u64>; 2],
+    pub seqs: [FastMap<String, u64>; 2],
     /// Usage counters read or changed by the transaction, written back by
     /// [`Cx::finish`].
     pub usage: usage::Counters,
@@ -24,7 +25,7 @@ pub(crate) struct Cx<'a, 'tx> {
     pub clock_to: Option<DateTime<Utc>>,
     /// Each origination batch summary row's flags as this transaction left
     /// them (so a cut-off reads each batch's row once, not once per entry).
-    pub batch_flags: HashMap<Vec<u8>, u8>,
+    pub batch_flags: FastMap<Vec<u8>, u8>,
     /// While a catch-up runs: its feed entries, gathered into packed rows.
     pub feed_rows: Option<super::feed_rows::FeedRows>,
     /// The stamp and id of the newest transaction this write transaction made
@@ -53,7 +54,7 @@ impl<'a, 'tx> Cx<'a, 'tx> {
             seqs: Default::default(),
             usage: usage::Counters::default(),
             clock_to: None,
-            batch_flags: HashMap::new(),
+            batch_flags: FastMap::default(),
             feed_rows: None,
             last_txn: HashMap::new(),
         }

@@ -12,8 +12,7 @@
 //! read: the next position is the last key's plus one, and the row holding
 //! position `p` is the first at or after `p`.
 
-use std::collections::HashMap;
-
+use super::fast_map::FastMap;
 use crate::storage::{row_keys, StorageError, Table, Write};
 
 /// The first byte of a packed row. A single entry never starts with it: a
@@ -51,7 +50,7 @@ pub(crate) fn entries(last: u64, value: &[u8]) -> Result<Vec<(u64, &[u8])>, Stor
 #[derive(Default)]
 pub(crate) struct FeedRows {
     /// Per feed (status changes, events), by scope: the row being gathered.
-    rows: [HashMap<String, Row>; 2],
+    rows: [FastMap<String, Row>; 2],
 }
 
 impl FeedRows {

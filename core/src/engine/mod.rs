@@ -25,6 +25,7 @@ mod customers;
 mod cutoff_run;
 mod duplicates;
 mod execute;
+mod fast_map;
 mod feed_rows;
 mod feeds;
 mod file_digest;

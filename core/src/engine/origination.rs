@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use sha2::Digest as _;
 
 use super::batch_kind::{self, BatchKind, EntrySource};
+use super::fast_map::FastMap;
 use super::record_parts::Head;
 use super::records::{MerchantRecord, TransactionRecord};
 use super::traces::TraceRows;
@@ -118,7 +119,7 @@ const PACKED_ROW: char = '+';
 #[derive(Default)]
 pub(crate) struct Outgoing {
     /// By batch summary key: the row's key, its records, how many.
-    rows: HashMap<Vec<u8>, (Vec<u8>, Vec<u8>, u64)>,
+    rows: FastMap<Vec<u8>, (Vec<u8>, Vec<u8>, u64)>,
 }
 
 impl Outgoing {

@@ -274,7 +274,7 @@ pub(super) mod instant {
 pub(super) mod day {
     use std::fmt;
 
-    use chrono::{Datelike, NaiveDate};
+    use chrono::NaiveDate;
     use serde::de::{Error, Visitor};
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -283,10 +283,9 @@ pub(super) mod day {
 
     impl Serialize for Day {
         fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            if (0..=9999).contains(&self.0.year()) {
-                s.serialize_str(&crate::calendar::format_date(self.0))
-            } else {
-                self.0.serialize(s)
+            match crate::calendar::date_text(self.0) {
+                Some(text) => s.serialize_str(std::str::from_utf8(&text).unwrap_or_default()),
+                None => self.0.serialize(s),
             }
         }
     }

@@ -96,7 +96,23 @@ impl Originator {
     /// ODFI identification followed by the sequence, zero-filled. Numbering is the
     /// caller's: it must keep trace numbers unique and ascending.
     pub fn trace_number(&self, sequence: u32) -> Text {
-        Text::from(format!("{}{:07}", self.odfi_identification(), sequence % 10_000_000))
+        let odfi = self.odfi_identification().as_bytes();
+        // Written in place (one per entry of a file): the ODFI's eight digits,
+        // then the sequence's seven.
+        let mut out = [b'0'; 32];
+        let Some(head) = out.get_mut(..odfi.len()) else {
+            return Text::from(format!("{}{:07}", self.odfi_identification(), sequence % 10_000_000));
+        };
+        head.copy_from_slice(odfi);
+        let mut n = sequence % 10_000_000;
+        for digit in out[odfi.len()..odfi.len() + 7].iter_mut().rev() {
+            *digit = b'0' + (n % 10) as u8;
+            n /= 10;
+        }
+        match std::str::from_utf8(&out[..odfi.len() + 7]) {
+            Ok(text) => Text::from(text),
+            Err(_) => Text::new(),
+        }
     }
 }
 
