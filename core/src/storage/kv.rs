@@ -21,14 +21,16 @@ pub(crate) trait KvRead {
     ) -> Result<bool, StorageError>;
 
     /// Call `visit` with every entry whose key is in `[from, to)` (`to`
-    /// `None`: to the table's end), in key order or, if `reverse`, from the
-    /// last, until it answers `false`.
+    /// `None`: to the table's end), in key order or, if `order.0` (reverse),
+    /// from the last, until it answers `false`. `order.1` is how many entries
+    /// the caller takes at most (a hint: a backend reading pages asks for no
+    /// more).
     fn scan(
         &self,
         table: Table,
         from: &[u8],
         to: Option<&[u8]>,
-        reverse: bool,
+        order: (bool, usize),
         visit: &mut Visit<'_>,
     ) -> Result<(), StorageError>;
 }
@@ -42,7 +44,9 @@ pub(crate) trait KvWrite: KvRead {
     /// Store `value` at `key`, replacing any.
     fn put(&self, table: Table, key: &[u8], value: &[u8]) -> Result<(), StorageError>;
 
-    /// Remove `key`; whether it was present.
+    /// Remove `key`; whether it was present, or `true` where the backend
+    /// cannot tell without a read (PostgreSQL: the removal waits for the
+    /// commit, and no caller needs the answer there).
     fn remove(&self, table: Table, key: &[u8]) -> Result<bool, StorageError>;
 
     /// Remove every key in `[from, to)`.

@@ -870,7 +870,7 @@ macro_rules! readable {
             ) -> Result<Vec<RawEntry>, StorageError> {
                 let mut out = Vec::new();
                 if limit > 0 {
-                    self.kv().scan(table, from, Some(to), false, &mut |k, v| {
+                    self.kv().scan(table, from, Some(to), (false, limit), &mut |k, v| {
                         out.push((k.to_vec(), v.to_vec()));
                         Ok(out.len() < limit)
                     })?;
@@ -887,7 +887,8 @@ macro_rules! readable {
                 to: &[u8],
                 visit: &mut dyn FnMut(&[u8]) -> Result<(), StorageError>,
             ) -> Result<(), StorageError> {
-                self.kv().scan(table, from, Some(to), false, &mut |_, v| visit(v).map(|()| true))
+                self.kv()
+                    .scan(table, from, Some(to), (false, usize::MAX), &mut |_, v| visit(v).map(|()| true))
             }
 
             /// Call `visit` with every entry whose key is in `[from, to)`, in key
@@ -899,7 +900,7 @@ macro_rules! readable {
                 to: &[u8],
                 visit: &mut dyn FnMut(&[u8], &[u8]) -> Result<bool, StorageError>,
             ) -> Result<(), StorageError> {
-                self.kv().scan(table, from, Some(to), false, visit)
+                self.kv().scan(table, from, Some(to), (false, usize::MAX), visit)
             }
 
             /// The last key in `[from, to)`, if any.
@@ -910,7 +911,7 @@ macro_rules! readable {
                 to: &[u8],
             ) -> Result<Option<Vec<u8>>, StorageError> {
                 let mut out = None;
-                self.kv().scan(table, from, Some(to), true, &mut |k, _| {
+                self.kv().scan(table, from, Some(to), (true, 1), &mut |k, _| {
                     out = Some(k.to_vec());
                     Ok(false)
                 })?;
@@ -920,7 +921,7 @@ macro_rules! readable {
             /// The first key of the table, if any.
             pub(crate) fn first_key(&self, table: Table) -> Result<Option<Vec<u8>>, StorageError> {
                 let mut out = None;
-                self.kv().scan(table, &[], None, false, &mut |k, _| {
+                self.kv().scan(table, &[], None, (false, 1), &mut |k, _| {
                     out = Some(k.to_vec());
                     Ok(false)
                 })?;
@@ -956,7 +957,8 @@ impl Write<'_> {
         Ok(())
     }
 
-    /// Remove `key`; whether it was present.
+    /// Remove `key`; whether it was present (`true` where the backend cannot
+    /// tell without a read: see [`KvWrite::remove`]).
     pub(crate) fn remove(&mut self, table: Table, key: &[u8]) -> Result<bool, StorageError> {
         self.changing(table);
         self.forget(table, key);

@@ -105,7 +105,7 @@ impl KvRead for RedbWrite<'_> {
         table: Table,
         from: &[u8],
         to: Option<&[u8]>,
-        reverse: bool,
+        (reverse, _): (bool, usize),
         visit: &mut Visit<'_>,
     ) -> Result<(), StorageError> {
         self.with(table, |t| scan_table(t, from, to, reverse, visit))
@@ -151,7 +151,7 @@ impl KvRead for RedbRead {
         table: Table,
         from: &[u8],
         to: Option<&[u8]>,
-        reverse: bool,
+        (reverse, _): (bool, usize),
         visit: &mut Visit<'_>,
     ) -> Result<(), StorageError> {
         scan_table(&self.0.open_table(table.def()).map_err(fail)?, from, to, reverse, visit)

@@ -53,20 +53,20 @@ impl PgTx {
         Ok(())
     }
 
-    /// A page of database rows of `table` in `[from, to)`.
+    /// A page of (at most `rows`) database rows of `table` in `[from, to)`.
     fn page(
         &self,
         table: &str,
         from: &[u8],
         to: Option<&[u8]>,
-        reverse: bool,
+        (reverse, rows): (bool, i64),
     ) -> Result<Vec<Row>, StorageError> {
         let sql = &self.conn.sql;
         match (to, reverse) {
-            (Some(to), false) => self.conn.query(&sql.scan_up_to, &[&table, &from, &to, &PAGE]),
-            (None, false) => self.conn.query(&sql.scan_up, &[&table, &from, &PAGE]),
-            (Some(to), true) => self.conn.query(&sql.scan_down_to, &[&table, &from, &to, &PAGE]),
-            (None, true) => self.conn.query(&sql.scan_down, &[&table, &from, &PAGE]),
+            (Some(to), false) => self.conn.query(&sql.scan_up_to, &[&table, &from, &to, &rows]),
+            (None, false) => self.conn.query(&sql.scan_up, &[&table, &from, &rows]),
+            (Some(to), true) => self.conn.query(&sql.scan_down_to, &[&table, &from, &to, &rows]),
+            (None, true) => self.conn.query(&sql.scan_down, &[&table, &from, &rows]),
         }
     }
 }
@@ -99,7 +99,7 @@ impl KvRead for PgTx {
         table: Table,
         from: &[u8],
         to: Option<&[u8]>,
-        reverse: bool,
+        (reverse, want): (bool, usize),
         visit: &mut Visit<'_>,
     ) -> Result<(), StorageError> {
         if to.is_some_and(|to| to <= from) {
@@ -117,11 +117,14 @@ impl KvRead for PgTx {
         let before = |a: &[u8], b: &[u8]| if reverse { a > b } else { a < b };
         let mut from = from.to_vec();
         let mut to = to.map(<[u8]>::to_vec);
+        // The first page as long as the caller wants (one row for a first or
+        // last key), the next ones full.
+        let mut page = i64::try_from(want).unwrap_or(PAGE).clamp(1, PAGE);
         loop {
             let rows = if to.as_deref().is_some_and(|to| to <= from.as_slice()) {
                 Vec::new()
             } else {
-                self.page(name, &from, to.as_deref(), reverse)?
+                self.page(name, &from, to.as_deref(), (reverse, page))?
             };
             for row in &rows {
                 let key = bytes(row, 0)?;
@@ -135,9 +138,10 @@ impl KvRead for PgTx {
                 }
             }
             let last = match rows.last() {
-                Some(last) if (rows.len() as i64) == PAGE => bytes(last, 0)?,
+                Some(last) if (rows.len() as i64) == page => bytes(last, 0)?,
                 _ => break,
             };
+            page = PAGE;
             if reverse {
                 to = Some(last.to_vec());
             } else {
@@ -165,9 +169,10 @@ impl KvWrite for PgTx {
     }
 
     fn remove(&self, table: Table, key: &[u8]) -> Result<bool, StorageError> {
-        let present = self.get_with(table, key, &mut |_| Ok(()))?;
+        // Whether it is there would cost a round trip; the answer only
+        // decides what a redo log records, and this backend keeps none.
         self.overlay.borrow_mut().remove(table.name(), key);
-        Ok(present)
+        Ok(true)
     }
 
     fn remove_range(&self, table: Table, from: &[u8], to: &[u8]) -> Result<(), StorageError> {
