@@ -55,6 +55,8 @@ mod refusal;
 mod return_rates;
 mod schedule;
 mod shared_window;
+#[cfg(all(test, feature = "postgres"))]
+mod shared_window_tests;
 #[cfg(feature = "simulation")]
 mod simulation;
 mod tenant_lookup;
