@@ -28,6 +28,7 @@ pub(crate) struct Statements {
     pub(crate) scan_up: Statement,
     pub(crate) scan_down_to: Statement,
     pub(crate) scan_down: Statement,
+    pub(crate) ahead: Statement,
 }
 
 /// An open connection.
@@ -60,6 +61,7 @@ impl Conn {
                 "SELECT k, v FROM ach_kv WHERE t = $1 AND k >= $2 AND k < $3 ORDER BY k DESC LIMIT $4",
             )?,
             scan_down: prepare("SELECT k, v FROM ach_kv WHERE t = $1 AND k >= $2 ORDER BY k DESC LIMIT $3")?,
+            ahead: prepare(super::ahead::SQL)?,
         };
         Ok(Conn { client, sql })
     }
@@ -92,18 +94,43 @@ impl Conn {
         block_on(self.client.query(st, params)).map_err(|e| pg_error(&e))
     }
 
-    /// Rows changed by a prepared statement.
-    pub(crate) fn execute(
-        &self,
-        st: &Statement,
-        params: &[&(dyn ToSql + Sync)],
-    ) -> Result<u64, StorageError> {
-        block_on(self.client.execute(st, params)).map_err(|e| pg_error(&e))
-    }
-
     /// Run `sql` (statements without parameters: BEGIN, COMMIT, ...).
     pub(crate) fn batch(&self, sql: &str) -> Result<(), StorageError> {
         block_on(self.client.batch_execute(sql)).map_err(|e| pg_error(&e))
+    }
+
+    /// Run `sql` (BEGIN and the write lock), and in the same round trip,
+    /// if `st` is given, its rows: tokio-postgres pipelines requests polled
+    /// together, and the server runs them in order.
+    pub(crate) fn batch_then_query(
+        &self,
+        sql: &str,
+        st: Option<(&Statement, &[&(dyn ToSql + Sync)])>,
+    ) -> Result<Vec<Row>, StorageError> {
+        let Some((st, params)) = st else { return self.batch(sql).map(|()| Vec::new()) };
+        let (begun, rows) = block_on(futures_util::future::join(
+            self.client.batch_execute(sql),
+            self.client.query(st, params),
+        ));
+        begun.map_err(|e| pg_error(&e))?;
+        rows.map_err(|e| pg_error(&e))
+    }
+
+    /// Run the prepared `statements`, then `sql` (COMMIT), in one round
+    /// trip. Any failure is the answer: a statement's (after which the
+    /// server's COMMIT only rolls back) or the commit's.
+    pub(crate) fn execute_then_batch(
+        &self,
+        statements: &[(&Statement, &[&(dyn ToSql + Sync)])],
+        sql: &str,
+    ) -> Result<(), StorageError> {
+        let executed =
+            futures_util::future::join_all(statements.iter().map(|(st, p)| self.client.execute(*st, p)));
+        let (executed, done) = block_on(futures_util::future::join(executed, self.client.batch_execute(sql)));
+        for result in executed {
+            result.map_err(|e| pg_error(&e))?;
+        }
+        done.map_err(|e| pg_error(&e))
     }
 
     /// Whether the connection is gone (the server closed it or failed).

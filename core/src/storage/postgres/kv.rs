@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use tokio_postgres::Row;
 
+use super::ahead::{self, Answers, Ask, Rows};
 use super::conn::Conn;
 use super::overlay::{Overlay, Seen};
 use crate::storage::kv::{KvRead, KvWrite, Visit};
@@ -24,33 +25,77 @@ const PAGE: i64 = 256;
 pub(crate) struct PgTx {
     pub(crate) conn: Arc<Conn>,
     pub(crate) overlay: RefCell<Overlay>,
+    /// Rows read ahead (`ahead.rs`): the database as this transaction began.
+    ahead: RefCell<Answers>,
+    /// A write transaction's short asks that went to the database, for the
+    /// next one to read ahead (`None`: a snapshot's, not kept).
+    asked: Option<RefCell<Vec<Ask>>>,
 }
 
 impl PgTx {
-    /// A transaction on `conn` with no change yet.
+    /// A snapshot's transaction on `conn`.
     pub(crate) fn new(conn: Arc<Conn>) -> PgTx {
-        PgTx { conn, overlay: RefCell::default() }
+        PgTx { conn, overlay: RefCell::default(), ahead: RefCell::default(), asked: None }
     }
 
-    /// Send the changes: removed ranges, removed keys, then values put, each
-    /// kind in one statement (the arrays unnested server-side).
-    pub(crate) fn flush(&self) -> Result<(), StorageError> {
-        let overlay = std::mem::take(&mut *self.overlay.borrow_mut());
-        if overlay.is_empty() {
-            return Ok(());
+    /// A write transaction's on `conn`, with `ahead` read ahead.
+    pub(crate) fn writing(conn: Arc<Conn>, ahead: Answers) -> PgTx {
+        PgTx {
+            conn,
+            overlay: RefCell::default(),
+            ahead: RefCell::new(ahead),
+            asked: Some(RefCell::default()),
         }
+    }
+
+    /// The short asks this write transaction sent the database, and those it
+    /// found read ahead: what the next one reads ahead.
+    pub(crate) fn asks(&self) -> Vec<Ask> {
+        let mut out: Vec<Ask> = self.asked.as_ref().map(|a| a.borrow().clone()).unwrap_or_default();
+        out.extend(self.ahead.borrow_mut().drain().filter(|(_, used)| used.1).map(|(ask, _)| ask));
+        out.truncate(ahead::MOST);
+        out
+    }
+
+    /// The rows read ahead for `ask`, if it was (marked used).
+    fn read_ahead(&self, ask: &Ask) -> Option<Rows> {
+        let mut ahead = self.ahead.borrow_mut();
+        let (rows, used) = ahead.get_mut(ask)?;
+        *used = true;
+        Some(rows.clone())
+    }
+
+    /// Note a short ask sent to the database.
+    fn note(&self, ask: Ask) {
+        if let Some(asked) = &self.asked {
+            if ask.rows <= ahead::SHORT {
+                asked.borrow_mut().push(ask);
+            }
+        }
+    }
+
+    /// Send the changes (removed ranges, removed keys, then values put, each
+    /// kind in one statement: the arrays unnested server-side) and COMMIT,
+    /// all in one round trip.
+    pub(crate) fn flush_and_commit(&self) -> Result<(), StorageError> {
+        let overlay = std::mem::take(&mut *self.overlay.borrow_mut());
         let sql = &self.conn.sql;
         let (ranges, (rt, rk), (pt, pk, pv)) = overlay.into_changes();
+        let mut statements: Vec<(
+            &tokio_postgres::Statement,
+            Vec<&(dyn tokio_postgres::types::ToSql + Sync)>,
+        )> = Vec::new();
         for (t, from, to) in &ranges {
-            self.conn.execute(&sql.remove_range, &[t, from, to])?;
+            statements.push((&sql.remove_range, vec![t, from, to]));
         }
         if !rk.is_empty() {
-            self.conn.execute(&sql.remove_many, &[&rt, &rk])?;
+            statements.push((&sql.remove_many, vec![&rt, &rk]));
         }
         if !pk.is_empty() {
-            self.conn.execute(&sql.put_many, &[&pt, &pk, &pv])?;
+            statements.push((&sql.put_many, vec![&pt, &pk, &pv]));
         }
-        Ok(())
+        let statements: Vec<_> = statements.iter().map(|(st, p)| (*st, p.as_slice())).collect();
+        self.conn.execute_then_batch(&statements, "COMMIT")
     }
 
     /// A page of (at most `rows`) database rows of `table` in `[from, to)`.
@@ -87,6 +132,14 @@ impl KvRead for PgTx {
             Seen::Gone => return Ok(false),
             Seen::Untouched => {}
         }
+        let ask = Ask::get(table.name(), key);
+        if let Some(rows) = self.read_ahead(&ask) {
+            return match rows.first() {
+                Some((k, v)) if k.as_slice() == key => f(v).map(|()| true),
+                _ => Ok(false),
+            };
+        }
+        self.note(ask);
         let rows = self.conn.query(&self.conn.sql.get, &[&table.name(), &key])?;
         match rows.first() {
             Some(row) => f(bytes(row, 0)?).map(|()| true),
@@ -120,32 +173,44 @@ impl KvRead for PgTx {
         // The first page as long as the caller wants (one row for a first or
         // last key), the next ones full.
         let mut page = i64::try_from(want).unwrap_or(PAGE).clamp(1, PAGE);
+        let mut first = true;
         loop {
             let rows = if to.as_deref().is_some_and(|to| to <= from.as_slice()) {
                 Vec::new()
             } else {
-                self.page(name, &from, to.as_deref(), (reverse, page))?
+                let ask = Ask { table: name, from: from.clone(), to: to.clone(), reverse, rows: page };
+                match if first { self.read_ahead(&ask) } else { None } {
+                    Some(rows) => rows,
+                    None => {
+                        self.note(ask);
+                        let rows = self.page(name, &from, to.as_deref(), (reverse, page))?;
+                        rows.iter()
+                            .map(|r| Ok((bytes(r, 0)?.to_vec(), bytes(r, 1)?.to_vec())))
+                            .collect::<Result<_, StorageError>>()?
+                    }
+                }
             };
-            for row in &rows {
-                let key = bytes(row, 0)?;
+            first = false;
+            for (key, value) in &rows {
+                let key = key.as_slice();
                 while let Some((k, v)) = mine.next_if(|(k, _)| before(k, key)) {
                     if !visit(k, v)? {
                         return Ok(());
                     }
                 }
-                if !overlay.hides(name, key) && !visit(key, bytes(row, 1)?)? {
+                if !overlay.hides(name, key) && !visit(key, value)? {
                     return Ok(());
                 }
             }
             let last = match rows.last() {
-                Some(last) if (rows.len() as i64) == page => bytes(last, 0)?,
+                Some((last, _)) if (rows.len() as i64) == page => last.clone(),
                 _ => break,
             };
             page = PAGE;
             if reverse {
-                to = Some(last.to_vec());
+                to = Some(last);
             } else {
-                from = key_after(last);
+                from = key_after(&last);
             }
         }
         for (k, v) in mine {

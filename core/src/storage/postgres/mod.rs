@@ -8,6 +8,7 @@
 //! `synchronous_commit` (on: durable on the synchronous standby before the
 //! answer). A read is a `REPEATABLE READ READ ONLY` transaction: a snapshot.
 
+mod ahead;
 mod conn;
 mod kv;
 mod overlay;
@@ -34,6 +35,9 @@ pub(crate) struct PgStore {
     rt: Option<tokio::runtime::Runtime>,
     config: Config,
     idle: Mutex<Vec<Conn>>,
+    /// What the last write transaction asked the database for: the next
+    /// one reads it ahead.
+    learned: Mutex<Vec<ahead::Ask>>,
 }
 
 impl PgStore {
@@ -53,7 +57,7 @@ impl PgStore {
         let client = Conn::connect(&rt, &config)?;
         schema::migrate(&client)?;
         drop(client);
-        Ok(PgStore { rt: Some(rt), config, idle: Mutex::new(Vec::new()) })
+        Ok(PgStore { rt: Some(rt), config, idle: Mutex::new(Vec::new()), learned: Mutex::new(Vec::new()) })
     }
 
     /// An idle connection, or a new one (after a failover, a new connection
@@ -84,21 +88,42 @@ impl PgStore {
 
     /// Run `f` in one write transaction: committed (durably, as the server's
     /// `synchronous_commit` says) when it returns `Ok`, rolled back when it
-    /// returns `Err`.
+    /// returns `Err`. Three round trips whatever `f` reads that the previous
+    /// write transaction read too (`ahead.rs`): BEGIN with the write lock and
+    /// the reads ahead; the reads not read ahead, one each; the changes with
+    /// COMMIT.
     pub(crate) fn write<T>(
         &self,
         f: impl FnOnce(&mut Write<'_>) -> Result<T, StorageError>,
     ) -> Result<T, StorageError> {
-        let tx = PgTx::new(Arc::new(self.take()?));
-        let begin = format!("BEGIN; SELECT pg_advisory_xact_lock({LOCK_WRITES}, hashtext(current_schema()))");
-        let out = transact(&tx.conn, &begin, || {
-            let mut w = Write::new(&tx, None);
-            let out = f(&mut w)?;
-            drop(w);
-            tx.flush().map(|()| out)
-        });
-        self.give(tx.conn);
+        let conn = Arc::new(self.take()?);
+        let asks = self.learned.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        let out = self.write_on(&conn, &asks, f);
+        if out.is_err() {
+            // Nothing to undo if BEGIN never ran or COMMIT failed: harmless.
+            let _ = conn.batch("ROLLBACK");
+        }
+        self.give(conn);
         out
+    }
+
+    fn write_on<T>(
+        &self,
+        conn: &Arc<Conn>,
+        asks: &[ahead::Ask],
+        f: impl FnOnce(&mut Write<'_>) -> Result<T, StorageError>,
+    ) -> Result<T, StorageError> {
+        let begin = format!("BEGIN; SELECT pg_advisory_xact_lock({LOCK_WRITES}, hashtext(current_schema()))");
+        let params = ahead::Params::of(asks);
+        let rows = params
+            .with(|p| conn.batch_then_query(&begin, (!asks.is_empty()).then_some((&conn.sql.ahead, p))))?;
+        let tx = PgTx::writing(Arc::clone(conn), params.answers(&rows)?);
+        let mut w = Write::new(&tx, None);
+        let out = f(&mut w)?;
+        drop(w);
+        tx.flush_and_commit()?;
+        *self.learned.lock().unwrap_or_else(PoisonError::into_inner) = tx.asks();
+        Ok(out)
     }
 
     /// The value at `key` now: one statement, its own snapshot.

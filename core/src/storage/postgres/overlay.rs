@@ -83,11 +83,6 @@ impl Overlay {
             .collect()
     }
 
-    /// Whether nothing was changed.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.entries.is_empty() && self.ranges.is_empty()
-    }
-
     /// The changes to send at the commit: the ranges removed (first), then
     /// the keys removed, then the values put (their columns: tables, keys,
     /// values).
