@@ -13,7 +13,9 @@ use std::sync::Arc;
 
 use ach_core::engine::{Caller, Engine, Operation, Outcome};
 use ach_core::limits::Limits;
-use ach_tests::world::{body, open_application, options, roomy_limits, transaction, World};
+use ach_tests::world::{
+    body, one_record_directory, open_application, options, roomy_limits, transaction, World,
+};
 use serde_json::json;
 
 const START: &str = "2026-11-23 10:00";
@@ -195,4 +197,22 @@ fn a_key_suspended_or_revoked_through_one_process_is_refused_by_the_other_at_onc
     // Revoked through A: refused by B.
     a.run(&Caller::Operator, Operation::RevokeKeys { holder }).unwrap();
     assert!(b.engine.authenticate(&api_key).is_err(), "revoked through A, still accepted by B");
+}
+
+#[test]
+fn a_directory_loaded_through_one_process_decides_the_others_next_create() {
+    let Some((a, b)) = pair() else { return };
+    let (p, pc, m) = tenant(&a, roomy_limits());
+    // The customer's bank (021000021) is in the directory both start with.
+    create(&b.engine, &p, &pc, &transaction(&m, "debit", "1.00")).unwrap();
+    // A directory without it, loaded through A: B refuses it too, at once.
+    let loaded = a.run(&Caller::Operator, Operation::LoadDirectory { text: one_record_directory() });
+    assert!(matches!(loaded, Ok(Outcome::DirectoryLoaded { records: 1 })), "{loaded:?}");
+    // A lookup through B sees it before B writes anything.
+    assert_eq!(b.engine.directory_now().unwrap().len(), 1);
+    assert!(b.engine.directory_now().unwrap().lookup("021000021").is_none());
+    let through_a = create(&a.engine, &p, &pc, &transaction(&m, "debit", "2.00")).unwrap_err();
+    let through_b = create(&b.engine, &p, &pc, &transaction(&m, "debit", "3.00")).unwrap_err();
+    assert_eq!(through_b, through_a);
+    assert_eq!(b.engine.directory().len(), 1, "B took the stored directory");
 }

@@ -95,7 +95,7 @@ fn health(engine: &Engine, endpoint: Endpoint) -> Result<Plan, Refusal> {
 
 /// `GET /institutions/{routing_number}`: the bank behind a routing number.
 fn institution(engine: &Engine, routing_number: &str) -> Result<Plan, Refusal> {
-    let directory = engine.directory();
+    let directory = engine.directory_now().map_err(|_| Refusal::refused(AchError::DatabaseUnavailable))?;
     if let Some((code, error)) = routing_number_problem(routing_number, &directory) {
         let message = error.to_string();
         return Err(Refusal::problem(error, "routing_number", code, message));

@@ -138,6 +138,7 @@ fn load_directory(
     let (directory, text) = directory
         .map_err(|why| Refusal::problem(AchError::FailedToAccept, "", ProblemCode::InvalidFormat, why))?;
     cx.w.put_raw(Table::Blobs, row_keys::BLOB_DIRECTORY, text.as_bytes())?;
+    super::shared_directory::loaded(cx)?;
     let records = directory.len();
     Ok(Applied::Directory(directory, Outcome::DirectoryLoaded { records }))
 }

@@ -35,6 +35,9 @@ pub(crate) struct Cx<'a, 'tx> {
     pub window: &'a mut window::Window,
     /// The window's changes, undone if the transaction does not commit.
     pub window_log: &'a mut Vec<window::WindowChange>,
+    /// The directory epoch this transaction took or made
+    /// (`shared_directory.rs`), for the engine once it commits.
+    pub directory_epoch: Option<u64>,
 }
 
 impl<'a, 'tx> Cx<'a, 'tx> {
@@ -57,6 +60,7 @@ impl<'a, 'tx> Cx<'a, 'tx> {
             batch_flags: FastMap::default(),
             feed_rows: None,
             last_txn: HashMap::new(),
+            directory_epoch: None,
         }
     }
 

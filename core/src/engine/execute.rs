@@ -69,15 +69,23 @@ impl Engine {
         let mut loaded = None;
         let Ok(mut window) = self.lock_window_in_turn() else { return unavailable(count) };
         let mut log = Vec::new();
-        let result = self.store.write(|w| -> Result<(Answers, Option<DateTime<Utc>>), StorageError> {
+        let result = self.store.write(|w| -> Result<Committed, StorageError> {
             let mut cx = Cx::new(w, now, self, &mut window, &mut log);
             super::shared_window::follow(&mut cx)?;
+            if let Some(taken) = super::shared_directory::follow(&mut cx)? {
+                directory = Arc::clone(&taken);
+                loaded = Some(taken);
+            }
             schedule::catch_up(&mut cx, now, Some(schedule::CHUNK))?;
             let answers = apply_each(&mut cx, now, ops, &mut directory, &mut loaded)?;
-            Ok((answers, cx.finish()?))
+            let epoch = cx.directory_epoch;
+            Ok((answers, cx.finish()?, epoch))
         });
         match result {
-            Ok((answers, clock_to)) => {
+            Ok((answers, clock_to, epoch)) => {
+                if let Some(epoch) = epoch {
+                    self.directory_epoch.store(epoch, Ordering::SeqCst);
+                }
                 self.after_commit(loaded, clock_to);
                 answers
             }
@@ -113,6 +121,10 @@ impl Engine {
 
 /// Every operation's answer, in order.
 type Answers = Vec<Result<Outcome, Refusal>>;
+
+/// A batch's answers, the sandbox clock's new instant and the directory
+/// epoch taken, once committed.
+type Committed = (Answers, Option<DateTime<Utc>>, Option<u64>);
 
 /// Message 7 for each of `count` operations: nothing was stored.
 fn unavailable(count: usize) -> Answers {

@@ -54,6 +54,7 @@ mod records;
 mod refusal;
 mod return_rates;
 mod schedule;
+mod shared_directory;
 mod shared_window;
 #[cfg(all(test, feature = "postgres"))]
 mod shared_window_tests;
@@ -123,6 +124,8 @@ pub struct Engine {
     window: Mutex<window::Window>,
     pointers: PointerCodec,
     directory: RwLock<Arc<RoutingDirectory>>,
+    /// The stored directory epoch `directory` is of (`shared_directory.rs`).
+    directory_epoch: std::sync::atomic::AtomicU64,
     /// Whether creates run the limit and duplicate checks (always, but for the
     /// bench that prices them: [`Engine::without_limits_and_duplicates`]).
     checks: bool,
@@ -205,6 +208,7 @@ impl Engine {
             window: Mutex::default(),
             pointers: PointerCodec::new(&secret_bytes),
             directory: RwLock::new(Arc::new(directory)),
+            directory_epoch: std::sync::atomic::AtomicU64::new(meta.directory_epoch),
             checks: true,
             instance: prepare::next_instance(),
             waiting: std::sync::atomic::AtomicUsize::new(0),
@@ -245,6 +249,8 @@ struct StoredMeta {
     pointer_secret: Vec<u8>,
     /// The routing directory the operator loaded, if any.
     directory_text: Option<Vec<u8>>,
+    /// Its epoch (`shared_directory.rs`).
+    directory_epoch: u64,
     /// Where a sandbox's clock stood.
     clock_at: Option<DateTime<Utc>>,
     /// Whether the encryption key is the one this database was made with.
@@ -277,7 +283,8 @@ impl StoredMeta {
             };
             credentials::index_existing(w)?;
             let directory_text = w.get_raw(Table::Blobs, row_keys::BLOB_DIRECTORY)?;
-            Ok(StoredMeta { pointer_secret, directory_text, clock_at, key_ok })
+            let directory_epoch = shared_directory::stored(w)?;
+            Ok(StoredMeta { pointer_secret, directory_text, directory_epoch, clock_at, key_ok })
         })
     }
 }
@@ -298,7 +305,7 @@ fn seal_images(store: Store, key: &EncryptionKey, file: Option<&Path>) -> Result
 }
 
 /// The routing directory the operator loaded, or the embedded one.
-fn stored_directory(text: Option<Vec<u8>>) -> Result<RoutingDirectory, OpenError> {
+pub(super) fn stored_directory(text: Option<Vec<u8>>) -> Result<RoutingDirectory, OpenError> {
     match text {
         None => Ok(RoutingDirectory::embedded()),
         Some(bytes) => {

@@ -42,6 +42,10 @@ pub(crate) const META_CREDENTIALS_EPOCH: &[u8] = b"credentials_epoch";
 /// Blob key: the loaded FedACH directory file.
 pub(crate) const BLOB_DIRECTORY: &[u8] = b"fedach_directory";
 
+/// Moved on by every directory load (big-endian u64): processes sharing a
+/// store take the stored directory when it moved (`shared_directory.rs`).
+pub(crate) const META_DIRECTORY_EPOCH: &[u8] = b"directory_epoch";
+
 /// An instant as 8 bytes that sort in time order (microseconds since the epoch,
 /// sign bit flipped).
 pub(crate) fn instant(t: DateTime<Utc>) -> [u8; 8] {
