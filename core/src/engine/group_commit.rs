@@ -9,15 +9,27 @@
 //! caller its answer. Callers that queued while a commit ran wait for it, and
 //! the next leader takes them all at once: one caller alone commits at once,
 //! many share fsyncs. No answer is given before its commit is durable.
+//!
+//! A leader first gathers: callers already inside [`Engine::execute`] (still
+//! preparing their operation) join its group, waited for at most [`GATHER`].
+//! Without it, the callers answered by one commit come back while the next
+//! leader has taken only the others, and a host's threads split into two
+//! groups committing in turn, each half the size. A lone caller never waits.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
 use super::{Caller, Engine, Operation, Outcome, PreparedOperation, Refusal};
 use crate::AchError;
 
 /// Most operations one leader commits together.
 pub(crate) const MAX_GROUP: usize = 1000;
+
+/// Longest a leader waits for callers still preparing (a preparation takes
+/// tens of microseconds; a durable commit, hundreds).
+const GATHER: Duration = Duration::from_micros(300);
 
 type Answer = Result<Outcome, Refusal>;
 
@@ -27,6 +39,28 @@ pub(super) struct Groups {
     state: Mutex<Queue>,
     /// Told whenever a group's answers are in (or its leader gave up).
     answered: Condvar,
+    /// Told whenever an operation is queued (a gathering leader waits on it).
+    queued: Condvar,
+    /// Callers inside [`Engine::execute`], preparing, queued or leading.
+    inside: AtomicUsize,
+}
+
+/// A caller counted in [`Groups::inside`] while it lives; a gathering
+/// leader is told when it leaves (it need not wait for it any more).
+struct Inside<'a>(&'a Groups);
+
+impl<'a> Inside<'a> {
+    fn enter(groups: &'a Groups) -> Self {
+        groups.inside.fetch_add(1, Ordering::SeqCst);
+        Inside(groups)
+    }
+}
+
+impl Drop for Inside<'_> {
+    fn drop(&mut self) {
+        self.0.inside.fetch_sub(1, Ordering::SeqCst);
+        self.0.queued.notify_one();
+    }
 }
 
 #[derive(Debug, Default)]
@@ -48,11 +82,13 @@ impl Engine {
     /// transactions and durable commits (each still gets its own answer, given
     /// once its commit is on disk); a lone call commits at once.
     pub fn execute(&self, caller: &Caller, op: Operation) -> Answer {
+        let _inside = Inside::enter(&self.groups);
         let prepared = self.prepare(op);
         let mut queue = self.groups.lock();
         let ticket = queue.next;
         queue.next += 1;
         queue.waiting.push((ticket, caller.clone(), prepared));
+        self.groups.queued.notify_one();
         loop {
             if let Some(answer) = queue.answers.remove(&ticket) {
                 return answer;
@@ -62,6 +98,7 @@ impl Engine {
                 continue;
             }
             queue.leading = true;
+            queue = self.gather(queue);
             let take = queue.waiting.len().min(MAX_GROUP);
             let group: Vec<_> = queue.waiting.drain(..take).collect();
             drop(queue);
@@ -70,6 +107,30 @@ impl Engine {
             leader.hand_out(answers);
             queue = self.groups.lock();
         }
+    }
+}
+
+impl Engine {
+    /// Wait, at most [`GATHER`], until every caller inside `execute` has
+    /// queued its operation (or a group is full). The clock is read only when
+    /// someone is still preparing: a lone caller (and the browser's module,
+    /// which has no threads or clock to wait with) goes on at once.
+    fn gather<'a>(&'a self, mut queue: MutexGuard<'a, Queue>) -> MutexGuard<'a, Queue> {
+        let preparing = |q: &Queue| {
+            q.waiting.len() < MAX_GROUP && q.waiting.len() < self.groups.inside.load(Ordering::SeqCst)
+        };
+        if !preparing(&queue) {
+            return queue;
+        }
+        let deadline = std::time::Instant::now() + GATHER;
+        while preparing(&queue) {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            queue = self.groups.queued.wait_timeout(queue, left).unwrap_or_else(PoisonError::into_inner).0;
+        }
+        queue
     }
 }
 
