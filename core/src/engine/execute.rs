@@ -68,6 +68,7 @@ impl Engine {
         let count = ops.len();
         let mut loaded = None;
         let Ok(mut window) = self.lock_window_in_turn() else { return unavailable(count) };
+        super::shared_window::read_ahead(self, &window);
         let mut log = Vec::new();
         let result = self.store.write(|w| -> Result<Committed, StorageError> {
             let mut cx = Cx::new(w, now, self, &mut window, &mut log);

@@ -61,6 +61,14 @@ pub(crate) fn last_position(r: &Snapshot) -> Result<u64, StorageError> {
     }
 }
 
+/// Before a write transaction on a shared store: have its [`follow`] scan
+/// read ahead with its BEGIN (no round trip of its own).
+pub(crate) fn read_ahead(engine: &super::Engine, window: &Window) {
+    if engine.store.shared() {
+        engine.store.scan_next(Table::WindowLog, &position_key(window.followed + 1), &[0xff; 9]);
+    }
+}
+
 /// Apply the changes appended since the window last looked (by other
 /// processes: its own were applied as they were made). They are committed:
 /// this transaction's failure does not take them back.

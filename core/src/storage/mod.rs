@@ -644,6 +644,18 @@ impl Store {
         self.read_with(true, f)
     }
 
+    /// On PostgreSQL, read ahead with the next write transaction's BEGIN
+    /// the first page of `table` in `[from, to)`, which that transaction's
+    /// first scan of the range asks for (the window log's new changes).
+    /// Nothing on redb.
+    pub(crate) fn scan_next(&self, table: Table, from: &[u8], to: &[u8]) {
+        #[cfg(feature = "postgres")]
+        if let Some(pg) = &self.pg {
+            pg.scan_next(table, from.to_vec(), to.to_vec());
+        }
+        let _ = (table, from, to);
+    }
+
     /// The value at `key` as of now, in one statement (no transaction
     /// around it on PostgreSQL): for a value read on every request whose
     /// change is all that matters (the credentials epoch).

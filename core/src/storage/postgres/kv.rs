@@ -18,7 +18,7 @@ use crate::storage::{key_after, StorageError, Table};
 
 /// Rows a scan reads per query: a page of a feed or a run of index rows in
 /// one round trip; a long scan (a cut-off) in pages, never whole.
-const PAGE: i64 = 256;
+pub(crate) const PAGE: i64 = 256;
 
 /// A transaction in progress on `conn` (begun and ended by the store), its
 /// changes held in `overlay` until the store commits them.
@@ -52,7 +52,10 @@ impl PgTx {
     /// found read ahead: what the next one reads ahead.
     pub(crate) fn asks(&self) -> Vec<Ask> {
         let mut out: Vec<Ask> = self.asked.as_ref().map(|a| a.borrow().clone()).unwrap_or_default();
-        out.extend(self.ahead.borrow_mut().drain().filter(|(_, used)| used.1).map(|(ask, _)| ask));
+        let mut ahead = self.ahead.borrow_mut();
+        out.extend(
+            ahead.drain().filter(|(ask, (_, used))| *used && ask.rows <= ahead::SHORT).map(|(ask, _)| ask),
+        );
         out.truncate(ahead::MOST);
         out
     }

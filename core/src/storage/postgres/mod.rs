@@ -38,6 +38,8 @@ pub(crate) struct PgStore {
     /// What the last write transaction asked the database for: the next
     /// one reads it ahead.
     learned: Mutex<Vec<ahead::Ask>>,
+    /// Scans the engine said the next write transaction makes first.
+    next: Mutex<Vec<ahead::Ask>>,
 }
 
 impl PgStore {
@@ -57,7 +59,13 @@ impl PgStore {
         let client = Conn::connect(&rt, &config)?;
         schema::migrate(&client)?;
         drop(client);
-        Ok(PgStore { rt: Some(rt), config, idle: Mutex::new(Vec::new()), learned: Mutex::new(Vec::new()) })
+        Ok(PgStore {
+            rt: Some(rt),
+            config,
+            idle: Mutex::new(Vec::new()),
+            learned: Mutex::new(Vec::new()),
+            next: Mutex::new(Vec::new()),
+        })
     }
 
     /// An idle connection, or a new one (after a failover, a new connection
@@ -97,7 +105,8 @@ impl PgStore {
         f: impl FnOnce(&mut Write<'_>) -> Result<T, StorageError>,
     ) -> Result<T, StorageError> {
         let conn = Arc::new(self.take()?);
-        let asks = self.learned.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        let mut asks = self.learned.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        asks.append(&mut self.next.lock().unwrap_or_else(PoisonError::into_inner));
         let out = self.write_on(&conn, &asks, f);
         if out.is_err() {
             // Nothing to undo if BEGIN never ran or COMMIT failed: harmless.
@@ -124,6 +133,13 @@ impl PgStore {
         tx.flush_and_commit()?;
         *self.learned.lock().unwrap_or_else(PoisonError::into_inner) = tx.asks();
         Ok(out)
+    }
+
+    /// Read ahead, with the next write transaction's BEGIN, the page of
+    /// `table` in `[from, to)` its first scan of that range asks for.
+    pub(crate) fn scan_next(&self, table: super::Table, from: Vec<u8>, to: Vec<u8>) {
+        let ask = ahead::Ask { table: table.name(), from, to: Some(to), reverse: false, rows: kv::PAGE };
+        self.next.lock().unwrap_or_else(PoisonError::into_inner).push(ask);
     }
 
     /// The value at `key` now: one statement, its own snapshot.
