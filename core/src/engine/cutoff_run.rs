@@ -18,7 +18,7 @@ use crate::storage::{self, row_keys, StorageError, Table};
 /// A cut-off's origination and effective dates, and the settlement date and
 /// instant of a credit and of a debit originated at it.
 #[derive(Clone, Copy)]
-pub(super) struct RunDates {
+struct RunDates {
     pub origination: NaiveDate,
     pub effective: NaiveDate,
     pub settlement: [(NaiveDate, DateTime<Utc>); 2],
@@ -27,7 +27,7 @@ pub(super) struct RunDates {
 impl RunDates {
     /// The dates of everything originated at `cutoff` (banking days and
     /// holidays worked out once per run, not once per transaction).
-    pub(super) fn of(cutoff: DateTime<Utc>) -> Self {
+    fn of(cutoff: DateTime<Utc>) -> Self {
         let (origination, effective) = lifecycle::origination(calendar::eastern_date(cutoff));
         let settles = |direction| {
             let date = lifecycle::settlement_date(direction, effective);
@@ -120,19 +120,19 @@ impl ChangeTemplates {
     }
 }
 
-/// Originate the transactions of the pending index `keys` (a run of one
-/// cut-off), handing each to `write` in order.
+/// Originate the transactions of the pending index `keys` (a run of the
+/// cut-off at `cutoff`), handing each to `write` in order.
 pub(super) fn run(
     cx: &mut Cx<'_, '_>,
     keys: &[Vec<u8>],
     cutoff: DateTime<Utc>,
-    dates: &RunDates,
     mut write: impl FnMut(&mut Cx<'_, '_>, Originated<'_>) -> Result<(), StorageError>,
 ) -> Result<(), StorageError> {
+    let dates = RunDates::of(cutoff);
     let mut changes = ChangeTemplates::default();
     for key in keys {
         if let Some(raw) = read(cx, key)? {
-            if let Some(o) = originate(&raw, cutoff, dates, &mut changes)? {
+            if let Some(o) = originate(&raw, cutoff, &dates, &mut changes)? {
                 write(cx, o)?;
             }
         }

@@ -56,33 +56,40 @@ pub(super) fn date(d: Option<chrono::NaiveDate>) -> Option<String> {
 
 /// The status change a transaction's current state reports, at `at`.
 fn change_of(t: &TransactionRecord, at: DateTime<Utc>) -> StatusChange {
-    let voided = t.state == State::Voided;
-    StatusChange {
-        transaction_id: t.id.clone(),
-        change_timestamp: calendar::format_eastern_timestamp(at),
-        origination_date: date(t.origination_date),
-        effective_date: date(t.effective_date),
-        settlement_date: date(t.settlement_date),
-        return_date: date(t.return_date),
-        return_code: t.return_code.clone(),
-        status: t.state.feed_status(),
-        reason: if voided { Some(VOID_REASON.to_owned()) } else { t.return_reason.clone() },
-    }
+    let dates = [t.origination_date, t.effective_date, t.settlement_date, t.return_date];
+    let ret = (t.return_code.as_deref(), t.return_reason.as_deref());
+    status_change(&t.id, t.state, dates, ret, at)
 }
 
 /// [`change_of`] a record read as its parts (`id` and its tail).
 pub(crate) fn change_from(id: &str, t: &Tail<'_>, at: DateTime<Utc>) -> StatusChange {
-    let voided = t.state == State::Voided;
+    let dates = [t.origination_date, t.effective_date, t.settlement_date, t.return_date];
+    status_change(id, t.state, dates, (t.return_code, t.return_reason), at)
+}
+
+/// The status change of transaction `id` in `state`, with its origination,
+/// effective, settlement and return dates and its return code and reason.
+fn status_change(
+    id: &str,
+    state: State,
+    [origination, effective, settlement, returned]: [Option<chrono::NaiveDate>; 4],
+    (return_code, return_reason): (Option<&str>, Option<&str>),
+    at: DateTime<Utc>,
+) -> StatusChange {
     StatusChange {
         transaction_id: id.to_owned(),
         change_timestamp: calendar::format_eastern_timestamp(at),
-        origination_date: date(t.origination_date),
-        effective_date: date(t.effective_date),
-        settlement_date: date(t.settlement_date),
-        return_date: date(t.return_date),
-        return_code: t.return_code.map(str::to_owned),
-        status: t.state.feed_status(),
-        reason: if voided { Some(VOID_REASON.to_owned()) } else { t.return_reason.map(str::to_owned) },
+        origination_date: date(origination),
+        effective_date: date(effective),
+        settlement_date: date(settlement),
+        return_date: date(returned),
+        return_code: return_code.map(str::to_owned),
+        status: state.feed_status(),
+        reason: if state == State::Voided {
+            Some(VOID_REASON.to_owned())
+        } else {
+            return_reason.map(str::to_owned)
+        },
     }
 }
 

@@ -9,7 +9,7 @@
 use chrono::{DateTime, Datelike, Utc};
 use serde::Serialize;
 
-use super::cutoff_run::{self, Originated, RunDates};
+use super::cutoff_run::{self, Originated};
 use super::feed_rows::FeedRows;
 use super::records::TransactionRecord;
 use super::{feeds, id_list, images, origination, originator, Abort, Cx, Outcome, Refusal};
@@ -80,8 +80,7 @@ pub(crate) fn catch_up(
                 let keys = at_instant(cx, Table::Pending, at, left)?;
                 let mut gathered = Gathered::default();
                 cx.feed_rows = Some(FeedRows::default());
-                let dates = RunDates::of(at);
-                cutoff_run::run(cx, &keys, at, &dates, |cx, o| gathered.originated(cx, o, at))?;
+                cutoff_run::run(cx, &keys, at, |cx, o| gathered.originated(cx, o, at))?;
                 progress.originated += keys.len() as u64;
                 spent += keys.len() as u64;
                 remove_run(cx, Table::Pending, &keys)?;
