@@ -18,7 +18,8 @@ use ach_sim::writer;
 const CREATES: usize = 16;
 
 /// A checkpoint every fourth record, the file grown 2 KiB at a time.
-const LOG: LogSettings = LogSettings { records: 4, bytes: 1 << 20, grow_by: 2 << 10, direct: 1 << 20 };
+const LOG: LogSettings =
+    LogSettings { records: 4, bytes: 1 << 20, grow_by: 2 << 10, direct: 1 << 20, hold: 3 };
 
 fn options(key: &EncryptionKey) -> EngineOptions {
     writer::options().with_encryption_key(key.clone())

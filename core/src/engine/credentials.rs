@@ -208,6 +208,7 @@ pub(crate) fn is_suspended(w: &Write<'_>, id: &str) -> Result<bool, StorageError
 /// works and whose holders are not suspended (an operator key only while the
 /// host configures one), or else the host's `configured` operator key if no
 /// rotation retired it. `None`: refused, exactly like an unknown key.
+#[cfg(test)]
 pub(crate) fn caller_of(
     r: &Snapshot,
     configured: Option<&KeyHash>,
@@ -220,7 +221,7 @@ pub(crate) fn caller_of(
 /// A caller and the instant its key stops working (a rotation's grace), if any.
 pub(crate) type CallerUntil = (Caller, Option<DateTime<Utc>>);
 
-/// [`caller_of`], with the instant its key stops working, if any.
+/// Who the key authenticates (see `caller_of` in the tests), with the instant its key stops working, if any.
 pub(crate) fn caller_until(
     r: &Snapshot,
     configured: Option<&KeyHash>,

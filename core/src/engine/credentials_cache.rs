@@ -1,11 +1,13 @@
-//! Authentications remembered by an engine over a shared store (PostgreSQL),
-//! where looking a key up is a read transaction of three statements on every
-//! request. An entry holds while the credentials epoch stands still: every
-//! write transaction that changes a key or a suspension, through any process,
-//! moves the epoch on (`storage`: `META_CREDENTIALS_EPOCH`), and reading it is
-//! one statement. A key's own expiry (a rotation's grace) is kept with it.
-//! Refusals are not remembered (a key may be issued a moment later). On redb
-//! (one process) nothing is cached: a lookup costs no round trip there.
+//! Authentications remembered by an engine. Looking a key up is a read
+//! transaction on every request: three statements over PostgreSQL, and on
+//! redb a read that first commits the write transaction held open
+//! (`storage/held.rs`). An entry holds while the credentials epoch stands
+//! still: every write transaction that changes a key or a suspension moves
+//! it on (`Store::credentials_epoch`: on PostgreSQL the stored
+//! `META_CREDENTIALS_EPOCH`, moved through any process and read in one
+//! statement; on redb, which one process writes, a count kept in memory).
+//! A key's own expiry (a rotation's grace) is kept with it. Refusals are not
+//! remembered (a key may be issued a moment later).
 
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};

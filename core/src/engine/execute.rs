@@ -26,17 +26,9 @@ impl Engine {
         }
         let hash = KeyHash::of(api_key);
         let now = self.now();
-        if !self.store.shared() {
-            let caller =
-                self.store.read_any(|r| credentials::caller_of(r, self.operator.as_ref(), &hash, now))?;
-            return caller.ok_or(Refusal::Authentication);
-        }
-        // A shared store: remembered while no key or suspension changed. The
-        // epoch is read first, so a change after it is seen by the next request.
-        let epoch = self
-            .store
-            .get_now(crate::storage::Table::Meta, crate::storage::row_keys::META_CREDENTIALS_EPOCH)?
-            .unwrap_or_default();
+        // Remembered while no key or suspension changed. The epoch is read
+        // first, so a change after it is seen by the next request.
+        let epoch = self.store.credentials_epoch()?;
         if let Some(caller) = self.credentials_cache.get(hash.as_bytes(), &epoch, now) {
             return Ok(caller);
         }

@@ -10,6 +10,9 @@
 pub mod crash;
 mod durability;
 mod health;
+mod held;
+#[cfg(test)]
+mod held_tests;
 mod kv;
 mod log;
 mod open;
@@ -23,6 +26,7 @@ mod tests;
 
 use durability::{Commit, Durability};
 pub use health::{StorageEvent, StorageHook};
+use held::bytes_of;
 use kv::{KvRead, KvWrite};
 pub use log::log_file_for;
 #[cfg(feature = "simulation")]
@@ -227,6 +231,14 @@ pub(crate) struct Store {
     health: health::Health,
     durability: Durability,
     journal: Option<log::Journal>,
+    /// The write transaction held open after its records were synced
+    /// (`held.rs`); `holding` is set while there may be one.
+    held: std::sync::Mutex<Option<held::Held>>,
+    holding: std::sync::atomic::AtomicBool,
+    /// Write transactions committed here that changed a key or a
+    /// suspension (the credentials epoch of a store no other process
+    /// writes: [`Store::credentials_epoch`]).
+    credentials_moved: std::sync::atomic::AtomicU64,
     /// A store over PostgreSQL (feature `postgres`): every transaction goes
     /// there; `db` and `journal` are empty.
     #[cfg(feature = "postgres")]
@@ -294,6 +306,9 @@ impl Store {
             health: health::Health::default(),
             durability: Durability::default(),
             journal,
+            held: std::sync::Mutex::new(None),
+            holding: std::sync::atomic::AtomicBool::new(false),
+            credentials_moved: std::sync::atomic::AtomicU64::new(0),
             #[cfg(feature = "postgres")]
             pg: None,
         };
@@ -313,6 +328,9 @@ impl Store {
             health: health::Health::default(),
             durability: Durability::default(),
             journal: None,
+            held: std::sync::Mutex::new(None),
+            holding: std::sync::atomic::AtomicBool::new(false),
+            credentials_moved: std::sync::atomic::AtomicU64::new(0),
             pg: Some(postgres::PgStore::open(url)?),
         };
         store.prepare()?;
@@ -378,6 +396,11 @@ impl Store {
     /// does after an I/O error), close the database and open it again.
     fn recover(&self) {
         let Some(reopen) = &self.reopen else { return };
+        // Writers are kept out (they take the slot first); what a held
+        // transaction holds is committed, or (if that fails) replayed from
+        // the log by the reopening below.
+        let mut slot = self.held_slot();
+        let _ = self.commit_held(&mut slot);
         let event = {
             let mut db = self.db.write().unwrap_or_else(PoisonError::into_inner);
             // No transaction is in flight: each holds the read lock.
@@ -437,11 +460,11 @@ impl Store {
         let f = |w: &mut Write<'_>| {
             let out = f(w)?;
             w.bump_credentials_epoch()?;
-            Ok(out)
+            Ok((out, w.credentials.get()))
         };
         #[cfg(feature = "postgres")]
         if let Some(pg) = &self.pg {
-            let written = pg.write(f);
+            let written = pg.write(f).map(|(out, _)| out);
             match &written {
                 Ok(_) => self.health.committed(),
                 Err(e) => {
@@ -454,12 +477,17 @@ impl Store {
         if self.journal.as_ref().is_some_and(log::Journal::broken) {
             self.recover();
         }
-        let attempt = || -> Result<T, StorageError> {
-            let db = self.database()?;
+        let attempt = || -> Result<(T, bool), StorageError> {
+            // Writers take the held transaction's slot for their whole
+            // transaction (and continue the one held, if any).
+            let (mut slot, db) = self.slot_and_database()?;
             let db = db.as_ref().ok_or_else(|| StorageError("the database is closed".into()))?;
-            let tx = db.begin_write().map_err(fail)?;
+            let (tx, kept) = match slot.take() {
+                Some(held) => (held.tx, Some((held.payloads, held.last_seq))),
+                None => (db.begin_write().map_err(fail)?, None),
+            };
             let journal = self.journal.as_ref();
-            let (out, sync, logged) = {
+            let run = || {
                 let kv = redb_kv::RedbWrite::new(&tx);
                 let mut w = Write::new(&kv, journal.map(|_| payload()));
                 // On `Err`, `w` (its open tables) and then `tx` drop: nothing is written.
@@ -478,17 +506,53 @@ impl Store {
                     }
                     _ => None,
                 };
-                (out, sync, logged)
+                Ok((out, sync, logged))
                 // `w` and `kv` drop here: every table opened is closed before the commit.
             };
+            let (out, sync, logged) = match run() {
+                Ok(done) => done,
+                Err(e) => {
+                    drop(tx);
+                    self.restore_held(&mut slot, db, kept);
+                    return Err(e);
+                }
+            };
+            let held_count = kept.as_ref().map_or(0, |(p, _)| p.len());
             match logged {
-                Some((appender, payload)) => self.commit_logged(tx, sync, appender, &payload)?,
-                None => self.commit(tx, sync)?,
+                Some((appender, payload)) => {
+                    let hold = appender.may_hold(held_count, kept.as_ref().map_or(0, |(p, _)| bytes_of(p)));
+                    let seq = appender.next_seq();
+                    match self.commit_logged(tx, sync, hold, appender, &payload) {
+                        Ok(Some(tx)) => {
+                            let mut payloads = kept.map(|(p, _)| p).unwrap_or_default();
+                            payloads.push(payload.as_bytes().to_vec());
+                            self.park(&mut slot, held::Held { tx, payloads, last_seq: seq });
+                        }
+                        Ok(None) => self.holding.store(false, std::sync::atomic::Ordering::SeqCst),
+                        Err(e) => {
+                            self.lost_held(held_count);
+                            return Err(e);
+                        }
+                    }
+                }
+                None => {
+                    let committed = self.commit(tx, sync);
+                    self.holding.store(false, std::sync::atomic::Ordering::SeqCst);
+                    if committed.is_err() {
+                        self.lost_held(held_count);
+                    }
+                    committed?;
+                }
             }
             Ok(out)
         };
         match attempt() {
-            Ok(out) => {
+            Ok((out, credentials)) => {
+                if credentials {
+                    // Before anyone is answered: a key changed here is
+                    // looked up afresh by the next authentication.
+                    self.credentials_moved.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                }
                 self.health.committed();
                 Ok(out)
             }
@@ -519,13 +583,16 @@ impl Store {
     /// checkpoint is due (the log then starts afresh). A record whose commit
     /// fails is cut off again. The order's argument: `docs/design.md`, "The
     /// redo log".
+    /// `hold`: a durable record that is not a checkpoint leaves `tx`
+    /// uncommitted and returned, to be held (`held.rs`).
     fn commit_logged(
         &self,
         mut tx: redb::WriteTransaction,
         sync: Commit,
+        hold: bool,
         mut log: log::Appender<'_>,
         payload: &log::Payload,
-    ) -> Result<(), StorageError> {
+    ) -> Result<Option<redb::WriteTransaction>, StorageError> {
         let n = self.durability.before_commit(sync);
         let durable = sync != Commit::Deferred;
         if !durable && !payload.is_empty() {
@@ -537,7 +604,7 @@ impl Store {
             tx.set_durability(redb::Durability::None).map_err(|e| StorageError(e.to_string()))?;
             tx.commit().map_err(fail)?;
             log.committed_unlogged();
-            return Ok(());
+            return Ok(None);
         }
         if payload.is_empty() && !log.unlogged() {
             // Nothing changed: nothing to log. Durable means every record
@@ -548,7 +615,7 @@ impl Store {
                 log.sync()?;
                 self.durability.durable(n);
             }
-            return Ok(());
+            return Ok(None);
         }
         // A commit without a record waits in redb: a record replayed later
         // over a database that lost it would build on state that is gone, so
@@ -572,10 +639,15 @@ impl Store {
                 self.durability.durable(n);
                 let _ = if unlogged { log.reset() } else { log.checkpointed_without_record() };
             }
-            return Ok(());
+            return Ok(None);
         }
         let checkpoint = log.checkpoint_due(payload.len());
         log.append(payload, durable && !checkpoint)?;
+        if hold && durable && !checkpoint {
+            // Durable now; redb's commit waits for the next read (`held.rs`).
+            self.durability.durable(n);
+            return Ok(Some(tx));
+        }
         let level = if checkpoint { redb::Durability::Immediate } else { redb::Durability::None };
         let committed = tx
             .set_durability(level)
@@ -594,19 +666,25 @@ impl Store {
             // before the next write.
             let _ = log.reset();
         }
-        Ok(())
+        Ok(None)
     }
 
     /// A durable redb commit of everything committed so far, after which the
     /// log starts afresh (at open and at close). Nothing without a log.
     fn checkpoint(&self) -> Result<(), StorageError> {
         let Some(journal) = &self.journal else { return Ok(()) };
-        let db = self.database()?;
+        let (mut slot, db) = self.slot_and_database()?;
         let db = db.as_ref().ok_or_else(|| StorageError("the database is closed".into()))?;
-        let tx = db.begin_write().map_err(fail)?;
+        let tx = match slot.take() {
+            Some(held) => held.tx,
+            None => db.begin_write().map_err(fail)?,
+        };
         let mut log = journal.lock()?;
         let n = self.durability.before_commit(Commit::Immediate);
-        if let Err(e) = tx.commit() {
+        let committed = tx.commit();
+        // After the commit, the slot still locked (`held.rs`).
+        self.holding.store(false, std::sync::atomic::Ordering::SeqCst);
+        if let Err(e) = committed {
             log.in_doubt();
             return Err(fail(e));
         }
@@ -667,6 +745,17 @@ impl Store {
         self.read_any(|r| r.get_raw(table, key))
     }
 
+    /// Where the credentials stand: bytes that change whenever a committed
+    /// write transaction changed a key or a suspension. On PostgreSQL the
+    /// stored epoch, read in one statement (other processes write too); on
+    /// redb the count of such commits this store made, from memory.
+    pub(crate) fn credentials_epoch(&self) -> Result<Vec<u8>, StorageError> {
+        if self.shared() {
+            return Ok(self.get_now(Table::Meta, row_keys::META_CREDENTIALS_EPOCH)?.unwrap_or_default());
+        }
+        Ok(self.credentials_moved.load(std::sync::atomic::Ordering::SeqCst).to_be_bytes().to_vec())
+    }
+
     /// [`Store::read`] that may also see commits not yet durable: for the
     /// engine's own decisions (whether work is due, who a key belongs to),
     /// never for an answer that shows stored data.
@@ -688,6 +777,8 @@ impl Store {
             return pg.read(f).inspect_err(|e| self.health.tell(&StorageEvent::ReadFailed(e.0.clone())));
         }
         let attempt = || -> Result<T, StorageError> {
+            // Every transaction answered before this read began is in it.
+            self.settle_held()?;
             let tx = {
                 let db = self.database()?;
                 let db = db.as_ref().ok_or_else(|| StorageError("the database is closed".into()))?;

@@ -25,6 +25,9 @@ impl Store {
                 use std::os::unix::fs::PermissionsExt;
                 std::fs::set_permissions(&fresh, std::fs::Permissions::from_mode(0o600)).map_err(io)?;
             }
+            // The held transaction (`held.rs`) committed first: the copy
+            // holds everything answered.
+            self.settle_held()?;
             let db = self.database()?;
             let read = db.as_ref().ok_or_else(|| StorageError("the database is closed".into()))?;
             let read = read.begin_read().map_err(fail)?;

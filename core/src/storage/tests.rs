@@ -202,7 +202,7 @@ fn a_power_loss_anywhere_leaves_a_whole_prefix_of_the_commits() {
     use super::crash::SimDisk;
     use super::LogSettings;
     const COMMITS: u64 = 12;
-    let settings = LogSettings { records: 3, bytes: 1 << 20, grow_by: 256, direct: 256 };
+    let settings = LogSettings { records: 3, bytes: 1 << 20, grow_by: 256, direct: 256, hold: 3 };
     // Commit `i`: step = i, k{i} = i, k{i-2} removed; every third deferred.
     let commit = |w: &mut super::Write<'_>, i: u64| -> Result<(), super::StorageError> {
         w.put(Table::Meta, b"step", &i)?;

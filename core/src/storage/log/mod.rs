@@ -17,6 +17,7 @@ use redb::Database;
 pub use file::log_file_for;
 pub(crate) use file::{FsLog, LogFile};
 pub(crate) use record::Payload;
+pub(crate) use replay::apply_payload;
 
 use super::StorageError;
 
@@ -36,15 +37,21 @@ pub struct LogSettings {
     /// committed durably by redb instead of logged (a checkpoint without a
     /// record): written once, not twice.
     pub direct: u64,
+    /// At most this many durable records share one redb commit (made
+    /// without a sync when a read, a checkpoint or this limit comes:
+    /// `storage/held.rs`), while their payloads together stay under
+    /// `direct`. 1: each record's transaction is committed at once.
+    pub hold: u64,
 }
 
 impl Default for LogSettings {
     /// A checkpoint every 1,024 records or 64 MiB (its durable commit then
     /// costs a few percent of the records' syncs: BENCHMARKS.md; recovery
     /// reads at most about that much); the file grows 1 MiB at a time; a
-    /// durable transaction of 512 KiB or more (about 400 creates) is not logged.
+    /// durable transaction of 512 KiB or more (about 400 creates) is not
+    /// logged; up to 64 records share a redb commit.
     fn default() -> Self {
-        LogSettings { records: 1_024, bytes: 64 << 20, grow_by: 1 << 20, direct: 512 << 10 }
+        LogSettings { records: 1_024, bytes: 64 << 20, grow_by: 1 << 20, direct: 512 << 10, hold: 64 }
     }
 }
 
@@ -213,6 +220,12 @@ impl Appender<'_> {
     /// not reuse once the commit is durable).
     pub(crate) fn committed_unlogged(&mut self) {
         self.s.unlogged = true;
+    }
+
+    /// Whether the record about to be appended may be held uncommitted in
+    /// redb with `count` others of `bytes` payload bytes (`storage/held.rs`).
+    pub(crate) fn may_hold(&self, count: usize, bytes: usize) -> bool {
+        (count as u64) + 1 < self.limits.hold && (bytes as u64) < self.limits.direct
     }
 
     /// Whether a record of `len` payload bytes should be a checkpoint.

@@ -109,7 +109,7 @@ impl Payload {
     }
 
     /// The bytes of the payload.
-    pub(super) fn as_bytes(&self) -> &[u8] {
+    pub(crate) fn as_bytes(&self) -> &[u8] {
         &self.bytes
     }
 }

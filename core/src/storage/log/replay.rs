@@ -85,6 +85,12 @@ pub(super) fn apply(w: &mut Write<'_>, record: &Record<'_>) -> Result<(), Storag
     Ok(())
 }
 
+/// Apply a record's payload in `w` (a held transaction built again:
+/// `storage/held.rs`).
+pub(crate) fn apply_payload(w: &mut Write<'_>, payload: &[u8]) -> Result<(), StorageError> {
+    apply(w, &Record { seq: 0, synced: 0, payload })
+}
+
 /// Apply the records of `log` that `db` does not hold, in one durable commit;
 /// the sequence number `db` then holds, and its log salt (made, and committed
 /// durably, the first time: before any record is appended with it).
