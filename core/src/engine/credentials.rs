@@ -204,24 +204,14 @@ pub(crate) fn is_suspended(w: &Write<'_>, id: &str) -> Result<bool, StorageError
     Ok(w.get_shared::<SuspensionRecord>(Table::Suspensions, id.as_bytes())?.is_some())
 }
 
-/// Who the key with this hash authenticates at `now`: a stored key that still
-/// works and whose holders are not suspended (an operator key only while the
-/// host configures one), or else the host's `configured` operator key if no
-/// rotation retired it. `None`: refused, exactly like an unknown key.
-#[cfg(test)]
-pub(crate) fn caller_of(
-    r: &Snapshot,
-    configured: Option<&KeyHash>,
-    hash: &KeyHash,
-    now: DateTime<Utc>,
-) -> Result<Option<Caller>, StorageError> {
-    Ok(caller_until(r, configured, hash, now)?.map(|(caller, _)| caller))
-}
-
 /// A caller and the instant its key stops working (a rotation's grace), if any.
 pub(crate) type CallerUntil = (Caller, Option<DateTime<Utc>>);
 
-/// Who the key authenticates (see `caller_of` in the tests), with the instant its key stops working, if any.
+/// Who the key with this hash authenticates at `now`, and the instant its
+/// key stops working (a rotation's grace), if any: a stored key that still
+/// works and whose holders are not suspended (an operator key only while the
+/// host configures one), or else the host's `configured` operator key if no
+/// rotation retired it. `None`: refused, exactly like an unknown key.
 pub(crate) fn caller_until(
     r: &Snapshot,
     configured: Option<&KeyHash>,
@@ -286,7 +276,7 @@ mod tests {
         let entries = store.read(|r| r.range(Table::HolderKeys, &from, &to, 10)).unwrap();
         assert_eq!(entries.len(), 1);
         assert_eq!(&entries[0].0[from.len()..], hash.as_bytes());
-        let caller = store.read(|r| caller_of(r, None, &hash, DateTime::UNIX_EPOCH)).unwrap();
-        assert_eq!(caller, Some(Caller::Partner { partner_id: "par_old".into() }));
+        let caller = store.read(|r| caller_until(r, None, &hash, DateTime::UNIX_EPOCH)).unwrap();
+        assert_eq!(caller.map(|(c, _)| c), Some(Caller::Partner { partner_id: "par_old".into() }));
     }
 }

@@ -113,9 +113,10 @@ impl Store {
         let Some((payloads, last_seq)) = kept else {
             return;
         };
+        let count = payloads.len();
         match rebuild(db, payloads, last_seq) {
             Ok(held) => self.park(slot, held),
-            Err(_) => self.lost_held(1),
+            Err(_) => self.lost_held(count),
         }
     }
 
