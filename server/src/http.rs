@@ -68,7 +68,9 @@ pub async fn handle(
     // The key's owner: the one the router admitted, else (a request answered
     // before admission) looked up here, a hash and one read; none for a
     // refused key.
-    let who = admitted_caller.or_else(|| {
+    // A key refused after admission (a revocation confirmed in its write
+    // transaction) is logged as refused keys are: without an owner.
+    let who = admitted_caller.filter(|_| status != StatusCode::UNAUTHORIZED).or_else(|| {
         key.filter(|_| status != StatusCode::UNAUTHORIZED).and_then(|k| app.engine.authenticate(&k).ok())
     });
     let (caller, caller_id) = logging::caller(who.as_ref());
@@ -178,7 +180,9 @@ async fn plan(
     let engine = Arc::clone(&app.engine);
     let plan = move || match api::plan_admitted(&engine, admitted, &request) {
         Plan::Done(response) => Planned::Done(response),
-        Plan::Execute { caller, operation } => Planned::Execute(caller, Box::new(engine.prepare(*operation))),
+        Plan::Execute { caller, operation, unconfirmed } => {
+            Planned::Execute(caller, Box::new(engine.prepare(*operation).confirming(unconfirmed)))
+        }
     };
     if short {
         return Ok(plan());

@@ -11,10 +11,11 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use ach_core::engine::{Caller, Engine, Operation, Outcome};
+use ach_core::engine::{Caller, Engine, Operation, Outcome, Refusal};
 use ach_core::limits::Limits;
 use ach_tests::world::{
-    body, one_record_directory, open_application, options, roomy_limits, transaction, World,
+    body, one_record_directory, open_application, options, partner_transaction, roomy_limits, transaction,
+    World,
 };
 use serde_json::json;
 
@@ -197,6 +198,78 @@ fn a_key_suspended_or_revoked_through_one_process_is_refused_by_the_other_at_onc
     // Revoked through A: refused by B.
     a.run(&Caller::Operator, Operation::RevokeKeys { holder }).unwrap();
     assert!(b.engine.authenticate(&api_key).is_err(), "revoked through A, still accepted by B");
+}
+
+/// A request to B's router with `key`: its status.
+fn status(engine: &Engine, key: &str, method: &str, path: &str, body: Option<&serde_json::Value>) -> u16 {
+    let request = ach_core::api::Request {
+        method: method.into(),
+        path: path.into(),
+        api_key: Some(key.into()),
+        body: body.map(|b| serde_json::to_vec(b).unwrap()).unwrap_or_default(),
+        ..Default::default()
+    };
+    ach_core::api::route(engine, &request).status
+}
+
+/// A create through B's writer path: admitted on what B remembers, confirmed
+/// in the write transaction (as `achd` runs it).
+fn create_admitted(
+    engine: &Engine,
+    key: &str,
+    partner_id: &str,
+    v: &serde_json::Value,
+) -> Result<Outcome, String> {
+    let (caller, unconfirmed) = engine.admit_key(key).map_err(|r| r.message())?;
+    let op = Operation::CreateTransaction { partner_id: partner_id.into(), body: body(v) };
+    let prepared = engine.prepare(op).confirming(unconfirmed);
+    engine.execute_prepared(vec![(caller, prepared)]).remove(0).map_err(|r| r.message())
+}
+
+#[test]
+fn a_key_admitted_from_memory_is_confirmed_before_any_answer() {
+    let Some((a, b)) = pair() else { return };
+    let (partner_id, key, partner) = a.partner_with_key();
+    let (merchant_id, _, _) = a.roomy_merchant(&partner_id, &partner, &["PPD"]);
+    let t = partner_transaction(&partner_id, &merchant_id, "debit", "5.00");
+    let feed = format!("/status-changes/0?partner_id={partner_id}");
+    assert_eq!(status(&b.engine, &key, "POST", "/transactions", Some(&t)), 201);
+    // B now admits the key from memory, leaving it to be confirmed.
+    let (caller, unconfirmed) = b.engine.admit_key(&key).unwrap();
+    assert_eq!((caller, unconfirmed.is_some()), (partner.clone(), true));
+    create_admitted(&b.engine, &key, &partner_id, &t).unwrap();
+
+    // Suspended through A: B refuses the next create and the next read.
+    let holder = ach_core::engine::KeyHolder::Partner { partner_id: partner_id.clone() };
+    let suspend = |on| Operation::SetSuspended { holder: holder.clone(), suspended: on };
+    a.run(&Caller::Operator, suspend(true)).unwrap();
+    assert!(b.engine.admit_key(&key).unwrap().1.is_some(), "still remembered, unconfirmed");
+    assert_eq!(
+        create_admitted(&b.engine, &key, &partner_id, &t).unwrap_err(),
+        Refusal::Authentication.message()
+    );
+    assert_eq!(status(&b.engine, &key, "POST", "/transactions", Some(&t)), 401);
+    assert_eq!(status(&b.engine, &key, "GET", &feed, None), 401);
+
+    // Back again, and another partner's key made (the epoch moves on): B
+    // looks the key up again and lets it in.
+    a.run(&Caller::Operator, suspend(false)).unwrap();
+    let _ = a.partner_with_key();
+    create_admitted(&b.engine, &key, &partner_id, &t).unwrap();
+    assert_eq!(status(&b.engine, &key, "GET", &feed, None), 200);
+
+    // Suspended earlier in the same write transaction: refused too.
+    let (caller, unconfirmed) = b.engine.admit_key(&key).unwrap();
+    assert!(unconfirmed.is_some());
+    let op = Operation::CreateTransaction { partner_id: partner_id.clone(), body: body(&t) };
+    let answers = b.engine.execute_prepared(vec![
+        (Caller::Operator, b.engine.prepare(suspend(true))),
+        (caller, b.engine.prepare(op).confirming(unconfirmed)),
+    ]);
+    assert!(answers[0].is_ok(), "{:?}", answers[0]);
+    assert_eq!(answers[1].as_ref().unwrap_err(), &Refusal::Authentication);
+    // Every create B acknowledged is in the feed; the refused ones are not.
+    assert_eq!(a.changes(&partner_id, &partner).len(), 3);
 }
 
 #[test]

@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use super::request::{Request, MAX_BODY_BYTES};
 use super::routes::{self, Endpoint};
 use super::{render, Response};
-use crate::engine::{Caller, Engine, Refusal};
+use crate::engine::{Caller, Engine, Refusal, Unconfirmed};
 use crate::validation::{FieldError, ProblemCode};
 use crate::AchError;
 
@@ -66,6 +66,9 @@ pub struct Admitted {
     pub(super) params: Vec<String>,
     /// `None` for an endpoint that needs no key.
     pub(super) caller: Option<Caller>,
+    /// The caller's authentication, if answered from memory and still to be
+    /// confirmed ([`Engine::admit_key`]).
+    pub(super) unconfirmed: Option<Unconfirmed>,
 }
 
 impl Admitted {
@@ -141,10 +144,12 @@ pub fn admit(engine: &Engine, req: &Request) -> Result<Admitted, Refusal> {
     };
     let req = split_query(&head);
     let (endpoint, params) = routes::resolve(&req)?;
+    let mut unconfirmed = None;
     let caller = match role(endpoint) {
         Role::Anyone => None,
         role => {
-            let caller = engine.authenticate(req.api_key.as_deref().unwrap_or(""))?;
+            let (caller, later) = engine.admit_key(req.api_key.as_deref().unwrap_or(""))?;
+            unconfirmed = later;
             let allowed = matches!(
                 (&caller, role),
                 (_, Role::AnyKey)
@@ -158,7 +163,7 @@ pub fn admit(engine: &Engine, req: &Request) -> Result<Admitted, Refusal> {
             Some(caller)
         }
     };
-    Ok(Admitted { endpoint, params, caller })
+    Ok(Admitted { endpoint, params, caller, unconfirmed })
 }
 
 #[cfg(test)]

@@ -25,7 +25,7 @@ pub use admit::{Admitted, SMALL_BODY_BYTES};
 pub use render::Response;
 pub use request::{form_to_json, FormError, Request, MAX_BODY_BYTES, MAX_FORM_DEPTH};
 
-use crate::engine::{Caller, Engine, Operation, Outcome, Refusal};
+use crate::engine::{Caller, Engine, Operation, Outcome, Refusal, Unconfirmed};
 use crate::validation::ProblemCode;
 use crate::AchError;
 
@@ -40,6 +40,10 @@ pub enum Plan {
         caller: Caller,
         /// What to run.
         operation: Box<Operation>,
+        /// The caller's authentication, still to be confirmed: pass it to
+        /// [`crate::engine::PreparedOperation::confirming`], or confirm it with
+        /// [`Engine::confirm`] before running the operation. `None`: confirmed.
+        unconfirmed: Option<Unconfirmed>,
     },
 }
 
@@ -47,7 +51,14 @@ pub enum Plan {
 pub fn route(engine: &Engine, request: &Request) -> Response {
     match plan(engine, request) {
         Plan::Done(response) => response,
-        Plan::Execute { caller, operation } => finish(engine.execute(&caller, *operation)),
+        Plan::Execute { caller, operation, unconfirmed } => {
+            if let Some(unconfirmed) = unconfirmed {
+                if let Err(refusal) = engine.confirm(&caller, &unconfirmed) {
+                    return render::refusal(&refusal);
+                }
+            }
+            finish(engine.execute(&caller, *operation))
+        }
     }
 }
 

@@ -24,13 +24,33 @@ pub(crate) fn plan(engine: &Engine, req: &Request) -> Result<Plan, Refusal> {
     plan_admitted(engine, admit::admit(engine, req)?, req)
 }
 
-/// Plan a request admitted on its head (see [`super::plan_admitted`]).
-pub(crate) fn plan_admitted(engine: &Engine, admitted: Admitted, req: &Request) -> Result<Plan, Refusal> {
+/// Plan a request admitted on its head (see [`super::plan_admitted`]). An
+/// authentication still to be confirmed is confirmed before any answer, or
+/// passed on with the operation to run.
+pub(crate) fn plan_admitted(engine: &Engine, mut admitted: Admitted, req: &Request) -> Result<Plan, Refusal> {
+    let unconfirmed = admitted.unconfirmed.take();
+    let caller = admitted.caller.clone();
+    let plan = plan_confirmed(engine, admitted, req);
+    let (Some(unconfirmed), Some(caller)) = (unconfirmed, caller) else { return plan };
+    match plan {
+        Ok(Plan::Execute { caller, operation, .. }) => {
+            Ok(Plan::Execute { caller, operation, unconfirmed: Some(unconfirmed) })
+        }
+        other => {
+            engine.confirm(&caller, &unconfirmed)?;
+            other
+        }
+    }
+}
+
+/// [`plan_admitted`] of a request whose authentication is confirmed or left
+/// to the caller.
+fn plan_confirmed(engine: &Engine, admitted: Admitted, req: &Request) -> Result<Plan, Refusal> {
     let req = &*admit::split_query(req);
     if req.body.len() > admitted.body_limit() {
         return Err(admit::too_large(admitted.body_limit()));
     }
-    let Admitted { endpoint, params, caller } = admitted;
+    let Admitted { endpoint, params, caller, .. } = admitted;
     let Some(caller) = caller else {
         return match endpoint {
             Endpoint::Health | Endpoint::Ready => health(engine, endpoint),
@@ -38,7 +58,9 @@ pub(crate) fn plan_admitted(engine: &Engine, admitted: Admitted, req: &Request) 
         };
     };
     let param = |i: usize| params.get(i).cloned().unwrap_or_default();
-    let execute = |operation| Ok(Plan::Execute { caller: caller.clone(), operation: Box::new(operation) });
+    let execute = |operation| {
+        Ok(Plan::Execute { caller: caller.clone(), operation: Box::new(operation), unconfirmed: None })
+    };
     if endpoint.is_admin() {
         if let Some(answer) = admin::read(engine, endpoint, &params)? {
             return Ok(Plan::Done(answer));

@@ -218,10 +218,32 @@ pub(crate) fn caller_until(
     hash: &KeyHash,
     now: DateTime<Utc>,
 ) -> Result<Option<CallerUntil>, StorageError> {
-    let suspended = |id: &str| -> Result<bool, StorageError> {
-        Ok(r.get_raw(Table::Suspensions, id.as_bytes())?.is_some())
-    };
-    let Some(record) = r.get::<KeyRecord>(Table::Keys, hash.as_bytes())? else {
+    let key = r.get::<KeyRecord>(Table::Keys, hash.as_bytes())?;
+    owner_at(key, |id| Ok(r.get_raw(Table::Suspensions, id.as_bytes())?.is_some()), configured, hash, now)
+}
+
+/// [`caller_until`] inside a write transaction: what it sees, its own
+/// changes included.
+pub(crate) fn caller_until_in(
+    w: &Write<'_>,
+    configured: Option<&KeyHash>,
+    hash: &KeyHash,
+    now: DateTime<Utc>,
+) -> Result<Option<CallerUntil>, StorageError> {
+    let key = w.get::<KeyRecord>(Table::Keys, hash.as_bytes())?;
+    owner_at(key, |id| is_suspended(w, id), configured, hash, now)
+}
+
+/// The caller of the stored `key` record (if any) for the key hashed `hash`,
+/// with `suspended` telling whether a holder is suspended.
+fn owner_at(
+    key: Option<KeyRecord>,
+    suspended: impl Fn(&str) -> Result<bool, StorageError>,
+    configured: Option<&KeyHash>,
+    hash: &KeyHash,
+    now: DateTime<Utc>,
+) -> Result<Option<CallerUntil>, StorageError> {
+    let Some(record) = key else {
         return Ok(configured.filter(|op| op.ct_eq(hash)).map(|_| (Caller::Operator, None)));
     };
     if !record.valid_at(now) {

@@ -46,6 +46,15 @@ impl CredentialsCache {
         (e.epoch == epoch && e.until.is_none_or(|t| now < t)).then(|| e.caller.clone())
     }
 
+    /// The caller of `hash` as remembered, whatever the epoch now, with the
+    /// epoch it was remembered at, if its key is still valid at `now`: for a
+    /// caller confirmed later ([`super::unconfirmed`]).
+    pub(crate) fn get_remembered(&self, hash: &[u8; 32], now: DateTime<Utc>) -> Option<(Caller, Vec<u8>)> {
+        let map = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let e = map.get(hash)?;
+        e.until.is_none_or(|t| now < t).then(|| (e.caller.clone(), e.epoch.clone()))
+    }
+
     /// Remember `caller` for `hash`, looked up after the epoch was `epoch`.
     pub(crate) fn put(&self, hash: [u8; 32], epoch: Vec<u8>, caller: Caller, until: Option<DateTime<Utc>>) {
         let mut map = self.0.lock().unwrap_or_else(PoisonError::into_inner);
@@ -67,9 +76,11 @@ mod tests {
         let now = DateTime::from_timestamp(1_800_000_000, 0).unwrap();
         let partner = Caller::Partner { partner_id: "par_1".into() };
         c.put([1; 32], vec![0, 1], partner.clone(), Some(now + chrono::Duration::seconds(10)));
-        assert_eq!(c.get(&[1; 32], &[0, 1], now), Some(partner));
+        assert_eq!(c.get(&[1; 32], &[0, 1], now), Some(partner.clone()));
         assert_eq!(c.get(&[1; 32], &[0, 2], now), None, "the epoch moved on");
         assert_eq!(c.get(&[1; 32], &[0, 1], now + chrono::Duration::seconds(10)), None, "expired");
         assert_eq!(c.get(&[2; 32], &[0, 1], now), None);
+        assert_eq!(c.get_remembered(&[1; 32], now), Some((partner, vec![0, 1])), "at its own epoch");
+        assert_eq!(c.get_remembered(&[1; 32], now + chrono::Duration::seconds(10)), None, "expired");
     }
 }

@@ -70,7 +70,12 @@ impl Engine {
                 loaded = Some(taken);
             }
             schedule::catch_up(&mut cx, now, Some(schedule::CHUNK))?;
+            // The batch's feed entries, one packed row per feed and scope.
+            cx.feed_rows = Some(super::feed_rows::FeedRows::default());
             let answers = apply_each(&mut cx, now, ops, &mut directory, &mut loaded)?;
+            if let Some(rows) = cx.feed_rows.take() {
+                rows.write(cx.w)?;
+            }
             let epoch = cx.directory_epoch;
             Ok((answers, cx.finish()?, epoch))
         });
@@ -136,7 +141,13 @@ fn apply_each(
 ) -> Result<Answers, StorageError> {
     let mut answers = Vec::with_capacity(ops.len());
     let mut today = (now, calendar::eastern_date(now));
-    for (caller, op) in ops {
+    for (caller, mut op) in ops {
+        if let Some(unconfirmed) = op.unconfirmed.take() {
+            if !super::unconfirmed::holds(cx, &caller, &unconfirmed, cx.now)? {
+                answers.push(Err(Refusal::Authentication));
+                continue;
+            }
+        }
         // Checked against the date and directory it runs with (a clock set
         // or a directory loaded earlier in the batch).
         if today.0 != cx.now {

@@ -1,9 +1,10 @@
 //! How feed entries are stored: the rows of the `changes` and `events` tables.
 //!
 //! A row is keyed by its scope (partner or merchant) and the position of its
-//! LAST entry. A row written by a request holds one entry (its stored bytes
-//! as they are). A catch-up (a cut-off or a day's settlements: hundreds of
-//! changes at once) packs each scope's run of entries into one row:
+//! LAST entry. A row of one entry holds its stored bytes as they are. A
+//! write transaction of requests (a group commit's batch: tens of creates)
+//! and a catch-up (a cut-off or a day's settlements: hundreds of changes at
+//! once) pack each scope's run of entries into one row:
 //! [`PACKED`], the count (u32 LE), then each entry length-prefixed (u32 LE),
 //! positions `last - count + 1 ..= last`. One insert per run and scope instead
 //! of one per entry.

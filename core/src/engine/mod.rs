@@ -17,6 +17,8 @@ mod advance;
 mod applied;
 mod apply;
 mod bank_files;
+#[cfg(test)]
+mod batch_feed_tests;
 mod batch_kind;
 mod context;
 mod credentials;
@@ -66,6 +68,7 @@ mod tenants;
 mod test_tenant;
 mod traces;
 mod transactions;
+mod unconfirmed;
 mod usage;
 mod window;
 
@@ -90,6 +93,7 @@ pub use readiness::PROBE_BYTES;
 pub use refusal::Refusal;
 pub use return_rates::{GroupRate, ReturnGroup, ReturnRates, ThresholdCrossing, WINDOW_DAYS};
 pub use schedule::Progress;
+pub use unconfirmed::Unconfirmed;
 
 pub use crate::storage::{log_file_for, StorageEvent, StorageHook};
 

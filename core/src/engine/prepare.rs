@@ -41,6 +41,9 @@ pub struct PreparedOperation {
     today: NaiveDate,
     /// The routing directory validation used.
     directory: Arc<RoutingDirectory>,
+    /// The caller's authentication, if still to be confirmed in the write
+    /// transaction ([`PreparedOperation::confirming`]).
+    pub(crate) unconfirmed: Option<super::Unconfirmed>,
 }
 
 impl fmt::Debug for PreparedOperation {
@@ -56,6 +59,16 @@ impl PreparedOperation {
     /// The operation as it was given.
     pub fn operation(&self) -> &Operation {
         &self.operation
+    }
+
+    /// Have the write transaction confirm the caller's authentication before
+    /// it runs (`unconfirmed`: from [`Engine::admit_key`]; `None`: nothing to
+    /// confirm); refused with [`super::Refusal::Authentication`] if the key
+    /// no longer authenticates the caller.
+    #[must_use]
+    pub fn confirming(mut self, unconfirmed: Option<super::Unconfirmed>) -> Self {
+        self.unconfirmed = unconfirmed;
+        self
     }
 
     /// The prepared work, valid for an operation running at `now` (whose Eastern
@@ -110,6 +123,7 @@ impl Engine {
             engine: self.instance,
             today: calendar::eastern_date(now),
             directory,
+            unconfirmed: None,
         }
     }
 

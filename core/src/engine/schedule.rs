@@ -46,6 +46,9 @@ pub(crate) fn catch_up(
     // on every create's transaction).
     let mut files = None;
     let mut spent = 0u64;
+    // A request batch gathers its feed entries itself (`execute.rs`): a
+    // catch-up inside one of its operations adds to those rows.
+    let outer = cx.feed_rows.is_some();
     loop {
         if budget.is_some_and(|b| spent >= b) {
             return Ok((progress, false));
@@ -79,7 +82,7 @@ pub(crate) fn catch_up(
             Some((at, 0)) => {
                 let keys = at_instant(cx, Table::Pending, at, left)?;
                 let mut gathered = Gathered::default();
-                cx.feed_rows = Some(FeedRows::default());
+                gather_feeds(cx, outer);
                 cutoff_run::run(cx, &keys, at, |cx, o| gathered.originated(cx, o, at))?;
                 progress.originated += keys.len() as u64;
                 spent += keys.len() as u64;
@@ -91,16 +94,26 @@ pub(crate) fn catch_up(
                 spent += done.max(1);
             }
             Some((at, _)) => {
-                cx.feed_rows = Some(FeedRows::default());
+                gather_feeds(cx, outer);
                 let (seen, settled) = settle_due(cx, at, left)?;
                 progress.settled += settled;
                 spent += seen;
             }
         }
         // A run's feed entries, packed per partner and merchant.
-        if let Some(rows) = cx.feed_rows.take() {
-            rows.write(cx.w)?;
+        if !outer {
+            if let Some(rows) = cx.feed_rows.take() {
+                rows.write(cx.w)?;
+            }
         }
+    }
+}
+
+/// Gather a run's feed entries into packed rows, unless a request batch
+/// (`outer`) already gathers them.
+fn gather_feeds(cx: &mut Cx<'_, '_>, outer: bool) {
+    if !outer {
+        cx.feed_rows = Some(FeedRows::default());
     }
 }
 

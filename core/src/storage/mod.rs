@@ -895,6 +895,11 @@ impl<'tx> Write<'tx> {
         Ok(Some(record))
     }
 
+    /// Whether this transaction changed a key or a suspension so far.
+    pub(crate) fn changed_credentials(&self) -> bool {
+        self.credentials.get()
+    }
+
     /// Before a change of `table`: note a change of credentials.
     fn changing(&self, table: Table) {
         if matches!(table, Table::Keys | Table::Suspensions) {
