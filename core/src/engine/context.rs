@@ -38,6 +38,9 @@ pub(crate) struct Cx<'a, 'tx> {
     /// The directory epoch this transaction took or made
     /// (`shared_directory.rs`), for the engine once it commits.
     pub directory_epoch: Option<u64>,
+    /// This transaction's own window log entries on a shared store, written
+    /// as one row by [`Cx::finish`] (`shared_window.rs`).
+    pub window_row: Vec<u8>,
 }
 
 impl<'a, 'tx> Cx<'a, 'tx> {
@@ -61,6 +64,7 @@ impl<'a, 'tx> Cx<'a, 'tx> {
             feed_rows: None,
             last_txn: HashMap::new(),
             directory_epoch: None,
+            window_row: Vec::new(),
         }
     }
 
@@ -92,7 +96,8 @@ impl<'a, 'tx> Cx<'a, 'tx> {
 
     /// Write back what the transaction kept in memory (the usage counters). Call
     /// once, after the last operation, before the commit.
-    pub(super) fn finish(self) -> Result<Option<DateTime<Utc>>, StorageError> {
+    pub(super) fn finish(mut self) -> Result<Option<DateTime<Utc>>, StorageError> {
+        super::shared_window::write_row(&mut self)?;
         self.usage.write_back(self.w)?;
         for (partner_id, (_, id)) in &self.last_txn {
             self.w.put_raw(Table::Meta, &row_keys::last_transaction(partner_id), id.as_bytes())?;

@@ -122,3 +122,44 @@ fn changes_no_window_reaches_are_pruned_and_the_windows_stay_exact() {
         "This is a duplicate transaction"
     );
 }
+
+#[test]
+fn a_packed_row_gives_its_changes_at_the_positions_up_to_its_key() {
+    let row: Vec<u8> =
+        [super::shared_window::test_entry(1, 7, 100), super::shared_window::test_entry(2, 8, 200)].concat();
+    let got = super::shared_window::test_decode(&12u64.to_be_bytes(), &row).unwrap();
+    assert_eq!(got, vec![(11, 1, 7, 100), (12, 2, 8, 200)]);
+    let one = super::shared_window::test_decode(&3u64.to_be_bytes(), &row[..row.len() / 2]).unwrap();
+    assert_eq!(one, vec![(3, 1, 7, 100)], "a row from before packing");
+    assert!(super::shared_window::test_decode(&0u64.to_be_bytes(), &row).is_err(), "positions below 0");
+    assert!(super::shared_window::test_decode(&3u64.to_be_bytes(), &row[1..]).is_err());
+    assert!(super::shared_window::test_decode(&3u64.to_be_bytes(), &[]).is_err());
+}
+
+#[test]
+fn a_batchs_window_changes_are_one_row_that_every_process_follows() {
+    let Some(url) = url() else { return };
+    let clock = ManualClock::new(at("2026-11-23 09:00"));
+    let key = EncryptionKey::generate();
+    let a = open(&url, &clock, &key);
+    let b = open(&url, &clock, &key);
+    let (partner_id, partner, merchant_id) = tenant(&a);
+    create(&a, &partner, &partner_id, debit(&merchant_id, 0)).unwrap();
+    let op =
+        |i| Operation::CreateTransaction { partner_id: partner_id.clone(), body: debit(&merchant_id, i) };
+    let answers = b.execute_batch((1..=5).map(|i| (partner.clone(), op(i))).collect());
+    assert!(answers.iter().all(Result::is_ok), "{answers:?}");
+    assert_eq!(positions(&a), [1, 6], "one row for the first create, one for the batch's five");
+    let c = open(&url, &clock, &key);
+    for engine in [&a, &c] {
+        for i in 1..=5 {
+            let again = create(engine, &partner, &partner_id, debit(&merchant_id, i)).unwrap_err();
+            assert_eq!(again, "This is a duplicate transaction");
+        }
+    }
+    create(&a, &partner, &partner_id, debit(&merchant_id, 6)).unwrap();
+    assert_eq!(
+        create(&b, &partner, &partner_id, debit(&merchant_id, 6)).unwrap_err(),
+        "This is a duplicate transaction"
+    );
+}
