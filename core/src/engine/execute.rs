@@ -70,8 +70,11 @@ impl Engine {
                 loaded = Some(taken);
             }
             schedule::catch_up(&mut cx, now, Some(schedule::CHUNK))?;
-            // The batch's feed entries, one packed row per feed and scope.
-            cx.feed_rows = Some(super::feed_rows::FeedRows::default());
+            // A batch's feed entries, one packed row per feed and scope (a
+            // single operation writes its one row per feed as it goes).
+            if ops.len() > 1 {
+                cx.feed_rows = Some(super::feed_rows::FeedRows::default());
+            }
             let answers = apply_each(&mut cx, now, ops, &mut directory, &mut loaded)?;
             if let Some(rows) = cx.feed_rows.take() {
                 rows.write(cx.w)?;
