@@ -87,13 +87,28 @@ fn at(text: &str) -> DateTime<Utc> {
     naive.and_local_timezone(chrono_tz::America::New_York).earliest().unwrap().with_timezone(&Utc)
 }
 
-#[test]
-fn changes_no_window_reaches_are_pruned_and_the_windows_stay_exact() {
-    let Some(url) = url() else { return };
+/// Two engines over one new schema, as two processes, on one manual clock
+/// and one key (and what opens a third).
+struct Pair {
+    url: String,
+    clock: ManualClock,
+    key: EncryptionKey,
+    a: Engine,
+    b: Engine,
+}
+
+fn pair() -> Option<Pair> {
+    let url = url()?;
     let clock = ManualClock::new(at("2026-11-23 09:00"));
     let key = EncryptionKey::generate();
     let a = open(&url, &clock, &key);
     let b = open(&url, &clock, &key);
+    Some(Pair { url, clock, key, a, b })
+}
+
+#[test]
+fn changes_no_window_reaches_are_pruned_and_the_windows_stay_exact() {
+    let Some(Pair { url, clock, key, a, b }) = pair() else { return };
     let (partner_id, partner, merchant_id) = tenant(&a);
     // 600 creates, then (past the window and its margin) 500 more: the
     // 1,024th change prunes every change older than the window, in one run.
@@ -138,11 +153,7 @@ fn a_packed_row_gives_its_changes_at_the_positions_up_to_its_key() {
 
 #[test]
 fn a_batchs_window_changes_are_one_row_that_every_process_follows() {
-    let Some(url) = url() else { return };
-    let clock = ManualClock::new(at("2026-11-23 09:00"));
-    let key = EncryptionKey::generate();
-    let a = open(&url, &clock, &key);
-    let b = open(&url, &clock, &key);
+    let Some(Pair { url, clock, key, a, b }) = pair() else { return };
     let (partner_id, partner, merchant_id) = tenant(&a);
     create(&a, &partner, &partner_id, debit(&merchant_id, 0)).unwrap();
     let op =
