@@ -17,8 +17,10 @@ trap 'scripts/postgres-down "$dir" || true; rm -rf "$dir"' EXIT
 url=$(scripts/postgres-up "$dir" | tail -n 1)
 export ACH_TEST_POSTGRES=$url
 cargo test -p ach-tests --features postgres
-# The window log's pruning (a unit test of the engine's, on PostgreSQL only).
+# The window log's pruning and every row's partner (unit tests of the
+# engine's, on PostgreSQL only).
 cargo test -p ach-core --features postgres --lib shared_window_tests
+cargo test -p ach-core --features postgres --lib partner_rows_tests
 cargo test -p achd --test https --test hostile_https --test postgres_engine
 # Last: it loses the primary (SIGKILL) and promotes the standby under load.
 ACH_TEST_PG_DIR=$dir cargo test -p achd --test postgres_failover

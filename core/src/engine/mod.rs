@@ -48,6 +48,8 @@ mod originator;
 mod outcome;
 #[cfg(test)]
 mod packing_tests;
+#[cfg(all(test, feature = "postgres"))]
+mod partner_rows_tests;
 mod prepare;
 mod readiness;
 mod reads;

@@ -367,6 +367,12 @@ impl Store {
         false
     }
 
+    /// Tests on PostgreSQL: the store itself.
+    #[cfg(all(test, feature = "postgres"))]
+    pub(crate) fn postgres_store(&self) -> Option<&postgres::PgStore> {
+        self.pg.as_ref()
+    }
+
     /// Tell `hook` about every storage fault and recovery from now on.
     pub(crate) fn set_hook(&self, hook: StorageHook) {
         self.health.set_hook(hook);

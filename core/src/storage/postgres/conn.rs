@@ -50,8 +50,9 @@ impl Conn {
                 "DELETE FROM ach_kv WHERE (t, k) IN (SELECT * FROM unnest($1::text[], $2::bytea[]))",
             )?,
             put_many: prepare(
-                "INSERT INTO ach_kv (t, k, v) SELECT * FROM unnest($1::text[], $2::bytea[], $3::bytea[]) \
-                 ON CONFLICT (t, k) DO UPDATE SET v = EXCLUDED.v",
+                "INSERT INTO ach_kv (p, t, k, v) \
+                 SELECT * FROM unnest($1::text[], $2::text[], $3::bytea[], $4::bytea[]) \
+                 ON CONFLICT (t, k) DO UPDATE SET v = EXCLUDED.v, p = EXCLUDED.p",
             )?,
             scan_up_to: prepare(
                 "SELECT k, v FROM ach_kv WHERE t = $1 AND k >= $2 AND k < $3 ORDER BY k LIMIT $4",
@@ -95,6 +96,12 @@ impl Conn {
     }
 
     /// Run `sql` (statements without parameters: BEGIN, COMMIT, ...).
+    /// The client itself (tests: statements of their own).
+    #[cfg(test)]
+    pub(crate) fn client(&self) -> &Client {
+        &self.client
+    }
+
     pub(crate) fn batch(&self, sql: &str) -> Result<(), StorageError> {
         block_on(self.client.batch_execute(sql)).map_err(|e| pg_error(&e))
     }

@@ -13,6 +13,7 @@ use tokio_postgres::Row;
 use super::ahead::{self, Answers, Ask, Rows};
 use super::conn::Conn;
 use super::overlay::{Overlay, Seen};
+use super::owner::Owners;
 use crate::storage::kv::{KvRead, KvWrite, Visit};
 use crate::storage::{key_after, StorageError, Table};
 
@@ -78,9 +79,15 @@ impl PgTx {
     }
 
     /// Send the changes (removed ranges, removed keys, then values put, each
-    /// kind in one statement: the arrays unnested server-side) and COMMIT,
-    /// all in one round trip.
-    pub(crate) fn flush_and_commit(&self) -> Result<(), StorageError> {
+    /// kind in one statement: the arrays unnested server-side, each value
+    /// with its row's partner from `owners`) and COMMIT, all in one round
+    /// trip.
+    pub(crate) fn flush_and_commit(&self, owners: &Owners) -> Result<(), StorageError> {
+        // Worked out while every row written is still readable here.
+        let po: Vec<String> = {
+            let overlay = self.overlay.borrow();
+            overlay.puts().map(|(t, k, v)| owners.of(self, t, k, v)).collect::<Result<_, _>>()?
+        };
         let overlay = std::mem::take(&mut *self.overlay.borrow_mut());
         let sql = &self.conn.sql;
         let (ranges, (rt, rk), (pt, pk, pv)) = overlay.into_changes();
@@ -95,7 +102,7 @@ impl PgTx {
             statements.push((&sql.remove_many, vec![&rt, &rk]));
         }
         if !pk.is_empty() {
-            statements.push((&sql.put_many, vec![&pt, &pk, &pv]));
+            statements.push((&sql.put_many, vec![&po, &pt, &pk, &pv]));
         }
         let statements: Vec<_> = statements.iter().map(|(st, p)| (*st, p.as_slice())).collect();
         self.conn.execute_then_batch(&statements, "COMMIT")

@@ -12,6 +12,7 @@ mod ahead;
 mod conn;
 mod kv;
 mod overlay;
+mod owner;
 mod schema;
 
 use std::sync::{Arc, Mutex, PoisonError};
@@ -40,6 +41,8 @@ pub(crate) struct PgStore {
     learned: Mutex<Vec<ahead::Ask>>,
     /// Scans the engine said the next write transaction makes first.
     next: Mutex<Vec<ahead::Ask>>,
+    /// Merchants' partners, for the rows' partner column (`owner.rs`).
+    owners: owner::Owners,
 }
 
 impl PgStore {
@@ -65,6 +68,7 @@ impl PgStore {
             idle: Mutex::new(Vec::new()),
             learned: Mutex::new(Vec::new()),
             next: Mutex::new(Vec::new()),
+            owners: owner::Owners::default(),
         })
     }
 
@@ -130,7 +134,7 @@ impl PgStore {
         let mut w = Write::new(&tx, None);
         let out = f(&mut w)?;
         drop(w);
-        tx.flush_and_commit()?;
+        tx.flush_and_commit(&self.owners)?;
         *self.learned.lock().unwrap_or_else(PoisonError::into_inner) = tx.asks();
         Ok(out)
     }
@@ -166,6 +170,45 @@ impl PgStore {
         let out = transact(&conn, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", || f(&snapshot));
         drop(snapshot);
         self.give(conn);
+        out
+    }
+}
+
+/// A row as a test sees it: table, key, value, partner.
+#[cfg(test)]
+pub(crate) type PartnerRow = (String, Vec<u8>, Vec<u8>, String);
+
+/// Tests: every row with its partner; every partner forgotten; filled again.
+#[cfg(test)]
+impl PgStore {
+    /// Every row of `ach_kv`: (table, key, value, partner).
+    pub(crate) fn rows_with_partner(&self) -> Result<Vec<PartnerRow>, StorageError> {
+        let conn = self.take()?;
+        let rows = futures_executor::block_on(
+            conn.client().query("SELECT t, k, v, p FROM ach_kv ORDER BY t, k", &[]),
+        )
+        .map_err(|e| conn::pg_error(&e));
+        self.give(Arc::new(conn));
+        rows?
+            .iter()
+            .map(|r| {
+                let get = |e: tokio_postgres::Error| conn::pg_error(&e);
+                Ok((
+                    r.try_get(0).map_err(get)?,
+                    r.try_get(1).map_err(get)?,
+                    r.try_get(2).map_err(get)?,
+                    r.try_get(3).map_err(get)?,
+                ))
+            })
+            .collect()
+    }
+
+    /// Set every row's partner to '' (as migration 2 finds them), then fill
+    /// them again as migration 2 does.
+    pub(crate) fn forget_and_fill_partners(&self) -> Result<(), StorageError> {
+        let conn = self.take()?;
+        let out = conn.batch("UPDATE ach_kv SET p = ''").and_then(|()| schema::fill_owners(conn.client()));
+        self.give(Arc::new(conn));
         out
     }
 }

@@ -83,6 +83,12 @@ impl Overlay {
             .collect()
     }
 
+    /// The values put here, in the order [`Overlay::into_changes`] gives
+    /// them: (table, key, value).
+    pub(crate) fn puts(&self) -> impl Iterator<Item = (&'static str, &[u8], &[u8])> {
+        self.entries.iter().filter_map(|((t, k), v)| v.as_deref().map(|v| (*t, k.as_slice(), v)))
+    }
+
     /// The changes to send at the commit: the ranges removed (first), then
     /// the keys removed, then the values put (their columns: tables, keys,
     /// values).
