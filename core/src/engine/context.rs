@@ -41,6 +41,9 @@ pub(crate) struct Cx<'a, 'tx> {
     /// This transaction's own window log entries on a shared store, written
     /// as one row by [`Cx::finish`] (`shared_window.rs`).
     pub window_row: Vec<u8>,
+    /// The stored credentials epoch, once an operation's authentication was
+    /// confirmed here (`unconfirmed.rs`).
+    pub credentials_epoch: Option<Vec<u8>>,
 }
 
 impl<'a, 'tx> Cx<'a, 'tx> {
@@ -65,6 +68,7 @@ impl<'a, 'tx> Cx<'a, 'tx> {
             last_txn: HashMap::new(),
             directory_epoch: None,
             window_row: Vec::new(),
+            credentials_epoch: None,
         }
     }
 

@@ -21,10 +21,11 @@ impl Engine {
     /// Who an API key belongs to, or [`Refusal::Authentication`] (also for a
     /// key past its grace window, a revoked key, or a suspended holder's key).
     pub fn authenticate(&self, api_key: &str) -> Result<Caller, Refusal> {
-        if api_key.is_empty() || api_key.len() > 256 {
-            return Err(Refusal::Authentication);
-        }
-        let hash = KeyHash::of(api_key);
+        self.authenticate_hash(&key_hash(api_key)?)
+    }
+
+    /// [`Engine::authenticate`] of a key's hash.
+    pub(super) fn authenticate_hash(&self, hash: &KeyHash) -> Result<Caller, Refusal> {
         let now = self.now();
         // Remembered while no key or suspension changed. The epoch is read
         // first, so a change after it is seen by the next request.
@@ -32,11 +33,23 @@ impl Engine {
         if let Some(caller) = self.credentials_cache.get(hash.as_bytes(), &epoch, now) {
             return Ok(caller);
         }
+        self.look_up(hash, epoch, now)?.ok_or(Refusal::Authentication)
+    }
+
+    /// Who the key hashed `hash` authenticates at `now`, read from the store
+    /// and remembered at `epoch` (read before the lookup); `None`: refused.
+    pub(super) fn look_up(
+        &self,
+        hash: &KeyHash,
+        epoch: Vec<u8>,
+        now: DateTime<Utc>,
+    ) -> Result<Option<Caller>, StorageError> {
         let found =
-            self.store.read_any(|r| credentials::caller_until(r, self.operator.as_ref(), &hash, now))?;
-        let (caller, until) = found.ok_or(Refusal::Authentication)?;
-        self.credentials_cache.put(*hash.as_bytes(), epoch, caller.clone(), until);
-        Ok(caller)
+            self.store.read_any(|r| credentials::caller_until(r, self.operator.as_ref(), hash, now))?;
+        Ok(found.map(|(caller, until)| {
+            self.credentials_cache.put(*hash.as_bytes(), epoch, caller.clone(), until);
+            caller
+        }))
     }
 
     /// Run many operations in ONE write transaction (one durable commit), each with
@@ -118,6 +131,15 @@ impl Engine {
             manual.set(t);
         }
     }
+}
+
+/// The hash of an API key, or [`Refusal::Authentication`] for an empty key
+/// or one over 256 bytes (no key is).
+pub(super) fn key_hash(api_key: &str) -> Result<KeyHash, Refusal> {
+    if api_key.is_empty() || api_key.len() > 256 {
+        return Err(Refusal::Authentication);
+    }
+    Ok(KeyHash::of(api_key))
 }
 
 /// Every operation's answer, in order.

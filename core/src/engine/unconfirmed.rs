@@ -40,14 +40,14 @@ impl Engine {
     /// reading the credentials epoch, with what is left to confirm before the
     /// request is answered (see the module's text). `None`: confirmed already.
     pub fn admit_key(&self, api_key: &str) -> Result<(Caller, Option<Unconfirmed>), Refusal> {
-        if self.store.shared() && !api_key.is_empty() && api_key.len() <= 256 {
-            let hash = KeyHash::of(api_key);
+        let hash = super::execute::key_hash(api_key)?;
+        if self.store.shared() {
             if let Some((caller, epoch)) = self.credentials_cache.get_remembered(hash.as_bytes(), self.now())
             {
                 return Ok((caller, Some(Unconfirmed { hash, epoch })));
             }
         }
-        self.authenticate(api_key).map(|caller| (caller, None))
+        self.authenticate_hash(&hash).map(|caller| (caller, None))
     }
 
     /// Confirm `caller`'s authentication outside a write transaction (before
@@ -58,31 +58,28 @@ impl Engine {
         if epoch == unconfirmed.epoch {
             return Ok(());
         }
-        let now = self.now();
-        let found = self
-            .store
-            .read_any(|r| credentials::caller_until(r, self.operator.as_ref(), &unconfirmed.hash, now))?;
-        match found {
-            Some((found, until)) if found == *caller => {
-                self.credentials_cache.put(*unconfirmed.hash.as_bytes(), epoch, found, until);
-                Ok(())
-            }
+        match self.look_up(&unconfirmed.hash, epoch, self.now())? {
+            Some(found) if found == *caller => Ok(()),
             _ => Err(Refusal::Authentication),
         }
     }
 }
 
 /// Whether `caller`'s authentication still holds in the write transaction
-/// `cx`: its epoch unchanged and no key or suspension changed earlier in the
+/// `cx`: its epoch (read once per transaction: only the transaction's own
+/// end moves it) unchanged and no key or suspension changed earlier in the
 /// transaction, or else the key looked up again there.
 pub(crate) fn holds(
-    cx: &Cx<'_, '_>,
+    cx: &mut Cx<'_, '_>,
     caller: &Caller,
     unconfirmed: &Unconfirmed,
     now: DateTime<Utc>,
 ) -> Result<bool, StorageError> {
-    let epoch = cx.w.get_raw(Table::Meta, row_keys::META_CREDENTIALS_EPOCH)?.unwrap_or_default();
-    if epoch == unconfirmed.epoch && !cx.w.changed_credentials() {
+    if cx.credentials_epoch.is_none() {
+        let stored = cx.w.get_raw(Table::Meta, row_keys::META_CREDENTIALS_EPOCH)?;
+        cx.credentials_epoch = Some(stored.unwrap_or_default());
+    }
+    if cx.credentials_epoch.as_ref() == Some(&unconfirmed.epoch) && !cx.w.changed_credentials() {
         return Ok(true);
     }
     let found = credentials::caller_until_in(cx.w, cx.engine.operator.as_ref(), &unconfirmed.hash, now)?;
