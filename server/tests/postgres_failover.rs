@@ -15,36 +15,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ach_testkit::{Achd, Conn, Server};
-use serde_json::{json, Value};
+use ach_testkit::Achd;
+use serde_json::json;
 
-const START: &str = "2026-11-23T10:00:00-05:00";
-
-fn example(name: &str) -> Value {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/requests").join(name);
-    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
-}
-
-/// A partner and its approved merchant (duplicates allowed), made through `conn`.
-async fn tenant(server: &Server, conn: &mut Conn) -> (String, String, String) {
-    let operator = server.operator_key();
-    let (status, p) =
-        conn.call("POST", "/admin/partners", Some(&operator), Some(json!({"name": "Acme"}))).await;
-    assert_eq!(status, 201, "{p}");
-    let partner_id = p["payload"]["partner_id"].as_str().unwrap().to_owned();
-    let partner_key = p["payload"]["api_key"].as_str().unwrap().to_owned();
-    let mut app = example("merchant.json");
-    app["partner_id"] = json!(partner_id);
-    app["velocities"]["decline_duplicates"] = json!(false);
-    let (status, m) = conn.call("POST", "/merchants", Some(&partner_key), Some(app)).await;
-    assert_eq!(status, 201, "{m}");
-    let merchant_id = m["id"].as_str().unwrap().to_owned();
-    let limits = json!({"limits": {"monthly_count": 1_000_000, "monthly_amount": "90000000.00"}});
-    let path = format!("/admin/merchants/{merchant_id}/approve");
-    let (status, a) = conn.call("POST", &path, Some(&operator), Some(limits)).await;
-    assert_eq!(status, 200, "{a}");
-    (partner_id, partner_key, merchant_id)
-}
+mod two_pg;
+use two_pg::{example, tenant, START};
 
 /// What one client saw: ids acknowledged (and when), statuses of the others.
 #[derive(Default)]

@@ -4,8 +4,10 @@
 # and its synchronous standby from `scripts/postgres-up`, each engine and
 # each server in a schema of its own. What redb's suites check of files
 # (modes, bytes at rest) they check of the key files and the stored rows.
-# Then two achd under load lose the primary and carry on on the promoted
-# standby (server/tests/postgres_failover.rs).
+# Then nothing is answered while the standby is paused
+# (server/tests/postgres_standby_wait.rs), and two achd under load lose the
+# primary and carry on on the promoted standby
+# (server/tests/postgres_failover.rs).
 set -euo pipefail
 shopt -s inherit_errexit 2>/dev/null || true
 cd "$(dirname "$0")/../.."
@@ -22,5 +24,7 @@ cargo test -p ach-tests --features postgres
 cargo test -p ach-core --features postgres --lib shared_window_tests
 cargo test -p ach-core --features postgres --lib partner_rows_tests
 cargo test -p achd --test https --test hostile_https --test postgres_engine
+# Nothing answered before the standby has it (pauses the standby).
+ACH_TEST_PG_DIR=$dir cargo test -p achd --test postgres_standby_wait
 # Last: it loses the primary (SIGKILL) and promotes the standby under load.
 ACH_TEST_PG_DIR=$dir cargo test -p achd --test postgres_failover

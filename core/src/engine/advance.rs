@@ -25,7 +25,7 @@ impl Engine {
             self.let_requests_in();
             let mut window = self.lock_window()?;
             let mut log = Vec::new();
-            let (progress, done) = self.store.write_unrecorded(|w| {
+            let written = self.store.write_unrecorded(|w| {
                 let mut cx = Cx::new(w, now, self, &mut window, &mut log);
                 super::shared_window::follow(&mut cx)?;
                 let (step, mut done) = schedule::catch_up(&mut cx, now, Some(schedule::CHUNK))?;
@@ -37,7 +37,8 @@ impl Engine {
                 }
                 cx.finish()?;
                 Ok::<_, StorageError>((step, done))
-            })?;
+            });
+            let (progress, done) = written.inspect_err(|_| self.after_failed_write(&mut window, &log))?;
             total.originated += progress.originated;
             total.settled += progress.settled;
             if done {

@@ -207,16 +207,35 @@ impl Engine {
     }
 
     /// Lock the duplicate window for a write transaction. If a panic ever left
-    /// it poisoned (a change half made), it is rebuilt from storage first.
+    /// it poisoned (a change half made), or a failed write left it stale
+    /// ([`Engine::after_failed_write`]), it is rebuilt from storage first.
     pub(super) fn lock_window(&self) -> Result<std::sync::MutexGuard<'_, window::Window>, StorageError> {
-        match self.window.lock() {
-            Ok(guard) => Ok(guard),
+        let mut guard = match self.window.lock() {
+            Ok(guard) => guard,
             Err(poisoned) => {
                 let mut guard = poisoned.into_inner();
                 *guard = self.load_window()?;
                 self.window.clear_poison();
-                Ok(guard)
+                guard
             }
+        };
+        if guard.stale {
+            *guard = self.load_window()?;
+        }
+        Ok(guard)
+    }
+
+    /// After a write transaction failed: what it changed in the window is
+    /// taken back (`log`). On a shared store the window is rebuilt instead
+    /// before its next use: the commit may have landed after all, and the
+    /// changes of other processes the transaction applied may be lost with
+    /// a failed primary (visible before they were durable; see
+    /// `storage/postgres`), so only the database knows.
+    pub(super) fn after_failed_write(&self, window: &mut window::Window, log: &[window::WindowChange]) {
+        if self.store.shared() {
+            window.stale = true;
+        } else {
+            window.undo(log);
         }
     }
 }

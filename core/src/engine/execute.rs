@@ -104,8 +104,9 @@ impl Engine {
                 answers
             }
             Err(_) => {
-                // Nothing was stored: nor is anything left in the window.
-                window.undo(&log);
+                // Nothing was stored (or, on a shared store, perhaps it was):
+                // the window follows.
+                self.after_failed_write(&mut window, &log);
                 unavailable(count)
             }
         }

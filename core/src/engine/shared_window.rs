@@ -172,13 +172,13 @@ fn prune(cx: &mut Cx<'_, '_>, before: i64) -> Result<(), StorageError> {
 }
 
 /// One encoded change with a fingerprint of `print` bytes (for tests).
-#[cfg(test)]
+#[cfg(all(test, feature = "postgres"))]
 pub(crate) fn test_entry(op: u8, print: u8, at: i64) -> Vec<u8> {
     encode(op, &[print; PRINT_LEN], at).to_vec()
 }
 
 /// A row's changes as (position, op, the fingerprint's first byte, instant) (for tests).
-#[cfg(test)]
+#[cfg(all(test, feature = "postgres"))]
 pub(crate) fn test_decode(key: &[u8], value: &[u8]) -> Result<Vec<(u64, u8, u8, i64)>, StorageError> {
     Ok(decode(key, value)?.into_iter().map(|(p, op, print, at)| (p, op, print[0], at)).collect())
 }

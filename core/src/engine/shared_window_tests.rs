@@ -1,7 +1,8 @@
 //! The window log on PostgreSQL (run when `ACH_TEST_POSTGRES` names a
 //! database): changes no window can reach any more are pruned, and an engine
 //! opened afterwards, and one that was following, still refuse exactly the
-//! duplicates still in the window.
+//! duplicates still in the window; after a write whose outcome is unknown,
+//! a process's window is the database's, whatever the database kept.
 #![allow(clippy::unwrap_used)]
 
 use chrono::{DateTime, Duration, Utc};
@@ -173,4 +174,46 @@ fn a_batchs_window_changes_are_one_row_that_every_process_follows() {
         create(&b, &partner, &partner_id, debit(&merchant_id, 6)).unwrap_err(),
         "This is a duplicate transaction"
     );
+}
+
+/// The next write transaction through `engine` commits, yet fails.
+fn lose_next_answer(engine: &Engine) {
+    engine.store.postgres_store().unwrap().lose_next_answer();
+}
+
+#[test]
+fn after_a_write_of_unknown_outcome_each_window_is_the_databases() {
+    let Some(Pair { a, b, .. }) = pair() else { return };
+    let (partner_id, partner, merchant_id) = tenant(&a);
+    create(&a, &partner, &partner_id, debit(&merchant_id, 0)).unwrap();
+    create(&b, &partner, &partner_id, debit(&merchant_id, 1)).unwrap();
+    let before = a.store.postgres_store().unwrap().rows_with_partner().unwrap();
+    // Committed, answered as failed: A's create of 2, then B's of 3, which
+    // applied A's change to its window first.
+    lose_next_answer(&a);
+    let lost = create(&a, &partner, &partner_id, debit(&merchant_id, 2)).unwrap_err();
+    assert_eq!(lost, crate::AchError::DatabaseUnavailable.to_string());
+    lose_next_answer(&b);
+    assert!(create(&b, &partner, &partner_id, debit(&merchant_id, 3)).is_err());
+    // Both landed: each process refuses both again, as the database says.
+    for engine in [&a, &b] {
+        for i in [2, 3] {
+            let again = create(engine, &partner, &partner_id, debit(&merchant_id, i)).unwrap_err();
+            assert_eq!(again, "This is a duplicate transaction", "{i}");
+        }
+    }
+    // Again, and then the primary is lost: the promoted standby has
+    // neither commit (nor anything after `before`). Neither process keeps
+    // a change the database does not have.
+    lose_next_answer(&a);
+    assert!(create(&a, &partner, &partner_id, debit(&merchant_id, 4)).is_err());
+    lose_next_answer(&b);
+    assert!(create(&b, &partner, &partner_id, debit(&merchant_id, 5)).is_err());
+    a.store.postgres_store().unwrap().replace_rows(&before).unwrap();
+    create(&b, &partner, &partner_id, debit(&merchant_id, 4)).unwrap();
+    create(&a, &partner, &partner_id, debit(&merchant_id, 5)).unwrap();
+    for (engine, i) in [(&a, 0), (&b, 0), (&a, 1), (&b, 1), (&a, 4), (&b, 5)] {
+        let again = create(engine, &partner, &partner_id, debit(&merchant_id, i)).unwrap_err();
+        assert_eq!(again, "This is a duplicate transaction", "{i}");
+    }
 }

@@ -59,6 +59,9 @@ pub(crate) struct Window {
     /// On a shared database: the last position of its window log applied
     /// (others' changes and this engine's own).
     pub(crate) followed: u64,
+    /// Built from what a write whose outcome is unknown saw: rebuilt from
+    /// storage before its next use ([`super::Engine::lock_window`]).
+    pub(crate) stale: bool,
 }
 
 /// Microseconds since the Unix epoch: exact enough for a window of hours, and

@@ -106,6 +106,21 @@ impl Conn {
         block_on(self.client.batch_execute(sql)).map_err(|e| pg_error(&e))
     }
 
+    /// Rows of a prepared statement, then `sql`, in one round trip.
+    pub(crate) fn query_then_batch(
+        &self,
+        st: &Statement,
+        params: &[&(dyn ToSql + Sync)],
+        sql: &str,
+    ) -> Result<Vec<Row>, StorageError> {
+        let (rows, done) = block_on(futures_util::future::join(
+            self.client.query(st, params),
+            self.client.batch_execute(sql),
+        ));
+        let rows = rows.map_err(|e| pg_error(&e))?;
+        done.map_err(|e| pg_error(&e)).map(|()| rows)
+    }
+
     /// Run `sql` (BEGIN and the write lock), and in the same round trip,
     /// if `st` is given, its rows: tokio-postgres pipelines requests polled
     /// together, and the server runs them in order.

@@ -80,8 +80,8 @@ impl PgTx {
 
     /// Send the changes (removed ranges, removed keys, then values put, each
     /// kind in one statement: the arrays unnested server-side, each value
-    /// with its row's partner from `owners`) and COMMIT, all in one round
-    /// trip.
+    /// with its row's partner from `owners`), COMMIT and wait for
+    /// [`super::DURABLE`], all in one round trip.
     pub(crate) fn flush_and_commit(&self, owners: &Owners) -> Result<(), StorageError> {
         // Worked out while every row written is still readable here.
         let po: Vec<String> = {
@@ -105,7 +105,7 @@ impl PgTx {
             statements.push((&sql.put_many, vec![&po, &pt, &pk, &pv]));
         }
         let statements: Vec<_> = statements.iter().map(|(st, p)| (*st, p.as_slice())).collect();
-        self.conn.execute_then_batch(&statements, "COMMIT")
+        self.conn.execute_then_batch(&statements, super::COMMIT_DURABLE)
     }
 
     /// A page of (at most `rows`) database rows of `table` in `[from, to)`.

@@ -4,9 +4,12 @@
 //!
 //! A write transaction takes a transaction-scoped advisory lock first, so the
 //! write transactions of every process over the database run one at a time,
-//! as redb's do in one process; each commits with the server's
-//! `synchronous_commit` (on: durable on the synchronous standby before the
-//! answer). A read is a `REPEATABLE READ READ ONLY` transaction: a snapshot.
+//! as redb's do in one process. It commits without waiting for the disk
+//! (which would hold the lock through the primary's flush and the
+//! standby's), then waits for [`DURABLE`] on the same connection before it
+//! returns; a read waits for it too before it answers, so nothing is answered
+//! that the standby may not have. A read is a `REPEATABLE READ READ ONLY`
+//! transaction: a snapshot.
 
 mod ahead;
 mod conn;
@@ -23,12 +26,33 @@ use tokio_postgres::Config;
 
 use super::{Snapshot, StorageError, Write};
 
-/// The advisory lock every write transaction holds until it ends, with the
-/// schema's name hashed (one lock per engine database).
-const LOCK_WRITES: i32 = 0x4143_4802;
-
 /// Connections kept open between transactions.
 const IDLE: usize = 16;
+
+/// A write transaction's first statements: it commits without waiting for
+/// the disk, and takes the write lock (0x4143_4802, with the schema's name
+/// hashed: one lock per engine database).
+const BEGIN_WRITE: &str = "BEGIN; SET LOCAL synchronous_commit = off; \
+     SELECT pg_advisory_xact_lock(1094928386, hashtext(current_schema()))";
+
+macro_rules! durable {
+    () => {
+        "SELECT pg_logical_emit_message(true, 'ach', '')"
+    };
+}
+
+/// Waits until everything committed before it is as durable as the
+/// server's `synchronous_commit` makes a commit (on: flushed on the primary
+/// and on the synchronous standby). A transaction of its own that writes
+/// one WAL record (a logical message no one decodes): one that only took a
+/// transaction id would commit without waiting. WAL is replayed in order,
+/// so every earlier commit, this process's or another's, is then durable.
+/// Sent on the connection that committed or read, so that it asks the same
+/// server: after a failover a new connection's would prove nothing.
+pub(crate) const DURABLE: &str = durable!();
+
+/// COMMIT, then [`DURABLE`].
+pub(crate) const COMMIT_DURABLE: &str = concat!("COMMIT; ", durable!());
 
 /// A PostgreSQL database reached with one connection string.
 pub(crate) struct PgStore {
@@ -43,6 +67,9 @@ pub(crate) struct PgStore {
     next: Mutex<Vec<ahead::Ask>>,
     /// Merchants' partners, for the rows' partner column (`owner.rs`).
     owners: owner::Owners,
+    /// Tests: the next write transaction's answer is lost after its commit.
+    #[cfg(test)]
+    lose_answer: std::sync::atomic::AtomicBool,
 }
 
 impl PgStore {
@@ -69,6 +96,8 @@ impl PgStore {
             learned: Mutex::new(Vec::new()),
             next: Mutex::new(Vec::new()),
             owners: owner::Owners::default(),
+            #[cfg(test)]
+            lose_answer: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -99,11 +128,13 @@ impl PgStore {
     }
 
     /// Run `f` in one write transaction: committed (durably, as the server's
-    /// `synchronous_commit` says) when it returns `Ok`, rolled back when it
-    /// returns `Err`. Three round trips whatever `f` reads that the previous
-    /// write transaction read too (`ahead.rs`): BEGIN with the write lock and
-    /// the reads ahead; the reads not read ahead, one each; the changes with
-    /// COMMIT.
+    /// `synchronous_commit` says: [`DURABLE`]) when it returns `Ok`, rolled
+    /// back when it returns `Err`. Three round trips whatever `f` reads that
+    /// the previous write transaction read too (`ahead.rs`): BEGIN with the
+    /// write lock and the reads ahead; the reads not read ahead, one each;
+    /// the changes with COMMIT and [`DURABLE`] (the lock is free from the
+    /// COMMIT on, while this process waits for the disks). An `Err` after
+    /// the COMMIT was sent leaves the outcome unknown: committed or not.
     pub(crate) fn write<T>(
         &self,
         f: impl FnOnce(&mut Write<'_>) -> Result<T, StorageError>,
@@ -126,15 +157,19 @@ impl PgStore {
         asks: &[ahead::Ask],
         f: impl FnOnce(&mut Write<'_>) -> Result<T, StorageError>,
     ) -> Result<T, StorageError> {
-        let begin = format!("BEGIN; SELECT pg_advisory_xact_lock({LOCK_WRITES}, hashtext(current_schema()))");
         let params = ahead::Params::of(asks);
-        let rows = params
-            .with(|p| conn.batch_then_query(&begin, (!asks.is_empty()).then_some((&conn.sql.ahead, p))))?;
+        let rows = params.with(|p| {
+            conn.batch_then_query(BEGIN_WRITE, (!asks.is_empty()).then_some((&conn.sql.ahead, p)))
+        })?;
         let tx = PgTx::writing(Arc::clone(conn), params.answers(&rows)?);
         let mut w = Write::new(&tx, None);
         let out = f(&mut w)?;
         drop(w);
         tx.flush_and_commit(&self.owners)?;
+        #[cfg(test)]
+        if self.lose_answer.swap(false, std::sync::atomic::Ordering::SeqCst) {
+            return Err(StorageError("test: the commit's answer was lost".into()));
+        }
         *self.learned.lock().unwrap_or_else(PoisonError::into_inner) = tx.asks();
         Ok(out)
     }
@@ -146,10 +181,11 @@ impl PgStore {
         self.next.lock().unwrap_or_else(PoisonError::into_inner).push(ask);
     }
 
-    /// The value at `key` now: one statement, its own snapshot.
+    /// The value at `key` now: one statement, its own snapshot, answered
+    /// once what it saw is durable ([`DURABLE`], in the same round trip).
     pub(crate) fn get_now(&self, table: super::Table, key: &[u8]) -> Result<Option<Vec<u8>>, StorageError> {
         let conn = Arc::new(self.take()?);
-        let rows = conn.query(&conn.sql.get, &[&table.name(), &key]);
+        let rows = conn.query_then_batch(&conn.sql.get, &[&table.name(), &key], DURABLE);
         self.give(conn);
         match rows?.first() {
             Some(row) => Ok(Some(
@@ -160,7 +196,8 @@ impl PgStore {
         }
     }
 
-    /// Run `f` on a snapshot.
+    /// Run `f` on a snapshot, answered once what it saw is durable (another
+    /// process's commit may be visible before it is: [`DURABLE`]).
     pub(crate) fn read<T>(
         &self,
         f: impl FnOnce(&Snapshot) -> Result<T, StorageError>,
@@ -203,6 +240,33 @@ impl PgStore {
             .collect()
     }
 
+    /// Lose the next write transaction's answer: committed, yet an error,
+    /// as when the connection breaks while [`DURABLE`] waits.
+    pub(crate) fn lose_next_answer(&self) {
+        self.lose_answer.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Put back exactly `rows` (from [`PgStore::rows_with_partner`]), as a
+    /// promoted standby that had everything up to then and nothing after.
+    pub(crate) fn replace_rows(&self, rows: &[PartnerRow]) -> Result<(), StorageError> {
+        let conn = self.take()?;
+        let tables: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
+        let keys: Vec<&[u8]> = rows.iter().map(|r| r.1.as_slice()).collect();
+        let values: Vec<&[u8]> = rows.iter().map(|r| r.2.as_slice()).collect();
+        let partners: Vec<&str> = rows.iter().map(|r| r.3.as_str()).collect();
+        let out = conn.batch("BEGIN; DELETE FROM ach_kv").and_then(|()| {
+            futures_executor::block_on(conn.client().execute(
+                "INSERT INTO ach_kv (t, k, v, p) \
+                 SELECT * FROM unnest($1::text[], $2::bytea[], $3::bytea[], $4::text[])",
+                &[&tables, &keys, &values, &partners],
+            ))
+            .map_err(|e| conn::pg_error(&e))?;
+            conn.batch("COMMIT")
+        });
+        self.give(Arc::new(conn));
+        out
+    }
+
     /// Set every row's partner to '' (as migration 2 finds them), then fill
     /// them again as migration 2 does.
     pub(crate) fn forget_and_fill_partners(&self) -> Result<(), StorageError> {
@@ -225,7 +289,7 @@ impl Drop for PgStore {
     }
 }
 
-/// `begin`, then `f`, then COMMIT; ROLLBACK when `f` fails.
+/// `begin`, then `f`, then COMMIT and [`DURABLE`]; ROLLBACK when `f` fails.
 fn transact<T>(
     conn: &Conn,
     begin: &str,
@@ -233,7 +297,7 @@ fn transact<T>(
 ) -> Result<T, StorageError> {
     conn.batch(begin)?;
     match f() {
-        Ok(out) => conn.batch("COMMIT").map(|()| out),
+        Ok(out) => conn.batch(COMMIT_DURABLE).map(|()| out),
         Err(e) => {
             let _ = conn.batch("ROLLBACK");
             Err(e)
