@@ -28,6 +28,9 @@ pub(crate) struct Cx<'a, 'tx> {
     pub batch_flags: FastMap<Vec<u8>, u8>,
     /// While a catch-up runs: its feed entries, gathered into packed rows.
     pub feed_rows: Option<super::feed_rows::FeedRows>,
+    /// In a request batch: its creates' pending index entries, gathered
+    /// into packed rows (`pending_rows.rs`).
+    pub pending_rows: Option<super::pending_rows::PendingRows>,
     /// The stamp and id of the newest transaction this write transaction made
     /// for each partner, written back by [`Cx::finish`].
     last_txn: HashMap<String, (crate::ids::TxnStamp, String)>,
@@ -65,6 +68,7 @@ impl<'a, 'tx> Cx<'a, 'tx> {
             clock_to: None,
             batch_flags: FastMap::default(),
             feed_rows: None,
+            pending_rows: None,
             last_txn: HashMap::new(),
             directory_epoch: None,
             window_row: Vec::new(),

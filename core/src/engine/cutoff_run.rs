@@ -13,7 +13,7 @@ use super::{feeds, Cx};
 use crate::calendar;
 use crate::lifecycle::{self, State};
 use crate::model::Direction;
-use crate::storage::{self, row_keys, StorageError, Table};
+use crate::storage::{self, StorageError, Table};
 
 /// A cut-off's origination and effective dates, and the settlement date and
 /// instant of a credit and of a debit originated at it.
@@ -124,24 +124,18 @@ impl ChangeTemplates {
 /// cut-off at `cutoff`), handing each to `write` in order.
 pub(super) fn run(
     cx: &mut Cx<'_, '_>,
-    keys: &[Vec<u8>],
+    ids: &[&str],
     cutoff: DateTime<Utc>,
     mut write: impl FnMut(&mut Cx<'_, '_>, Originated<'_>) -> Result<(), StorageError>,
 ) -> Result<(), StorageError> {
     let dates = RunDates::of(cutoff);
     let mut changes = ChangeTemplates::default();
-    for key in keys {
-        if let Some(raw) = read(cx, key)? {
+    for id in ids {
+        if let Some(raw) = cx.w.get_raw(Table::Transactions, id.as_bytes())? {
             if let Some(o) = originate(&raw, cutoff, &dates, &mut changes)? {
                 write(cx, o)?;
             }
         }
     }
     Ok(())
-}
-
-/// The stored record a pending index key names, if it is still there.
-fn read(cx: &Cx<'_, '_>, key: &[u8]) -> Result<Option<Vec<u8>>, StorageError> {
-    let id = row_keys::at_id(key).ok_or_else(|| StorageError("an index key is unreadable".into()))?;
-    cx.w.get_raw(Table::Transactions, id.as_bytes())
 }

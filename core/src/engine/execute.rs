@@ -83,13 +83,18 @@ impl Engine {
                 loaded = Some(taken);
             }
             schedule::catch_up(&mut cx, now, Some(schedule::CHUNK))?;
-            // A batch's feed entries, one packed row per feed and scope (a
-            // single operation writes its one row per feed as it goes).
+            // A batch's feed entries, one packed row per feed and scope, and
+            // its pending index, one row per cut-off (a single operation
+            // writes its own rows as it goes).
             if ops.len() > 1 {
                 cx.feed_rows = Some(super::feed_rows::FeedRows::default());
+                cx.pending_rows = Some(super::pending_rows::PendingRows::default());
             }
             let answers = apply_each(&mut cx, now, ops, &mut directory, &mut loaded)?;
             if let Some(rows) = cx.feed_rows.take() {
+                rows.write(cx.w)?;
+            }
+            if let Some(mut rows) = cx.pending_rows.take() {
                 rows.write(cx.w)?;
             }
             let epoch = cx.directory_epoch;

@@ -50,6 +50,9 @@ mod outcome;
 mod packing_tests;
 #[cfg(all(test, feature = "postgres"))]
 mod partner_rows_tests;
+mod pending_rows;
+#[cfg(test)]
+mod pending_rows_tests;
 mod prepare;
 mod readiness;
 mod reads;

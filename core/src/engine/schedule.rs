@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::cutoff_run::{self, Originated};
 use super::feed_rows::FeedRows;
 use super::records::TransactionRecord;
-use super::{feeds, id_list, images, origination, originator, Abort, Cx, Outcome, Refusal};
+use super::{feeds, id_list, images, origination, originator, pending_rows, Abort, Cx, Outcome, Refusal};
 use crate::lifecycle::State;
 use crate::storage::{row_keys, StorageError, Table};
 use crate::validation::ProblemCode;
@@ -49,6 +49,11 @@ pub(crate) fn catch_up(
     // A request batch gathers its feed entries itself (`execute.rs`): a
     // catch-up inside one of its operations adds to those rows.
     let outer = cx.feed_rows.is_some();
+    // A request batch's pending index rows, so far: in the index before any
+    // cut-off reads it (a sandbox clock set later in the batch).
+    if let Some(rows) = &mut cx.pending_rows {
+        rows.write(cx.w)?;
+    }
     loop {
         if budget.is_some_and(|b| spent >= b) {
             return Ok((progress, false));
@@ -80,12 +85,19 @@ pub(crate) fn catch_up(
         match next {
             None => return Ok((progress, true)),
             Some((at, 0)) => {
-                let keys = at_instant(cx, Table::Pending, at, left)?;
+                let rows = pending_at(cx, at, left)?;
+                let ids = rows.iter().map(|(k, v)| pending_rows::ids(k, v)).collect::<Result<Vec<_>, _>>()?;
+                let ids: Vec<&str> = ids.into_iter().flatten().collect();
                 let mut gathered = Gathered::default();
                 gather_feeds(cx, outer);
-                cutoff_run::run(cx, &keys, at, |cx, o| gathered.originated(cx, o, at))?;
-                progress.originated += keys.len() as u64;
-                spent += keys.len() as u64;
+                let mut originated = 0;
+                cutoff_run::run(cx, &ids, at, |cx, o| {
+                    originated += 1;
+                    gathered.originated(cx, o, at)
+                })?;
+                progress.originated += originated;
+                spent += ids.len().max(1) as u64;
+                let keys: Vec<Vec<u8>> = rows.into_iter().map(|(k, _)| k).collect();
                 remove_run(cx, Table::Pending, &keys)?;
                 gathered.write(cx)?;
             }
@@ -117,17 +129,25 @@ fn gather_feeds(cx: &mut Cx<'_, '_>, outer: bool) {
     }
 }
 
-/// Up to `limit` (at least one) keys of an index at exactly `at`.
-fn at_instant(
-    cx: &Cx<'_, '_>,
-    table: Table,
-    at: DateTime<Utc>,
-    limit: u64,
-) -> Result<Vec<Vec<u8>>, StorageError> {
+/// A stored row: key and value.
+type Row = (Vec<u8>, Vec<u8>);
+
+/// The pending index rows at exactly `at`, one at a time until they hold
+/// `limit` ids (at least one row): (key, value).
+fn pending_at(cx: &Cx<'_, '_>, at: DateTime<Utc>, limit: u64) -> Result<Vec<Row>, StorageError> {
     let from = row_keys::instant(at);
     let to = row_keys::instant(at + chrono::Duration::microseconds(1));
     let limit = usize::try_from(limit.max(1)).unwrap_or(usize::MAX);
-    Ok(cx.w.range(table, &from, &to, limit)?.into_iter().map(|(k, _)| k).collect())
+    let mut rows = Vec::new();
+    let mut held = 0;
+    for (key, value) in cx.w.range(Table::Pending, &from, &to, limit)? {
+        if held >= limit {
+            break;
+        }
+        held += pending_rows::ids(&key, &value)?.len();
+        rows.push((key, value));
+    }
+    Ok(rows)
 }
 
 /// An index entry that is due: its instant and key.
@@ -204,7 +224,7 @@ impl Gathered {
         let row = self
             .settlements
             .entry(at)
-            .or_insert_with(|| (settlement_row_key(at, id), id_list::with_capacity(CHUNK as usize), 0));
+            .or_insert_with(|| (row_keys::packed(at, id), id_list::with_capacity(CHUNK as usize), 0));
         id_list::push(&mut row.1, id)?;
         row.2 += 1;
         if row.2 >= CHUNK {
@@ -222,16 +242,6 @@ impl Gathered {
         }
         self.outgoing.write(cx)
     }
-}
-
-/// A settlement index row of packed ids: the instant, a zero byte (a row of
-/// one transaction, from before packing, has its id there, which starts with
-/// `t`), and the first id (unique: a transaction originates once).
-fn settlement_row_key(at: DateTime<Utc>, first_id: &str) -> Vec<u8> {
-    let mut key = row_keys::instant(at).to_vec();
-    key.push(0);
-    key.extend_from_slice(first_id.as_bytes());
-    key
 }
 
 /// Settle what is due at `at`: index rows one at a time until `budget`

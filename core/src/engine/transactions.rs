@@ -160,10 +160,14 @@ fn limit_refusal(e: AchError) -> Abort {
     Refusal::problem(e, field, code, message).into()
 }
 
-/// Store a new Pending transaction, index it for its cut-off, report it.
+/// Store a new Pending transaction, index it for its cut-off (in a batch,
+/// in its packed row), report it.
 fn insert(cx: &mut Cx<'_, '_>, record: &TransactionRecord) -> Result<(), Abort> {
     cx.w.put(Table::Transactions, record.id.as_bytes(), record)?;
-    cx.w.put_raw(Table::Pending, &row_keys::at(record.cutoff_at, &record.id), &[])?;
+    match &mut cx.pending_rows {
+        Some(rows) => rows.add(record.cutoff_at, &record.id)?,
+        None => cx.w.put_raw(Table::Pending, &row_keys::at(record.cutoff_at, &record.id), &[])?,
+    }
     feeds::record_change(cx, record, cx.now)?;
     Ok(())
 }

@@ -49,11 +49,12 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 /// Version of the stored format; checked on open. Version 7 stores an absent
-/// settlement date or instant at a present one's size; it reads version 6's
-/// records as they are, so a version 6 database opens and is marked 7 (a
-/// build of version 6 then refuses it, rather than meeting records it cannot
-/// read). Any other version is refused.
-pub const FORMAT_VERSION: u32 = 7;
+/// settlement date or instant at a present one's size; version 8 packs a
+/// batch's pending index entries into one row per cut-off. Each reads the
+/// versions before it as they are, so a version 6 or 7 database opens and is
+/// marked 8 (an older build then refuses it, rather than meeting rows it
+/// cannot read). Any other version is refused.
+pub const FORMAT_VERSION: u32 = 8;
 
 /// The oldest format version this build reads (and marks [`FORMAT_VERSION`]).
 pub const READS_FROM_VERSION: u32 = 6;

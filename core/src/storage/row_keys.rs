@@ -66,6 +66,17 @@ pub(crate) fn at(t: DateTime<Utc>, id: &str) -> Vec<u8> {
     k
 }
 
+/// A packed index row's key (`engine/id_list.rs`): the instant, a zero byte
+/// (a row of one transaction has its id there, which starts with `t`), and
+/// the first id (unique: a transaction is indexed once per index).
+pub(crate) fn packed(t: DateTime<Utc>, first_id: &str) -> Vec<u8> {
+    let mut k = Vec::with_capacity(9 + first_id.len());
+    k.extend_from_slice(&instant(t));
+    k.push(0);
+    k.extend_from_slice(first_id.as_bytes());
+    k
+}
+
 /// The id part of an [`at`] key.
 pub(crate) fn at_id(key: &[u8]) -> Option<&str> {
     std::str::from_utf8(key.get(8..)?).ok()
