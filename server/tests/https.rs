@@ -16,6 +16,9 @@ use tempfile::TempDir;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+mod common;
+use common::{example, Tenant};
+
 const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
 
 /// Where a sandbox server's clock starts: a fixed instant, never the day the
@@ -65,11 +68,6 @@ fn temp_dir() -> TempDir {
     tempfile::Builder::new().prefix("achd-https-").tempdir().unwrap()
 }
 
-fn example(name: &str) -> Value {
-    let path = format!("{}/../examples/requests/{name}", env!("CARGO_MANIFEST_DIR"));
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
 fn fedach_path() -> PathBuf {
     std::env::var_os("ACH_SHARED_DATA").map_or_else(
         || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/fedach/FedACHdir.txt"),
@@ -77,38 +75,7 @@ fn fedach_path() -> PathBuf {
     )
 }
 
-/// What the set-up made: a partner with an approved merchant.
-struct Tenant {
-    operator: String,
-    partner_id: String,
-    partner_key: String,
-    merchant_id: String,
-    merchant_key: String,
-}
-
 impl Tenant {
-    async fn create(server: &Server, conn: &mut Conn) -> Tenant {
-        let operator = server.operator_key();
-        let (status, p) =
-            conn.call("POST", "/admin/partners", Some(&operator), Some(json!({"name": "Acme"}))).await;
-        assert_eq!(status, 201, "{p}");
-        let partner_id = p["payload"]["partner_id"].as_str().unwrap().to_owned();
-        let partner_key = p["payload"]["api_key"].as_str().unwrap().to_owned();
-        let mut app = example("merchant.json");
-        app["partner_id"] = json!(partner_id);
-        app["velocities"]["decline_duplicates"] = json!(false);
-        let (status, m) = conn.call("POST", "/merchants", Some(&partner_key), Some(app)).await;
-        assert_eq!(status, 201, "{m}");
-        let merchant_id = m["id"].as_str().unwrap().to_owned();
-        let limits = json!({"limits": {"monthly_count": 1_000_000, "monthly_amount": "90000000.00"}});
-        let (status, a) = conn
-            .call("POST", &format!("/admin/merchants/{merchant_id}/approve"), Some(&operator), Some(limits))
-            .await;
-        assert_eq!(status, 200, "{a}");
-        let merchant_key = a["payload"]["api_key"].as_str().unwrap().to_owned();
-        Tenant { operator, partner_id, partner_key, merchant_id, merchant_key }
-    }
-
     fn transaction(&self, amount: &str) -> Value {
         let mut t = example("transaction.json");
         t["partner_id"] = json!(self.partner_id);

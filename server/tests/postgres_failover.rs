@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 use ach_testkit::Achd;
 use serde_json::json;
 
-mod two_pg;
-use two_pg::{example, tenant, START};
+mod common;
+use common::{example, Tenant, START};
 
 /// What one client saw: ids acknowledged (and when), statuses of the others.
 #[derive(Default)]
@@ -38,7 +38,8 @@ async fn two_achd_carry_on_after_the_primary_is_lost_and_lose_nothing_acknowledg
     let data = scratch.path().join("data");
     let start = || Achd::new(env!("CARGO_BIN_EXE_achd")).data(&data).sandbox_start(START).start();
     let servers = [Arc::new(start()), Arc::new(start())];
-    let (partner_id, partner_key, merchant_id) = tenant(&servers[0], &mut servers[0].conn().await).await;
+    let Tenant { partner_id, partner_key, merchant_id, .. } =
+        Tenant::create(&servers[0], &mut servers[0].conn().await).await;
     let body = Arc::new({
         let mut t = example("transaction.json");
         t["partner_id"] = json!(partner_id);

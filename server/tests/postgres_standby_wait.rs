@@ -15,8 +15,8 @@ use std::time::Duration;
 use ach_testkit::{Achd, Conn};
 use serde_json::{json, Value};
 
-mod two_pg;
-use two_pg::{example, tenant, START};
+mod common;
+use common::{example, Tenant, START};
 
 /// A PostgreSQL server's processes stopped (SIGSTOP) until this is dropped.
 struct Paused(Vec<String>);
@@ -76,7 +76,8 @@ async fn a_create_is_answered_and_seen_only_once_the_standby_has_it() {
     let scratch = tempfile::tempdir().unwrap();
     let server =
         Achd::new(env!("CARGO_BIN_EXE_achd")).data(scratch.path().join("data")).sandbox_start(START).start();
-    let (partner_id, key, merchant_id) = tenant(&server, &mut server.conn().await).await;
+    let Tenant { partner_id, partner_key: key, merchant_id, .. } =
+        Tenant::create(&server, &mut server.conn().await).await;
     let mut body: Value = example("transaction.json");
     body["partner_id"] = json!(partner_id);
     body["merchant_id"] = json!(merchant_id);

@@ -4,6 +4,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use chrono::{DateTime, Utc};
+
 use super::feeds::date;
 use super::records::TransactionRecord;
 use super::{Engine, EngineOptions, OpenError, Refusal};
@@ -179,8 +181,16 @@ fn audit(
             )),
         }
     }
-    pending_index(r, &txns, &mut problems)?;
-    settlement_index(r, &txns, &mut problems)?;
+    index_audit(
+        r,
+        Table::Pending,
+        &txns,
+        (State::Pending, State::Voided),
+        |t| Some(t.cutoff_at),
+        &mut problems,
+    )?;
+    let settles = |t: &TransactionRecord| t.settles_at;
+    index_audit(r, Table::Settlements, &txns, (State::Originated, State::Returned), settles, &mut problems)?;
     super::duplicates::audit(window, fingerprints, &txns, now, duplicate_window, &mut problems);
     if problems.is_empty() {
         return Ok(Ok(()));
@@ -189,65 +199,37 @@ fn audit(
     Ok(Err(problems.join("; ")))
 }
 
-/// The pending index holds every Pending transaction at its cut-off, and
-/// nothing else but transactions voided before it (left in their packed
-/// rows; the cut-off skips them).
-fn pending_index(
+/// An index of transactions by instant (pending: by cut-off; settlements: by
+/// settlement instant) holds every transaction in state `member` at its
+/// instant (`at`), once, and nothing else but transactions in state `left`
+/// (left in their packed rows; the run over the index skips them).
+fn index_audit(
     r: &Snapshot,
+    table: Table,
     txns: &BTreeMap<String, TransactionRecord>,
+    (member, left): (State, State),
+    at: fn(&TransactionRecord) -> Option<DateTime<Utc>>,
     problems: &mut Vec<String>,
 ) -> Result<(), StorageError> {
+    let name = table.name();
     let mut indexed = BTreeSet::new();
-    for (key, value) in r.range(Table::Pending, &[], ALL, usize::MAX)? {
-        let at = row_keys::decode_instant(&key);
+    for (key, value) in r.range(table, &[], ALL, usize::MAX)? {
+        let when = row_keys::decode_instant(&key);
         for id in super::pending_rows::ids(&key, &value)? {
-            if !indexed.insert((at, id.to_owned())) {
-                problems.push(format!("the pending index holds {id} twice"));
+            if !indexed.insert((when, id.to_owned())) {
+                problems.push(format!("the {name} index holds {id} twice"));
             }
         }
     }
-    for t in txns.values().filter(|t| t.state == State::Pending) {
-        if !indexed.contains(&(Some(t.cutoff_at), t.id.clone())) {
-            problems.push(format!("{} is Pending but not in the pending index at its cut-off", t.id));
+    for t in txns.values().filter(|t| t.state == member) {
+        if !indexed.contains(&(at(t), t.id.clone())) {
+            problems.push(format!("{} is {member} but not in the {name} index at its instant", t.id));
         }
     }
     for (_, id) in &indexed {
         match txns.get(id).map(|t| t.state) {
-            Some(State::Pending | State::Voided) => {}
-            other => problems.push(format!("the pending index holds {id}, which is {other:?}")),
-        }
-    }
-    Ok(())
-}
-
-/// The settlement index holds every Originated transaction at its settlement
-/// instant, and nothing else but transactions returned before they settled
-/// (left in their packed rows; settling skips them).
-fn settlement_index(
-    r: &Snapshot,
-    txns: &BTreeMap<String, TransactionRecord>,
-    problems: &mut Vec<String>,
-) -> Result<(), StorageError> {
-    let mut indexed = BTreeSet::new();
-    for (key, value) in r.range(Table::Settlements, &[], ALL, usize::MAX)? {
-        let at = row_keys::decode_instant(&key);
-        if key.get(8) == Some(&0) {
-            for id in super::id_list::ids(&value)? {
-                indexed.insert((at, id.to_owned()));
-            }
-        } else if let Some(id) = row_keys::at_id(&key) {
-            indexed.insert((at, id.to_owned()));
-        }
-    }
-    for t in txns.values().filter(|t| t.state == State::Originated) {
-        if !indexed.contains(&(t.settles_at, t.id.clone())) {
-            problems.push(format!("{} is Originated but not in the settlement index at its instant", t.id));
-        }
-    }
-    for (_, id) in &indexed {
-        match txns.get(id).map(|t| t.state) {
-            Some(State::Originated | State::Returned) => {}
-            other => problems.push(format!("the settlement index holds {id}, which is {other:?}")),
+            Some(state) if state == member || state == left => {}
+            other => problems.push(format!("the {name} index holds {id}, which is {other:?}")),
         }
     }
     Ok(())

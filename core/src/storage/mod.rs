@@ -134,7 +134,7 @@ impl Table {
         matches!(self, Table::Transactions | Table::Changes | Table::Events)
     }
 
-    const fn name(self) -> &'static str {
+    pub(crate) const fn name(self) -> &'static str {
         match self {
             Table::Meta => "meta",
             Table::Partners => "partners",

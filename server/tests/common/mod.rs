@@ -1,0 +1,51 @@
+//! What the server tests share: a sandbox's start, the example requests, and
+//! a partner with its approved merchant.
+#![allow(clippy::unwrap_used, dead_code)]
+
+use std::path::PathBuf;
+
+use ach_testkit::{Conn, Server};
+use serde_json::{json, Value};
+
+/// The sandbox clock's start.
+pub const START: &str = "2026-11-23T10:00:00-05:00";
+
+/// An example request body from `examples/requests`.
+pub fn example(name: &str) -> Value {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/requests").join(name);
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+/// What the set-up made: a partner with an approved merchant.
+pub struct Tenant {
+    pub operator: String,
+    pub partner_id: String,
+    pub partner_key: String,
+    pub merchant_id: String,
+    pub merchant_key: String,
+}
+
+impl Tenant {
+    /// A partner and its approved merchant (duplicates allowed), made
+    /// through `conn`.
+    pub async fn create(server: &Server, conn: &mut Conn) -> Tenant {
+        let operator = server.operator_key();
+        let (status, p) =
+            conn.call("POST", "/admin/partners", Some(&operator), Some(json!({"name": "Acme"}))).await;
+        assert_eq!(status, 201, "{p}");
+        let partner_id = p["payload"]["partner_id"].as_str().unwrap().to_owned();
+        let partner_key = p["payload"]["api_key"].as_str().unwrap().to_owned();
+        let mut app = example("merchant.json");
+        app["partner_id"] = json!(partner_id);
+        app["velocities"]["decline_duplicates"] = json!(false);
+        let (status, m) = conn.call("POST", "/merchants", Some(&partner_key), Some(app)).await;
+        assert_eq!(status, 201, "{m}");
+        let merchant_id = m["id"].as_str().unwrap().to_owned();
+        let limits = json!({"limits": {"monthly_count": 1_000_000, "monthly_amount": "90000000.00"}});
+        let path = format!("/admin/merchants/{merchant_id}/approve");
+        let (status, a) = conn.call("POST", &path, Some(&operator), Some(limits)).await;
+        assert_eq!(status, 200, "{a}");
+        let merchant_key = a["payload"]["api_key"].as_str().unwrap().to_owned();
+        Tenant { operator, partner_id, partner_key, merchant_id, merchant_key }
+    }
+}
