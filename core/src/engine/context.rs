@@ -29,8 +29,8 @@ pub(crate) struct Cx<'a, 'tx> {
     /// While a catch-up runs: its feed entries, gathered into packed rows.
     pub feed_rows: Option<super::feed_rows::FeedRows>,
     /// In a request batch: its creates' pending index entries, gathered
-    /// into packed rows (`pending_rows.rs`).
-    pub pending_rows: Option<super::pending_rows::PendingRows>,
+    /// into packed rows (`packed_index.rs`).
+    pub pending_rows: Option<super::packed_index::PackedIndex>,
     /// The stamp and id of the newest transaction this write transaction made
     /// for each partner, written back by [`Cx::finish`].
     last_txn: HashMap<String, (crate::ids::TxnStamp, String)>,

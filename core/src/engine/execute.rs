@@ -88,7 +88,7 @@ impl Engine {
             // writes its own rows as it goes).
             if ops.len() > 1 {
                 cx.feed_rows = Some(super::feed_rows::FeedRows::default());
-                cx.pending_rows = Some(super::pending_rows::PendingRows::default());
+                cx.pending_rows = Some(super::packed_index::PackedIndex::new(crate::storage::Table::Pending));
             }
             let answers = apply_each(&mut cx, now, ops, &mut directory, &mut loaded)?;
             if let Some(rows) = cx.feed_rows.take() {

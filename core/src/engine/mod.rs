@@ -46,11 +46,11 @@ mod options;
 mod origination;
 mod originator;
 mod outcome;
+mod packed_index;
 #[cfg(test)]
 mod packing_tests;
 #[cfg(all(test, feature = "postgres"))]
 mod partner_rows_tests;
-mod pending_rows;
 #[cfg(test)]
 mod pending_rows_tests;
 mod prepare;

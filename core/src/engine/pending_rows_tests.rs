@@ -1,4 +1,4 @@
-//! A batch's pending index entries, packed (`pending_rows.rs`): one row per
+//! A batch's pending index entries, packed (`packed_index.rs`): one row per
 //! cut-off per batch; a transaction voided in it is skipped by its cut-off;
 //! a clock set later in the same batch finds the batch's creates indexed.
 #![allow(clippy::unwrap_used)]
@@ -87,7 +87,7 @@ fn a_clock_set_later_in_the_batch_originates_the_batchs_creates() {
 
 #[test]
 fn a_row_holds_at_most_a_chunk_of_ids() {
-    let mut rows = super::pending_rows::PendingRows::default();
+    let mut rows = super::packed_index::PackedIndex::new(Table::Pending);
     let when = at("2026-11-23 16:00");
     let ids: Vec<String> = (0..1_201).map(|i| format!("txn_{i:05}")).collect();
     for id in &ids {
@@ -97,11 +97,11 @@ fn a_row_holds_at_most_a_chunk_of_ids() {
     engine.store.write(|w| rows.write(w)).unwrap();
     let stored = engine.store.read(|r| r.range(Table::Pending, &[], &[0xff; 16], usize::MAX)).unwrap();
     let sizes: Vec<usize> =
-        stored.iter().map(|(k, v)| super::pending_rows::ids(k, v).unwrap().len()).collect();
+        stored.iter().map(|(k, v)| super::packed_index::row_ids(k, v).unwrap().len()).collect();
     assert_eq!(sizes, [500, 500, 201]);
     let back: Vec<String> = stored
         .iter()
-        .flat_map(|(k, v)| super::pending_rows::ids(k, v).unwrap().into_iter().map(str::to_owned))
+        .flat_map(|(k, v)| super::packed_index::row_ids(k, v).unwrap().into_iter().map(str::to_owned))
         .collect();
     assert_eq!(back, ids, "every id once, in order");
 }

@@ -11,8 +11,9 @@ use serde::Serialize;
 
 use super::cutoff_run::{self, Originated};
 use super::feed_rows::FeedRows;
+use super::packed_index::{row_ids, PackedIndex};
 use super::records::TransactionRecord;
-use super::{feeds, id_list, images, origination, originator, pending_rows, Abort, Cx, Outcome, Refusal};
+use super::{feeds, images, origination, originator, Abort, Cx, Outcome, Refusal};
 use crate::lifecycle::State;
 use crate::storage::{row_keys, StorageError, Table};
 use crate::validation::ProblemCode;
@@ -86,9 +87,8 @@ pub(crate) fn catch_up(
             None => return Ok((progress, true)),
             Some((at, 0)) => {
                 let rows = pending_at(cx, at, left)?;
-                let ids = rows.iter().map(|(k, v)| pending_rows::ids(k, v)).collect::<Result<Vec<_>, _>>()?;
-                let ids: Vec<&str> = ids.into_iter().flatten().collect();
-                let mut gathered = Gathered::default();
+                let (used, ids) = ids_within(&rows, left)?;
+                let mut gathered = Gathered::new();
                 gather_feeds(cx, outer);
                 let mut originated = 0;
                 cutoff_run::run(cx, &ids, at, |cx, o| {
@@ -97,7 +97,7 @@ pub(crate) fn catch_up(
                 })?;
                 progress.originated += originated;
                 spent += ids.len().max(1) as u64;
-                let keys: Vec<Vec<u8>> = rows.into_iter().map(|(k, _)| k).collect();
+                let keys: Vec<Vec<u8>> = rows.into_iter().take(used).map(|(k, _)| k).collect();
                 remove_run(cx, Table::Pending, &keys)?;
                 gathered.write(cx)?;
             }
@@ -132,22 +132,28 @@ fn gather_feeds(cx: &mut Cx<'_, '_>, outer: bool) {
 /// A stored row: key and value.
 type Row = (Vec<u8>, Vec<u8>);
 
-/// The pending index rows at exactly `at`, one at a time until they hold
-/// `limit` ids (at least one row): (key, value).
+/// Up to `limit` (at least one) pending index rows at exactly `at`: each
+/// holds at least one id, so enough for `limit` ids.
 fn pending_at(cx: &Cx<'_, '_>, at: DateTime<Utc>, limit: u64) -> Result<Vec<Row>, StorageError> {
     let from = row_keys::instant(at);
     let to = row_keys::instant(at + chrono::Duration::microseconds(1));
+    cx.w.range(Table::Pending, &from, &to, usize::try_from(limit.max(1)).unwrap_or(usize::MAX))
+}
+
+/// The ids of `rows`, a row at a time until they reach `limit` (at least one
+/// row): how many rows, and their ids.
+fn ids_within(rows: &[Row], limit: u64) -> Result<(usize, Vec<&str>), StorageError> {
     let limit = usize::try_from(limit.max(1)).unwrap_or(usize::MAX);
-    let mut rows = Vec::new();
-    let mut held = 0;
-    for (key, value) in cx.w.range(Table::Pending, &from, &to, limit)? {
-        if held >= limit {
+    let mut ids = Vec::new();
+    let mut used = 0;
+    for (key, value) in rows {
+        if ids.len() >= limit {
             break;
         }
-        held += pending_rows::ids(&key, &value)?.len();
-        rows.push((key, value));
+        ids.extend(row_ids(key, value)?);
+        used += 1;
     }
-    Ok(rows)
+    Ok((used, ids))
 }
 
 /// An index entry that is due: its instant and key.
@@ -195,14 +201,19 @@ fn remove_run(cx: &mut Cx<'_, '_>, table: Table, keys: &[Vec<u8>]) -> Result<(),
 /// What one run of a cut-off's originations writes as rows of its own once
 /// the run is done: the settlement index, one row per settlement instant (and
 /// per [`CHUNK`] transactions), and the origination file's outgoing rows.
-#[derive(Default)]
 struct Gathered {
-    /// Per settlement instant: the row's key and its packed ids.
-    settlements: std::collections::BTreeMap<DateTime<Utc>, (Vec<u8>, Vec<u8>, u64)>,
+    settlements: PackedIndex,
     outgoing: origination::Outgoing,
 }
 
 impl Gathered {
+    fn new() -> Gathered {
+        Gathered {
+            settlements: PackedIndex::new(Table::Settlements),
+            outgoing: origination::Outgoing::default(),
+        }
+    }
+
     /// Write a transaction of the run just moved to B Originated (see
     /// [`cutoff_run`]); its pending index entry is removed with the whole run's.
     fn originated(
@@ -213,33 +224,15 @@ impl Gathered {
     ) -> Result<(), StorageError> {
         let h = &o.head;
         cx.w.put_raw(Table::Transactions, h.id.as_bytes(), &o.stored)?;
-        self.settles(cx, o.settles_at, h.id)?;
+        self.settlements.add(o.settles_at, h.id)?;
         images::keep_for(cx.w, h.id, h.has_images, o.settles_at)?;
         self.outgoing.add(cx, h, o.reversal_of, &o.source, cutoff)?;
         feeds::record_encoded(cx, (h.partner_id, h.merchant_id), &o.change)
     }
 
-    /// Add `id` to the settlement index at `at`.
-    fn settles(&mut self, cx: &mut Cx<'_, '_>, at: DateTime<Utc>, id: &str) -> Result<(), StorageError> {
-        let row = self
-            .settlements
-            .entry(at)
-            .or_insert_with(|| (row_keys::packed(at, id), id_list::with_capacity(CHUNK as usize), 0));
-        id_list::push(&mut row.1, id)?;
-        row.2 += 1;
-        if row.2 >= CHUNK {
-            if let Some((key, list, _)) = self.settlements.remove(&at) {
-                cx.w.put_raw(Table::Settlements, &key, &list)?;
-            }
-        }
-        Ok(())
-    }
-
-    /// Write every row still gathered.
-    fn write(self, cx: &mut Cx<'_, '_>) -> Result<(), StorageError> {
-        for (key, list, _) in self.settlements.into_values() {
-            cx.w.put_raw(Table::Settlements, &key, &list)?;
-        }
+    /// Write every row gathered.
+    fn write(mut self, cx: &mut Cx<'_, '_>) -> Result<(), StorageError> {
+        self.settlements.write(cx.w)?;
         self.outgoing.write(cx)
     }
 }
@@ -255,14 +248,7 @@ fn settle_due(cx: &mut Cx<'_, '_>, at: DateTime<Utc>, budget: u64) -> Result<(u6
     let start = from.clone();
     while seen < budget.max(1) {
         let Some((key, value)) = cx.w.range(Table::Settlements, &from, &to, 1)?.pop() else { break };
-        if key.get(8) == Some(&0) {
-            for id in id_list::ids(&value)? {
-                seen += 1;
-                settled += u64::from(settle(cx, id, at)?);
-            }
-        } else {
-            let id =
-                row_keys::at_id(&key).ok_or_else(|| StorageError("an index key is unreadable".into()))?;
+        for id in row_ids(&key, &value)? {
             seen += 1;
             settled += u64::from(settle(cx, id, at)?);
         }

@@ -215,7 +215,7 @@ fn index_audit(
     let mut indexed = BTreeSet::new();
     for (key, value) in r.range(table, &[], ALL, usize::MAX)? {
         let when = row_keys::decode_instant(&key);
-        for id in super::pending_rows::ids(&key, &value)? {
+        for id in super::packed_index::row_ids(&key, &value)? {
             if !indexed.insert((when, id.to_owned())) {
                 problems.push(format!("the {name} index holds {id} twice"));
             }
