@@ -10,7 +10,10 @@
 //! one to the merchant's events; one durable commit per create (or per 1,000).
 //!
 //! `sqlite_peer [SINGLES [BATCHES]]` (release; default 2,000 single creates and
-//! 20 batches of 1,000) prints each side's rates and the ratios.
+//! 20 batches of 1,000) prints each side's rates and the ratios, and the
+//! disk's own limit for one durable create measured in the same run (as many
+//! bare 512-byte appends, each synced): what the disk allows moves by two
+//! between hours on this machine, and with it the singles' ratio.
 #![allow(missing_docs, clippy::unwrap_used)]
 
 use std::time::Instant;
@@ -158,6 +161,33 @@ impl Peer {
     }
 }
 
+/// A file the size of a log, written ahead: the least a durable create can
+/// cost on this disk is one small append and its `fdatasync`.
+struct BareDisk {
+    file: std::fs::File,
+    at: u64,
+}
+
+impl BareDisk {
+    const SIZE: u64 = 8 << 20;
+
+    fn open(path: &std::path::Path) -> BareDisk {
+        use std::io::Write as _;
+        let mut file =
+            std::fs::File::options().create(true).truncate(true).read(true).write(true).open(path).unwrap();
+        file.write_all(&vec![0u8; Self::SIZE as usize]).unwrap();
+        file.sync_all().unwrap();
+        BareDisk { file, at: 0 }
+    }
+
+    fn append_and_sync(&mut self) {
+        use std::os::unix::fs::FileExt as _;
+        self.file.write_all_at(&[7u8; 512], self.at).unwrap();
+        self.file.sync_data().unwrap();
+        self.at = (self.at + 512) % Self::SIZE;
+    }
+}
+
 /// Creates per second of `rounds` calls of `f`, each creating `per_call`.
 fn rate(rounds: usize, per_call: usize, mut f: impl FnMut(usize)) -> f64 {
     let start = Instant::now();
@@ -173,11 +203,14 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     let engine = Sandbox::file(&dir.path().join("engine.redb"));
     let mut peer = Peer::open(&dir.path().join("peer.sqlite"));
+    let mut disk = BareDisk::open(&dir.path().join("bare.log"));
     let body = |n: usize| engine.transaction_body(n as u64);
     let mut n = 0;
     // Alternate the two sides in blocks, so both meet the same disk and load.
     let (mut ours_single, mut peer_single, mut ours_batch, mut peer_batch) = (0.0, 0.0, 0.0, 0.0);
+    let mut bare = 0.0;
     for _ in 0..2 {
+        bare += rate(singles / 2, 1, |_| disk.append_and_sync());
         ours_single += rate(singles / 2, 1, |i| engine.create_many((n + i) as u64, 1, 1));
         n += singles / 2;
         peer_single += rate(singles / 2, 1, |i| peer.create(&[body(n + i)]));
@@ -190,9 +223,14 @@ fn main() {
         });
         n += batches / 2 * 1_000;
     }
-    let (ours_single, peer_single) = (ours_single / 2.0, peer_single / 2.0);
+    let (ours_single, peer_single, bare) = (ours_single / 2.0, peer_single / 2.0, bare / 2.0);
     let (ours_batch, peer_batch) = (ours_batch / 2.0, peer_batch / 2.0);
     println!("single durable creates, one per commit: ach {ours_single:.0}/s, SQLite peer {peer_single:.0}/s, ratio {:.2}", ours_single / peer_single);
+    println!(
+        "the disk's limit, a 512-byte append and its fdatasync: {bare:.0}/s; ach singles at {:.0} % of it, the peer at {:.0} %",
+        100.0 * ours_single / bare,
+        100.0 * peer_single / bare
+    );
     println!(
         "creates in commits of 1,000: ach {ours_batch:.0}/s, SQLite peer {peer_batch:.0}/s, ratio {:.2}",
         ours_batch / peer_batch

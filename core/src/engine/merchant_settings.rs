@@ -3,7 +3,7 @@
 //! the word its receivers' statements show for a batch that no Nacha standard
 //! description names (`PAYMENT` when unset).
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -71,7 +71,7 @@ pub(crate) fn set(
         status: 422,
         errors,
     })?;
-    let mut m = Rc::unwrap_or_clone(tenant_lookup::load_merchant(cx, merchant_id)?);
+    let mut m = Arc::unwrap_or_clone(tenant_lookup::load_merchant(cx, merchant_id)?);
     m.company_entry_description =
         settings.company_entry_description.map(|d| d.trim_matches(' ').to_ascii_uppercase());
     cx.w.put(Table::Merchants, m.id.as_bytes(), &m)?;

@@ -2,7 +2,7 @@
 //! transaction), with the refusal an unknown one gets: what every operation on
 //! a tenant's behalf looks up first.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use super::records::{MerchantRecord, PartnerRecord};
 use super::{Abort, Cx, Refusal};
@@ -12,7 +12,7 @@ use crate::validation::ProblemCode;
 use crate::AchError;
 
 /// The partner `partner_id` (decoded once per write transaction).
-pub(crate) fn load_partner(cx: &Cx<'_, '_>, partner_id: &str) -> Result<Rc<PartnerRecord>, Abort> {
+pub(crate) fn load_partner(cx: &Cx<'_, '_>, partner_id: &str) -> Result<Arc<PartnerRecord>, Abort> {
     cx.w.get_shared(Table::Partners, partner_id.as_bytes())?
         .ok_or_else(|| Refusal::not_found("partner_id", format!("no partner '{}'", echo(partner_id))).into())
 }
@@ -25,7 +25,7 @@ fn unknown_merchant(merchant_id: &str) -> Abort {
 }
 
 /// The merchant `merchant_id` (decoded once per write transaction).
-pub(crate) fn load_merchant(cx: &Cx<'_, '_>, merchant_id: &str) -> Result<Rc<MerchantRecord>, Abort> {
+pub(crate) fn load_merchant(cx: &Cx<'_, '_>, merchant_id: &str) -> Result<Arc<MerchantRecord>, Abort> {
     cx.w.get_shared(Table::Merchants, merchant_id.as_bytes())?.ok_or_else(|| unknown_merchant(merchant_id))
 }
 
@@ -35,7 +35,7 @@ pub(crate) fn merchant_of(
     cx: &Cx<'_, '_>,
     partner_id: &str,
     merchant_id: &str,
-) -> Result<Rc<MerchantRecord>, Abort> {
+) -> Result<Arc<MerchantRecord>, Abort> {
     let m = load_merchant(cx, merchant_id)?;
     if m.partner_id != partner_id {
         return Err(unknown_merchant(merchant_id));

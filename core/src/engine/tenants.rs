@@ -1,6 +1,6 @@
 //! Partners and merchants: creation, underwriting, approval, limits, API keys.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use base64::Engine as _;
 
@@ -75,7 +75,7 @@ pub(crate) fn approve_merchant(
     merchant_id: &str,
     limits: &Limits,
 ) -> Result<Outcome, Abort> {
-    let mut m = Rc::unwrap_or_clone(load_merchant(cx, merchant_id)?);
+    let mut m = Arc::unwrap_or_clone(load_merchant(cx, merchant_id)?);
     if m.status == MerchantStatus::Approved {
         let msg = "this merchant is already approved (change its limits instead)";
         return Err(Refusal::conflict(AchError::FailedToAccept, "merchant_id", msg).into());
@@ -102,13 +102,13 @@ pub(crate) enum LimitsOf<'a> {
 pub(crate) fn set_limits(cx: &mut Cx<'_, '_>, of: LimitsOf<'_>, limits: &Limits) -> Result<Outcome, Abort> {
     let (id, limits) = match of {
         LimitsOf::Partner(partner_id) => {
-            let mut partner = Rc::unwrap_or_clone(load_partner(cx, partner_id)?);
+            let mut partner = Arc::unwrap_or_clone(load_partner(cx, partner_id)?);
             partner.limits = partner.limits.updated(limits);
             cx.w.put(Table::Partners, partner_id.as_bytes(), &partner)?;
             (partner.id, partner.limits)
         }
         LimitsOf::Merchant(merchant_id) => {
-            let mut m = Rc::unwrap_or_clone(load_merchant(cx, merchant_id)?);
+            let mut m = Arc::unwrap_or_clone(load_merchant(cx, merchant_id)?);
             m.limits = m.limits.updated(limits);
             cx.w.put(Table::Merchants, m.id.as_bytes(), &m)?;
             (m.id, m.limits)

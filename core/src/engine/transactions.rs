@@ -1,7 +1,7 @@
 //! Transactions: create (A Pending), void, reverse, and returns.
 
 use super::images::{self, CheckSide};
-use std::rc::Rc;
+use std::sync::Arc;
 
 use super::records::{MerchantRecord, MerchantStatus, SealedAccount, TransactionRecord};
 use super::{
@@ -46,7 +46,7 @@ pub(crate) fn create(
 
 /// The partner's merchant named by the transaction, if it may originate it:
 /// approved, not suspended, set up for the entry class (message 3 otherwise).
-fn merchant_for(cx: &Cx<'_, '_>, partner_id: &str, t: &NewTransaction) -> Result<Rc<MerchantRecord>, Abort> {
+fn merchant_for(cx: &Cx<'_, '_>, partner_id: &str, t: &NewTransaction) -> Result<Arc<MerchantRecord>, Abort> {
     let class = t.standard_entry_class;
     let merchant = tenant_lookup::merchant_of(cx, partner_id, t.merchant_id.as_str())?;
     let refuse = |detail: String| -> Abort {

@@ -8,6 +8,7 @@
 
 #[cfg(feature = "simulation")]
 pub mod crash;
+mod decoded;
 mod durability;
 mod health;
 mod held;
@@ -40,8 +41,7 @@ use std::any::Any;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt;
-use std::rc::Rc;
-use std::sync::{PoisonError, RwLock, RwLockReadGuard};
+use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard};
 
 use redb::backends::InMemoryBackend;
 use redb::{Database, ReadableDatabase, TableDefinition};
@@ -240,6 +240,8 @@ pub(crate) struct Store {
     /// suspension (the credentials epoch of a store no other process
     /// writes: [`Store::credentials_epoch`]).
     credentials_moved: std::sync::atomic::AtomicU64,
+    /// Records decoded by earlier write transactions (`decoded.rs`).
+    decoded: decoded::DecodedRecords,
     /// A store over PostgreSQL (feature `postgres`): every transaction goes
     /// there; `db` and `journal` are empty.
     #[cfg(feature = "postgres")]
@@ -310,6 +312,7 @@ impl Store {
             held: std::sync::Mutex::new(None),
             holding: std::sync::atomic::AtomicBool::new(false),
             credentials_moved: std::sync::atomic::AtomicU64::new(0),
+            decoded: decoded::DecodedRecords::default(),
             #[cfg(feature = "postgres")]
             pg: None,
         };
@@ -332,6 +335,7 @@ impl Store {
             held: std::sync::Mutex::new(None),
             holding: std::sync::atomic::AtomicBool::new(false),
             credentials_moved: std::sync::atomic::AtomicU64::new(0),
+            decoded: decoded::DecodedRecords::default(),
             pg: Some(postgres::PgStore::open(url)?),
         };
         store.prepare()?;
@@ -497,6 +501,7 @@ impl Store {
             let run = || {
                 let kv = redb_kv::RedbWrite::new(&tx);
                 let mut w = Write::new(&kv, journal.map(|_| payload()));
+                w.records = Some(&self.decoded);
                 // On `Err`, `w` (its open tables) and then `tx` drop: nothing is written.
                 let out = f(&mut w)?;
                 let sync = w.sync.get();
@@ -844,7 +849,7 @@ pub(crate) type RawEntry = (Vec<u8>, Vec<u8>);
 struct Absent;
 
 /// Records decoded during a write transaction, by table, then key.
-type Decoded = [HashMap<Vec<u8>, Rc<dyn Any>>; Table::ALL.len()];
+type Decoded = [HashMap<Vec<u8>, Arc<dyn Any + Send + Sync>>; Table::ALL.len()];
 
 /// A write transaction, over any backend's [`KvWrite`].
 ///
@@ -855,6 +860,8 @@ pub(crate) struct Write<'tx> {
     /// A key or a suspension was written: the credentials epoch moves on.
     credentials: std::cell::Cell<bool>,
     cache: RefCell<Decoded>,
+    /// Records decoded by earlier transactions, by their bytes (`decoded.rs`).
+    records: Option<&'tx decoded::DecodedRecords>,
     sync: std::cell::Cell<Commit>,
     /// The transaction's operations, for its redo-log record (`None`: no log).
     log: Option<log::Payload>,
@@ -867,6 +874,7 @@ impl<'tx> Write<'tx> {
             kv,
             credentials: std::cell::Cell::new(false),
             cache: RefCell::default(),
+            records: None,
             sync: durability::new_commit(),
             log,
         }
@@ -877,28 +885,38 @@ impl<'tx> Write<'tx> {
     }
 
     /// The record at `key`, decoded once per transaction and shared: for records
-    /// that many operations of a batch read (merchants, partners).
-    pub(crate) fn get_shared<T: DeserializeOwned + 'static>(
+    /// that many operations of a batch read (merchants, partners). On a store
+    /// that keeps decoded records (`decoded.rs`), bytes decoded by an earlier
+    /// transaction are not decoded again.
+    pub(crate) fn get_shared<T: DeserializeOwned + Send + Sync + 'static>(
         &self,
         table: Table,
         key: &[u8],
-    ) -> Result<Option<Rc<T>>, StorageError> {
+    ) -> Result<Option<Arc<T>>, StorageError> {
         if let Some(hit) = self.cache.borrow()[table as usize].get(key) {
             if hit.is::<Absent>() {
                 return Ok(None);
             }
-            if let Ok(record) = Rc::clone(hit).downcast::<T>() {
+            if let Ok(record) = Arc::clone(hit).downcast::<T>() {
                 return Ok(Some(record));
             }
         }
-        let Some(record) = self.get::<T>(table, key)? else {
+        let mut found = None;
+        self.kv().get_with(table, key, &mut |bytes| {
+            found = Some(match self.records {
+                Some(records) => records.decode::<T>(table, key, bytes)?,
+                None => Arc::new(decode::<T>(table, bytes)?),
+            });
+            Ok(())
+        })?;
+        let Some(record) = found else {
             // Absence is remembered too (a suspension, normally absent, is
             // asked once per batch).
-            self.cache.borrow_mut()[table as usize].insert(key.to_vec(), Rc::new(Absent));
+            self.cache.borrow_mut()[table as usize].insert(key.to_vec(), Arc::new(Absent));
             return Ok(None);
         };
-        let record = Rc::new(record);
-        self.cache.borrow_mut()[table as usize].insert(key.to_vec(), Rc::clone(&record) as Rc<dyn Any>);
+        let shared = Arc::clone(&record) as Arc<dyn Any + Send + Sync>;
+        self.cache.borrow_mut()[table as usize].insert(key.to_vec(), shared);
         Ok(Some(record))
     }
 
