@@ -34,7 +34,8 @@ pub(super) type SlotAndDatabase<'a> = (MutexGuard<'a, Option<Held>>, RwLockReadG
 /// A redb write transaction whose records are synced but which redb has not
 /// committed yet.
 pub(super) struct Held {
-    pub(super) tx: redb::WriteTransaction,
+    /// The transaction, with the tables its writes opened still open.
+    pub(super) tx: redb_kv::OpenTx,
     /// The payloads of its records, in order (to apply them again if a later
     /// transaction in it fails).
     pub(super) payloads: Vec<Vec<u8>>,
@@ -84,18 +85,19 @@ impl Store {
 
     /// [`Store::settle_held`] with the slot locked.
     pub(super) fn commit_held(&self, slot: &mut Option<Held>) -> Result<(), StorageError> {
-        let Some(mut held) = slot.take() else { return Ok(()) };
-        let committed = held
-            .tx
+        let Some(held) = slot.take() else { return Ok(()) };
+        let count = held.payloads.len();
+        let mut tx = held.tx.close();
+        let committed = tx
             .set_durability(redb::Durability::None)
             .map_err(|e| StorageError(e.to_string()))
-            .and_then(|()| held.tx.commit().map_err(fail));
+            .and_then(|()| tx.commit().map_err(fail));
         // Only now, the slot still locked: a reader that finds the flag
         // down begins its read after this commit.
         self.holding.store(false, Ordering::SeqCst);
         if committed.is_err() {
             // Its records are synced: reopening the store replays them.
-            self.lost_held(held.payloads.len());
+            self.lost_held(count);
         }
         committed
     }
@@ -147,15 +149,14 @@ impl Store {
 /// `last_seq`, all synced) did: after a later transaction in the held one
 /// failed and took it down with it.
 pub(super) fn rebuild(db: &Database, payloads: Vec<Vec<u8>>, last_seq: u64) -> Result<Held, StorageError> {
-    let tx = db.begin_write().map_err(fail)?;
-    {
-        let kv = redb_kv::RedbWrite::new(&tx);
-        let mut w = Write::new(&kv, None);
+    let tx = redb_kv::OpenTx::begin(db.begin_write().map_err(fail)?);
+    tx.with_dependent(|_, kv| -> Result<(), StorageError> {
+        let mut w = Write::new(kv, None);
         for payload in &payloads {
             log::apply_payload(&mut w, payload)?;
         }
-        w.put_raw(Table::Meta, row_keys::META_LOG_SEQUENCE, &last_seq.to_be_bytes())?;
-    }
+        w.put_raw(Table::Meta, row_keys::META_LOG_SEQUENCE, &last_seq.to_be_bytes())
+    })?;
     Ok(Held { tx, payloads, last_seq })
 }
 

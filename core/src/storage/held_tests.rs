@@ -81,3 +81,31 @@ fn held_commits_lost_with_the_process_are_replayed_from_the_log() {
     let store = Store::open(&copy).unwrap();
     assert_eq!((get(&store, "a"), get(&store, "b"), get(&store, "c")), (Some(0), Some(1), Some(2)));
 }
+
+/// How many tables the held transaction has open (`None`: none is held).
+fn held_tables(store: &Store) -> Option<usize> {
+    store.held_slot().as_ref().map(|held| held.tx.with_dependent(|_, kv| kv.opened()))
+}
+
+#[test]
+fn a_held_transaction_keeps_its_tables_open_until_it_commits() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("held.redb")).unwrap();
+    put(&store, "a", 1);
+    put(&store, "b", 2);
+    // The usage table and meta (the record's sequence number) stay open for
+    // the next write, which continues the transaction without opening them.
+    assert_eq!(held_tables(&store), Some(2));
+    store.write(|w| w.put_raw(Table::Checks, b"c", b"3")).unwrap();
+    assert_eq!(held_tables(&store), Some(3), "one more table opened, none again");
+    put(&store, "d", 4);
+    assert_eq!(held_tables(&store), Some(3));
+    // A read commits it (its tables closed first), and sees every write.
+    assert_eq!((get(&store, "a"), get(&store, "d")), (Some(1), Some(4)));
+    assert_eq!(held_tables(&store), None);
+    assert_eq!(store.read(|r| r.get_raw(Table::Checks, b"c")).unwrap(), Some(b"3".to_vec()));
+    // The next write opens what it uses afresh.
+    put(&store, "e", 5);
+    put(&store, "f", 6);
+    assert_eq!(held_tables(&store), Some(2));
+}

@@ -493,16 +493,15 @@ impl Store {
             // transaction (and continue the one held, if any).
             let (mut slot, db) = self.slot_and_database()?;
             let db = db.as_ref().ok_or_else(|| StorageError("the database is closed".into()))?;
-            let (tx, kept) = match slot.take() {
+            let (open, kept) = match slot.take() {
                 Some(held) => (held.tx, Some((held.payloads, held.last_seq))),
-                None => (db.begin_write().map_err(fail)?, None),
+                None => (redb_kv::OpenTx::begin(db.begin_write().map_err(fail)?), None),
             };
             let journal = self.journal.as_ref();
-            let run = || {
-                let kv = redb_kv::RedbWrite::new(&tx);
-                let mut w = Write::new(&kv, journal.map(|_| payload()));
+            let run = |_: &redb::WriteTransaction, kv: &redb_kv::RedbWrite<'_>| {
+                let mut w = Write::new(kv, journal.map(|_| payload()));
                 w.records = Some(&self.decoded);
-                // On `Err`, `w` (its open tables) and then `tx` drop: nothing is written.
+                // On `Err`, `open` (its tables, then the transaction) drops: nothing is written.
                 let out = f(&mut w)?;
                 let sync = w.sync.get();
                 let logged = match (journal, w.log.take()) {
@@ -519,12 +518,11 @@ impl Store {
                     _ => None,
                 };
                 Ok((out, sync, logged))
-                // `w` and `kv` drop here: every table opened is closed before the commit.
             };
-            let (out, sync, logged) = match run() {
+            let (out, sync, logged) = match open.with_dependent(run) {
                 Ok(done) => done,
                 Err(e) => {
-                    drop(tx);
+                    drop(open);
                     self.restore_held(&mut slot, db, kept);
                     return Err(e);
                 }
@@ -534,7 +532,7 @@ impl Store {
                 Some((appender, payload)) => {
                     let hold = appender.may_hold(held_count, kept.as_ref().map_or(0, |(p, _)| bytes_of(p)));
                     let seq = appender.next_seq();
-                    match self.commit_logged(tx, sync, hold, appender, &payload) {
+                    match self.commit_logged(open, sync, hold, appender, &payload) {
                         Ok(Some(tx)) => {
                             let mut payloads = kept.map(|(p, _)| p).unwrap_or_default();
                             payloads.push(payload.as_bytes().to_vec());
@@ -548,7 +546,7 @@ impl Store {
                     }
                 }
                 None => {
-                    let committed = self.commit(tx, sync);
+                    let committed = self.commit(open.close(), sync);
                     self.holding.store(false, std::sync::atomic::Ordering::SeqCst);
                     if committed.is_err() {
                         self.lost_held(held_count);
@@ -595,18 +593,27 @@ impl Store {
     /// checkpoint is due (the log then starts afresh). A record whose commit
     /// fails is cut off again. The order's argument: `docs/design.md`, "The
     /// redo log".
-    /// `hold`: a durable record that is not a checkpoint leaves `tx`
-    /// uncommitted and returned, to be held (`held.rs`).
+    /// `hold`: a durable record that is not a checkpoint leaves the
+    /// transaction uncommitted, its tables open, and returned, to be held
+    /// (`held.rs`).
     fn commit_logged(
         &self,
-        mut tx: redb::WriteTransaction,
+        open: redb_kv::OpenTx,
         sync: Commit,
         hold: bool,
         mut log: log::Appender<'_>,
         payload: &log::Payload,
-    ) -> Result<Option<redb::WriteTransaction>, StorageError> {
+    ) -> Result<Option<redb_kv::OpenTx>, StorageError> {
         let n = self.durability.before_commit(sync);
         let durable = sync != Commit::Deferred;
+        let direct = log.unlogged() || (durable && (!payload.is_recorded() || log.direct(payload.len())));
+        if hold && durable && !payload.is_empty() && !direct && !log.checkpoint_due(payload.len()) {
+            log.append(payload, true)?;
+            // Durable now; redb's commit waits for the next read (`held.rs`).
+            self.durability.durable(n);
+            return Ok(Some(open));
+        }
+        let mut tx = open.close();
         if !durable && !payload.is_empty() {
             // A deferred commit (a step of a catch-up: nobody is answered about
             // it) is not logged: redb commits it without a sync, and it becomes
@@ -655,11 +662,6 @@ impl Store {
         }
         let checkpoint = log.checkpoint_due(payload.len());
         log.append(payload, durable && !checkpoint)?;
-        if hold && durable && !checkpoint {
-            // Durable now; redb's commit waits for the next read (`held.rs`).
-            self.durability.durable(n);
-            return Ok(Some(tx));
-        }
         let level = if checkpoint { redb::Durability::Immediate } else { redb::Durability::None };
         let committed = tx
             .set_durability(level)
@@ -688,7 +690,7 @@ impl Store {
         let (mut slot, db) = self.slot_and_database()?;
         let db = db.as_ref().ok_or_else(|| StorageError("the database is closed".into()))?;
         let tx = match slot.take() {
-            Some(held) => held.tx,
+            Some(held) => held.tx.close(),
             None => db.begin_write().map_err(fail)?,
         };
         let mut log = journal.lock()?;
