@@ -67,6 +67,9 @@ pub(crate) struct PgStore {
     next: Mutex<Vec<ahead::Ask>>,
     /// Merchants' partners, for the rows' partner column (`owner.rs`).
     owners: owner::Owners,
+    /// Records decoded by earlier write transactions, by their bytes
+    /// (`storage/decoded.rs`: right whoever wrote them).
+    decoded: super::decoded::DecodedRecords,
     /// Tests: the next write transaction's answer is lost after its commit.
     #[cfg(test)]
     lose_answer: std::sync::atomic::AtomicBool,
@@ -96,6 +99,7 @@ impl PgStore {
             learned: Mutex::new(Vec::new()),
             next: Mutex::new(Vec::new()),
             owners: owner::Owners::default(),
+            decoded: super::decoded::DecodedRecords::default(),
             #[cfg(test)]
             lose_answer: std::sync::atomic::AtomicBool::new(false),
         })
@@ -163,6 +167,7 @@ impl PgStore {
         })?;
         let tx = PgTx::writing(Arc::clone(conn), params.answers(&rows)?);
         let mut w = Write::new(&tx, None);
+        w.records = Some(&self.decoded);
         let out = f(&mut w)?;
         drop(w);
         tx.flush_and_commit(&self.owners)?;
