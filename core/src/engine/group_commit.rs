@@ -15,9 +15,12 @@
 //! Without it, the callers answered by one commit come back while the next
 //! leader has taken only the others, and a host's threads split into two
 //! groups committing in turn, each half the size. A lone caller never waits.
+//! The gathering leader is woken once, when the last caller it waits for has
+//! queued (or left), not at every arrival: each wake-up is a task switch, and
+//! waking it per arrival was two thirds of the process's futex calls.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
@@ -43,6 +46,9 @@ pub(super) struct Groups {
     queued: Condvar,
     /// Callers inside [`Engine::execute`], preparing, queued or leading.
     inside: AtomicUsize,
+    /// A leader is gathering: told once what it waits for is there, not at
+    /// every arrival (each wake-up is a task switch).
+    gathering: AtomicBool,
 }
 
 /// A caller counted in [`Groups::inside`] while it lives; a gathering
@@ -58,8 +64,15 @@ impl<'a> Inside<'a> {
 
 impl Drop for Inside<'_> {
     fn drop(&mut self) {
-        self.0.inside.fetch_sub(1, Ordering::SeqCst);
-        self.0.queued.notify_one();
+        let groups = self.0;
+        groups.inside.fetch_sub(1, Ordering::SeqCst);
+        if groups.gathering.load(Ordering::SeqCst) {
+            // Under the lock: the leader checks and waits atomically.
+            let queue = groups.lock();
+            if !groups.preparing(&queue) {
+                groups.queued.notify_one();
+            }
+        }
     }
 }
 
@@ -75,6 +88,12 @@ impl Groups {
     fn lock(&self) -> MutexGuard<'_, Queue> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
+
+    /// Whether a gathering leader should wait on: callers inside
+    /// [`Engine::execute`] have not all queued, and the group is not full.
+    fn preparing(&self, q: &Queue) -> bool {
+        q.waiting.len() < MAX_GROUP && q.waiting.len() < self.inside.load(Ordering::SeqCst)
+    }
 }
 
 impl Engine {
@@ -88,7 +107,9 @@ impl Engine {
         let ticket = queue.next;
         queue.next += 1;
         queue.waiting.push((ticket, caller.clone(), prepared));
-        self.groups.queued.notify_one();
+        if self.groups.gathering.load(Ordering::SeqCst) && !self.groups.preparing(&queue) {
+            self.groups.queued.notify_one();
+        }
         loop {
             if let Some(answer) = queue.answers.remove(&ticket) {
                 return answer;
@@ -116,20 +137,21 @@ impl Engine {
     /// someone is still preparing: a lone caller (and the browser's module,
     /// which has no threads or clock to wait with) goes on at once.
     fn gather<'a>(&'a self, mut queue: MutexGuard<'a, Queue>) -> MutexGuard<'a, Queue> {
-        let preparing = |q: &Queue| {
-            q.waiting.len() < MAX_GROUP && q.waiting.len() < self.groups.inside.load(Ordering::SeqCst)
-        };
-        if !preparing(&queue) {
+        let groups = &self.groups;
+        if !groups.preparing(&queue) {
             return queue;
         }
+        // Set and cleared with the queue locked.
+        groups.gathering.store(true, Ordering::SeqCst);
         let deadline = std::time::Instant::now() + GATHER;
-        while preparing(&queue) {
+        while groups.preparing(&queue) {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
             if left.is_zero() {
                 break;
             }
-            queue = self.groups.queued.wait_timeout(queue, left).unwrap_or_else(PoisonError::into_inner).0;
+            queue = groups.queued.wait_timeout(queue, left).unwrap_or_else(PoisonError::into_inner).0;
         }
+        groups.gathering.store(false, Ordering::SeqCst);
         queue
     }
 }
