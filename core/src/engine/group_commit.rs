@@ -68,10 +68,7 @@ impl Drop for Inside<'_> {
         groups.inside.fetch_sub(1, Ordering::SeqCst);
         if groups.gathering.load(Ordering::SeqCst) {
             // Under the lock: the leader checks and waits atomically.
-            let queue = groups.lock();
-            if !groups.preparing(&queue) {
-                groups.queued.notify_one();
-            }
+            groups.wake_gatherer(&groups.lock());
         }
     }
 }
@@ -94,6 +91,14 @@ impl Groups {
     fn preparing(&self, q: &Queue) -> bool {
         q.waiting.len() < MAX_GROUP && q.waiting.len() < self.inside.load(Ordering::SeqCst)
     }
+
+    /// Wake a gathering leader if what it waits for is there (`q`: the
+    /// queue, locked).
+    fn wake_gatherer(&self, q: &Queue) {
+        if self.gathering.load(Ordering::SeqCst) && !self.preparing(q) {
+            self.queued.notify_one();
+        }
+    }
 }
 
 impl Engine {
@@ -107,9 +112,7 @@ impl Engine {
         let ticket = queue.next;
         queue.next += 1;
         queue.waiting.push((ticket, caller.clone(), prepared));
-        if self.groups.gathering.load(Ordering::SeqCst) && !self.groups.preparing(&queue) {
-            self.groups.queued.notify_one();
-        }
+        self.groups.wake_gatherer(&queue);
         loop {
             if let Some(answer) = queue.answers.remove(&ticket) {
                 return answer;
