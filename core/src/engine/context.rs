@@ -86,7 +86,7 @@ impl<'a, 'tx> Cx<'a, 'tx> {
         let prev = match self.last_txn.get(partner_id) {
             Some((stamp, _)) => *stamp,
             None => {
-                let stored = self.w.get_raw(Table::Meta, &row_keys::last_transaction(partner_id))?;
+                let stored = self.w.get_known(Table::Meta, &row_keys::last_transaction(partner_id))?;
                 match stored.and_then(|id| stamp_of(&id)) {
                     Some(stamp) => stamp,
                     None => {

@@ -101,7 +101,7 @@ fn next_seq(cx: &mut Cx<'_, '_>, table: Table, scope: &str) -> Result<u64, Stora
         return Ok(*n);
     }
     let (from, to) = row_keys::seq_range_after(scope, 0);
-    let last = cx.w.last_key(table, &from, &to)?.and_then(|k| row_keys::seq_of(&k)).unwrap_or(0);
+    let last = cx.w.last_key_known(table, &from, &to)?.and_then(|k| row_keys::seq_of(&k)).unwrap_or(0);
     let next = last + 1;
     cx.seqs[usize::from(table == Table::Events)].insert(scope.to_owned(), next);
     Ok(next)

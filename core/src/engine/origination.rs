@@ -217,7 +217,7 @@ impl FirstKey for crate::storage::Snapshot {
 
 impl FirstKey for crate::storage::Write<'_> {
     fn first(&self, table: Table) -> Result<Option<Vec<u8>>, StorageError> {
-        self.first_key(table)
+        self.first_key_known(table)
     }
 }
 

@@ -181,7 +181,7 @@ pub(crate) fn anything_due(
 
 /// The first entry of an index if it is due by `now`.
 fn due(cx: &Cx<'_, '_>, table: Table, now: DateTime<Utc>) -> Result<Option<Due>, StorageError> {
-    let Some(key) = cx.w.first_key(table)? else {
+    let Some(key) = cx.w.first_key_known(table)? else {
         return Ok(None);
     };
     let at =

@@ -7,10 +7,11 @@
 //! business), on the Eastern day and month of its creation. A void gives its usage
 //! back; a return does not (the entry went to the bank).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 
+use super::fast_map::FastMap;
 use super::records::{MerchantRecord, PartnerRecord, TransactionRecord};
 use super::Cx;
 use crate::calendar;
@@ -40,7 +41,7 @@ pub(crate) struct Counters {
     /// Counter key → its value as this transaction sees it, and whether it changed.
     values: BTreeMap<Vec<u8>, (Usage, bool)>,
     /// Rolling-period sums by (scope, last day, days).
-    periods: HashMap<(String, NaiveDate, u32), Usage>,
+    periods: FastMap<(String, NaiveDate, u32), Usage>,
 }
 
 impl Counters {
@@ -49,7 +50,7 @@ impl Counters {
         if let Some((usage, _)) = self.values.get(key) {
             return Ok(*usage);
         }
-        let usage = w.get_raw(Table::Usage, key)?.map(|b| decode(&b)).unwrap_or_default();
+        let usage = w.get_known(Table::Usage, key)?.map(|b| decode(&b)).unwrap_or_default();
         self.values.insert(key.to_vec(), (usage, false));
         Ok(usage)
     }
@@ -71,15 +72,30 @@ impl Counters {
         let first = last - Duration::days(i64::from(days) - 1);
         let from = row_keys::usage_day(scope, first);
         let to = row_keys::usage_day(scope, last + Duration::days(1));
-        let mut by_day: BTreeMap<Vec<u8>, Usage> = w
-            .range(Table::Usage, &from, &to, days as usize)?
-            .into_iter()
-            .map(|(k, v)| (k, decode(&v)))
-            .collect();
-        for (k, (usage, _)) in self.values.range(from..to) {
-            by_day.insert(k.clone(), *usage);
-        }
-        let sum = by_day.values().fold(Usage::default(), |acc, u| acc.plus(*u));
+        let sum = if days <= DAYS_KNOWN {
+            // Day by day, as earlier transactions came to know them, each
+            // as this transaction sees it.
+            let mut sum = Usage::default();
+            let first = row_keys::day_number(first);
+            let mut key_of =
+                |i: usize, key: &mut Vec<u8>| row_keys::usage_day_into(key, scope, first + i as u32);
+            w.visit_known_in(Table::Usage, (&from, &to), days as usize, &mut key_of, &mut |key, stored| {
+                let usage = match self.values.get(key) {
+                    Some((usage, _)) => *usage,
+                    None => stored.map(decode).unwrap_or_default(),
+                };
+                sum = sum.plus(usage);
+            })?;
+            sum
+        } else {
+            let stored = w.range(Table::Usage, &from, &to, days as usize)?;
+            let mut by_day: BTreeMap<Vec<u8>, Usage> =
+                stored.into_iter().map(|(k, v)| (k, decode(&v))).collect();
+            for (k, (usage, _)) in self.values.range(from..to) {
+                by_day.insert(k.clone(), *usage);
+            }
+            by_day.values().fold(Usage::default(), |acc, u| acc.plus(*u))
+        };
         self.periods.insert(id, sum);
         Ok(sum)
     }
@@ -123,6 +139,11 @@ impl Counters {
         Ok(())
     }
 }
+
+/// Rolling periods of at most this many days are summed from day counters
+/// known across transactions (`storage/carried.rs`); longer ones from one
+/// range read.
+const DAYS_KNOWN: u32 = 31;
 
 /// Whether a transaction counts toward usage: every one but a reversal credit
 /// (which gives back what a debit took; a reversal debit counts like any debit).

@@ -6,6 +6,9 @@
 //! by [`row_keys`] with big-endian integers so that byte order is time or sequence order.
 //! Tables, keys and which operation writes what are listed in `docs/design.md`.
 
+mod carried;
+#[cfg(test)]
+mod carried_tests;
 #[cfg(feature = "simulation")]
 pub mod crash;
 mod decoded;
@@ -242,6 +245,9 @@ pub(crate) struct Store {
     credentials_moved: std::sync::atomic::AtomicU64,
     /// Records decoded by earlier write transactions (`decoded.rs`).
     decoded: decoded::DecodedRecords,
+    /// What earlier write transactions learned of a few keys and ranges
+    /// (`carried.rs`): kept on redb only, which this process alone writes.
+    carried: carried::Carried,
     /// A store over PostgreSQL (feature `postgres`): every transaction goes
     /// there; `db` and `journal` are empty.
     #[cfg(feature = "postgres")]
@@ -313,6 +319,7 @@ impl Store {
             holding: std::sync::atomic::AtomicBool::new(false),
             credentials_moved: std::sync::atomic::AtomicU64::new(0),
             decoded: decoded::DecodedRecords::default(),
+            carried: carried::Carried::default(),
             #[cfg(feature = "postgres")]
             pg: None,
         };
@@ -336,6 +343,7 @@ impl Store {
             holding: std::sync::atomic::AtomicBool::new(false),
             credentials_moved: std::sync::atomic::AtomicU64::new(0),
             decoded: decoded::DecodedRecords::default(),
+            carried: carried::Carried::default(),
             pg: Some(postgres::PgStore::open(url)?),
         };
         store.prepare()?;
@@ -424,6 +432,7 @@ impl Store {
             }
             // Closed (and its file lock released) before it is opened again.
             *db = None;
+            self.carried.forget();
             let reopened = reopen().and_then(|fresh| match &self.journal {
                 Some(journal) => open::catching(|| journal.recover(&fresh)).map(|()| fresh),
                 None => Ok(fresh),
@@ -501,6 +510,7 @@ impl Store {
             let run = |_: &redb::WriteTransaction, kv: &redb_kv::RedbWrite<'_>| {
                 let mut w = Write::new(kv, journal.map(|_| payload()));
                 w.records = Some(&self.decoded);
+                w.carried = Some(RefCell::new(self.carried.begin()));
                 // On `Err`, `open` (its tables, then the transaction) drops: nothing is written.
                 let out = f(&mut w)?;
                 let sync = w.sync.get();
@@ -556,7 +566,9 @@ impl Store {
             }
             Ok(out)
         };
-        match attempt() {
+        let attempted = attempt();
+        self.carried.ended(attempted.is_ok());
+        match attempted {
             Ok((out, credentials)) => {
                 if credentials {
                     // Before anyone is answered: a key changed here is
@@ -864,6 +876,9 @@ pub(crate) struct Write<'tx> {
     cache: RefCell<Decoded>,
     /// Records decoded by earlier transactions, by their bytes (`decoded.rs`).
     records: Option<&'tx decoded::DecodedRecords>,
+    /// What this and earlier transactions learned of some keys and ranges
+    /// (`carried.rs`), kept up to date by every put and remove.
+    carried: Option<RefCell<std::sync::MutexGuard<'tx, carried::Known>>>,
     sync: std::cell::Cell<Commit>,
     /// The transaction's operations, for its redo-log record (`None`: no log).
     log: Option<log::Payload>,
@@ -877,6 +892,7 @@ impl<'tx> Write<'tx> {
             credentials: std::cell::Cell::new(false),
             cache: RefCell::default(),
             records: None,
+            carried: None,
             sync: durability::new_commit(),
             log,
         }
@@ -1085,6 +1101,9 @@ impl Write<'_> {
     pub(crate) fn put_raw(&mut self, table: Table, key: &[u8], value: &[u8]) -> Result<(), StorageError> {
         self.changing(table);
         self.forget(table, key);
+        if let Some(known) = &self.carried {
+            known.borrow_mut().put(table, key, value);
+        }
         self.kv.put(table, key, value)?;
         if let Some(log) = &mut self.log {
             log.put(table, key, value);
@@ -1097,6 +1116,9 @@ impl Write<'_> {
     pub(crate) fn remove(&mut self, table: Table, key: &[u8]) -> Result<bool, StorageError> {
         self.changing(table);
         self.forget(table, key);
+        if let Some(known) = &self.carried {
+            known.borrow_mut().removed(table, key);
+        }
         let present = self.kv.remove(table, key)?;
         if let (Some(log), true) = (&mut self.log, present) {
             log.remove(table, key);
@@ -1109,6 +1131,9 @@ impl Write<'_> {
     pub(crate) fn remove_range(&mut self, table: Table, from: &[u8], to: &[u8]) -> Result<(), StorageError> {
         self.changing(table);
         self.cache.borrow_mut()[table as usize].clear();
+        if let Some(known) = &self.carried {
+            known.borrow_mut().removed_range(table);
+        }
         self.kv.remove_range(table, from, to)?;
         if let Some(log) = &mut self.log {
             log.remove_range(table, from, to);

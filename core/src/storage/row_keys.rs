@@ -112,12 +112,22 @@ pub(crate) fn image(id: &str, side: &str) -> Vec<u8> {
 
 /// A usage counter of `scope` (a merchant or partner id) for one Eastern day.
 pub(crate) fn usage_day(scope: &str, day: chrono::NaiveDate) -> Vec<u8> {
-    use chrono::Datelike;
     let mut k = Vec::with_capacity(scope.len() + 6);
+    usage_day_into(&mut k, scope, day_number(day));
+    k
+}
+
+/// A day's number in [`usage_day`] keys (consecutive days, consecutive numbers).
+pub(crate) fn day_number(day: chrono::NaiveDate) -> u32 {
+    use chrono::Datelike;
+    day.num_days_from_ce() as u32
+}
+
+/// Append [`usage_day`]'s key of the day numbered `day` ([`day_number`]).
+pub(crate) fn usage_day_into(k: &mut Vec<u8>, scope: &str, day: u32) {
     k.extend_from_slice(scope.as_bytes());
     k.extend_from_slice(&[0, b'd']);
-    k.extend_from_slice(&((day.num_days_from_ce() as u32) ^ (1 << 31)).to_be_bytes());
-    k
+    k.extend_from_slice(&(day ^ (1 << 31)).to_be_bytes());
 }
 
 /// A usage counter of `scope` for one Eastern calendar month.
