@@ -40,6 +40,7 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use ach_benches::cpu::cpu_seconds;
 use ach_benches::{generous_limits, merchant_application, transaction_body, Sandbox};
 use ach_testkit::{Achd, Conn, Server};
 use serde_json::{json, Value};
@@ -245,16 +246,6 @@ fn disk_bytes(io: &str) -> u64 {
 
 /// utime + stime of a `/proc/<pid>/stat` file, in seconds (clock ticks of 1/100 s,
 /// what Linux reports to user space). 0 where there is no `/proc`.
-fn cpu_seconds(stat: &str) -> f64 {
-    let Ok(text) = std::fs::read_to_string(stat) else { return 0.0 };
-    // The command name (field 2) may hold spaces; the fields after ")" are plain.
-    let rest = text.rsplit_once(')').map_or("", |(_, r)| r);
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    // After ")": state is field 3, utime field 14, stime field 15.
-    let tick = |i: usize| fields.get(i - 3).and_then(|f| f.parse::<f64>().ok()).unwrap_or(0.0);
-    (tick(14) + tick(15)) / 100.0
-}
-
 fn load_average() -> String {
     std::fs::read_to_string("/proc/loadavg")
         .map_or_else(|_| "?".into(), |l| format!("load average {}", l.trim()))
