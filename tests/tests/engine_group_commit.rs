@@ -2,7 +2,9 @@
 //! the engine, what a C host's threads get through `ach_engine_request`), and
 //! every rule holds as if they had called one after the other: no limit is
 //! exceeded, every transaction gets its own id, the feed has each creation
-//! once, the usage counters match the transactions.
+//! once, the usage counters match the transactions, and each caller is
+//! answered its own operation's answer (a leader may take callers into its
+//! transaction as they queue).
 #![allow(clippy::unwrap_used)]
 
 use std::collections::HashSet;
@@ -15,6 +17,12 @@ const THREADS: usize = 16;
 const EACH: usize = 60;
 /// The merchant's daily count: two thirds of what the threads try.
 const DAILY: u64 = (THREADS * EACH * 2 / 3) as u64;
+
+/// `body` with the idempotency key of thread `t`'s create `i`.
+fn keyed(mut body: serde_json::Value, t: usize, i: usize) -> serde_json::Value {
+    body["idempotency_key"] = format!("thread-{t}-create-{i}").into();
+    body
+}
 
 #[test]
 fn sixteen_threads_share_commits_and_never_pass_a_limit() {
@@ -30,13 +38,23 @@ fn sixteen_threads_share_commits_and_never_pass_a_limit() {
                 (0..EACH)
                     .map(|i| {
                         let cents = 100 + (t * EACH + i) as u64;
-                        w.create(&partner_id, &partner, &transaction(&merchant_id, "debit", &amount(cents)))
+                        let body = keyed(transaction(&merchant_id, "debit", &amount(cents)), t, i);
+                        w.create(&partner_id, &partner, &body)
                     })
                     .collect::<Vec<_>>()
             })
         })
         .collect();
     let answers: Vec<_> = threads.into_iter().flat_map(|t| t.join().unwrap()).collect();
+    // Each answer is the one stored under its own request's key: a retry of
+    // the request answers the same.
+    for (n, answer) in answers.iter().enumerate() {
+        let (t, i) = (n / EACH, n % EACH);
+        let cents = 100 + n as u64;
+        let body = keyed(transaction(&merchant_id, "debit", &amount(cents)), t, i);
+        let again = w.create(&partner_id, &partner, &body);
+        assert_eq!(format!("{again:?}"), format!("{answer:?}"), "thread {t}, create {i}");
+    }
     let ids: Vec<&String> = answers.iter().filter_map(|a| a.as_ref().ok()).collect();
     assert_eq!(ids.len() as u64, DAILY, "exactly the daily count is accepted");
     assert_eq!(ids.iter().collect::<HashSet<_>>().len(), ids.len(), "every id once");

@@ -68,9 +68,22 @@ impl Engine {
     /// [`Engine::prepare`] (on other threads): the same answers, and the same
     /// stored data, as `execute_batch` of the operations they were prepared from.
     pub fn execute_prepared(&self, ops: Vec<(Caller, PreparedOperation)>) -> Vec<Result<Outcome, Refusal>> {
+        self.execute_streamed(ops, None)
+    }
+
+    /// [`Engine::execute_prepared`] of `ops` and, in the same write
+    /// transaction, of every run `more` gives after them (asked again after
+    /// each run is applied, until it gives none): a group commit's leader
+    /// applies the operations queued so far while other callers still
+    /// prepare theirs. The answers are in order, runs after `ops`.
+    pub(super) fn execute_streamed(
+        &self,
+        ops: Vec<(Caller, PreparedOperation)>,
+        mut more: Option<More<'_>>,
+    ) -> Answers {
         let now = self.clock.now();
         let mut directory = self.directory();
-        let count = ops.len();
+        let mut count = ops.len();
         let mut loaded = None;
         let Ok(mut window) = self.lock_window_in_turn() else { return unavailable(count) };
         super::shared_window::read_ahead(self, &window);
@@ -86,11 +99,15 @@ impl Engine {
             // A batch's feed entries, one packed row per feed and scope, and
             // its pending index, one row per cut-off (a single operation
             // writes its own rows as it goes).
-            if ops.len() > 1 {
+            if ops.len() > 1 || more.is_some() {
                 cx.feed_rows = Some(super::feed_rows::FeedRows::default());
                 cx.pending_rows = Some(super::packed_index::PackedIndex::new(crate::storage::Table::Pending));
             }
-            let answers = apply_each(&mut cx, now, ops, &mut directory, &mut loaded)?;
+            let mut answers = apply_each(&mut cx, now, ops, &mut directory, &mut loaded)?;
+            while let Some(run) = more.as_mut().map(|more| more()).filter(|run| !run.is_empty()) {
+                count += run.len();
+                answers.extend(apply_each(&mut cx, now, run, &mut directory, &mut loaded)?);
+            }
             if let Some(rows) = cx.feed_rows.take() {
                 rows.write(cx.w)?;
             }
@@ -150,6 +167,10 @@ pub(super) fn key_hash(api_key: &str) -> Result<KeyHash, Refusal> {
 
 /// Every operation's answer, in order.
 type Answers = Vec<Result<Outcome, Refusal>>;
+
+/// The next run of operations for a write transaction already applying some
+/// (none: there are no more).
+pub(super) type More<'m> = &'m mut dyn FnMut() -> Vec<(Caller, PreparedOperation)>;
 
 /// A batch's answers, the sandbox clock's new instant and the directory
 /// epoch taken, once committed.

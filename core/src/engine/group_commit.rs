@@ -10,11 +10,15 @@
 //! the next leader takes them all at once: one caller alone commits at once,
 //! many share fsyncs. No answer is given before its commit is durable.
 //!
-//! A leader first gathers: callers already inside [`Engine::execute`] (still
+//! A leader gathers: callers already inside [`Engine::execute`] (still
 //! preparing their operation) join its group, waited for at most [`GATHER`].
 //! Without it, the callers answered by one commit come back while the next
 //! leader has taken only the others, and a host's threads split into two
 //! groups committing in turn, each half the size. A lone caller never waits.
+//! While others prepare, the leader applies what is queued already, in its
+//! write transaction, then takes what was queued meanwhile, and so on
+//! ([`Engine::execute_streamed`]): the group's apply overlaps the others'
+//! preparation, and it commits once nobody is left preparing.
 //! The gathering leader is woken once, when the last caller it waits for has
 //! queued (or left), not at every arrival: each wake-up is a task switch, and
 //! waking it per arrival was two thirds of the process's futex calls.
@@ -78,6 +82,8 @@ struct Queue {
     waiting: Vec<(u64, Caller, PreparedOperation)>,
     answers: HashMap<u64, Answer>,
     leading: bool,
+    /// Operations the leader took for its group so far (not answered yet).
+    taken: usize,
     next: u64,
 }
 
@@ -89,7 +95,8 @@ impl Groups {
     /// Whether a gathering leader should wait on: callers inside
     /// [`Engine::execute`] have not all queued, and the group is not full.
     fn preparing(&self, q: &Queue) -> bool {
-        q.waiting.len() < MAX_GROUP && q.waiting.len() < self.inside.load(Ordering::SeqCst)
+        let there = q.waiting.len() + q.taken;
+        there < MAX_GROUP && there < self.inside.load(Ordering::SeqCst)
     }
 
     /// Wake a gathering leader if what it waits for is there (`q`: the
@@ -122,31 +129,68 @@ impl Engine {
                 continue;
             }
             queue.leading = true;
-            queue = self.gather(queue);
-            let take = queue.waiting.len().min(MAX_GROUP);
-            let group: Vec<_> = queue.waiting.drain(..take).collect();
+            let mut leader = Leader { engine: self, tickets: Vec::new() };
+            let first = take(&mut queue, &mut leader.tickets);
+            // Others still preparing: what is queued is applied while they
+            // do, and they join the same transaction as they queue.
+            let streaming = self.groups.preparing(&queue);
             drop(queue);
-            let mut leader = Leader { engine: self, tickets: group.iter().map(|(t, _, _)| *t).collect() };
-            let answers = self.execute_prepared(group.into_iter().map(|(_, c, op)| (c, op)).collect());
+            let answers = if streaming {
+                let deadline = std::time::Instant::now() + GATHER;
+                let mut more = || self.more(deadline, &mut leader.tickets);
+                self.execute_streamed(first, Some(&mut more))
+            } else {
+                self.execute_prepared(first)
+            };
             leader.hand_out(answers);
             queue = self.groups.lock();
         }
     }
 }
 
+/// Take up to a group's room of the queued operations, their tickets into
+/// `tickets`.
+fn take(queue: &mut Queue, tickets: &mut Vec<u64>) -> Vec<(Caller, PreparedOperation)> {
+    let room = MAX_GROUP.saturating_sub(queue.taken);
+    let n = queue.waiting.len().min(room);
+    queue.taken += n;
+    queue
+        .waiting
+        .drain(..n)
+        .map(|(ticket, caller, op)| {
+            tickets.push(ticket);
+            (caller, op)
+        })
+        .collect()
+}
+
 impl Engine {
-    /// Wait, at most [`GATHER`], until every caller inside `execute` has
-    /// queued its operation (or a group is full). The clock is read only when
-    /// someone is still preparing: a lone caller (and the browser's module,
-    /// which has no threads or clock to wait with) goes on at once.
-    fn gather<'a>(&'a self, mut queue: MutexGuard<'a, Queue>) -> MutexGuard<'a, Queue> {
+    /// The leader's next run: what was queued while it applied the last
+    /// one, or, if nothing was, what the callers still preparing queue
+    /// before `deadline` (told once all have: [`Groups::wake_gatherer`]).
+    /// None once nobody is preparing, the group is full or the deadline
+    /// has passed.
+    fn more(&self, deadline: std::time::Instant, tickets: &mut Vec<u64>) -> Vec<(Caller, PreparedOperation)> {
+        let mut queue = self.groups.lock();
+        if queue.waiting.is_empty() {
+            queue = self.gather_until(queue, deadline);
+        }
+        take(&mut queue, tickets)
+    }
+
+    /// Wait, until `deadline` at most, while a caller inside `execute` has
+    /// not queued its operation (and the group is not full).
+    fn gather_until<'a>(
+        &'a self,
+        mut queue: MutexGuard<'a, Queue>,
+        deadline: std::time::Instant,
+    ) -> MutexGuard<'a, Queue> {
         let groups = &self.groups;
         if !groups.preparing(&queue) {
             return queue;
         }
         // Set and cleared with the queue locked.
         groups.gathering.store(true, Ordering::SeqCst);
-        let deadline = std::time::Instant::now() + GATHER;
         while groups.preparing(&queue) {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
             if left.is_zero() {
@@ -176,6 +220,7 @@ impl Leader<'_> {
             queue.answers.insert(ticket, answer);
         }
         queue.leading = false;
+        queue.taken = 0;
         drop(queue);
         self.engine.groups.answered.notify_all();
     }
