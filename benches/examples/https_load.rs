@@ -244,8 +244,7 @@ fn disk_bytes(io: &str) -> u64 {
     text.lines().find_map(|l| l.strip_prefix("write_bytes:")?.trim().parse().ok()).unwrap_or(0)
 }
 
-/// utime + stime of a `/proc/<pid>/stat` file, in seconds (clock ticks of 1/100 s,
-/// what Linux reports to user space). 0 where there is no `/proc`.
+/// The machine's load average, as `/proc/loadavg` gives it (`?` without it).
 fn load_average() -> String {
     std::fs::read_to_string("/proc/loadavg")
         .map_or_else(|_| "?".into(), |l| format!("load average {}", l.trim()))

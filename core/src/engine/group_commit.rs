@@ -132,7 +132,9 @@ impl Engine {
             let mut leader = Leader { engine: self, tickets: Vec::new() };
             let first = take(&mut queue, &mut leader.tickets);
             // Others still preparing: what is queued is applied while they
-            // do, and they join the same transaction as they queue.
+            // do, and they join the same transaction as they queue. Only
+            // then is the clock read: a lone caller (and the browser's
+            // module, with no threads and no clock to wait with) goes on.
             let streaming = self.groups.preparing(&queue);
             drop(queue);
             let answers = if streaming {
