@@ -19,12 +19,15 @@
 //! write transaction, then takes what was queued meanwhile, and so on
 //! ([`Engine::execute_streamed`]): the group's apply overlaps the others'
 //! preparation, and it commits once nobody is left preparing.
-//! The gathering leader is woken once, when the last caller it waits for has
-//! queued (or left), not at every arrival: each wake-up is a task switch, and
-//! waking it per arrival was two thirds of the process's futex calls.
+//! While the queue is empty and others still prepare, the leader does not
+//! sleep: it yields its core to them and looks again, so each arrival is
+//! applied as it comes and the group commits soon after the last. Asleep, it
+//! was woken either at every arrival (a task switch each: two thirds of the
+//! process's futex calls) or once all had queued, and then applied most of
+//! the group after the last arrival instead of while they came.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
@@ -46,17 +49,11 @@ pub(super) struct Groups {
     state: Mutex<Queue>,
     /// Told whenever a group's answers are in (or its leader gave up).
     answered: Condvar,
-    /// Told whenever an operation is queued (a gathering leader waits on it).
-    queued: Condvar,
     /// Callers inside [`Engine::execute`], preparing, queued or leading.
     inside: AtomicUsize,
-    /// A leader is gathering: told once what it waits for is there, not at
-    /// every arrival (each wake-up is a task switch).
-    gathering: AtomicBool,
 }
 
-/// A caller counted in [`Groups::inside`] while it lives; a gathering
-/// leader is told when it leaves (it need not wait for it any more).
+/// A caller counted in [`Groups::inside`] while it lives.
 struct Inside<'a>(&'a Groups);
 
 impl<'a> Inside<'a> {
@@ -68,27 +65,22 @@ impl<'a> Inside<'a> {
 
 impl Drop for Inside<'_> {
     fn drop(&mut self) {
-        let groups = self.0;
-        groups.inside.fetch_sub(1, Ordering::SeqCst);
-        if groups.gathering.load(Ordering::SeqCst) {
-            // Under the lock: the leader checks and waits atomically.
-            groups.wake_gatherer(&groups.lock());
-        }
+        self.0.inside.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
 #[derive(Debug, Default)]
-struct Queue {
+pub(super) struct Queue {
     waiting: Vec<(u64, Caller, PreparedOperation)>,
-    answers: HashMap<u64, Answer>,
-    leading: bool,
+    pub(super) answers: HashMap<u64, Answer>,
+    pub(super) leading: bool,
     /// Operations the leader took for its group so far (not answered yet).
     taken: usize,
     next: u64,
 }
 
 impl Groups {
-    fn lock(&self) -> MutexGuard<'_, Queue> {
+    pub(super) fn lock(&self) -> MutexGuard<'_, Queue> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -97,14 +89,6 @@ impl Groups {
     fn preparing(&self, q: &Queue) -> bool {
         let there = q.waiting.len() + q.taken;
         there < MAX_GROUP && there < self.inside.load(Ordering::SeqCst)
-    }
-
-    /// Wake a gathering leader if what it waits for is there (`q`: the
-    /// queue, locked).
-    fn wake_gatherer(&self, q: &Queue) {
-        if self.gathering.load(Ordering::SeqCst) && !self.preparing(q) {
-            self.queued.notify_one();
-        }
     }
 }
 
@@ -119,7 +103,6 @@ impl Engine {
         let ticket = queue.next;
         queue.next += 1;
         queue.waiting.push((ticket, caller.clone(), prepared));
-        self.groups.wake_gatherer(&queue);
         loop {
             if let Some(answer) = queue.answers.remove(&ticket) {
                 return answer;
@@ -168,49 +151,29 @@ fn take(queue: &mut Queue, tickets: &mut Vec<u64>) -> Vec<(Caller, PreparedOpera
 
 impl Engine {
     /// The leader's next run: what was queued while it applied the last
-    /// one, or, if nothing was, what the callers still preparing queue
-    /// before `deadline` (told once all have: [`Groups::wake_gatherer`]).
-    /// None once nobody is preparing, the group is full or the deadline
-    /// has passed.
+    /// one, or, if nothing was, the next a caller still preparing queues
+    /// before `deadline`. None once nobody is preparing, the group is full
+    /// or the deadline has passed.
     fn more(&self, deadline: std::time::Instant, tickets: &mut Vec<u64>) -> Vec<(Caller, PreparedOperation)> {
-        let mut queue = self.groups.lock();
-        if queue.waiting.is_empty() {
-            queue = self.gather_until(queue, deadline);
+        let groups = &self.groups;
+        let mut queue = groups.lock();
+        while queue.waiting.is_empty() && groups.preparing(&queue) && std::time::Instant::now() < deadline {
+            // The core to those preparing, then a look again.
+            drop(queue);
+            std::thread::yield_now();
+            queue = groups.lock();
         }
         take(&mut queue, tickets)
-    }
-
-    /// Wait, until `deadline` at most, while a caller inside `execute` has
-    /// not queued its operation (and the group is not full).
-    fn gather_until<'a>(
-        &'a self,
-        mut queue: MutexGuard<'a, Queue>,
-        deadline: std::time::Instant,
-    ) -> MutexGuard<'a, Queue> {
-        let groups = &self.groups;
-        if !groups.preparing(&queue) {
-            return queue;
-        }
-        // Set and cleared with the queue locked.
-        groups.gathering.store(true, Ordering::SeqCst);
-        while groups.preparing(&queue) {
-            let left = deadline.saturating_duration_since(std::time::Instant::now());
-            if left.is_zero() {
-                break;
-            }
-            queue = groups.queued.wait_timeout(queue, left).unwrap_or_else(PoisonError::into_inner).0;
-        }
-        groups.gathering.store(false, Ordering::SeqCst);
-        queue
     }
 }
 
 /// The caller committing a group. If it unwinds before handing out the
 /// answers (a panic inside the engine), its group answers message 1 and
 /// another caller may lead: nobody waits for ever.
-struct Leader<'a> {
-    engine: &'a Engine,
-    tickets: Vec<u64>,
+pub(super) struct Leader<'a> {
+    pub(super) engine: &'a Engine,
+    /// Its group's callers' tickets.
+    pub(super) tickets: Vec<u64>,
 }
 
 impl Leader<'_> {

@@ -33,6 +33,8 @@ mod feeds;
 mod file_digest;
 mod groundwork;
 mod group_commit;
+#[cfg(test)]
+mod group_commit_tests;
 mod host_options;
 mod id_list;
 mod idempotency;
