@@ -25,16 +25,9 @@
 //! was woken either at every arrival (a task switch each: two thirds of the
 //! process's futex calls) or once all had queued, and then applied most of
 //! the group after the last arrival instead of while they came.
-//!
-//! One caller waiting for its group's answers (one at a time) does not sleep
-//! either: it yields its core and looks again until the answers are handed
-//! out, for [`GATHER`] at most. It is the first to see them and to lead the
-//! next group, and its core does not go idle during the sync: on this
-//! project's two-core virtual machines, a thread woken on an idle core
-//! started ~35 µs later (`docs/bench-history.md`, ninth session).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
@@ -58,10 +51,6 @@ pub(super) struct Groups {
     answered: Condvar,
     /// Callers inside [`Engine::execute`], preparing, queued or leading.
     inside: AtomicUsize,
-    /// Groups handed their answers so far (moved with the queue locked).
-    handed: AtomicU64,
-    /// A waiting caller is looking for the answers without sleeping.
-    watching: AtomicBool,
 }
 
 /// A caller counted in [`Groups::inside`] while it lives.
@@ -101,23 +90,6 @@ impl Groups {
         let there = q.waiting.len() + q.taken;
         there < MAX_GROUP && there < self.inside.load(Ordering::SeqCst)
     }
-
-    /// Wait until a group's answers are handed out (or a leader gives up):
-    /// watching, yielding the core and looking again, if no other caller
-    /// is (for [`GATHER`] at most); otherwise asleep.
-    fn wait_for_answers<'a>(&'a self, queue: MutexGuard<'a, Queue>) -> MutexGuard<'a, Queue> {
-        if self.watching.swap(true, Ordering::SeqCst) {
-            return self.answered.wait(queue).unwrap_or_else(PoisonError::into_inner);
-        }
-        let handed = self.handed.load(Ordering::SeqCst);
-        drop(queue);
-        let until = std::time::Instant::now() + GATHER;
-        while self.handed.load(Ordering::SeqCst) == handed && std::time::Instant::now() < until {
-            std::thread::yield_now();
-        }
-        self.watching.store(false, Ordering::SeqCst);
-        self.lock()
-    }
 }
 
 impl Engine {
@@ -136,7 +108,7 @@ impl Engine {
                 return answer;
             }
             if queue.leading {
-                queue = self.groups.wait_for_answers(queue);
+                queue = self.groups.answered.wait(queue).unwrap_or_else(PoisonError::into_inner);
                 continue;
             }
             queue.leading = true;
@@ -214,7 +186,6 @@ impl Leader<'_> {
         }
         queue.leading = false;
         queue.taken = 0;
-        self.engine.groups.handed.fetch_add(1, Ordering::SeqCst);
         drop(queue);
         self.engine.groups.answered.notify_all();
     }
