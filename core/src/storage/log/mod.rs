@@ -4,6 +4,8 @@
 //! then (a checkpoint) lets the log start afresh. Format, recovery and the
 //! argument for the order of the steps: `docs/design.md`, "The redo log".
 
+#[cfg(target_os = "linux")]
+mod direct;
 mod file;
 mod record;
 mod replay;
@@ -242,11 +244,11 @@ impl Appender<'_> {
         let bytes = record::encode(self.s.salt, self.s.next_seq, self.s.synced, payload.as_bytes())
             .map_err(StorageError)?;
         let new_end = end + bytes.len() as u64;
-        let written = self.s.file.write_at(end, &bytes).map_err(io("cannot append"));
-        let written = written.and_then(|()| self.grow(new_end));
-        let written = written.and_then(|()| match sync {
-            true => self.s.file.sync_data().map_err(io("cannot sync")),
-            false => Ok(()),
+        // Grown first: a synced append may be one direct write of whole
+        // blocks, which must not reach past the file's end.
+        let written = self.grow(new_end).and_then(|()| match sync {
+            true => self.s.file.write_synced(end, &bytes).map_err(io("cannot append and sync")),
+            false => self.s.file.write_at(end, &bytes).map_err(io("cannot append")),
         });
         if let Err(e) = written {
             self.cut_back();
@@ -261,17 +263,19 @@ impl Appender<'_> {
         Ok(())
     }
 
-    /// After a record that ends at `len`, past the file's length: zeros
-    /// written from there up to `grow_by` bytes further (the next sync makes
-    /// the new length durable once; the syncs after it write data only).
+    /// Before a record that will end at `len`, less than [`file::SPARE`]
+    /// bytes short of the file's length: zeros written from `len` up to
+    /// `grow_by` (at least `SPARE`) bytes further (the next sync makes the
+    /// new length durable once; the syncs after it write data only).
     fn grow(&mut self, len: u64) -> Result<(), StorageError> {
-        if len <= self.s.allocated {
+        if len.saturating_add(file::SPARE) <= self.s.allocated {
             return Ok(());
         }
-        let zeros = usize::try_from(self.limits.grow_by)
-            .map_err(|_| StorageError("the redo log's growth is too large".into()))?;
+        let by = self.limits.grow_by.max(file::SPARE);
+        let zeros =
+            usize::try_from(by).map_err(|_| StorageError("the redo log's growth is too large".into()))?;
         self.s.file.write_at(len, &vec![0u8; zeros]).map_err(io("cannot grow"))?;
-        self.s.allocated = len + self.limits.grow_by;
+        self.s.allocated = len + by;
         Ok(())
     }
 
