@@ -442,6 +442,22 @@ impl super::log::LogFile for SimLog {
     fn sync_data(&self) -> io::Result<()> {
         self.lock().sync_data(LOG)
     }
+
+    /// As a direct write does it on Linux (`log/direct.rs`): whole blocks,
+    /// the bytes before `offset` in its first block written again as they
+    /// are, zeros after `data` to its last block's end; then a sync. A crash
+    /// may tear the write anywhere, as any unsynced write.
+    fn write_synced(&self, offset: u64, data: &[u8]) -> io::Result<()> {
+        let block = super::log::SPARE as usize;
+        let offset = usize::try_from(offset).map_err(|_| io::Error::other("offset too large"))?;
+        let start = offset - offset % block;
+        let mut blocks = vec![0u8; (offset - start + data.len()).next_multiple_of(block)];
+        let mut disk = self.lock();
+        disk.read(LOG, start as u64, &mut blocks[..offset - start])?;
+        blocks[offset - start..offset - start + data.len()].copy_from_slice(data);
+        disk.write(LOG, start as u64, &blocks)?;
+        disk.sync_data(LOG)
+    }
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use redb::Database;
 
 pub use file::log_file_for;
-pub(crate) use file::{FsLog, LogFile};
+pub(crate) use file::{FsLog, LogFile, SPARE};
 pub(crate) use record::Payload;
 pub(crate) use replay::apply_payload;
 
