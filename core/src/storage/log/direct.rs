@@ -30,6 +30,10 @@ pub(super) struct Direct {
     tail: Option<(u64, Vec<u8>)>,
     /// Room for one write and its alignment.
     buf: Vec<u8>,
+    /// Tests: every write refused with `EINVAL`, as by a disk whose blocks
+    /// are larger than [`BLOCK`].
+    #[cfg(test)]
+    pub(super) refuse: bool,
 }
 
 impl Direct {
@@ -41,7 +45,13 @@ impl Direct {
             .custom_flags(libc::O_DIRECT | libc::O_DSYNC)
             .open(path)
             .ok()?;
-        Some(Direct { file, tail: None, buf: Vec::new() })
+        Some(Direct {
+            file,
+            tail: None,
+            buf: Vec::new(),
+            #[cfg(test)]
+            refuse: false,
+        })
     }
 
     /// The bytes past the last write are not known any more (the file was
@@ -75,6 +85,10 @@ impl Direct {
         }
         out[head..end].copy_from_slice(data);
         out[end..].fill(0);
+        #[cfg(test)]
+        if self.refuse {
+            return Err(io::Error::from_raw_os_error(libc::EINVAL));
+        }
         self.file.write_all_at(out, start)?;
         let last = end - end % BLOCK as usize;
         self.tail = Some((start + last as u64, out[last..end].to_vec()));

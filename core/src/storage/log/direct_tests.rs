@@ -92,3 +92,25 @@ fn a_log_file_reads_the_same_with_direct_writes_and_without() {
     };
     assert_eq!(run(true), run(false));
 }
+
+/// A disk that refuses a direct write's alignment (`EINVAL`): that append
+/// and every later one go through the page cache, and the file holds what
+/// it would have.
+#[test]
+fn a_refused_direct_write_falls_back_to_the_page_cache_for_good() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("engine.redb.log");
+    let log = FsLog::open(&path).unwrap();
+    log.write_at(0, &vec![0; 2 * BLOCK as usize]).unwrap();
+    log.write_synced(0, &record(1, 300)).unwrap();
+    log.write_synced(300, &record(2, 300)).unwrap();
+    assert!(log.writes_directly(), "direct writes are on before the refusal");
+    assert!(log.refuse_direct_writes());
+    log.write_synced(600, &record(3, 300)).unwrap();
+    assert!(!log.writes_directly(), "a refusal turns direct writes off");
+    log.write_synced(900, &record(4, 300)).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    for (i, tag) in (1..=4u8).enumerate() {
+        assert_eq!(&bytes[i * 300..(i + 1) * 300], &record(tag, 300)[..], "record {tag}");
+    }
+}

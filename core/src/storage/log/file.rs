@@ -96,6 +96,20 @@ impl FsLog {
         self.direct.replace(None);
     }
 
+    /// Tests: whether synced appends may still be written directly, and
+    /// every direct write from now on refused with `EINVAL`.
+    #[cfg(all(test, target_os = "linux"))]
+    pub(crate) fn refuse_direct_writes(&self) -> bool {
+        let mut direct = self.direct.borrow_mut();
+        direct.as_mut().map(|d| d.refuse = true).is_some()
+    }
+
+    /// Tests: whether synced appends may still be written directly.
+    #[cfg(all(test, target_os = "linux"))]
+    pub(crate) fn writes_directly(&self) -> bool {
+        self.direct.borrow().is_some()
+    }
+
     /// The bytes past the last direct write are not known any more.
     fn written_otherwise(&self) {
         self.dirty.set(true);
