@@ -17,7 +17,9 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use redb::Database;
 
 pub use file::log_file_for;
-pub(crate) use file::{FsLog, LogFile, SPARE};
+#[cfg(feature = "simulation")]
+pub(crate) use file::SPARE;
+pub(crate) use file::{FsLog, LogFile};
 pub(crate) use record::Payload;
 pub(crate) use replay::apply_payload;
 
