@@ -448,7 +448,7 @@ impl super::log::LogFile for SimLog {
     /// are, zeros after `data` to its last block's end; then a sync. A crash
     /// may tear the write anywhere, as any unsynced write.
     fn write_synced(&self, offset: u64, data: &[u8]) -> io::Result<()> {
-        let block = super::log::SPARE as usize;
+        let block = super::log::BLOCK as usize;
         let offset = usize::try_from(offset).map_err(|_| io::Error::other("offset too large"))?;
         let start = offset - offset % block;
         let mut blocks = vec![0u8; (offset - start + data.len()).next_multiple_of(block)];

@@ -18,9 +18,7 @@ use std::io;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
 
-/// The alignment of a direct write's offset, length and memory: the largest
-/// logical block size of a disk in use (4,096 bytes; most take 512 too).
-pub(super) const BLOCK: u64 = 4096;
+use super::file::BLOCK;
 
 /// The log file's direct writer.
 pub(super) struct Direct {

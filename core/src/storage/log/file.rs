@@ -31,9 +31,14 @@ pub(crate) trait LogFile: Send {
     }
 }
 
+/// The alignment of a direct write's offset, length and memory
+/// (`direct.rs`): the largest logical block size of a disk in use (4,096
+/// bytes; most take 512 too).
+pub(crate) const BLOCK: u64 = 4096;
+
 /// How far the log's file reaches past a synced record's end at least,
-/// zeros or older records (the rest of a block a direct write covers).
-pub(crate) const SPARE: u64 = 4096;
+/// zeros or older records: the rest of the block a direct write covers.
+pub(crate) const SPARE: u64 = BLOCK;
 
 /// The log file of the database at `database`: `<database>.log`.
 pub fn log_file_for(database: &Path) -> PathBuf {

@@ -18,7 +18,7 @@ use redb::Database;
 
 pub use file::log_file_for;
 #[cfg(feature = "simulation")]
-pub(crate) use file::SPARE;
+pub(crate) use file::BLOCK;
 pub(crate) use file::{FsLog, LogFile};
 pub(crate) use record::Payload;
 pub(crate) use replay::apply_payload;
