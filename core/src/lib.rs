@@ -19,6 +19,7 @@ pub mod limits;
 pub mod model;
 pub mod money;
 pub mod nacha;
+pub mod nonblocking;
 pub mod returns;
 pub mod routing;
 pub mod secrets;

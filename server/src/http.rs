@@ -60,19 +60,14 @@ pub async fn handle(
     let started = Instant::now();
     let method = logging::method(request.method());
     let path = logging::path(request.uri().path());
-    let key = basic_user(request.headers());
     let mut admitted_caller = None;
     let response = respond(&app, request, &mut admitted_caller).await;
     let latency_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
     let status = response.status();
-    // The key's owner: the one the router admitted, else (a request answered
-    // before admission) looked up here, a hash and one read; none for a
-    // refused key.
-    // A key refused after admission (a revocation confirmed in its write
-    // transaction) is logged as refused keys are: without an owner.
-    let who = admitted_caller.filter(|_| status != StatusCode::UNAUTHORIZED).or_else(|| {
-        key.filter(|_| status != StatusCode::UNAUTHORIZED).and_then(|k| app.engine.authenticate(&k).ok())
-    });
+    // The caller the router admitted; none for an answer given before
+    // admission (a path the API lacks) or a key refused after it (a
+    // revocation confirmed in its write transaction).
+    let who = admitted_caller.filter(|_| status != StatusCode::UNAUTHORIZED);
     let (caller, caller_id) = logging::caller(who.as_ref());
     info!(
         client = %client,
@@ -105,10 +100,10 @@ async fn respond(
         discard(&mut body, declared).await;
         return json(api::unknown_endpoint(parts.method.as_str(), parts.uri.path()));
     }
-    // The router admits the request on its head (a key look-up: microseconds)
-    // before a byte of the body is kept: an unknown path, a missing or wrong key,
-    // or a key that may not use the endpoint costs no memory for its body.
-    let admitted = match api::admit(&app.engine, &head) {
+    // The router admits the request on its head before a byte of the body is
+    // kept: an unknown path, a missing or wrong key, or a key that may not use
+    // the endpoint costs no memory for its body.
+    let admitted = match admit(app, &head).await {
         Ok(admitted) => admitted,
         Err(response) => {
             discard(&mut body, declared).await;
@@ -120,13 +115,27 @@ async fn respond(
         Ok(received) => received,
         Err(response) => return response,
     };
-    let short = is_short(&parts.method, parts.uri.path(), body.len());
+    // Planning a refusal of a caller still to be confirmed reads the store.
+    let short = is_short(&parts.method, parts.uri.path(), body.len()) && !admitted.unconfirmed();
     let request = api::Request { body, ..head };
     match plan(app, admitted, request, short).await {
         Ok(Planned::Done(response)) => answer(app, &parts, response).await,
         Ok(Planned::Execute(caller, prepared)) => execute(app, caller, *prepared).await,
         Err(response) => response,
     }
+}
+
+/// Admit `head` from what the engine remembers (no storage: this is an async
+/// worker), else with the key looked up in the store on a blocking thread.
+async fn admit(app: &App, head: &api::Request) -> Result<api::Admitted, api::Response> {
+    if let Some(admitted) = api::admit_remembered(&app.engine, head) {
+        return admitted;
+    }
+    let engine = Arc::clone(&app.engine);
+    let head = head.clone();
+    tokio::task::spawn_blocking(move || api::admit(&engine, &head))
+        .await
+        .unwrap_or_else(|_| Err(api::finish(Err(Refusal::refused(AchError::SystemUnable)))))
 }
 
 /// Read and drop what is left of a refused request's body (for at most
@@ -165,12 +174,13 @@ async fn receive<'a>(
 ///
 /// The router may read a feed page, and an operation to run is prepared (its
 /// body validated, its fingerprints made) here, in parallel, so the one writer
-/// thread only does what needs the write transaction. A `short` request (a body
-/// of at most a few kilobytes: tens of microseconds) is planned on the async
-/// thread itself; one that may take milliseconds (a feed page, a routing
-/// directory upload, a large body) on a blocking thread, so that it never holds
-/// up other connections. The hop to a blocking thread and back cost more than
-/// planning a create.
+/// thread only does what needs the write transaction. A `short` request (a
+/// write of a few kilobytes whose planning touches no storage: tens of
+/// microseconds) is planned on the async thread itself; anything that may
+/// read the store or take milliseconds (a feed page, a routing directory
+/// upload, a large body, a confirmation) on a blocking thread, so that it
+/// never holds up other connections. The hop to a blocking thread and back
+/// costs more than planning a create.
 async fn plan(
     app: &App,
     admitted: api::Admitted,
@@ -198,7 +208,11 @@ async fn execute(app: &App, caller: Caller, prepared: PreparedOperation) -> hype
     let operator = caller == Caller::Operator;
     let result = app.writer.execute(caller, prepared).await;
     if operator {
-        crate::operator::after(&result, app.operator_key_file.as_deref());
+        crate::operator::audit(&result);
+        if let Some((file, key)) = crate::operator::rotated_key(&result, app.operator_key_file.as_deref()) {
+            // The file is rewritten and synced before the answer, off the async workers.
+            let _ = tokio::task::spawn_blocking(move || crate::operator::save(&file, &key)).await;
+        }
     }
     json(api::finish(result))
 }

@@ -31,6 +31,7 @@ mod operator;
 mod outbox;
 mod serve;
 mod shutdown;
+mod tasks;
 mod tls;
 mod validate;
 mod web;

@@ -3,28 +3,33 @@
 //! rewritten after a rotation of the operator key, so that it always holds the
 //! key that works.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use ach_core::engine::{Engine, Outcome, Refusal};
 use ach_core::secrets::replace_secret_file;
 use tracing::{error, info, warn};
 
-/// Log an operator action's result on the `audit` target and, after an operator
-/// key rotation, write the new key into `key_file`.
-pub fn after(result: &Result<Outcome, Refusal>, key_file: Option<&Path>) {
+/// Log an operator action's result on the `audit` target.
+pub fn audit(result: &Result<Outcome, Refusal>) {
     match result {
         Ok(outcome) => {
             let (action, changed) = audit_record(outcome);
             info!(target: "audit", action, changed = %changed, "operator action");
-            if let (Outcome::KeysRotated { id, api_key, .. }, Some(file)) = (outcome, key_file) {
-                if id == "operator" {
-                    save(file, api_key);
-                }
-            }
         }
         Err(failure) => {
             info!(target: "audit", status = failure.status(), message = %failure.message(), "operator action refused");
         }
+    }
+}
+
+/// After a rotation of the operator key, where the new key goes: the key
+/// file (if the server has one) and the key.
+pub fn rotated_key(result: &Result<Outcome, Refusal>, key_file: Option<&Path>) -> Option<(PathBuf, String)> {
+    match (result, key_file) {
+        (Ok(Outcome::KeysRotated { id, api_key, .. }), Some(file)) if id == "operator" => {
+            Some((file.to_path_buf(), api_key.clone()))
+        }
+        _ => None,
     }
 }
 
@@ -41,7 +46,9 @@ fn audit_record(outcome: &Outcome) -> (String, serde_json::Value) {
     (action, value)
 }
 
-fn save(file: &Path, key: &str) {
+/// Rewrite the operator key file with `key` (a file write and sync: never
+/// on an async worker).
+pub fn save(file: &Path, key: &str) {
     match replace_secret_file(file, key) {
         Ok(()) => {
             info!(target: "audit", path = %file.display(), "operator key file rewritten with the new key")

@@ -171,12 +171,12 @@ fn serve(args: ServeArgs) -> Result<(), String> {
     let (writer, writer_thread) =
         writer::start(Arc::clone(&engine)).map_err(|e| format!("cannot start the writer thread: {e}"))?;
     let (app, admin) = planes(&engine, writer, site, operator.path.clone());
-    let served = runtime.block_on(listen_and_serve(
+    let served = runtime.block_on(ach_core::nonblocking::Marked::new(listen_and_serve(
         [(app, listen), (admin, admin_listen)],
         tls.config,
         args.sandbox,
         limits,
-    ));
+    )));
     // Waits for the router's blocking reads still running; drops every task.
     drop(runtime);
     shut_down(writer_thread, exporter, engine);
@@ -361,7 +361,7 @@ async fn listen_and_serve(
     let (admin_listener, admin_local) = bind(admin_listen).await?;
     let (listener, local) = bind(listen).await?;
     let (stop_ticker, stopped) = watch::channel(false);
-    let ticker = (!sandbox).then(|| tokio::spawn(tick(Arc::clone(&app.engine), stopped.clone())));
+    let ticker = (!sandbox).then(|| crate::tasks::spawn(tick(Arc::clone(&app.engine), stopped.clone())));
     info!(address = %admin_local, "operator plane listening");
     say(&format!("operator plane on https://{admin_local}"));
     info!(address = %local, sandbox, "listening");
@@ -422,7 +422,7 @@ async fn admit(
                 }
             };
             let serving = connection(tcp, peer, acceptor.clone(), Arc::clone(app), limits, stopped.clone());
-            tokio::spawn(async move {
+            crate::tasks::spawn(async move {
                 serving.await;
                 drop(ticket);
             });

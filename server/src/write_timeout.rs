@@ -106,7 +106,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_slow_reader_that_keeps_taking_bytes_is_not_cut_off() {
         let (near, mut far) = tokio::io::duplex(64);
-        let reader = tokio::spawn(async move {
+        let reader = crate::tasks::spawn(async move {
             let mut taken = Vec::new();
             let mut buf = [0; 64];
             loop {

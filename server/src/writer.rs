@@ -135,7 +135,7 @@ mod tests {
                 .map(|i| {
                     let writer = writer.clone();
                     let op = engine.prepare(Operation::CreatePartner { name: format!("p{i}") });
-                    tokio::spawn(async move { writer.execute(Caller::Operator, op).await })
+                    crate::tasks::spawn(async move { writer.execute(Caller::Operator, op).await })
                 })
                 .collect();
             let mut out = Vec::new();

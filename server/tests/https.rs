@@ -1,6 +1,8 @@
 //! `achd serve` over real HTTPS: the built binary, a client that trusts the
 //! server's generated certificate (verification on), every endpoint, every router
 //! error, plain HTTP refused, file modes, concurrent clients, SIGKILL and SIGTERM.
+// The tests' tasks are clients, not the server's async workers.
+#![allow(clippy::disallowed_methods)]
 #![allow(clippy::unwrap_used)]
 
 use std::collections::HashMap;
@@ -802,4 +804,103 @@ fn the_operator_plane_needs_its_own_address_loopback_by_default() {
         .unwrap();
     assert_eq!(same.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&same.stderr).contains("--admin-listen must differ from --listen"));
+}
+
+/// A small deterministic generator (xorshift64): the flood's keys and paths
+/// are the same at every run.
+struct Draws(u64);
+
+impl Draws {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn word(&mut self, len: usize) -> String {
+        const LETTERS: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+        (0..len).map(|_| LETTERS[(self.next() % LETTERS.len() as u64) as usize] as char).collect()
+    }
+}
+
+/// 2,000 requests with made-up keys to made-up and real paths, while 8 clients
+/// create transactions: every flood request is refused (401, or 404 for a
+/// path the API lacks) and every create is acknowledged and in the feed. No
+/// request reaches storage from an async worker (the server's drop fails the
+/// test if one did), so the refusals never stall the creates' connections.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_flood_of_made_up_keys_is_refused_while_every_create_is_acknowledged() {
+    let (_dir, server, _c, t) = sandbox_with_tenant().await;
+    let (server, t) = (Arc::new(server), Arc::new(t));
+    let flood: Vec<_> = (0..4u64)
+        .map(|f| {
+            let server = Arc::clone(&server);
+            tokio::spawn(async move {
+                let mut draws = Draws(0x9E37_79B9_7F4A_7C15 ^ (f + 1));
+                let mut conn = server.conn().await;
+                let mut seen = HashMap::<u16, usize>::new();
+                for _ in 0..500 {
+                    let key = match draws.next() % 3 {
+                        0 => format!("pk_{}", draws.word(32)),
+                        1 => format!("mk_{}", draws.word(32)),
+                        _ => draws.word(12),
+                    };
+                    let id = draws.word(22);
+                    let (method, path, expected) = match draws.next() % 6 {
+                        0 => ("GET", format!("/{}", draws.word(8)), 404),
+                        1 => ("POST", format!("/{}/{}", draws.word(6), draws.word(6)), 404),
+                        2 => ("POST", "/transactions".to_owned(), 401),
+                        3 => ("PUT", format!("/transactions/txn_{id}/void"), 401),
+                        4 => ("GET", format!("/status-changes/{id}"), 401),
+                        _ => ("GET", "/events".to_owned(), 401),
+                    };
+                    let body =
+                        if method == "POST" { br#"{"partner_id":"par_x"}"#.to_vec() } else { Vec::new() };
+                    let answer = match conn.send(method, &path, Some(&key), &[], body.clone()).await {
+                        Ok(answer) => answer,
+                        Err(_) => {
+                            conn = server.conn().await;
+                            conn.send(method, &path, Some(&key), &[], body).await.unwrap()
+                        }
+                    };
+                    assert_eq!(answer.status, expected, "{method} {path}: {}", answer.text());
+                    *seen.entry(answer.status).or_default() += 1;
+                }
+                seen
+            })
+        })
+        .collect();
+    let creates: Vec<_> = (0..8)
+        .map(|i| {
+            let (server, t) = (Arc::clone(&server), Arc::clone(&t));
+            tokio::spawn(async move {
+                let mut conn = server.conn().await;
+                let mut ids = Vec::new();
+                for j in 0..25 {
+                    let body = t.transaction(&format!("{}.{:02}", i + 1, j));
+                    let (status, v) =
+                        conn.call("POST", "/transactions", Some(&t.partner_key), Some(body)).await;
+                    assert_eq!(status, 201, "{v}");
+                    ids.push(v["payload"]["id"].as_str().unwrap().to_owned());
+                }
+                ids
+            })
+        })
+        .collect();
+    let mut refused = HashMap::<u16, usize>::new();
+    for f in flood {
+        for (status, n) in f.await.unwrap() {
+            *refused.entry(status).or_default() += n;
+        }
+    }
+    let mut acknowledged = Vec::new();
+    for c in creates {
+        acknowledged.extend(c.await.unwrap());
+    }
+    assert_eq!(refused.values().sum::<usize>(), 2_000);
+    assert!(refused[&401] > 1_000 && refused[&404] > 400, "{refused:?}");
+    assert_eq!(acknowledged.len(), 200);
+    let changes = t.all_changes(&mut server.conn().await).await;
+    assert_each_once(&acknowledged, &changes);
 }

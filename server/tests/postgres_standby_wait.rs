@@ -7,6 +7,8 @@
 //! Runs when `ACH_TEST_POSTGRES` and `ACH_TEST_PG_DIR` (the directory
 //! `scripts/postgres-up` made) are set: tests/postgres/suites.sh, before the
 //! failover.
+// The tests' tasks are clients, not the server's async workers.
+#![allow(clippy::disallowed_methods)]
 #![allow(clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};

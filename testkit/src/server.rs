@@ -427,9 +427,20 @@ impl Server {
     }
 }
 
+/// What a debug build of `achd` writes when an async worker reached storage or
+/// a file (`ach_core::nonblocking`): every test of a server fails on it.
+const ASYNC_WORKER_BLOCKED: &str = "on an async worker thread";
+
 impl Drop for Server {
+    /// Kill the server; then fail the test if any of its async workers ever
+    /// reached storage or a file (the request it served may have looked
+    /// answered: the panic only ended its connection).
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        if !std::thread::panicking() {
+            let log = self.log();
+            assert!(!log.contains(ASYNC_WORKER_BLOCKED), "achd blocked an async worker:\n{log}");
+        }
     }
 }

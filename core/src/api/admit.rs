@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use super::request::{Request, MAX_BODY_BYTES};
 use super::routes::{self, Endpoint};
 use super::{render, Response};
-use crate::engine::{Caller, Engine, Refusal, Unconfirmed};
+use crate::engine::{Admission, Caller, Engine, Refusal, Unconfirmed};
 use crate::validation::{FieldError, ProblemCode};
 use crate::AchError;
 
@@ -77,6 +77,13 @@ impl Admitted {
         self.caller.as_ref()
     }
 
+    /// Whether the caller's authentication is still to be confirmed in the
+    /// store (a shared store's remembered key): planning a request that is
+    /// refused then reads the store ([`Engine::confirm`]).
+    pub fn unconfirmed(&self) -> bool {
+        self.unconfirmed.is_some()
+    }
+
     /// The largest body this request may carry, in bytes.
     pub fn body_limit(&self) -> usize {
         body_limit(self.endpoint)
@@ -132,8 +139,25 @@ pub(super) fn split_query(req: &Request) -> Cow<'_, Request> {
 /// Admit a request on its head (its body, if any, is not looked at): 404 or 405
 /// for a path or method the API does not have, 401 for a missing or wrong key or
 /// a key that may not use the endpoint (an events-only merchant key on
-/// `POST /transactions`; any non-operator key on `/admin/…`).
+/// `POST /transactions`; any non-operator key on `/admin/…`). May read the
+/// store (a key not remembered).
 pub fn admit(engine: &Engine, req: &Request) -> Result<Admitted, Refusal> {
+    admit_with(req, |key| Some(engine.admit_key(key))).unwrap_or(Err(Refusal::Authentication))
+}
+
+/// [`admit`] from memory alone, for a thread that must not wait on storage
+/// (an async worker): `None` when the key must be looked up in the store,
+/// which [`admit`] then does on a thread that may block.
+pub fn admit_remembered(engine: &Engine, req: &Request) -> Option<Result<Admitted, Refusal>> {
+    admit_with(req, |key| engine.admit_key_remembered(key))
+}
+
+/// Admission with `check` answering who a key belongs to (`None`: it cannot
+/// say here).
+fn admit_with(
+    req: &Request,
+    check: impl FnOnce(&str) -> Option<Result<Admission, Refusal>>,
+) -> Option<Result<Admitted, Refusal>> {
     // The head only: a path that carries its query is split without copying the body.
     let head = Request {
         method: req.method.clone(),
@@ -143,27 +167,29 @@ pub fn admit(engine: &Engine, req: &Request) -> Result<Admitted, Refusal> {
         ..Request::default()
     };
     let req = split_query(&head);
-    let (endpoint, params) = routes::resolve(&req)?;
-    let mut unconfirmed = None;
-    let caller = match role(endpoint) {
-        Role::Anyone => None,
-        role => {
-            let (caller, later) = engine.admit_key(req.api_key.as_deref().unwrap_or(""))?;
-            unconfirmed = later;
-            let allowed = matches!(
-                (&caller, role),
-                (_, Role::AnyKey)
-                    | (Caller::Operator, Role::Operator)
-                    | (Caller::Partner { .. }, Role::Partner)
-                    | (Caller::Merchant { .. }, Role::Merchant)
-            );
-            if !allowed {
-                return Err(Refusal::Authentication);
-            }
-            Some(caller)
-        }
+    let (endpoint, params) = match routes::resolve(&req) {
+        Ok(found) => found,
+        Err(refused) => return Some(Err(refused)),
     };
-    Ok(Admitted { endpoint, params, caller, unconfirmed })
+    let role = role(endpoint);
+    if role == Role::Anyone {
+        return Some(Ok(Admitted { endpoint, params, caller: None, unconfirmed: None }));
+    }
+    let (caller, unconfirmed) = match check(req.api_key.as_deref().unwrap_or(""))? {
+        Ok(admission) => admission,
+        Err(refused) => return Some(Err(refused)),
+    };
+    let allowed = matches!(
+        (&caller, role),
+        (_, Role::AnyKey)
+            | (Caller::Operator, Role::Operator)
+            | (Caller::Partner { .. }, Role::Partner)
+            | (Caller::Merchant { .. }, Role::Merchant)
+    );
+    if !allowed {
+        return Some(Err(Refusal::Authentication));
+    }
+    Some(Ok(Admitted { endpoint, params, caller: Some(caller), unconfirmed }))
 }
 
 #[cfg(test)]

@@ -122,6 +122,14 @@ pub fn admit(engine: &Engine, request: &Request) -> Result<Admitted, Response> {
     admit::admit(engine, request).map_err(|refusal| render::refusal(&refusal))
 }
 
+/// [`admit`] from memory alone, never waiting on storage (for an async
+/// worker): `None` when the key must be looked up in the store, which
+/// [`admit`] then does on a thread that may block.
+pub fn admit_remembered(engine: &Engine, request: &Request) -> Option<Result<Admitted, Response>> {
+    admit::admit_remembered(engine, request)
+        .map(|admitted| admitted.map_err(|refusal| render::refusal(&refusal)))
+}
+
 /// [`plan`] for a request [`admit`]ted on its head, now with its body: the same
 /// answer `plan` gives for that request.
 pub fn plan_admitted(engine: &Engine, admitted: Admitted, request: &Request) -> Plan {

@@ -1,4 +1,4 @@
-//! Requests in, answers out: authenticating a key, and running operations in
+//! Operations in, answers out: running operations in
 //! one write transaction (catch-up first, then each operation prepared afresh if
 //! its preparation is stale, then applied), with one durable commit.
 
@@ -9,49 +9,13 @@ use chrono::{DateTime, Utc};
 
 use super::window::Window;
 use super::{
-    apply, credentials, schedule, Abort, Applied, Caller, Cx, Engine, Operation, Outcome, PreparedOperation,
-    Refusal,
+    apply, schedule, Abort, Applied, Caller, Cx, Engine, Operation, Outcome, PreparedOperation, Refusal,
 };
 use crate::calendar;
 use crate::routing::RoutingDirectory;
-use crate::secrets::KeyHash;
 use crate::storage::StorageError;
 
 impl Engine {
-    /// Who an API key belongs to, or [`Refusal::Authentication`] (also for a
-    /// key past its grace window, a revoked key, or a suspended holder's key).
-    pub fn authenticate(&self, api_key: &str) -> Result<Caller, Refusal> {
-        self.authenticate_hash(&key_hash(api_key)?)
-    }
-
-    /// [`Engine::authenticate`] of a key's hash.
-    pub(super) fn authenticate_hash(&self, hash: &KeyHash) -> Result<Caller, Refusal> {
-        let now = self.now();
-        // Remembered while no key or suspension changed. The epoch is read
-        // first, so a change after it is seen by the next request.
-        let epoch = self.store.credentials_epoch()?;
-        if let Some(caller) = self.credentials_cache.get(hash.as_bytes(), &epoch, now) {
-            return Ok(caller);
-        }
-        self.look_up(hash, epoch, now)?.ok_or(Refusal::Authentication)
-    }
-
-    /// Who the key hashed `hash` authenticates at `now`, read from the store
-    /// and remembered at `epoch` (read before the lookup); `None`: refused.
-    pub(super) fn look_up(
-        &self,
-        hash: &KeyHash,
-        epoch: Vec<u8>,
-        now: DateTime<Utc>,
-    ) -> Result<Option<Caller>, StorageError> {
-        let found =
-            self.store.read_any(|r| credentials::caller_until(r, self.operator.as_ref(), hash, now))?;
-        Ok(found.map(|(caller, until)| {
-            self.credentials_cache.put(*hash.as_bytes(), epoch, caller.clone(), until);
-            caller
-        }))
-    }
-
     /// Run many operations in ONE write transaction (one durable commit), each with
     /// its own result, in order. Work that needs no storage (validation, parsing a
     /// directory, fingerprints of the request) is done before the transaction
@@ -156,15 +120,6 @@ impl Engine {
     }
 }
 
-/// The hash of an API key, or [`Refusal::Authentication`] for an empty key
-/// or one over 256 bytes (no key is).
-pub(super) fn key_hash(api_key: &str) -> Result<KeyHash, Refusal> {
-    if api_key.is_empty() || api_key.len() > 256 {
-        return Err(Refusal::Authentication);
-    }
-    Ok(KeyHash::of(api_key))
-}
-
 /// Every operation's answer, in order.
 type Answers = Vec<Result<Outcome, Refusal>>;
 
@@ -195,7 +150,7 @@ fn apply_each(
     let mut today = (now, calendar::eastern_date(now));
     for (caller, mut op) in ops {
         if let Some(unconfirmed) = op.unconfirmed.take() {
-            if !super::unconfirmed::holds(cx, &caller, &unconfirmed, cx.now)? {
+            if !super::credentials::authenticate::holds(cx, &caller, &unconfirmed, cx.now)? {
                 answers.push(Err(Refusal::Authentication));
                 continue;
             }

@@ -22,7 +22,6 @@ mod batch_feed_tests;
 mod batch_kind;
 mod context;
 mod credentials;
-mod credentials_cache;
 mod customers;
 mod cutoff_run;
 mod duplicates;
@@ -75,7 +74,6 @@ mod tenants;
 mod test_tenant;
 mod traces;
 mod transactions;
-mod unconfirmed;
 mod usage;
 mod window;
 
@@ -85,6 +83,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use chrono::{DateTime, Datelike, Utc};
 
 pub use bank_files::Ingested;
+pub use credentials::authenticate::{Admission, Unconfirmed};
 pub use credentials::{KeyHolder, DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS};
 pub use feeds::{EventsPage, StatusPage, NOTICE_EVENT_TYPE, PAGE_LIMIT};
 pub use host_options::{HostOptions, OptionNames, OptionsError, MAX_OPERATOR_KEY};
@@ -100,7 +99,6 @@ pub use readiness::PROBE_BYTES;
 pub use refusal::Refusal;
 pub use return_rates::{GroupRate, ReturnGroup, ReturnRates, ThresholdCrossing, WINDOW_DAYS};
 pub use schedule::Progress;
-pub use unconfirmed::Unconfirmed;
 
 pub use crate::storage::{log_file_for, StorageEvent, StorageHook};
 
@@ -148,8 +146,8 @@ pub struct Engine {
     groups: group_commit::Groups,
     /// The digest of the origination file being assembled, as far as it goes.
     file_digest: file_digest::FileDigest,
-    /// Authentications remembered over a shared store (`credentials_cache.rs`).
-    credentials_cache: credentials_cache::CredentialsCache,
+    /// Authentications and refusals remembered (`credentials/cache.rs`).
+    credentials_cache: credentials::cache::CredentialsCache,
 }
 
 impl Engine {
@@ -225,7 +223,7 @@ impl Engine {
             waiting: std::sync::atomic::AtomicUsize::new(0),
             groups: group_commit::Groups::default(),
             file_digest: file_digest::FileDigest::default(),
-            credentials_cache: credentials_cache::CredentialsCache::default(),
+            credentials_cache: credentials::cache::CredentialsCache::default(),
         };
         let window = engine.load_window()?;
         *engine.window.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner) = window;

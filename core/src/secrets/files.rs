@@ -98,6 +98,7 @@ fn read(path: &Path) -> Result<Option<String>, SecretError> {
 /// the old secret or the new one, never a mix. `secret` must be a valid secret
 /// text (no whitespace), as for [`load_or_create_secret_file`].
 pub fn replace_secret_file(path: &Path, secret: &str) -> Result<(), SecretError> {
+    crate::nonblocking::assert_may_block("a secret file's rewrite");
     check(secret).map_err(|reason| bad(path, format!("the new secret {reason}")))?;
     let io_error = |source| SecretError::Io { path: path.to_owned(), source };
     let data = zeroize::Zeroizing::new(format!("{secret}\n"));

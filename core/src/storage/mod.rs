@@ -477,6 +477,7 @@ impl Store {
         payload: fn() -> log::Payload,
         f: impl FnOnce(&mut Write<'_>) -> Result<T, StorageError>,
     ) -> Result<T, StorageError> {
+        crate::nonblocking::assert_may_block("a storage write");
         let f = |w: &mut Write<'_>| {
             let out = f(w)?;
             w.bump_credentials_epoch()?;
@@ -764,6 +765,7 @@ impl Store {
     /// around it on PostgreSQL): for a value read on every request whose
     /// change is all that matters (the credentials epoch).
     pub(crate) fn get_now(&self, table: Table, key: &[u8]) -> Result<Option<Vec<u8>>, StorageError> {
+        crate::nonblocking::assert_may_block("a storage read");
         #[cfg(feature = "postgres")]
         if let Some(pg) = &self.pg {
             return pg.get_now(table, key);
@@ -797,6 +799,7 @@ impl Store {
         durable: bool,
         f: impl FnOnce(&Snapshot) -> Result<T, StorageError>,
     ) -> Result<T, StorageError> {
+        crate::nonblocking::assert_may_block("a storage read");
         #[cfg(feature = "postgres")]
         if let Some(pg) = &self.pg {
             // Every commit there is durable when it returns: any snapshot is.

@@ -37,7 +37,7 @@ pub(crate) const META_LOG_SEQUENCE: &[u8] = b"log_sequence";
 pub(crate) const META_LOG_SALT: &[u8] = b"log_salt";
 /// Bumped (8 bytes, big-endian) by every write transaction that changes a key
 /// or a suspension: an engine over a shared store caches authentications
-/// while it stands still (`engine/credentials_cache.rs`).
+/// while it stands still (`engine/credentials/cache.rs`).
 pub(crate) const META_CREDENTIALS_EPOCH: &[u8] = b"credentials_epoch";
 /// Blob key: the loaded FedACH directory file.
 pub(crate) const BLOB_DIRECTORY: &[u8] = b"fedach_directory";

@@ -116,7 +116,7 @@ async fn handshake(
         .map_err(|e| format!("TLS: {e}"))?;
     let (send, conn) =
         hyper::client::conn::http1::handshake(TokioIo::new(tls)).await.map_err(|e| e.to_string())?;
-    tokio::spawn(conn);
+    crate::tasks::spawn(conn);
     Ok(send)
 }
 

@@ -10,11 +10,14 @@
 //! configured operator key again at every open, and only its record says that
 //! a rotation retired it.
 
+pub(crate) mod authenticate;
+pub(crate) mod cache;
+
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::records::{KeyOwner, KeyRecord, MerchantStatus, SuspensionRecord, OPERATOR_HOLDER};
-use super::{tenant_lookup, Abort, Caller, Cx, Outcome, Refusal};
+use crate::engine::records::{KeyOwner, KeyRecord, MerchantStatus, SuspensionRecord, OPERATOR_HOLDER};
+use crate::engine::{tenant_lookup, Abort, Caller, Cx, Outcome, Refusal};
 use crate::secrets::{ApiKey, KeyHash, KeyKind};
 use crate::storage::{self, row_keys, Snapshot, StorageError, Table, Write};
 use crate::validation::ProblemCode;
