@@ -12,14 +12,17 @@
 //!    1,000 transactions vs 1,000,000 (in test mode, `cargo bench -- --test`:
 //!    20,000; `ACH_LIMITS_PRIOR=N` sets it), made 50,000 a day on consecutive
 //!    days (their cut-offs and settlements run as the clock passes), the measured
-//!    batches on the next day. Set-up: `ach_benches::limits_fixture`.
+//!    batches on the next day. Set-up: `common/limits_fixture.rs`.
 //!
 //! After criterion's measurements each group also times its two cases alternately
 //! and prints both medians and the ratio (`paired`), the figure `BENCHMARKS.md`
 //! reports: this shared machine's load then hits both cases alike.
 #![allow(missing_docs, clippy::unwrap_used)]
 
-use ach_benches::limits_fixture::{Fixture, BATCH};
+#[path = "common/limits_fixture.rs"]
+mod limits_fixture;
+
+use limits_fixture::{Fixture, BATCH};
 use ach_benches::paired::paired;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, SamplingMode, Throughput};
 

@@ -28,6 +28,12 @@
 //! CPU time of the server and of this client over the measured window (from
 //! `/proc`) is printed too: on a small machine they share the cores.
 //!
+//! `--flood RATE` measures the creates twice on the same server, first alone
+//! and then while a flood of RATE requests per second (16 keep-alive
+//! connections) carries made-up keys to made-up paths (answered 404) and to
+//! real ones (401, a key looked up in the store): the flood's answers must
+//! all be 401 or 404, and the ratio of the two create rates is printed.
+//!
 //! `--servers N` starts N `achd` on one data directory and spreads the clients
 //! over them (client i on server i mod N). That takes a shared store: run it
 //! with `ACH_TEST_POSTGRES` set to a connection string (the harness then
@@ -48,7 +54,7 @@ use serde_json::{json, Value};
 const USAGE: &str = "usage: https_load [--clients N (64)] [--seconds S (20)] [--warmup S (3)] \
 [--batch N,N (1000,CLIENTS)] [--inproc-creates N (as many as HTTPS acknowledged)] \
 [--achd PATH] [--log LEVEL (debug)] [--threads N (client runtime threads; all cores)] \
-[--servers N (1; more need ACH_TEST_POSTGRES)]";
+[--servers N (1; more need ACH_TEST_POSTGRES)] [--flood RATE (0: none)]";
 
 struct Options {
     clients: usize,
@@ -60,6 +66,7 @@ struct Options {
     log: String,
     threads: Option<usize>,
     servers: usize,
+    flood: u32,
 }
 
 fn options() -> Options {
@@ -73,6 +80,7 @@ fn options() -> Options {
         log: "debug".into(),
         threads: None,
         servers: 1,
+        flood: 0,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -97,6 +105,7 @@ fn options() -> Options {
             "--log" => o.log = value,
             "--threads" => o.threads = Some(value.parse().ok().filter(|&n| n > 0).unwrap_or_else(|| bad())),
             "--servers" => o.servers = value.parse().ok().filter(|&n| n > 0).unwrap_or_else(|| bad()),
+            "--flood" => o.flood = value.parse().unwrap_or_else(|_| bad()),
             _ => fail(&format!("unknown option {flag}\n{USAGE}")),
         }
     }
@@ -149,7 +158,8 @@ fn main() {
         runtime.worker_threads(threads);
     }
     let runtime = runtime.build().unwrap();
-    let https = runtime.block_on(run_load(&servers, &o));
+    let alone = (o.flood > 0).then(|| runtime.block_on(run_load(&servers, &o, 0)));
+    let https = runtime.block_on(run_load(&servers, &o, o.flood));
     drop(runtime);
     for server in &mut servers {
         server.stop();
@@ -188,6 +198,25 @@ fn main() {
         "feed check: {} acknowledged, {} status changes A, each acknowledged id exactly once: ok",
         https.acknowledged, https.feed_changes
     );
+
+    if let Some(alone) = &alone {
+        let alone_rate = alone.measured as f64 / secs;
+        let f = &https.flood;
+        println!(
+            "flood: {} requests answered in {secs:.0} s ({:.0}/s asked {}): {} x 401, {} x 404, {} other",
+            f.answered,
+            f.answered as f64 / secs,
+            o.flood,
+            f.unauthorized,
+            f.not_found,
+            f.other
+        );
+        println!(
+            "creates alone {alone_rate:.0}/s, under the flood {rate:.0}/s: ratio {:.3} (target >= 0.8)",
+            rate / alone_rate
+        );
+        assert_eq!(f.other, 0, "every flood request is refused with 401 or 404");
+    }
 
     let creates = o.inproc_creates.unwrap_or(https.acknowledged).max(1000);
     println!();
@@ -310,6 +339,74 @@ struct LoadResult {
     client_cpu: f64,
     /// Bytes the server wrote to the disk (`write_bytes` of `/proc/<pid>/io`).
     server_disk: u64,
+    /// What the flood's requests were answered, over the measured window.
+    flood: FloodCount,
+}
+
+/// The flood's answers.
+#[derive(Default)]
+struct FloodCount {
+    answered: usize,
+    unauthorized: usize,
+    not_found: usize,
+    other: usize,
+}
+
+/// A small deterministic generator (xorshift64) for the flood's keys and paths.
+struct Draws(u64);
+
+impl Draws {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn word(&mut self, len: usize) -> String {
+        const LETTERS: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
+        (0..len).map(|_| LETTERS[(self.next() % LETTERS.len() as u64) as usize] as char).collect()
+    }
+}
+
+/// Connections the flood is sent over.
+const FLOOD_CONNECTIONS: u32 = 16;
+
+/// One flood connection: `rate` requests per second with made-up keys, half
+/// to made-up paths, half to real ones, until `end`; what they were answered
+/// within `[from, end)`.
+async fn flood(mut conn: Conn, seed: u64, rate: f64, from: Instant, end: Instant) -> FloodCount {
+    let mut draws = Draws(0x9E37_79B9_7F4A_7C15 ^ seed);
+    let mut tick = tokio::time::interval(Duration::from_secs_f64(1.0 / rate));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut count = FloodCount::default();
+    while Instant::now() < end {
+        tick.tick().await;
+        let key = format!("pk_{}", draws.word(32));
+        let path = match draws.next() % 4 {
+            0 => format!("/{}", draws.word(10)),
+            1 => format!("/{}/{}", draws.word(6), draws.word(12)),
+            2 => "/transactions".to_owned(),
+            _ => format!("/status-changes/{}", draws.word(20)),
+        };
+        let method = if path == "/transactions" { "POST" } else { "GET" };
+        let body = if method == "POST" { br#"{"partner_id":"par_x"}"#.to_vec() } else { Vec::new() };
+        let answer = conn
+            .send(method, &path, Some(&key), JSON, body)
+            .await
+            .unwrap_or_else(|e| panic!("a flood connection was closed: {e}"))
+            .status;
+        if Instant::now() < from {
+            continue;
+        }
+        count.answered += 1;
+        match answer {
+            401 => count.unauthorized += 1,
+            404 => count.not_found += 1,
+            _ => count.other += 1,
+        }
+    }
+    count
 }
 
 /// What one client saw.
@@ -318,7 +415,7 @@ struct ClientLog {
     latencies_us: Vec<u32>,
 }
 
-async fn run_load(servers: &[Server], o: &Options) -> LoadResult {
+async fn run_load(servers: &[Server], o: &Options, flood_rate: u32) -> LoadResult {
     let server = &servers[0];
     let tenant = Arc::new(set_up(server, &mut server.conn().await).await);
     // Every connection open and its TLS handshake done before the clock starts.
@@ -330,6 +427,12 @@ async fn run_load(servers: &[Server], o: &Options) -> LoadResult {
     let start = Instant::now() + Duration::from_millis(50);
     let window_start = start + Duration::from_secs_f64(o.warmup);
     let window_end = window_start + Duration::from_secs_f64(o.seconds);
+    let mut floods = tokio::task::JoinSet::new();
+    for f in 0..if flood_rate > 0 { FLOOD_CONNECTIONS } else { 0 } {
+        let conn = servers[0].connect(servers[0].addr()).await.unwrap();
+        let rate = f64::from(flood_rate) / f64::from(FLOOD_CONNECTIONS);
+        floods.spawn(flood(conn, u64::from(f) + 1, rate, window_start, window_end));
+    }
     let mut clients = tokio::task::JoinSet::new();
     for (i, mut conn) in conns.into_iter().enumerate() {
         let tenant = Arc::clone(&tenant);
@@ -385,6 +488,14 @@ async fn run_load(servers: &[Server], o: &Options) -> LoadResult {
         latencies_us.extend(log.latencies_us);
     }
     latencies_us.sort_unstable();
+    let mut flooded = FloodCount::default();
+    while let Some(count) = floods.join_next().await {
+        let count = count.unwrap_or_else(|e| fail(&format!("a flood connection failed: {e}")));
+        flooded.answered += count.answered;
+        flooded.unauthorized += count.unauthorized;
+        flooded.not_found += count.not_found;
+        flooded.other += count.other;
+    }
     let feed_changes = check_feed(&mut server.conn().await, &tenant, &ids).await;
     LoadResult {
         measured: latencies_us.len(),
@@ -394,6 +505,7 @@ async fn run_load(servers: &[Server], o: &Options) -> LoadResult {
         server_cpu: server_after - server_before,
         client_cpu: client_after - client_before,
         server_disk: disk_after.saturating_sub(disk_before),
+        flood: flooded,
     }
 }
 

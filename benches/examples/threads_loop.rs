@@ -8,7 +8,7 @@
 //! prints the three rates and the ratio of the threaded singles to the batches,
 //! then each phase's CPU per create and how busy it kept the machine's cores
 //! (the threads' bound is their commits' cycle, not the CPU, when the cores
-//! are far from busy: `docs/bench-history.md`, eighth session).
+//! are far from busy: `docs/bench-history.md`).
 #![allow(missing_docs, clippy::unwrap_used)]
 
 use std::sync::Arc;

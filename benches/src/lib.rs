@@ -4,7 +4,6 @@
 pub const TYPICAL_TRANSACTION: &str = r#"{"partner_id":"par_0123456789abcdefghijKL","merchant_id":"mer_0123456789abcdefghijKL","amount":"125.50","description":"Invoice 42","type":"debit","standard_entry_class":"PPD","customer":{"name":"Ada Lovelace","routing_number":"021000021","account_number":"123456789","account_type":"checking"}}"#;
 
 pub mod cpu;
-pub mod limits_fixture;
 pub mod paired;
 
 use std::path::Path;

@@ -45,7 +45,7 @@ pub(crate) struct Cx<'a, 'tx> {
     /// as one row by [`Cx::finish`] (`shared_window.rs`).
     pub window_row: Vec<u8>,
     /// The stored credentials epoch, once an operation's authentication was
-    /// confirmed here (`unconfirmed.rs`).
+    /// confirmed here (`credentials/authenticate.rs`).
     pub credentials_epoch: Option<Vec<u8>>,
 }
 

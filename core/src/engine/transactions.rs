@@ -29,7 +29,7 @@ pub(crate) fn create(
     let (account, customer_id) = receiver(cx, partner_id, &merchant, t, &id, fingerprint)?;
     let record = pending(cx, partner_id, &merchant, t, id, account, customer_id);
     let prints =
-        if cx.engine.checks { Some(check_limits_and_duplicates(cx, &merchant, &record)?) } else { None };
+        if cx.engine.checks() { Some(check_limits_and_duplicates(cx, &merchant, &record)?) } else { None };
     // Decided: from here on only writes.
     insert(cx, &record)?;
     if let Some(prints) = prints {
@@ -236,7 +236,7 @@ pub(crate) fn reverse(cx: &mut Cx<'_, '_>, partner_id: &str, id: &str) -> Result
     record.begin_pending(cx.now, cutoff_at);
     // A reversal debit takes money from the receiver like any debit: the
     // merchant's and the partner's limits apply, and it counts toward them.
-    let counted = cx.engine.checks && usage::counts(&record);
+    let counted = cx.engine.checks() && usage::counts(&record);
     if counted {
         let merchant = tenant_lookup::merchant_of(cx, partner_id, &record.merchant_id)?;
         let candidate = Candidate { amount: record.amount, credit: false };

@@ -4,7 +4,7 @@
 //! cache and an `fdatasync`, it skips the copy into the cache and the
 //! writeback's search for dirty pages: on this project's virtual machines
 //! ~15 % off a durable append's time and a quarter off its CPU
-//! (`docs/bench-history.md`, tenth session).
+//! (`docs/bench-history.md`, "direct log appends").
 //!
 //! A direct write covers whole blocks, so an append rewrites the start of its
 //! first block: the bytes of earlier records there, kept from the last append

@@ -9,7 +9,7 @@ use ach_core::engine::{Caller, Engine, Operation, Outcome};
 use ach_core::limits::Limits;
 use ach_core::money::Money;
 
-use crate::{generous_limits, sandbox_options, transaction_body_from};
+use ach_benches::{generous_limits, sandbox_options, transaction_body_from};
 
 /// Creates per measured `execute_batch`.
 pub const BATCH: usize = 1_000;
@@ -63,7 +63,7 @@ impl Fixture {
         let set = Operation::SetPartnerLimits { partner_id: partner_id.clone(), limits: every_limit() };
         assert!(matches!(engine.execute(&operator, set), Ok(Outcome::LimitsSet { .. })));
         let mut application: serde_json::Value =
-            serde_json::from_str(include_str!("../../examples/requests/merchant.json")).unwrap();
+            serde_json::from_str(include_str!("../../../examples/requests/merchant.json")).unwrap();
         application["partner_id"] = partner_id.clone().into();
         application["velocities"]["decline_duplicates"] = true.into();
         let submit = Operation::SubmitMerchant {
