@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 
 impl Engine {
     /// Run every cut-off, origination file and settlement due up to `now`, in
-    /// time order, in write transactions of at most `schedule::CHUNK` (500) items
+    /// time order, in write transactions of at most `schedule::CATCH_UP_BUDGET` (500) items
     /// each (other writers run between them). Production calls this from the
     /// wall clock; the sandbox through [`super::Operation::SetClock`].
     ///
@@ -28,9 +28,9 @@ impl Engine {
             let written = self.store.write_unrecorded(|w| {
                 let mut cx = Cx::new(w, now, self, &mut window, &mut log);
                 super::shared_window::follow(&mut cx)?;
-                let (step, mut done) = schedule::catch_up(&mut cx, now, Some(schedule::CHUNK))?;
+                let (step, mut done) = schedule::catch_up(&mut cx, now, Some(schedule::CATCH_UP_BUDGET))?;
                 if done {
-                    done = images::expire(&mut cx, now, schedule::CHUNK)?;
+                    done = images::expire(&mut cx, now, schedule::CATCH_UP_BUDGET)?;
                 }
                 if !done {
                     cx.w.defer_sync();

@@ -59,7 +59,7 @@ impl Engine {
                 directory = Arc::clone(&taken);
                 loaded = Some(taken);
             }
-            schedule::catch_up(&mut cx, now, Some(schedule::CHUNK))?;
+            schedule::catch_up(&mut cx, now, Some(schedule::CATCH_UP_BUDGET))?;
             // A batch's feed entries, one packed row per feed and scope, and
             // its pending index, one row per cut-off (a single operation
             // writes its own rows as it goes).

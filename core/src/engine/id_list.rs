@@ -8,6 +8,12 @@
 
 use crate::storage::StorageError;
 
+/// Items one packed row holds at most: ids of an index row, records of an
+/// origination file's outgoing row. A catch-up reads whole rows, so a row
+/// stays within one catch-up budget (`schedule::CATCH_UP_BUDGET`, asserted
+/// there).
+pub(crate) const PER_ROW: u64 = 500;
+
 /// The first byte of a packed list.
 pub(crate) const PACKED: u8 = 1;
 

@@ -25,7 +25,7 @@ use super::fast_map::FastMap;
 use super::record_parts::Head;
 use super::records::{MerchantRecord, TransactionRecord};
 use super::traces::TraceRows;
-use super::{originator, schedule, Cx};
+use super::{id_list, originator, Cx};
 use crate::model::{Direction, EntryClass, MerchantApplication};
 use crate::money::Money;
 use crate::nacha::{self, Batch, Originator, Stream, Text};
@@ -113,7 +113,7 @@ const PACKED_ROW: char = '+';
 /// A run of originations' outgoing rows, gathered per batch: each batch's
 /// entries in one row (its transaction records, length-prefixed, the bytes
 /// stored in the transactions table), written when the run ends or the row
-/// holds [`schedule::CHUNK`] entries. The file is then assembled without
+/// holds [`id_list::PER_ROW`] entries. The file is then assembled without
 /// reading each transaction again, and one row is inserted and removed per
 /// batch and chunk instead of one per transaction.
 #[derive(Default)]
@@ -166,7 +166,7 @@ impl Outgoing {
         row.1.extend_from_slice(&len.to_le_bytes());
         row.1.extend_from_slice(source);
         row.2 += 1;
-        if row.2 >= schedule::CHUNK {
+        if row.2 >= id_list::PER_ROW {
             let (key, records, _) = std::mem::take(row);
             self.rows.retain(|_, (_, _, n)| *n > 0);
             cx.w.put_raw(Table::Outgoing, &key, &records)?;

@@ -1,6 +1,6 @@
 //! Index rows of packed ids: the settlement index (one row per cut-off run,
-//! settlement instant and [`CHUNK`] transactions) and the pending index of
-//! a request batch (one row per cut-off and [`CHUNK`] creates, instead of one
+//! settlement instant and [`id_list::PER_ROW`] transactions) and the pending index of
+//! a request batch (one row per cut-off and [`id_list::PER_ROW`] creates, instead of one
 //! per create: on PostgreSQL a row is a heap tuple, two index entries and
 //! their WAL). A single create still writes its own pending row,
 //! `(instant, id)` with an empty value, as rows from before packing are.
@@ -18,7 +18,6 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Utc};
 
 use super::id_list;
-use super::schedule::CHUNK;
 use crate::storage::{row_keys, StorageError, Table, Write};
 
 /// Ids gathered into packed rows of `table`, by instant: the row being
@@ -35,16 +34,15 @@ impl PackedIndex {
         PackedIndex { table, open: BTreeMap::new(), full: Vec::new() }
     }
 
-    /// Index `id` at `at`. A row holds at most [`CHUNK`] ids: a run over the
+    /// Index `id` at `at`. A row holds at most [`id_list::PER_ROW`] ids: a run over the
     /// index reads whole rows, and its chunks stay that short.
     pub(crate) fn add(&mut self, at: DateTime<Utc>, id: &str) -> Result<(), StorageError> {
-        let row = self
-            .open
-            .entry(at)
-            .or_insert_with(|| (row_keys::packed(at, id), id_list::with_capacity(CHUNK as usize), 0));
+        let row = self.open.entry(at).or_insert_with(|| {
+            (row_keys::packed(at, id), id_list::with_capacity(id_list::PER_ROW as usize), 0)
+        });
         id_list::push(&mut row.1, id)?;
         row.2 += 1;
-        if row.2 >= CHUNK {
+        if row.2 >= id_list::PER_ROW {
             if let Some((key, list, _)) = self.open.remove(&at) {
                 self.full.push((key, list));
             }

@@ -31,7 +31,10 @@ pub struct Progress {
 /// Work items a request's write transaction does at most before its own
 /// operation ([`catch_up`]'s budget there): a cut-off of many transactions is
 /// spread over many short transactions instead of holding every writer.
-pub(crate) const CHUNK: u64 = 500;
+pub(crate) const CATCH_UP_BUDGET: u64 = 500;
+
+// A catch-up reads whole packed rows: one row must fit in one budget.
+const _: () = assert!(super::id_list::PER_ROW <= CATCH_UP_BUDGET);
 
 /// Run what is due at or before `now`, in time order: cut-offs, each cut-off's
 /// origination file once its last transaction has originated, settlements. With
@@ -200,7 +203,7 @@ fn remove_run(cx: &mut Cx<'_, '_>, table: Table, keys: &[Vec<u8>]) -> Result<(),
 
 /// What one run of a cut-off's originations writes as rows of its own once
 /// the run is done: the settlement index, one row per settlement instant (and
-/// per [`CHUNK`] transactions), and the origination file's outgoing rows.
+/// per `id_list::PER_ROW` transactions), and the origination file's outgoing rows.
 struct Gathered {
     settlements: PackedIndex,
     outgoing: origination::Outgoing,

@@ -31,7 +31,7 @@ impl TraceRows {
                 self.done.push((first, list));
             }
             self.open =
-                Some((trace.to_owned(), number, id_list::with_capacity(super::schedule::CHUNK as usize)));
+                Some((trace.to_owned(), number, id_list::with_capacity(super::id_list::PER_ROW as usize)));
         }
         if let Some((_, last, list)) = &mut self.open {
             *last = number;

@@ -174,7 +174,7 @@ fn insert(cx: &mut Cx<'_, '_>, record: &TransactionRecord) -> Result<(), Abort> 
 
 /// Finish every cut-off and settlement already due, so that a transaction's
 /// state is the one the clock says before it is voided, reversed or returned
-/// (a request's own catch-up is bounded: see `schedule::CHUNK`).
+/// (a request's own catch-up is bounded: see `schedule::CATCH_UP_BUDGET`).
 fn current(cx: &mut Cx<'_, '_>) -> Result<(), Abort> {
     let now = cx.now;
     schedule::catch_up(cx, now, None)?;

@@ -18,7 +18,7 @@ use std::io;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
 
-use super::file::BLOCK;
+use super::block::BLOCK;
 
 /// The log file's direct writer.
 pub(super) struct Direct {

@@ -6,6 +6,7 @@ use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use super::block::BLOCK;
 #[cfg(target_os = "linux")]
 use super::direct::Direct;
 
@@ -30,11 +31,6 @@ pub(crate) trait LogFile: Send {
         self.sync_data()
     }
 }
-
-/// The alignment of a direct write's offset, length and memory
-/// (`direct.rs`): the largest logical block size of a disk in use (4,096
-/// bytes; most take 512 too).
-pub(crate) const BLOCK: u64 = 4096;
 
 /// How far the log's file reaches past a synced record's end at least,
 /// zeros or older records: the rest of the block a direct write covers.

@@ -4,6 +4,7 @@
 //! then (a checkpoint) lets the log start afresh. Format, recovery and the
 //! argument for the order of the steps: `docs/design.md`, "The redo log".
 
+mod block;
 #[cfg(target_os = "linux")]
 mod direct;
 mod file;
@@ -16,9 +17,9 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use redb::Database;
 
-pub use file::log_file_for;
 #[cfg(feature = "simulation")]
-pub(crate) use file::BLOCK;
+pub(crate) use block::BLOCK;
+pub use file::log_file_for;
 pub(crate) use file::{FsLog, LogFile};
 pub(crate) use record::Payload;
 pub(crate) use replay::apply_payload;
