@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use super::request::{Request, MAX_BODY_BYTES};
 use super::routes::{self, Endpoint};
 use super::{render, Response};
-use crate::engine::{Admission, Caller, Engine, Refusal, Unconfirmed};
+use crate::engine::{may_call, Admission, Caller, Engine, Refusal, Role, Unconfirmed};
 use crate::validation::{FieldError, ProblemCode};
 use crate::AchError;
 
@@ -20,21 +20,7 @@ use crate::AchError;
 /// them is under 4 KiB.
 pub const SMALL_BODY_BYTES: usize = 64 * 1024;
 
-/// Who may call an endpoint.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Role {
-    /// No key needed (`GET /openapi.json`, `/healthz`, `/readyz`).
-    Anyone,
-    /// Any valid key (the routing directory's look-up, the categories).
-    AnyKey,
-    /// The operator key.
-    Operator,
-    /// A partner's key.
-    Partner,
-    /// A merchant's key (the events feed).
-    Merchant,
-}
-
+/// Who may call an endpoint (decided by `engine/credentials/authorize.rs`).
 fn role(endpoint: Endpoint) -> Role {
     match endpoint {
         Endpoint::OpenApi | Endpoint::Health | Endpoint::Ready => Role::Anyone,
@@ -179,14 +165,7 @@ fn admit_with(
         Ok(admission) => admission,
         Err(refused) => return Some(Err(refused)),
     };
-    let allowed = matches!(
-        (&caller, role),
-        (_, Role::AnyKey)
-            | (Caller::Operator, Role::Operator)
-            | (Caller::Partner { .. }, Role::Partner)
-            | (Caller::Merchant { .. }, Role::Merchant)
-    );
-    if !allowed {
+    if !may_call(role, &caller) {
         return Some(Err(Refusal::Authentication));
     }
     Some(Ok(Admitted { endpoint, params, caller: Some(caller), unconfirmed }))

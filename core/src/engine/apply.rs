@@ -1,6 +1,7 @@
 //! Applying an operation's groundwork inside the write transaction: who may run
 //! it, then the file that does it.
 
+use super::credentials::authorize;
 use super::groundwork::{self, Groundwork};
 use super::operation::{Caller, Operation};
 use super::outcome::Outcome;
@@ -14,38 +15,11 @@ use crate::storage::{row_keys, Table};
 use crate::validation::ProblemCode;
 use crate::AchError;
 
-/// The caller must be the operator.
-fn operator(caller: &Caller) -> Result<(), Abort> {
-    match caller {
-        Caller::Operator => Ok(()),
-        _ => Err(Abort::Refused(Refusal::Authentication)),
-    }
-}
-
-/// The caller must be this partner (the request's `partner_id` is the key's).
-fn partner(caller: &Caller, partner_id: &str) -> Result<(), Abort> {
-    match caller {
-        Caller::Partner { partner_id: p } if p == partner_id => Ok(()),
-        _ => Err(Abort::Refused(Refusal::Authentication)),
-    }
-}
-
 /// Apply an operation's groundwork inside the write transaction: the caller
 /// checked first, then the operation run.
 pub(crate) fn apply(cx: &mut Cx<'_, '_>, caller: &Caller, work: Groundwork) -> Result<Applied, Abort> {
-    authorize(caller, &work)?;
+    authorize::may_run(caller, &work)?;
     run(cx, caller, work)
-}
-
-/// Whether the caller may run the operation: a partner's own operations need
-/// that partner's key, every other one the operator's.
-fn authorize(caller: &Caller, work: &Groundwork) -> Result<(), Abort> {
-    match (work, work.partner_id()) {
-        // Checked by `apply_idempotent`, after the key.
-        (Groundwork::Idempotent { .. }, _) => Ok(()),
-        (_, Some(partner_id)) => partner(caller, partner_id),
-        (_, None) => operator(caller),
-    }
 }
 
 /// Run an authorized operation: refuse its groundwork's problems, then ask
@@ -164,6 +138,6 @@ fn apply_idempotent(
         )
         .into());
     };
-    partner(caller, &partner_id)?;
+    authorize::acts_for(caller, &partner_id)?;
     idempotency::run(cx, &partner_id, &key, request, |cx| apply(cx, caller, inner))
 }

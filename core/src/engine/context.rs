@@ -79,9 +79,9 @@ impl<'a, 'tx> Cx<'a, 'tx> {
     /// A new transaction id of `partner_id` that sorts after each of the
     /// partner's ids ([`crate::ids::generate_transaction_after`] the partner's
     /// newest): its sequence number counts the partner's own creates in the
-    /// millisecond, never another's. A partner with none stored yet (new, or
-    /// with ids from before per-partner stamps) starts past the millisecond of
-    /// the newest id stored, so its ids still sort after its older ones.
+    /// millisecond, never another's. A partner with none stored yet starts
+    /// past the millisecond of the newest id stored, so its ids sort after
+    /// every stored one (and land at the end of the transactions table).
     pub fn new_transaction_id(&mut self, partner_id: &str) -> Result<String, StorageError> {
         let prev = match self.last_txn.get(partner_id) {
             Some((stamp, _)) => *stamp,

@@ -84,6 +84,7 @@ use chrono::{DateTime, Datelike, Utc};
 
 pub use bank_files::Ingested;
 pub use credentials::authenticate::{Admission, Unconfirmed};
+pub(crate) use credentials::authorize::{may_call, Role};
 pub use credentials::{KeyHolder, DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS};
 pub use feeds::{EventsPage, StatusPage, NOTICE_EVENT_TYPE, PAGE_LIMIT};
 pub use host_options::{HostOptions, OptionNames, OptionsError, MAX_OPERATOR_KEY};
@@ -302,7 +303,6 @@ impl StoredMeta {
                     s
                 }
             };
-            credentials::index_existing(w)?;
             let directory_text = w.get_raw(Table::Blobs, row_keys::BLOB_DIRECTORY)?;
             let directory_epoch = shared_directory::stored(w)?;
             Ok(StoredMeta { pointer_secret, directory_text, directory_epoch, clock_at, key_ok })

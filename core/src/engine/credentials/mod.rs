@@ -11,6 +11,7 @@
 //! a rotation retired it.
 
 pub(crate) mod authenticate;
+pub(crate) mod authorize;
 pub(crate) mod cache;
 
 use chrono::{DateTime, Utc};
@@ -19,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::records::{KeyOwner, KeyRecord, MerchantStatus, SuspensionRecord, OPERATOR_HOLDER};
 use crate::engine::{tenant_lookup, Abort, Caller, Cx, Outcome, Refusal};
 use crate::secrets::{ApiKey, KeyHash, KeyKind};
-use crate::storage::{self, row_keys, Snapshot, StorageError, Table, Write};
+use crate::storage::{row_keys, Snapshot, StorageError, Table, Write};
 use crate::validation::ProblemCode;
 use crate::AchError;
 
@@ -263,45 +264,4 @@ fn owner_at(
             && !suspended(&merchant_id)?)
         .then_some((Caller::Merchant { partner_id, merchant_id }, until)),
     })
-}
-
-/// Index the keys of a database written before `Table::HolderKeys` existed
-/// (once: when the index is empty and keys exist).
-pub(crate) fn index_existing(w: &mut Write<'_>) -> Result<(), StorageError> {
-    if w.first_key(Table::HolderKeys)?.is_some() || w.first_key(Table::Keys)?.is_none() {
-        return Ok(());
-    }
-    for (hash, value) in w.range(Table::Keys, &[], &[0xff; 33], usize::MAX)? {
-        let record: KeyRecord = storage::decode(Table::Keys, &value)?;
-        w.put_raw(Table::HolderKeys, &row_keys::holder_key(record.owner.holder_id(), &hash), &[])?;
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-#[allow(clippy::unwrap_used)]
-mod tests {
-    use super::*;
-    use crate::storage::Store;
-
-    #[test]
-    fn keys_stored_before_the_holder_index_are_indexed_once_on_open() {
-        let store = Store::in_memory().unwrap();
-        let hash = KeyHash::of("pk_written_by_an_older_build");
-        store
-            .write(|w| {
-                // The record as an older build wrote it: no expiry, no index entry.
-                let old = br#"{"kind":"partner","partner_id":"par_old"}"#;
-                w.put_raw(Table::Keys, hash.as_bytes(), old)?;
-                index_existing(w)?;
-                index_existing(w)
-            })
-            .unwrap();
-        let (from, to) = row_keys::holder_range("par_old");
-        let entries = store.read(|r| r.range(Table::HolderKeys, &from, &to, 10)).unwrap();
-        assert_eq!(entries.len(), 1);
-        assert_eq!(&entries[0].0[from.len()..], hash.as_bytes());
-        let caller = store.read(|r| caller_until(r, None, &hash, DateTime::UNIX_EPOCH)).unwrap();
-        assert_eq!(caller.map(|(c, _)| c), Some(Caller::Partner { partner_id: "par_old".into() }));
-    }
 }
