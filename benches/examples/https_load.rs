@@ -31,7 +31,7 @@
 //! `--flood RATE` measures the creates twice on the same server, first alone
 //! and then while a flood of RATE requests per second (16 keep-alive
 //! connections) carries made-up keys to made-up paths (answered 404) and to
-//! real ones (401, a key looked up in the store): the flood's answers must
+//! real ones (401, a key looked up in the store; `ach_testkit::Strangers`): the flood's answers must
 //! all be 401 or 404, and the ratio of the two create rates is printed.
 //!
 //! `--servers N` starts N `achd` on one data directory and spreads the clients
@@ -48,7 +48,7 @@ use std::time::{Duration, Instant};
 
 use ach_benches::cpu::cpu_seconds;
 use ach_benches::{generous_limits, merchant_application, transaction_body, Sandbox};
-use ach_testkit::{Achd, Conn, Server};
+use ach_testkit::{Achd, Conn, Server, Strangers};
 use serde_json::{json, Value};
 
 const USAGE: &str = "usage: https_load [--clients N (64)] [--seconds S (20)] [--warmup S (3)] \
@@ -352,47 +352,23 @@ struct FloodCount {
     other: usize,
 }
 
-/// A small deterministic generator (xorshift64) for the flood's keys and paths.
-struct Draws(u64);
-
-impl Draws {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn word(&mut self, len: usize) -> String {
-        const LETTERS: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
-        (0..len).map(|_| LETTERS[(self.next() % LETTERS.len() as u64) as usize] as char).collect()
-    }
-}
-
 /// Connections the flood is sent over.
 const FLOOD_CONNECTIONS: u32 = 16;
 
-/// One flood connection: `rate` requests per second with made-up keys, half
-/// to made-up paths, half to real ones, until `end`; what they were answered
-/// within `[from, end)`.
+/// One flood connection: `rate` requests per second with made-up keys
+/// ([`Strangers`]: a third to made-up paths) until `end`; what they were
+/// answered within `[from, end)` (`other`: neither 401 nor 404, or not the
+/// status expected).
 async fn flood(mut conn: Conn, seed: u64, rate: f64, from: Instant, end: Instant) -> FloodCount {
-    let mut draws = Draws(0x9E37_79B9_7F4A_7C15 ^ seed);
+    let mut strangers = Strangers::new(seed);
     let mut tick = tokio::time::interval(Duration::from_secs_f64(1.0 / rate));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut count = FloodCount::default();
     while Instant::now() < end {
         tick.tick().await;
-        let key = format!("pk_{}", draws.word(32));
-        let path = match draws.next() % 4 {
-            0 => format!("/{}", draws.word(10)),
-            1 => format!("/{}/{}", draws.word(6), draws.word(12)),
-            2 => "/transactions".to_owned(),
-            _ => format!("/status-changes/{}", draws.word(20)),
-        };
-        let method = if path == "/transactions" { "POST" } else { "GET" };
-        let body = if method == "POST" { br#"{"partner_id":"par_x"}"#.to_vec() } else { Vec::new() };
+        let s = strangers.next_request();
         let answer = conn
-            .send(method, &path, Some(&key), JSON, body)
+            .send(s.method, &s.path, Some(&s.key), JSON, s.body)
             .await
             .unwrap_or_else(|e| panic!("a flood connection was closed: {e}"))
             .status;
@@ -404,6 +380,9 @@ async fn flood(mut conn: Conn, seed: u64, rate: f64, from: Instant, end: Instant
             401 => count.unauthorized += 1,
             404 => count.not_found += 1,
             _ => count.other += 1,
+        }
+        if answer != s.expected {
+            count.other += 1;
         }
     }
     count

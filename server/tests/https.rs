@@ -12,7 +12,7 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ach_testkit::{Achd, Conn, Exit, Server};
+use ach_testkit::{Achd, Conn, Exit, Server, Strangers};
 use serde_json::{json, Value};
 use tempfile::TempDir;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -334,13 +334,31 @@ async fn thirty_two_concurrent_clients_lose_nothing() {
     let dir = temp_dir();
     let server = Arc::new(start(dir.path(), &[]));
     let t = Arc::new(Tenant::create(&server, &mut server.conn().await).await);
-    let clients: Vec<_> = (0..32)
+    let mut acknowledged = Vec::new();
+    for client in creating_clients(&server, &t, 32, 8) {
+        acknowledged.extend(client.await.unwrap());
+    }
+    assert_eq!(acknowledged.len(), 256);
+    let changes = t.all_changes(&mut server.conn().await).await;
+    assert_eq!(changes.len(), 256);
+    assert_each_once(&acknowledged, &changes);
+}
+
+/// `clients` clients, each on its own connection creating `each`
+/// transactions of distinct amounts, every one acknowledged: their ids.
+fn creating_clients(
+    server: &Arc<Server>,
+    t: &Arc<Tenant>,
+    clients: usize,
+    each: usize,
+) -> Vec<tokio::task::JoinHandle<Vec<String>>> {
+    (0..clients)
         .map(|i| {
-            let (server, t) = (Arc::clone(&server), Arc::clone(&t));
+            let (server, t) = (Arc::clone(server), Arc::clone(t));
             tokio::spawn(async move {
                 let mut conn = server.conn().await;
                 let mut ids = Vec::new();
-                for j in 0..8 {
+                for j in 0..each {
                     let body = t.transaction(&format!("{}.{:02}", i + 1, j));
                     let (status, v) =
                         conn.call("POST", "/transactions", Some(&t.partner_key), Some(body)).await;
@@ -350,15 +368,7 @@ async fn thirty_two_concurrent_clients_lose_nothing() {
                 ids
             })
         })
-        .collect();
-    let mut acknowledged = Vec::new();
-    for client in clients {
-        acknowledged.extend(client.await.unwrap());
-    }
-    assert_eq!(acknowledged.len(), 256);
-    let changes = t.all_changes(&mut server.conn().await).await;
-    assert_eq!(changes.len(), 256);
-    assert_each_once(&acknowledged, &changes);
+        .collect()
 }
 
 /// Clients creating transactions until the server goes away: the ids acknowledged.
@@ -806,24 +816,6 @@ fn the_operator_plane_needs_its_own_address_loopback_by_default() {
     assert!(String::from_utf8_lossy(&same.stderr).contains("--admin-listen must differ from --listen"));
 }
 
-/// A small deterministic generator (xorshift64): the flood's keys and paths
-/// are the same at every run.
-struct Draws(u64);
-
-impl Draws {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn word(&mut self, len: usize) -> String {
-        const LETTERS: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-        (0..len).map(|_| LETTERS[(self.next() % LETTERS.len() as u64) as usize] as char).collect()
-    }
-}
-
 /// 2,000 requests with made-up keys to made-up and real paths, while 8 clients
 /// create transactions: every flood request is refused (401, or 404 for a
 /// path the API lacks) and every create is acknowledged and in the feed. No
@@ -837,57 +829,20 @@ async fn a_flood_of_made_up_keys_is_refused_while_every_create_is_acknowledged()
         .map(|f| {
             let server = Arc::clone(&server);
             tokio::spawn(async move {
-                let mut draws = Draws(0x9E37_79B9_7F4A_7C15 ^ (f + 1));
+                let mut strangers = Strangers::new(f + 1);
                 let mut conn = server.conn().await;
                 let mut seen = HashMap::<u16, usize>::new();
                 for _ in 0..500 {
-                    let key = match draws.next() % 3 {
-                        0 => format!("pk_{}", draws.word(32)),
-                        1 => format!("mk_{}", draws.word(32)),
-                        _ => draws.word(12),
-                    };
-                    let id = draws.word(22);
-                    let (method, path, expected) = match draws.next() % 6 {
-                        0 => ("GET", format!("/{}", draws.word(8)), 404),
-                        1 => ("POST", format!("/{}/{}", draws.word(6), draws.word(6)), 404),
-                        2 => ("POST", "/transactions".to_owned(), 401),
-                        3 => ("PUT", format!("/transactions/txn_{id}/void"), 401),
-                        4 => ("GET", format!("/status-changes/{id}"), 401),
-                        _ => ("GET", "/events".to_owned(), 401),
-                    };
-                    let body =
-                        if method == "POST" { br#"{"partner_id":"par_x"}"#.to_vec() } else { Vec::new() };
-                    let answer = match conn.send(method, &path, Some(&key), &[], body.clone()).await {
-                        Ok(answer) => answer,
-                        Err(_) => {
-                            conn = server.conn().await;
-                            conn.send(method, &path, Some(&key), &[], body).await.unwrap()
-                        }
-                    };
-                    assert_eq!(answer.status, expected, "{method} {path}: {}", answer.text());
+                    let s = strangers.next_request();
+                    let answer = conn.send(s.method, &s.path, Some(&s.key), &[], s.body).await.unwrap();
+                    assert_eq!(answer.status, s.expected, "{} {}: {}", s.method, s.path, answer.text());
                     *seen.entry(answer.status).or_default() += 1;
                 }
                 seen
             })
         })
         .collect();
-    let creates: Vec<_> = (0..8)
-        .map(|i| {
-            let (server, t) = (Arc::clone(&server), Arc::clone(&t));
-            tokio::spawn(async move {
-                let mut conn = server.conn().await;
-                let mut ids = Vec::new();
-                for j in 0..25 {
-                    let body = t.transaction(&format!("{}.{:02}", i + 1, j));
-                    let (status, v) =
-                        conn.call("POST", "/transactions", Some(&t.partner_key), Some(body)).await;
-                    assert_eq!(status, 201, "{v}");
-                    ids.push(v["payload"]["id"].as_str().unwrap().to_owned());
-                }
-                ids
-            })
-        })
-        .collect();
+    let creates = creating_clients(&server, &t, 8, 25);
     let mut refused = HashMap::<u16, usize>::new();
     for f in flood {
         for (status, n) in f.await.unwrap() {
