@@ -1,0 +1,128 @@
+//! The tables of the database: their names, and which store their records
+//! in postcard rather than JSON.
+
+use redb::TableDefinition;
+
+/// Every table of the database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Table {
+    /// Engine metadata: format version, pointer secret, clock position.
+    Meta,
+    /// Partners by id.
+    Partners,
+    /// Merchants by id.
+    Merchants,
+    /// API keys by SHA-256 hash → who they authenticate.
+    Keys,
+    /// Customers (bank account tokens) by id.
+    Customers,
+    /// Transactions by id.
+    Transactions,
+    /// Check images by transaction id + side, sealed.
+    Images,
+    /// Check images' retention: (instant they are deleted, transaction id).
+    ImageExpiry,
+    /// Pending transactions by (cut-off instant, id).
+    Pending,
+    /// Originated transactions by (settlement instant, id).
+    Settlements,
+    /// Status changes by (partner, sequence).
+    Changes,
+    /// Events by (merchant, sequence).
+    Events,
+    /// Large values: the loaded routing directory file.
+    Blobs,
+    /// Usage counters: (merchant or partner, day or month) → count and cents.
+    Usage,
+    /// Spent check numbers: keyed fingerprint of (merchant, account, check
+    /// number) → the transaction that used it.
+    Checks,
+    /// Idempotency keys: (partner, key) → the request's hash and its answer.
+    Idempotency,
+    /// The origination file in progress: (cut-off instant, batch, transaction id)
+    /// of each transaction originated at a cut-off whose file is not yet written.
+    Outgoing,
+    /// Written origination files by id → their summary (the text is a sealed blob).
+    Files,
+    /// Trace numbers (15 digits) → the transaction that carried them.
+    Traces,
+    /// Entries of bank files already applied (returns, notifications of change).
+    Inbound,
+    /// The keys of each holder: (holder id, key hash) → nothing (an index of
+    /// [`Table::Keys`], to rotate or revoke a holder's keys).
+    HolderKeys,
+    /// Suspended partners and merchants by id → since when.
+    Suspensions,
+    /// The duplicate window's changes, for the other processes over a shared
+    /// database (PostgreSQL): sequence (8 bytes) → change. Empty on redb.
+    WindowLog,
+}
+
+impl Table {
+    /// Whether the table's records are postcard (compact binary) rather than JSON:
+    /// the transactions and the two feeds, the records every create and every
+    /// lifecycle step writes (a status change is ~60 bytes instead of ~230, and a
+    /// feed page decodes 10,000 of them). Their types must not need a
+    /// self-describing format (no untagged enums, no flatten, no skipped fields).
+    pub(crate) const fn binary(self) -> bool {
+        matches!(self, Table::Transactions | Table::Changes | Table::Events)
+    }
+
+    pub(crate) const fn name(self) -> &'static str {
+        match self {
+            Table::Meta => "meta",
+            Table::Partners => "partners",
+            Table::Merchants => "merchants",
+            Table::Keys => "keys",
+            Table::Customers => "customers",
+            Table::Transactions => "transactions",
+            Table::Images => "images",
+            Table::ImageExpiry => "image_expiry",
+            Table::Pending => "pending",
+            Table::Settlements => "settlements",
+            Table::Changes => "changes",
+            Table::Events => "events",
+            Table::Blobs => "blobs",
+            Table::Usage => "usage",
+            Table::Checks => "checks",
+            Table::Idempotency => "idempotency",
+            Table::Outgoing => "outgoing",
+            Table::Files => "files",
+            Table::Traces => "traces",
+            Table::Inbound => "inbound",
+            Table::HolderKeys => "holder_keys",
+            Table::Suspensions => "suspensions",
+            Table::WindowLog => "window_log",
+        }
+    }
+
+    pub(super) const fn def(self) -> TableDefinition<'static, &'static [u8], &'static [u8]> {
+        TableDefinition::new(self.name())
+    }
+
+    pub(super) const ALL: [Table; 23] = [
+        Table::Meta,
+        Table::Partners,
+        Table::Merchants,
+        Table::Keys,
+        Table::Customers,
+        Table::Transactions,
+        Table::Images,
+        Table::ImageExpiry,
+        Table::Pending,
+        Table::Settlements,
+        Table::Changes,
+        Table::Events,
+        Table::Blobs,
+        Table::Usage,
+        Table::Checks,
+        Table::Idempotency,
+        Table::Outgoing,
+        Table::Files,
+        Table::Traces,
+        Table::Inbound,
+        Table::HolderKeys,
+        Table::Suspensions,
+        Table::WindowLog,
+    ];
+}
