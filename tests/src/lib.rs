@@ -82,3 +82,11 @@ pub fn corpus() -> Vec<Case> {
 }
 
 pub mod world;
+
+/// An ordinary month, in cents, of a merchant expecting 1,200 checks a year at
+/// $250: 100 debits of $5 to $900 averaging $250, the first $1,000 and the
+/// biggest next, ordered to test the average limit hardest
+/// (`tests/data/ordinary_month.json`; core's limit tests read the same file).
+pub fn ordinary_month() -> Vec<i64> {
+    serde_json::from_str(include_str!("../data/ordinary_month.json")).unwrap_or_default()
+}

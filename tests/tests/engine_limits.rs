@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 use ach_core::engine::{Caller, Operation, Outcome};
-use ach_core::limits::{ordinary_month, Limits};
+use ach_core::limits::Limits;
 use ach_core::Money;
 use ach_tests::router;
 use ach_tests::world::{
@@ -484,7 +484,7 @@ fn a_merchant_approved_with_no_limits_runs_an_ordinary_month_and_no_more() {
         "period_count": null, "period_amount": null, "monthly_count": 300, "monthly_amount": 75000.00,
         "monthly_average_amount": 750.00, "monthly_average_min_count": 50}"#;
     assert_eq!(limits, serde_json::from_str::<serde_json::Value>(expected).unwrap());
-    let month: Vec<u64> = ordinary_month().into_iter().map(i64::unsigned_abs).collect();
+    let month: Vec<u64> = ach_tests::ordinary_month().into_iter().map(i64::unsigned_abs).collect();
     assert_eq!((month.len(), month.iter().sum::<u64>()), (100, 2_500_000));
     // Five a business day through November, biggest first.
     for (day, debits) in month.chunks(5).enumerate() {
