@@ -10,26 +10,9 @@ use serde::Serialize;
 use super::error::StorageError;
 use super::table::Table;
 
-/// Version of the stored format; checked on open. Version 7 stores an absent
-/// settlement date or instant at a present one's size; version 8 packs a
-/// batch's pending index entries into one row per cut-off. Each reads the
-/// versions before it as they are, so a version 6 or 7 database opens and is
-/// marked 8 (an older build then refuses it, rather than meeting rows it
-/// cannot read). Any other version is refused.
-pub const FORMAT_VERSION: u32 = 8;
-
-/// The oldest format version this build reads (and marks [`FORMAT_VERSION`]).
-pub const READS_FROM_VERSION: u32 = 6;
-
-/// The refusal of a database of format version `v`.
-pub(super) fn other_format(v: u32) -> StorageError {
-    let reads = if READS_FROM_VERSION == FORMAT_VERSION {
-        FORMAT_VERSION.to_string()
-    } else {
-        format!("{READS_FROM_VERSION} to {FORMAT_VERSION}")
-    };
-    StorageError(format!("the database has format version {v}; this build reads version {reads}"))
-}
+/// Version of the stored format; checked on open, an older one migrated
+/// (`migrate.rs`).
+pub const FORMAT_VERSION: u32 = 1;
 
 /// Decode a record of `table` from its stored bytes.
 pub(crate) fn decode<T: DeserializeOwned>(table: Table, bytes: &[u8]) -> Result<T, StorageError> {

@@ -22,6 +22,7 @@ mod held;
 mod held_tests;
 mod kv;
 mod log;
+mod migrate;
 mod open;
 #[cfg(feature = "postgres")]
 mod postgres;
@@ -36,9 +37,7 @@ mod table;
 mod tests;
 mod write;
 
-use codec::other_format;
 pub(crate) use codec::{decode, encode, key_after};
-pub use codec::{FORMAT_VERSION, READS_FROM_VERSION};
 use error::fail;
 pub use error::StorageError;
 pub use health::{StorageEvent, StorageHook};

@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use redb::{Database, ReadableDatabase};
 
 use super::log::{log_file_for, FsLog, Journal, LogSettings};
-use super::{fail, other_format, row_keys, StorageError, Store, Table, FORMAT_VERSION, READS_FROM_VERSION};
+use super::migrate::{self, other_format};
+use super::{fail, row_keys, StorageError, Store, Table};
 
 /// The first bytes of every redb file (redb's `MAGICNUMBER`).
 const REDB_MAGIC: [u8; 9] = [b'r', b'e', b'd', b'b', 0x1A, 0x0A, 0xA9, 0x0D, 0x0A];
@@ -116,7 +117,7 @@ impl Store {
     }
 }
 
-/// `Err` if `db` holds another format version than this build's.
+/// `Err` if `db` holds a format version this build does not open.
 pub(super) fn check_format(db: &Database) -> Result<(), StorageError> {
     let tx = db.begin_read().map_err(fail)?;
     let table = match tx.open_table(Table::Meta.def()) {
@@ -126,7 +127,7 @@ pub(super) fn check_format(db: &Database) -> Result<(), StorageError> {
     };
     let Some(stored) = table.get(row_keys::META_FORMAT).map_err(fail)? else { return Ok(()) };
     match serde_json::from_slice::<u32>(stored.value()) {
-        Ok(v) if (READS_FROM_VERSION..=FORMAT_VERSION).contains(&v) => Ok(()),
+        Ok(v) if migrate::opens(v) => Ok(()),
         Ok(v) => Err(other_format(v)),
         Err(e) => Err(StorageError(format!("the stored format version is unreadable: {e}"))),
     }

@@ -9,7 +9,7 @@ use std::sync::{PoisonError, RwLock, RwLockReadGuard};
 use redb::backends::InMemoryBackend;
 use redb::{Database, ReadableDatabase};
 
-use super::codec::{other_format, FORMAT_VERSION, READS_FROM_VERSION};
+use super::codec::FORMAT_VERSION;
 #[cfg(feature = "simulation")]
 use super::crash;
 use super::durability::Durability;
@@ -17,6 +17,7 @@ use super::error::{fail, StorageError};
 use super::health::{self, StorageEvent, StorageHook};
 #[cfg(feature = "simulation")]
 use super::log::LogSettings;
+use super::migrate::{self, other_format};
 #[cfg(feature = "postgres")]
 use super::postgres;
 use super::snapshot::Snapshot;
@@ -160,12 +161,12 @@ impl Store {
         Ok(store)
     }
 
-    /// Check the stored format version (a new database gets this build's) and
-    /// create every table.
+    /// Check the stored format version (a new database gets this build's; an
+    /// older one is migrated) and create every table.
     fn prepare(&self) -> Result<(), StorageError> {
         self.write(|w| {
             let version: Option<u32> = w.get(Table::Meta, row_keys::META_FORMAT)?;
-            if let Some(v) = version.filter(|v| !(READS_FROM_VERSION..=FORMAT_VERSION).contains(v)) {
+            if let Some(v) = version.filter(|&v| !migrate::opens(v)) {
                 return Err(other_format(v));
             }
             // Create every table now (tables added within a format version too),
@@ -175,7 +176,11 @@ impl Store {
             }
             match version {
                 Some(FORMAT_VERSION) => Ok(()),
-                _ => w.put(Table::Meta, row_keys::META_FORMAT, &FORMAT_VERSION),
+                Some(older) => {
+                    migrate::upgrade(w, older, FORMAT_VERSION, migrate::MIGRATIONS)?;
+                    w.put(Table::Meta, row_keys::META_FORMAT, &FORMAT_VERSION)
+                }
+                None => w.put(Table::Meta, row_keys::META_FORMAT, &FORMAT_VERSION),
             }
         })
     }
