@@ -1,8 +1,7 @@
 //! On PostgreSQL (`ACH_TEST_POSTGRES`): every row of `ach_kv` is keyed by
 //! the partner it belongs to (`storage/postgres/owner.rs`), checked against
 //! the decoded records of two partners' merchants, customers, keys,
-//! suspensions, idempotent creates, voids, a cut-off and a return; and a
-//! database from before migration 2 gets the same partners from its fill.
+//! suspensions, idempotent creates, voids, a cut-off and a return.
 #![allow(clippy::unwrap_used)]
 
 use std::collections::HashMap;
@@ -98,7 +97,7 @@ fn expected(table: &str, key: &[u8], value: &[u8], merchants: &HashMap<String, S
 }
 
 #[test]
-fn every_row_is_keyed_by_its_partner_and_an_older_database_is_filled_alike() {
+fn every_row_is_keyed_by_its_partner() {
     let Some(engine) = engine() else { return };
     let a = partner_activity(&engine);
     let b = partner_activity(&engine);
@@ -147,8 +146,4 @@ fn every_row_is_keyed_by_its_partner_and_an_older_database_is_filled_alike() {
     ] {
         assert!(rows.iter().any(|(t, _, _, p)| t == table && !p.is_empty()), "no partner row of {table}");
     }
-
-    // A database from before: every partner forgotten, then filled.
-    pg.forget_and_fill_partners().unwrap();
-    assert_eq!(pg.rows_with_partner().unwrap(), rows);
 }

@@ -271,15 +271,6 @@ impl PgStore {
         self.give(Arc::new(conn));
         out
     }
-
-    /// Set every row's partner to '' (as migration 2 finds them), then fill
-    /// them again as migration 2 does.
-    pub(crate) fn forget_and_fill_partners(&self) -> Result<(), StorageError> {
-        let conn = self.take()?;
-        let out = conn.batch("UPDATE ach_kv SET p = ''").and_then(|()| schema::fill_owners(conn.client()));
-        self.give(Arc::new(conn));
-        out
-    }
 }
 
 impl Drop for PgStore {
