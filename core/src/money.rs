@@ -224,12 +224,18 @@ mod tests {
         assert_eq!(serde_json::to_string(&m).ok().as_deref(), Some("1234567.89"));
         let s: Money = serde_json::from_str("\"0.10\"").unwrap_or_default();
         assert_eq!(s, Money(10));
-        assert!(serde_json::from_str::<Money>("1.001").is_err());
+        assert_eq!(
+            serde_json::from_str::<Money>("1.001").map_err(|e| e.to_string()),
+            Err("'1.001' is an invalid Amount".to_owned())
+        );
         // Whatever is serialized reads back (an operator's large limit included).
         let big = Money(10_000_000_000_000_000);
         let text = serde_json::to_string(&big).unwrap_or_default();
         assert_eq!(serde_json::from_str::<Money>(&text).ok(), Some(big));
-        assert!(serde_json::from_str::<Money>("true").is_err());
+        assert_eq!(
+            serde_json::from_str::<Money>("true").map_err(|e| e.to_string()),
+            Err("amount must be a number or a string".to_owned())
+        );
     }
 
     proptest! {

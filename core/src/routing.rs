@@ -387,9 +387,15 @@ mod tests {
         let err = RoutingDirectory::parse_fedach(&text).err();
         assert_eq!(err.map(|e| e.line), Some(2));
         let dup = format!("{0}\n{0}\n", record("011000015", '1', "000000000", "X"));
-        assert!(RoutingDirectory::parse_fedach(&dup).is_err());
+        assert_eq!(
+            RoutingDirectory::parse_fedach(&dup).map(|d| d.len()).map_err(|e| e.to_string()),
+            Err("line 2: routing number appears twice".into())
+        );
         let bad_type = record("011000015", '7', "000000000", "X");
-        assert!(RoutingDirectory::parse_fedach(&bad_type).is_err());
+        assert_eq!(
+            RoutingDirectory::parse_fedach(&bad_type).map(|d| d.len()).map_err(|e| e.to_string()),
+            Err("line 1: record type '7' is not 0, 1 or 2".into())
+        );
     }
 
     #[test]

@@ -178,6 +178,9 @@ mod tests {
                 Err(AchResult::ACH_NULL_POINTER)
             );
         }
-        assert!(out_param(std::ptr::null_mut::<u8>(), "out").is_err());
+        assert_eq!(
+            out_param(std::ptr::null_mut::<u8>(), "out").map_err(|r| (r.code, r.detail)),
+            Err((AchResult::ACH_NULL_POINTER, "out is NULL".to_owned()))
+        );
     }
 }

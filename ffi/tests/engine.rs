@@ -60,7 +60,8 @@ fn answers_are_the_routers_byte_for_byte() {
 fn closed_and_forged_handles_answer_codes() {
     let engine = open("{}").unwrap_or_else(|e| panic!("{e:?}"));
     let get = r#"{"method":"GET","path":"/categories"}"#;
-    assert!(request(engine, get).is_ok());
+    let unauthenticated = r#"{"body":{"message":"Authentication failed.","success":false},"status":401}"#;
+    assert_eq!(request(engine, get), Ok(unauthenticated.to_owned()));
     let mut local = 0u8;
     let forged: *mut AchEngine = std::ptr::from_mut(&mut local).cast();
     assert_eq!(request(forged, get), Err(AchResult::ACH_UNKNOWN_HANDLE));

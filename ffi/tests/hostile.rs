@@ -657,7 +657,11 @@ fn threads_closing_a_handle_while_others_send_hostile_requests() {
             std::thread::spawn(|| {
                 for _ in 0..50 {
                     let e = open("{}").unwrap();
-                    assert!(request(e, r#"{"method":"GET","path":"/categories"}"#).is_ok());
+                    assert_eq!(
+                        request(e, r#"{"method":"GET","path":"/categories"}"#),
+                        Ok(r#"{"body":{"message":"Authentication failed.","success":false},"status":401}"#
+                            .to_owned())
+                    );
                     ach_engine_close(e);
                     assert!(matches!(request(e, "{}"), Err((AchResult::ACH_CLOSED, _))));
                 }

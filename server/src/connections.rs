@@ -210,8 +210,23 @@ mod tests {
         assert_eq!(limits(&[], None).max, 4096);
         let l = limits(&["--max-connections-per-client", "5000", "--write-timeout", "1"], Some(1024));
         assert_eq!((l.per_client, l.write_timeout), (5000, Duration::from_secs(1)));
-        assert!(TestCli::try_parse_from(["achd", "--write-timeout", "0"]).is_err());
-        assert!(TestCli::try_parse_from(["achd", "--max-connections-per-client", "0"]).is_err());
+        let refused = |flags: [&str; 3]| {
+            TestCli::try_parse_from(flags).map(drop).map_err(|e| (e.kind(), e.to_string()))
+        };
+        let invalid = |arg: &str, why: &str| {
+            let text = format!(
+                "error: invalid value '0' for '{arg}': {why}\n\nFor more information, try '--help'.\n"
+            );
+            Err((clap::error::ErrorKind::ValueValidation, text))
+        };
+        assert_eq!(
+            refused(["achd", "--write-timeout", "0"]),
+            invalid("--write-timeout <SECONDS>", "0 is not in 1..=86400")
+        );
+        assert_eq!(
+            refused(["achd", "--max-connections-per-client", "0"]),
+            invalid("--max-connections-per-client <N>", "0 is not in 1..=4294967295")
+        );
     }
 
     fn ip(text: &str) -> IpAddr {

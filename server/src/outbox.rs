@@ -346,7 +346,12 @@ mod tests {
             .collect();
         names.sort();
         assert_eq!(names, [".exported", "fil_20261123A.ach"]);
-        assert!(write_atomically(outbox.dir(), "../x", b"").is_err());
+        let refused = write_atomically(outbox.dir(), "../x", b"").unwrap_err();
+        assert_eq!(
+            (refused.kind(), refused.to_string()),
+            (io::ErrorKind::InvalidInput, "not a file id".to_owned())
+        );
+        assert!(!outbox.dir().join("../x.ach").exists() && !outbox.dir().join("../.x.ach.tmp").exists());
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;

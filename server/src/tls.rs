@@ -161,7 +161,13 @@ mod tests {
         }
         let given = setup(&dir, Some(&dir.join(CERT_FILE)), Some(&dir.join(KEY_FILE)), addr).unwrap();
         assert_eq!(given.config.alpn_protocols, vec![b"http/1.1".to_vec()]);
-        assert!(setup(&dir, Some(&dir.join(KEY_FILE)), Some(&dir.join(KEY_FILE)), addr).is_err());
+        assert_eq!(
+            setup(&dir, Some(&dir.join(KEY_FILE)), Some(&dir.join(KEY_FILE)), addr).map(drop),
+            Err(format!(
+                "cannot read the TLS certificate {}: no CERTIFICATE in it",
+                dir.join(KEY_FILE).display()
+            ))
+        );
         fs::remove_dir_all(&dir).unwrap();
     }
 }

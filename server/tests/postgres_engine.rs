@@ -18,8 +18,8 @@ async fn an_engine_on_postgres_opened_and_dropped_in_async_code_does_not_panic()
         .with_encryption_key(EncryptionKey::generate());
     let engine = Engine::open_postgres(&url, options).unwrap();
     let made = engine.execute(&Caller::Operator, Operation::CreatePartner { name: "Async".into() }).unwrap();
-    let Outcome::PartnerCreated { api_key, .. } = made else { panic!("{made:?}") };
-    assert!(engine.authenticate(&api_key).is_ok());
+    let Outcome::PartnerCreated { partner_id, api_key } = made else { panic!("{made:?}") };
+    assert_eq!(engine.authenticate(&api_key), Ok(Caller::Partner { partner_id }));
     drop(engine);
     // And a second one over the same schema finds what the first stored.
     let options = EngineOptions::system().with_encryption_key(EncryptionKey::generate());

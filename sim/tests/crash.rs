@@ -58,5 +58,9 @@ fn a_crash_while_creating_the_database_leaves_a_file_that_opens() {
     assert!(opened.is_ok(), "{:?}", opened.err().map(|e| e.to_string()));
     assert!(!dir.path().join("ach.redb.creating").exists());
     drop(opened);
-    assert!(ach_core::engine::Engine::open(&path, ach_sim::writer::options()).is_ok());
+    // It opens again, on the same empty, consistent database.
+    let reopened = ach_core::engine::Engine::open(&path, ach_sim::writer::options()).unwrap();
+    assert_eq!(reopened.origination_files(), Ok(vec![]));
+    assert_eq!(reopened.audit_usage(), Ok(Ok(())));
+    assert!(!dir.path().join("ach.redb.creating").exists());
 }

@@ -122,6 +122,8 @@ fn readiness_follows_the_disk_and_a_failed_reopen_is_tried_again() {
     assert!(w.engine.ready(), "ready again once a write commits");
     assert_eq!(get("/readyz").body, r#"{"success":true,"payload":{"status":"ready"}}"#);
     let (partner, caller, merchant) = w.tenant(&["PPD"]);
-    assert!(w.create(&partner, &caller, &transaction(&merchant, "debit", "3.00")).is_ok());
+    let id = w.create(&partner, &caller, &transaction(&merchant, "debit", "3.00")).unwrap();
+    let history = w.history(&partner, &caller, &id);
+    assert_eq!(history.iter().map(|c| c.status).collect::<Vec<_>>(), [ach_core::model::Status::A]);
     assert_eq!(told.lock().unwrap().last(), Some(&StorageEvent::Resumed));
 }

@@ -364,8 +364,10 @@ fn many() -> Many {
             (pc.clone(), Operation::VoidTransaction { partner_id: p.clone(), transaction_id: id.clone() })
         })
         .collect();
-    for batch in voids.chunks(1_000) {
-        assert!(w.engine.execute_batch(batch.to_vec()).iter().all(|r| r.is_ok()));
+    for (batch, voided) in voids.chunks(1_000).zip(ids[..5_001].chunks(1_000)) {
+        let want: Vec<Result<Outcome, Refusal>> =
+            voided.iter().map(|id| Ok(Outcome::TransactionVoided { transaction_id: id.clone() })).collect();
+        assert_eq!(w.engine.execute_batch(batch.to_vec()), want);
     }
     let mut expected: Vec<(String, Status)> = ids.iter().map(|id| (id.clone(), Status::A)).collect();
     expected.extend(ids[..5_001].iter().map(|id| (id.clone(), Status::R)));

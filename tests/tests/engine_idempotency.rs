@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use ach_core::engine::{Caller, Operation, Outcome, Refusal};
+use ach_core::model::Status;
 use ach_tests::world::{body, open_application, roomy_limits, transaction, World};
 use serde_json::json;
 
@@ -83,7 +84,12 @@ fn a_body_member_works_like_the_header_and_keys_are_per_partner() {
     let (p2, pc2, m2) = w.tenant(&["PPD"]);
     let mut t2 = transaction(&m2, "debit", "5.00");
     t2["idempotency_key"] = json!("body-key-1");
-    assert!(w.run(&pc2, Operation::CreateTransaction { partner_id: p2.clone(), body: body(&t2) }).is_ok());
+    let theirs =
+        created(w.run(&pc2, Operation::CreateTransaction { partner_id: p2.clone(), body: body(&t2) }));
+    assert_ne!(theirs, created(w.run(&pc, op())), "not the first partner's transaction");
+    let feed: Vec<(String, Status)> =
+        w.changes(&p2, &pc2).into_iter().map(|c| (c.transaction_id, c.status)).collect();
+    assert_eq!(feed, [(theirs, Status::A)], "a transaction of its own");
     let bad = w.run(&pc, idem("", &p, &t)).unwrap_err();
     assert_eq!(bad.errors()[0].field, "idempotency_key");
 }

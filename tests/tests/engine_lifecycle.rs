@@ -229,7 +229,10 @@ fn returns_on_originated_or_settled_only() {
     let settled = w.debit(&p, &pc, &m, "5.00");
     w.at("2026-12-20 12:00");
     assert!(matches!(ret(&w, &settled, "R10"), Ok(Outcome::ReturnRecorded { .. })));
-    assert!(ret(&w, "txn_0123456789abcdefghijKL", "R01").is_err());
+    assert_eq!(
+        ret(&w, "txn_0123456789abcdefghijKL", "R01"),
+        Err(Refusal::not_found("transaction_id", "no transaction 'txn_0123456789abcdefghijKL'"))
+    );
 }
 
 #[test]
@@ -271,8 +274,11 @@ fn customers_by_token_global_or_merchant_and_deleted_tokens_refused() {
         t["customer"] = serde_json::json!({"id": token});
         w.create(&p, &pc, &t)
     };
-    assert!(with(&m, &global).is_ok());
-    assert!(with(&other_m, &global).is_ok());
+    let statuses = |id: &str| w.history(&p, &pc, id).iter().map(|c| c.status).collect::<Vec<_>>();
+    for merchant in [&m, &other_m] {
+        let id = with(merchant, &global).unwrap();
+        assert_eq!(statuses(&id), [Status::A], "{merchant}");
+    }
     let first = with(&m, &mine);
     assert!(first.is_ok(), "{first:?}");
     let foreign = with(&other_m, &mine).unwrap_err();

@@ -5,12 +5,18 @@
 
 use ach_core::engine::{Caller, Operation, Outcome};
 use ach_core::limits::Limits;
+use ach_core::model::Status;
 use ach_core::Money;
 use ach_tests::router;
 use ach_tests::world::{
     amount, application, open_application, partner_transaction, transaction, World, OPERATOR_KEY,
 };
 use serde_json::json;
+
+/// The statuses of a transaction's changes, oldest first.
+fn statuses(w: &World, partner_id: &str, partner: &Caller, id: &str) -> Vec<Status> {
+    w.history(partner_id, partner, id).iter().map(|c| c.status).collect()
+}
 
 fn dollars(d: i64) -> Option<Money> {
     Some(Money::from_cents(d * 100))
@@ -163,7 +169,8 @@ fn messages_24_and_25_count_every_merchant_of_the_partner() {
     let (p2, pc2) = s.w.partner();
     let (c, _) = s.w.merchant(&p2, &pc2, &["PPD"]);
     let t = transaction(&c, "debit", "400.00");
-    assert!(s.w.create(&p2, &pc2, &t).is_ok());
+    let id = s.w.create(&p2, &pc2, &t).unwrap();
+    assert_eq!(statuses(&s.w, &p2, &pc2, &id), [Status::A]);
 }
 
 #[test]
@@ -302,8 +309,11 @@ fn message_17_duplicates_within_the_window_when_declined() {
         t
     };
     let id = s.w.create(&s.p, &s.pc, &t).unwrap();
-    s.w.run(&s.pc, Operation::VoidTransaction { partner_id: s.p.clone(), transaction_id: id }).unwrap();
-    assert!(s.w.create(&s.p, &s.pc, &t).is_ok());
+    s.w.run(&s.pc, Operation::VoidTransaction { partner_id: s.p.clone(), transaction_id: id.clone() })
+        .unwrap();
+    let again = s.w.create(&s.p, &s.pc, &t).unwrap();
+    assert_ne!(again, id);
+    assert_eq!(statuses(&s.w, &s.p, &s.pc, &again), [Status::A]);
     // A merchant that does not decline duplicates accepts them.
     let open = Shop::new("2026-11-23 09:00", ach_tests::world::roomy_limits());
     assert_eq!(open.debit("25.00", 1), "ok");
@@ -359,7 +369,8 @@ fn message_18_a_check_number_is_spent_forever_even_when_voided() {
         pop("1001", "99.00").unwrap_err().message(),
         "Duplicate transaction for this check. Check number: 1001"
     );
-    assert!(pop("1002", "10.00").is_ok());
+    let second = pop("1002", "10.00").unwrap();
+    assert_eq!(statuses(&s.w, &s.p, &s.pc, &second), [Status::A]);
     s.w.run(&s.pc, Operation::VoidTransaction { partner_id: s.p.clone(), transaction_id: first }).unwrap();
     s.w.at("2027-06-01 10:00");
     assert_eq!(

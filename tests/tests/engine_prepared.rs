@@ -244,7 +244,11 @@ fn a_preparation_by_another_engine_is_made_again() {
     let other = Engine::in_memory(options(START)).unwrap();
     let t = transaction(&b.strict, "debit", "12.00");
     let op = || Operation::CreateTransaction { partner_id: b.partner_id.clone(), body: body(&t) };
-    assert!(b.w.engine.execute(&b.partner, op()).is_ok());
+    let Ok(Outcome::TransactionCreated { transaction_id }) = b.w.engine.execute(&b.partner, op()) else {
+        panic!("B's own create is refused")
+    };
+    let history = b.w.history(&b.partner_id, &b.partner, &transaction_id);
+    assert_eq!(history.iter().map(|c| c.status).collect::<Vec<_>>(), [ach_core::model::Status::A]);
     let foreign = other.prepare(op());
     let answer = b.w.engine.execute_prepared(vec![(b.partner.clone(), foreign)]).pop().unwrap();
     assert_eq!(answer.map_err(|f| f.message()), Err("This is a duplicate transaction".to_owned()));

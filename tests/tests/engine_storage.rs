@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use ach_core::engine::{key_file_for, Caller, Engine, Operation, Outcome, Refusal};
 use ach_core::model::{Status, StatusChange};
 use ach_core::secrets::EncryptionKey;
+use ach_core::validation::{FieldError, ProblemCode};
+use ach_core::AchError;
 use ach_tests::world::{
     amount, body, customer_body, et, open_application, options, pointer_position, transaction, World,
     OPERATOR_KEY,
@@ -54,7 +56,7 @@ fn first_life(path: &Path) -> Before {
     let customer = w.customer(&partner, &caller, "global", "918273645500");
     let deleted = w.customer(&partner, &caller, &merchant, "918273645501");
     let delete = Operation::DeleteCustomer { partner_id: partner.clone(), customer_id: deleted.clone() };
-    assert!(w.run(&caller, delete).is_ok());
+    assert_eq!(w.run(&caller, delete), Ok(Outcome::CustomerDeleted { customer_id: deleted.clone() }));
     let mut pointers = vec![("0".to_owned(), 0)];
     let mut step = |w: &World| {
         let (last, _) = pointers.last().unwrap().clone();
@@ -288,7 +290,16 @@ fn secrets_never_reach_the_database_file_in_clear() {
     w.create(&p, &pc, &by_token).unwrap();
     // A refused request carrying the account writes nothing either.
     inline["merchant_id"] = json!("mer_0123456789abcdefghijKL");
-    assert!(w.create(&p, &pc, &inline).is_err());
+    let unknown = "mer_0123456789abcdefghijKL";
+    let message = format!("'{unknown}' is an invalid Merchant ID");
+    assert_eq!(
+        w.create(&p, &pc, &inline),
+        Err(Refusal::Refused {
+            error: AchError::InvalidMerchantId { value: unknown.into() },
+            status: 422,
+            errors: vec![FieldError { field: "merchant_id".into(), code: ProblemCode::NotFound, message }],
+        })
+    );
     // A refusal stored for idempotent replay does not echo the secrets it refused.
     let mut bad = app.clone();
     bad["principal"][0]["ssn"] = json!("666-83-1957");
@@ -358,7 +369,15 @@ fn operator_operations_are_never_idempotent_so_no_api_key_is_stored() {
     let m = w.submit(&p, &pc, &open_application(&["PPD"]));
     let approve =
         Operation::ApproveMerchant { merchant_id: m.clone(), limits: ach_tests::world::roomy_limits() };
-    assert!(w.run(&Caller::Operator, idem("approve-1", approve)).is_err());
+    let partner_only = Refusal::problem_with_status(
+        AchError::FailedToAccept,
+        422,
+        "idempotency_key",
+        ProblemCode::InvalidValue,
+        "idempotency keys apply to partner operations only",
+    );
+    assert_eq!(refused, partner_only);
+    assert_eq!(w.run(&Caller::Operator, idem("approve-1", approve)), Err(partner_only));
     let (merchant_key, _) = w.approve(&m, ach_tests::world::roomy_limits());
     drop(w);
     let bytes = std::fs::read(&path).unwrap();
@@ -410,8 +429,9 @@ fn an_explicit_key_writes_no_key_file_and_another_key_is_refused() {
     assert_eq!(w.engine.authenticate(&api_key), Ok(pc.clone()));
     let mut v = transaction(&m, "debit", &amount(2_500));
     v["customer"] = json!({"id": token});
-    assert!(w.create(&p, &pc, &v).is_ok());
+    let id = w.create(&p, &pc, &v).unwrap();
     assert_eq!(w.changes(&p, &pc).len(), 1);
+    assert_eq!(w.history(&p, &pc, &id).iter().map(|c| c.status).collect::<Vec<_>>(), [Status::A]);
 }
 
 #[test]
@@ -445,11 +465,15 @@ fn a_database_open_twice_at_once_is_an_error_not_a_panic() {
     let (_dir, path) = new_db();
     let w = open(&path);
     let (p, pc) = w.partner();
-    assert!(Engine::open(&path, options(START)).is_err());
-    // The first engine is unharmed.
-    assert!(w.engine.status_changes(&pc, &p, "0").is_ok());
+    let refused = Engine::open(&path, options(START)).map(drop).map_err(|e| e.to_string());
+    assert_eq!(refused, Err("storage: Database already open. Cannot acquire lock.".into()));
+    // The first engine is unharmed: its partner's feed reads, empty.
+    let page = w.engine.status_changes(&pc, &p, "0").unwrap();
+    assert_eq!(page.changes, []);
     drop(w);
-    assert!(Engine::open(&path, options(START)).is_ok());
+    // Once it is closed the database opens, with the same partner and feed.
+    let reopened = Engine::open(&path, options(START)).unwrap();
+    assert_eq!(reopened.status_changes(&pc, &p, "0"), Ok(page));
 }
 
 #[test]
@@ -533,7 +557,8 @@ fn a_reopened_engine_still_knows_the_duplicate_window() {
                 ach_tests::world::roomy_limits(),
             )
             .0;
-        assert!(debit(&w, &p, &pc, &m, "10.00").is_ok());
+        let first = debit(&w, &p, &pc, &m, "10.00").unwrap();
+        assert_eq!(w.history(&p, &pc, &first).iter().map(|c| c.status).collect::<Vec<_>>(), [Status::A]);
         let voided = debit(&w, &p, &pc, &m, "20.00").unwrap();
         w.run(&pc, Operation::VoidTransaction { partner_id: p.clone(), transaction_id: voided }).unwrap();
         assert_eq!(debit(&w, &p, &pc, &m, "10.00").unwrap_err(), duplicate);

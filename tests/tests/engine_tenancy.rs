@@ -2,11 +2,12 @@
 //! every operation checks who is calling, and refused operations write nothing.
 #![allow(clippy::unwrap_used)]
 
-use ach_core::engine::{Caller, Operation, Outcome, Refusal};
+use ach_core::engine::{Caller, EventsPage, Operation, Outcome, Refusal, ReturnGroup, ThresholdCrossing};
 use ach_core::ids::random_alphanumeric;
 use ach_core::limits::Limits;
 use ach_core::model::{Event, Status, StatusChange};
 use ach_core::validation::ProblemCode;
+use ach_core::{AchError, Money};
 use ach_tests::world::{body, customer_body, one_record_directory, open_application, transaction, World};
 use serde_json::json;
 
@@ -17,6 +18,11 @@ fn shape(f: &Refusal, id: &str) -> Shape {
     let errors =
         f.errors().iter().map(|e| (e.field.clone(), e.code, e.message.replace(id, "<id>"))).collect();
     (f.status(), f.message().replace(id, "<id>"), errors)
+}
+
+/// The statuses of a transaction's changes, oldest first.
+fn statuses(history: &[StatusChange]) -> Vec<Status> {
+    history.iter().map(|c| c.status).collect()
 }
 
 fn unknown(prefix: &str) -> String {
@@ -168,7 +174,8 @@ fn another_partners_resources_answer_like_unknown_ids_and_nothing_is_written() {
     for token in [&a.global_customer, &a.merchant_customer] {
         let mut v = transaction(&a.merchant, "debit", "50.00");
         v["customer"] = json!({"id": token});
-        assert!(t.w.create(&a.id, &a.caller, &v).is_ok());
+        let id = t.w.create(&a.id, &a.caller, &v).unwrap();
+        assert_eq!(statuses(&t.w.history(&a.id, &a.caller, &id)), [Status::A], "{token}");
     }
 }
 
@@ -257,8 +264,19 @@ fn pointers_are_bound_to_their_feed() {
         assert_eq!(refused.errors()[0].field, "pointer");
     }
     // A partner pointer is not an events pointer of the same partner's merchant either.
-    assert!(t.w.engine.events(&a.merchant_caller, Some(&a_pointer)).is_err());
-    assert!(t.w.engine.events(&a.merchant_caller, Some(&a_events)).is_ok());
+    let not_this_feeds = Refusal::problem_with_status(
+        AchError::FailedToAccept,
+        422,
+        "pointer",
+        ProblemCode::InvalidValue,
+        "this pointer was not issued by this feed (use 0 for the first call)",
+    );
+    assert_eq!(t.w.engine.events(&a.merchant_caller, Some(&a_pointer)), Err(not_this_feeds));
+    // Its own pointer reads on: at the end of its feed, an empty page that stays put.
+    assert_eq!(
+        t.w.engine.events(&a.merchant_caller, Some(&a_events)),
+        Ok(EventsPage { events: vec![], new_pointer: a_events.clone(), exists_more_events: false })
+    );
 }
 
 #[test]
@@ -338,17 +356,50 @@ fn partners_and_merchants_cannot_run_operator_operations() {
     let refused = t.w.create(&b.id, &b.caller, &transaction(&b.underwriting, "debit", "1.00")).unwrap_err();
     assert_eq!(refused.message(), "Unable to accept PPD transactions for this merchant");
     // The directory was not replaced: 021000021 is still known.
-    assert!(t.w.create(&b.id, &b.caller, &transaction(&b.merchant, "debit", "1.23")).is_ok());
+    let id = t.w.create(&b.id, &b.caller, &transaction(&b.merchant, "debit", "1.23")).unwrap();
+    assert_eq!(statuses(&t.w.history(&b.id, &b.caller, &id)), [Status::A]);
     // The operator can do what they could not (the operations themselves are valid).
     let approve =
         Operation::ApproveMerchant { merchant_id: b.underwriting.clone(), limits: Limits::default() };
-    assert!(t.w.run(&Caller::Operator, approve).is_ok());
+    match t.w.run(&Caller::Operator, approve) {
+        Ok(Outcome::MerchantApproved { merchant_id, api_key, limits }) => {
+            // No limits given: the application's own volumes set them.
+            let cents = |c| Some(Money::from_cents(c));
+            let from_application = Limits {
+                max_transaction_amount: cents(500_000),
+                min_transaction_amount: cents(100),
+                period_days: Some(7),
+                monthly_count: Some(300),
+                monthly_amount: cents(2_565_000),
+                monthly_average_amount: cents(25_650),
+                monthly_average_min_count: Some(50),
+                ..Limits::default()
+            };
+            assert_eq!((merchant_id, limits), (b.underwriting.clone(), from_application));
+            let merchant = Caller::Merchant { partner_id: b.id.clone(), merchant_id: b.underwriting.clone() };
+            assert_eq!(t.w.engine.authenticate(&api_key), Ok(merchant));
+        }
+        other => panic!("{other:?}"),
+    }
     let ret = Operation::RecordReturn {
         transaction_id: b.settled.clone(),
         return_code: "R01".into(),
         return_date: None,
     };
-    assert!(t.w.run(&Caller::Operator, ret).is_ok());
+    // B's merchant's first return puts it over the overall return-rate threshold.
+    let crossing = ThresholdCrossing {
+        merchant_id: b.merchant.clone(),
+        partner_id: b.id.clone(),
+        group: ReturnGroup::Overall,
+        count: 1,
+        debits: 1,
+    };
+    assert_eq!(
+        t.w.run(&Caller::Operator, ret),
+        Ok(Outcome::ReturnRecorded { transaction_id: b.settled.clone(), crossings: vec![crossing] })
+    );
+    let last = t.w.history(&b.id, &b.caller, &b.settled).pop().unwrap();
+    assert_eq!((last.status, last.return_code.as_deref()), (Status::R, Some("R01")));
     assert!(matches!(
         t.w.run(&Caller::Operator, Operation::LoadDirectory { text: directory }),
         Ok(Outcome::DirectoryLoaded { records: 1 })

@@ -178,10 +178,17 @@ mod tests {
 
     #[test]
     fn misuse_is_an_error() {
-        assert!(Engine::from_options(r#"{"bogus":1}"#, at("2026-11-23T12:00:00Z")).is_err());
-        assert!(Engine::from_options(r#"{"sandbox":"yes"}"#, at("2026-11-23T12:00:00Z")).is_err());
-        assert!(request_from_json(r#"{"method":"GET","path":"/","apikey":"x"}"#).is_err());
-        assert!(request_from_json("[1]").is_err());
+        let refused = |text: &str| Engine::from_options(text, at("2026-11-23T12:00:00Z")).map(drop);
+        assert_eq!(
+            refused(r#"{"bogus":1}"#),
+            Err("unknown option 'bogus' (operatorKey, sandbox, start, encryptionKey)".into())
+        );
+        assert_eq!(refused(r#"{"sandbox":"yes"}"#), Err("sandbox must be true or false".into()));
+        assert_eq!(
+            request_from_json(r#"{"method":"GET","path":"/","apikey":"x"}"#),
+            Err("unknown request member 'apikey' (method, path, query, apiKey, idempotencyKey, body)".into())
+        );
+        assert_eq!(request_from_json("[1]"), Err("the request must be an object".into()));
         let long = format!(r#"{{"method":"GET","path":"/","{}":1}}"#, "k".repeat(1 << 20));
         assert!(request_from_json(&long).unwrap_err().len() < 200, "a long member name is not quoted whole");
     }

@@ -289,7 +289,10 @@ mod tests {
 
         assert_eq!(parse_date("2026-11-27").unwrap(), d(2026, 11, 27));
         assert!(matches!(parse_date("2026-02-29"), Err(CalendarError::InvalidDate { .. })));
-        assert!(parse_date("11/27/2026").is_err());
+        assert_eq!(
+            parse_date("11/27/2026").unwrap_err().to_string(),
+            "invalid date \"11/27/2026\": expected YYYY-MM-DD (input contains invalid characters)"
+        );
     }
 
     #[test]

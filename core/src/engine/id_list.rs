@@ -68,9 +68,12 @@ mod tests {
 
     #[test]
     fn a_damaged_list_is_an_error_not_a_panic() {
-        assert!(ids(b"txn_a").is_err());
-        assert!(ids(&[PACKED, 9, b't']).is_err());
-        assert!(ids(&[PACKED, 1, 0xff]).is_err());
-        assert!(push(&mut with_capacity(1), &"x".repeat(256)).is_err());
+        let unreadable = Err(StorageError("a packed id list is unreadable".into()));
+        assert_eq!(ids(b"txn_a"), unreadable);
+        assert_eq!(ids(&[PACKED, 9, b't']), unreadable);
+        assert_eq!(ids(&[PACKED, 1, 0xff]), unreadable);
+        let mut list = with_capacity(1);
+        assert_eq!(push(&mut list, &"x".repeat(256)), Err(StorageError("an id of 256 bytes".into())));
+        assert_eq!(list, [PACKED], "a refused id adds nothing");
     }
 }

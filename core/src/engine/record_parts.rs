@@ -238,7 +238,15 @@ mod tests {
         record.return_code = Some("R10".into());
         assert_eq!(changed, postcard::to_allocvec(&record).unwrap_or_default());
         // A record cut short is refused, not a panic.
-        assert!(split(&bytes[..bytes.len() / 2]).is_err());
-        assert!(with_tail(&bytes, bytes.len() + 1, &tail).is_err());
+        assert_eq!(
+            split(&bytes[..bytes.len() / 2]).map(|(_, _, at)| at),
+            Err(StorageError(
+                "a transactions record is unreadable: Hit the end of buffer, expected more data".into()
+            ))
+        );
+        assert_eq!(
+            with_tail(&bytes, bytes.len() + 1, &tail),
+            Err(StorageError("a transactions record is unreadable".into()))
+        );
     }
 }

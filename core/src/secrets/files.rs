@@ -204,7 +204,14 @@ mod tests {
         replace_secret_file(&path, "ok_second").unwrap();
         assert_eq!(fs::read_to_string(&path).unwrap(), "ok_second\n");
         assert_eq!(load_or_create_secret_file(&path, || "unused".into()).unwrap(), "ok_second");
-        assert!(replace_secret_file(&path, "two words").is_err());
+        assert_eq!(
+            replace_secret_file(&path, "two words").unwrap_err().to_string(),
+            format!(
+                "the secret file {} is not valid: the new secret contains whitespace or a control character \
+                 (only one final newline is allowed)",
+                path.display()
+            )
+        );
         assert_eq!(fs::read_to_string(&path).unwrap(), "ok_second\n", "a refused secret changes nothing");
         #[cfg(unix)]
         {

@@ -51,11 +51,12 @@ mod tests {
         assert_eq!(&text[..6], "00254a");
         assert_eq!(decode_32(&text).unwrap(), bytes);
         assert_eq!(decode_32(&text.to_uppercase()).unwrap(), bytes);
-        assert!(decode_32(&text[..63]).is_err());
-        assert!(decode_32(&format!("{text}0")).is_err());
-        assert!(decode_32(&format!("g{}", &text[1..])).is_err());
+        let not_a_digit = Err("expected 64 hex digits, found a character that is not one".to_owned());
+        assert_eq!(decode_32(&text[..63]), Err("expected 64 hex digits, found 63 bytes".to_owned()));
+        assert_eq!(decode_32(&format!("{text}0")), Err("expected 64 hex digits, found 65 bytes".to_owned()));
+        assert_eq!(decode_32(&format!("g{}", &text[1..])), not_a_digit);
         // 64 bytes but a multi-byte character: refused, no panic on char boundaries.
-        assert!(decode_32(&format!("é{}", &text[2..])).is_err());
-        assert!(decode_32("").is_err());
+        assert_eq!(decode_32(&format!("é{}", &text[2..])), not_a_digit);
+        assert_eq!(decode_32(""), Err("expected 64 hex digits, found 0 bytes".to_owned()));
     }
 }

@@ -50,7 +50,7 @@ fn what_a_failed_transaction_did_is_never_known_after_it() {
         change_all(w, 7)?;
         Err::<(), _>(StorageError("refused".into()))
     });
-    assert!(failed.is_err());
+    assert_eq!(failed, Err(StorageError("refused".into())));
     assert_eq!(seen(&store), committed(5));
     // And what commits is known at once.
     store.write(|w| change_all(w, 9)).unwrap();
@@ -69,7 +69,8 @@ fn what_a_transaction_that_panicked_did_is_never_known_after_it() {
             panic!("a bug in an operation");
         })
     }));
-    assert!(panicked.is_err());
+    let payload = panicked.map(drop).unwrap_err();
+    assert_eq!(payload.downcast_ref::<&str>(), Some(&"a bug in an operation"));
     assert_eq!(seen(&store), committed(5));
 }
 

@@ -499,7 +499,9 @@ mod tests {
         b.write(0, b"abcd").unwrap();
         assert!(b.sync_data().is_err(), "the third operation is cut off");
         assert!(disk.crashed());
-        assert!(b.write(0, b"x").is_err() && b.read(0, &mut [0u8; 1]).is_err());
+        let lost = Err("simulated power loss".to_owned());
+        assert_eq!(b.write(0, b"x").map_err(|e| e.to_string()), lost);
+        assert_eq!(b.read(0, &mut [0u8; 1]).map_err(|e| e.to_string()), lost);
         assert_eq!(disk.stats().syncs, 0);
         let restarted = SimDisk::from_image(disk.crash_image(1).0);
         assert!(restarted.backend().len().unwrap() <= 4);

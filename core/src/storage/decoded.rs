@@ -79,7 +79,10 @@ mod tests {
         // The same bytes asked as another type decode as that type.
         let text: Arc<Vec<u64>> = records.decode(Table::Usage, b"k", b"[3]").unwrap();
         assert_eq!(*text, vec![3u64]);
-        assert!(records.decode::<Vec<u32>>(Table::Usage, b"k", b"not json").is_err());
+        assert_eq!(
+            records.decode::<Vec<u32>>(Table::Usage, b"k", b"not json").map(drop),
+            Err(StorageError("a usage record is unreadable: expected ident at line 1 column 2".into()))
+        );
     }
 
     #[test]

@@ -41,7 +41,7 @@ fn held_commits_wait_in_redb_until_a_read_and_a_failed_write_keeps_them() {
         w.remove(Table::Usage, b"a")?;
         Err::<(), _>(super::StorageError("refused halfway".into()))
     });
-    assert!(failed.is_err());
+    assert_eq!(failed, Err(super::StorageError("refused halfway".into())));
     // The failed write's recovery probe commits the held records, built
     // again without it.
     assert!(redb_sees(&store, "a") && redb_sees(&store, "b") && !redb_sees(&store, "c"));

@@ -362,7 +362,13 @@ mod tests {
                 JsonType::Array
             ]
         );
-        assert!(Node::parse("{").is_err());
-        assert!(Node::parse(&"[".repeat(200)).is_err());
+        assert_eq!(
+            Node::parse("{").unwrap_err().to_string(),
+            "EOF while parsing an object at line 1 column 1"
+        );
+        assert_eq!(
+            Node::parse(&"[".repeat(200)).unwrap_err().to_string(),
+            "EOF while parsing a list at line 1 column 200"
+        );
     }
 }

@@ -509,7 +509,8 @@ fn customers_may_be_global_or_a_merchant() {
     assert_eq!(c.merchant_id.as_str(), "global");
     let mut m = body.clone();
     m["merchant_id"] = json!(MER);
-    assert!(customer::validate_value(&m, &ctx(&d)).is_ok());
+    let mine = customer::validate_value(&m, &ctx(&d)).unwrap();
+    assert_eq!((mine.merchant_id.as_str(), &mine.account), (MER, &c.account));
     m["merchant_id"] = json!("Global");
     let v = check_value(Kind::Customer, &m, &ctx(&d));
     assert_eq!(v.message.as_deref(), Some("'Global' is an invalid Merchant ID"));
