@@ -18,10 +18,9 @@ use chrono::{DateTime, Months, Utc};
 use super::records::TransactionRecord;
 use super::Cx;
 use crate::secrets::Cipher;
-use crate::storage::{row_keys, StorageError, Store, Table, Write};
+use crate::storage::{row_keys, StorageError, Table, Write};
 
-/// The first byte of a sealed image. Base64 text never starts with it, so an
-/// image stored in clear by an earlier build is told apart ([`seal_stored`]).
+/// The first byte of a sealed image (base64 text never starts with it).
 pub(crate) const SEALED: u8 = 1;
 
 /// How long an image is kept after its transaction settles.
@@ -92,16 +91,8 @@ pub(crate) fn expires_at(settles_at: DateTime<Utc>) -> DateTime<Utc> {
     settles_at.checked_add_months(Months::new(RETENTION_MONTHS)).unwrap_or(DateTime::<Utc>::MAX_UTC)
 }
 
-/// An originated transaction: index its images for deletion two years after it
-/// settles.
-pub(crate) fn keep_until_retention(w: &mut Write<'_>, t: &TransactionRecord) -> Result<(), StorageError> {
-    match t.settles_at {
-        Some(at) => keep_for(w, &t.id, t.has_images, at),
-        None => Ok(()),
-    }
-}
-
-/// [`keep_until_retention`] of transaction `id`, settling at `settles_at`.
+/// An originated transaction `id`, settling at `settles_at`: index its
+/// images for deletion two years after it settles.
 pub(crate) fn keep_for(
     w: &mut Write<'_>,
     id: &str,
@@ -136,73 +127,4 @@ pub(crate) fn expire(cx: &mut Cx<'_, '_>, now: DateTime<Utc>, budget: u64) -> Re
         }
     }
     Ok(done)
-}
-
-/// The side a stored image key names, with its transaction id.
-fn split_key(key: &[u8]) -> Option<(&str, CheckSide)> {
-    let text = std::str::from_utf8(key).ok()?;
-    let (id, side) = text.rsplit_once('/')?;
-    let side = CheckSide::BOTH.into_iter().find(|s| s.as_str() == side)?;
-    Some((id, side))
-}
-
-/// The `images_sealed` mark while the file still needs its rewrite, and after.
-const REWRITE_PENDING: &[u8] = &[0];
-const REWRITTEN: &[u8] = &[1];
-
-/// At open (the key checked): seal what an earlier build stored in clear
-/// ([`seal_stored`], one write transaction) unless the mark says it is done.
-/// Whether the database file must be rewritten (it still holds freed copies in
-/// clear).
-pub(crate) fn seal_on_open(store: &Store, cipher: &Cipher) -> Result<bool, StorageError> {
-    match store.read(|r| r.get_raw(Table::Meta, row_keys::META_IMAGES_SEALED))?.as_deref() {
-        Some(REWRITTEN) => Ok(false),
-        Some(_) => Ok(true),
-        None => store.write(|w| {
-            let changed = seal_stored(w, cipher)?;
-            let mark = if changed == 0 { REWRITTEN } else { REWRITE_PENDING };
-            w.put_raw(Table::Meta, row_keys::META_IMAGES_SEALED, mark)?;
-            Ok(changed > 0)
-        }),
-    }
-}
-
-/// The file was rewritten: nothing in clear is left in it.
-pub(crate) fn rewritten(w: &mut Write<'_>) -> Result<(), StorageError> {
-    w.put_raw(Table::Meta, row_keys::META_IMAGES_SEALED, REWRITTEN)
-}
-
-/// Images stored in clear by a build before sealing, re-sealed in place, in the
-/// open's write transaction; and the retention index those images' transactions
-/// lack (voided ones' images dropped). Returns how many images were sealed or
-/// dropped.
-fn seal_stored(w: &mut Write<'_>, cipher: &Cipher) -> Result<u64, StorageError> {
-    let mut changed = 0;
-    let mut from = Vec::new();
-    loop {
-        // A few at a time: an image is up to 1.4 MB of base64.
-        let page = w.range(Table::Images, &from, &[0xff], 64)?;
-        let Some((last, _)) = page.last() else { return Ok(changed) };
-        from = last.clone();
-        from.push(0);
-        for (key, value) in page {
-            if value.first() == Some(&SEALED) {
-                continue;
-            }
-            let Some((id, side)) = split_key(&key) else { continue };
-            let t: Option<TransactionRecord> = w.get(Table::Transactions, id.as_bytes())?;
-            match t {
-                Some(t) if t.state != crate::lifecycle::State::Voided => {
-                    w.put_raw(Table::Images, &key, &seal(cipher, id, side, &value))?;
-                    if side == CheckSide::Front {
-                        keep_until_retention(w, &t)?;
-                    }
-                }
-                _ => {
-                    w.remove(Table::Images, &key)?;
-                }
-            }
-            changed += 1;
-        }
-    }
 }

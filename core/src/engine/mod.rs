@@ -177,30 +177,23 @@ impl Engine {
             OpenError::Storage(StorageError("a PostgreSQL database needs the encryption key given".into()))
         })?;
         let store = Store::postgres(url)?;
-        Engine::start(store, key, options, None)
+        Engine::start(store, key, options)
     }
 
     /// A database in memory (redb's in-memory backend): nothing survives the engine.
     pub fn in_memory(options: EngineOptions) -> Result<Engine, OpenError> {
         let key = options.encryption_key.clone().unwrap_or_else(EncryptionKey::generate);
         let store = Store::in_memory()?;
-        Engine::start(store, key, options, None)
+        Engine::start(store, key, options)
     }
 
-    /// The engine over `store`; `file`: its database file, if it has one.
-    fn start(
-        store: Store,
-        key: EncryptionKey,
-        options: EngineOptions,
-        file: Option<&Path>,
-    ) -> Result<Engine, OpenError> {
+    /// The engine over `store`.
+    fn start(store: Store, key: EncryptionKey, options: EngineOptions) -> Result<Engine, OpenError> {
         let fingerprints = Fingerprinter::new(key.as_bytes());
         let meta = StoredMeta::read_or_make(&store, &fingerprints)?;
         if !meta.key_ok {
             return Err(OpenError::WrongKey);
         }
-        let store = seal_images(store, &key, file)?;
-        // Set on the store the engine keeps (a rewrite opens a new one).
         if let Some(hook) = options.storage_hook.clone() {
             store.set_hook(hook);
         }
@@ -308,21 +301,6 @@ impl StoredMeta {
             Ok(StoredMeta { pointer_secret, directory_text, directory_epoch, clock_at, key_ok })
         })
     }
-}
-
-/// Images an earlier build stored in clear are sealed in place; their copies in
-/// clear stay in the file's freed pages until it is rewritten, which gives a
-/// new store.
-fn seal_images(store: Store, key: &EncryptionKey, file: Option<&Path>) -> Result<Store, OpenError> {
-    let rewrite = images::seal_on_open(&store, &Cipher::new(key.as_bytes()))?;
-    Ok(match file {
-        Some(path) if rewrite => {
-            let store = store.rewrite(path)?;
-            store.write(images::rewritten)?;
-            store
-        }
-        _ => store,
-    })
 }
 
 /// The routing directory the operator loaded, or the embedded one.

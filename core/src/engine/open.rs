@@ -113,9 +113,9 @@ pub(super) fn file(path: &Path, options: EngineOptions) -> Result<Engine, OpenEr
     let log = crate::storage::log_file_for(path);
     let made_log = !log.try_exists().unwrap_or(true);
     let opened = open_store(path, exists).and_then(|store| {
-        catch_unwind(AssertUnwindSafe(|| Engine::start(store, key, options, Some(path)))).unwrap_or_else(
-            |panic| Err(OpenError::Damaged { path: path.to_owned(), detail: panic_text(panic.as_ref()) }),
-        )
+        catch_unwind(AssertUnwindSafe(|| Engine::start(store, key, options))).unwrap_or_else(|panic| {
+            Err(OpenError::Damaged { path: path.to_owned(), detail: panic_text(panic.as_ref()) })
+        })
     });
     if opened.is_err() {
         // Nothing of a new database may stay behind a refusal.

@@ -25,7 +25,7 @@ impl Engine {
     ) -> Result<Engine, OpenError> {
         let key = options.encryption_key.clone().unwrap_or_else(EncryptionKey::generate);
         let store = Store::with_backend(backend)?;
-        Engine::start(store, key, options, None)
+        Engine::start(store, key, options)
     }
 
     /// [`Engine::open_with_backend`], reopening after a failure (as a file
@@ -37,7 +37,7 @@ impl Engine {
     ) -> Result<Engine, OpenError> {
         let key = options.encryption_key.clone().unwrap_or_else(EncryptionKey::generate);
         let store = Store::with_backends(backend)?;
-        Engine::start(store, key, options, None)
+        Engine::start(store, key, options)
     }
 
     /// Open (or create) a database on a simulated disk with its redo log in the
@@ -53,7 +53,7 @@ impl Engine {
     ) -> Result<Engine, OpenError> {
         let key = options.encryption_key.clone().unwrap_or_else(EncryptionKey::generate);
         let store = Store::on_disk(disk, settings)?;
-        Engine::start(store, key, options, None)
+        Engine::start(store, key, options)
     }
 
     /// Check that the stored records agree with each other: every feed numbered

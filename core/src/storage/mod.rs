@@ -28,7 +28,6 @@ mod open;
 mod postgres;
 mod reads;
 mod redb_kv;
-mod rewrite;
 pub(crate) mod row_keys;
 mod snapshot;
 mod store;

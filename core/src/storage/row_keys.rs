@@ -17,10 +17,6 @@ pub(crate) const META_ORIGINATOR: &[u8] = b"originator";
 pub(crate) const META_TRACE_SEQUENCE: &[u8] = b"trace_sequence";
 /// Meta key: the origination file being assembled (its writer's state).
 pub(crate) const META_FILE_IN_PROGRESS: &[u8] = b"file_in_progress";
-/// Meta key: every stored check image is sealed; `[0]` while the file still
-/// holds freed copies of images an earlier build stored in clear (until it is
-/// rewritten), `[1]` once it holds none.
-pub(crate) const META_IMAGES_SEALED: &[u8] = b"images_sealed";
 /// Meta key of a partner's newest transaction id (its ids' sequence numbers
 /// continue from it).
 pub(crate) fn last_transaction(partner_id: &str) -> Vec<u8> {

@@ -152,21 +152,6 @@ impl Journal {
         Ok(())
     }
 
-    /// Cut the file to nothing, synced (after a checkpoint, before the
-    /// database file is rewritten: records of earlier rounds stay in the file
-    /// until then, and a rewrite leaves only live data behind).
-    pub(crate) fn clear(&self) -> Result<(), StorageError> {
-        let mut s = self.state();
-        s.file.set_len(0).and_then(|()| s.file.sync_data()).map_err(io("cannot empty it"))?;
-        s.allocated = 0;
-        if s.end.is_some() {
-            s.end = Some(0);
-            s.synced = 0;
-            s.records = 0;
-        }
-        Ok(())
-    }
-
     /// The log, for one write transaction: `Err` if it is in doubt.
     pub(crate) fn lock(&self) -> Result<Appender<'_>, StorageError> {
         let s = self.state();
