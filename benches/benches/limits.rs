@@ -22,9 +22,9 @@
 #[path = "common/limits_fixture.rs"]
 mod limits_fixture;
 
-use limits_fixture::{Fixture, BATCH};
 use ach_benches::paired::paired;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, SamplingMode, Throughput};
+use limits_fixture::{Fixture, BATCH};
 
 fn test_mode() -> bool {
     std::env::args().any(|a| a == "--test")
