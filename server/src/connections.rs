@@ -123,53 +123,53 @@ impl fmt::Display for ConnectionRefusal {
 }
 
 /// The open connections, counted in all and per client.
-pub struct Admission {
-    slots: Arc<Semaphore>,
+pub struct ConnectionSlots {
+    places: Arc<Semaphore>,
     limits: ConnectionLimits,
     open: Mutex<HashMap<ClientAddress, usize>>,
 }
 
-/// An admitted connection's place; dropping it frees the place.
+/// A connection's place; dropping it frees the place.
 pub struct Ticket {
-    admission: Arc<Admission>,
+    of: Arc<ConnectionSlots>,
     client: ClientAddress,
     _slot: OwnedSemaphorePermit,
 }
 
-impl Admission {
+impl ConnectionSlots {
     /// No connection open yet.
-    pub fn new(limits: ConnectionLimits) -> Arc<Admission> {
-        Arc::new(Admission { slots: Arc::new(Semaphore::new(limits.max)), limits, open: Mutex::default() })
+    pub fn new(limits: ConnectionLimits) -> Arc<ConnectionSlots> {
+        Arc::new(ConnectionSlots { places: Arc::new(Semaphore::new(limits.max)), limits, open: Mutex::default() })
     }
 
-    /// Admit a connection from `ip`, or say why not.
-    pub fn admit(self: &Arc<Self>, ip: IpAddr) -> Result<Ticket, ConnectionRefusal> {
+    /// A place for a connection from `ip`, or why there is none.
+    pub fn take(self: &Arc<Self>, ip: IpAddr) -> Result<Ticket, ConnectionRefusal> {
         let client = ClientAddress::of(ip);
         let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
         let count = open.entry(client).or_insert(0);
         if *count >= self.limits.per_client {
             return Err(ConnectionRefusal::ClientFull);
         }
-        let Ok(slot) = Arc::clone(&self.slots).try_acquire_owned() else {
+        let Ok(slot) = Arc::clone(&self.places).try_acquire_owned() else {
             if *count == 0 {
                 open.remove(&client);
             }
             return Err(ConnectionRefusal::Full);
         };
         *count += 1;
-        Ok(Ticket { admission: Arc::clone(self), client, _slot: slot })
+        Ok(Ticket { of: Arc::clone(self), client, _slot: slot })
     }
 
     /// Wait until every connection is closed.
     pub async fn all_closed(&self) {
         let all = u32::try_from(self.limits.max).unwrap_or(u32::MAX);
-        let _ = self.slots.acquire_many(all).await;
+        let _ = self.places.acquire_many(all).await;
     }
 }
 
 impl Drop for Ticket {
     fn drop(&mut self) {
-        let mut open = self.admission.open.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut open = self.of.open.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(count) = open.get_mut(&self.client) {
             *count -= 1;
             if *count == 0 {
@@ -235,28 +235,28 @@ mod tests {
 
     #[test]
     fn each_client_gets_its_share_and_no_more() {
-        let admission = Admission::new(ConnectionLimits {
+        let slots = ConnectionSlots::new(ConnectionLimits {
             max: 5,
             per_client: 2,
             write_timeout: Duration::from_secs(1),
             lifetime: Duration::from_secs(1),
         });
-        let a1 = admission.admit(ip("10.0.0.1")).unwrap();
-        let a2 = admission.admit(ip("::ffff:10.0.0.1")).unwrap();
-        assert_eq!(admission.admit(ip("10.0.0.1")).err(), Some(ConnectionRefusal::ClientFull));
-        let b1 = admission.admit(ip("2001:db8::1")).unwrap();
-        let b2 = admission.admit(ip("2001:db8::ffff:2")).unwrap();
+        let a1 = slots.take(ip("10.0.0.1")).unwrap();
+        let a2 = slots.take(ip("::ffff:10.0.0.1")).unwrap();
+        assert_eq!(slots.take(ip("10.0.0.1")).err(), Some(ConnectionRefusal::ClientFull));
+        let b1 = slots.take(ip("2001:db8::1")).unwrap();
+        let b2 = slots.take(ip("2001:db8::ffff:2")).unwrap();
         assert_eq!(
-            admission.admit(ip("2001:db8::3")).err(),
+            slots.take(ip("2001:db8::3")).err(),
             Some(ConnectionRefusal::ClientFull),
             "the same /64"
         );
-        let c = admission.admit(ip("2001:db8:0:1::1")).unwrap();
-        assert_eq!(admission.admit(ip("10.0.0.2")).err(), Some(ConnectionRefusal::Full));
-        assert_eq!(admission.open.lock().unwrap().len(), 3, "a refused client leaves no entry");
+        let c = slots.take(ip("2001:db8:0:1::1")).unwrap();
+        assert_eq!(slots.take(ip("10.0.0.2")).err(), Some(ConnectionRefusal::Full));
+        assert_eq!(slots.open.lock().unwrap().len(), 3, "a refused client leaves no entry");
         drop(a1);
-        let _again = admission.admit(ip("10.0.0.1")).unwrap();
+        let _again = slots.take(ip("10.0.0.1")).unwrap();
         drop((a2, b1, b2, c));
-        assert_eq!(admission.open.lock().unwrap().len(), 1);
+        assert_eq!(slots.open.lock().unwrap().len(), 1);
     }
 }

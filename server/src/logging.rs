@@ -83,7 +83,7 @@ impl Throttle {
 
     /// Whether to log the warning happening `now`: `Some(n)` when it is due,
     /// `n` being how many were left out since the last line.
-    pub fn admit(&mut self, now: Instant) -> Option<u64> {
+    pub fn allow(&mut self, now: Instant) -> Option<u64> {
         match self.last {
             Some(last) if now.saturating_duration_since(last) < self.every => {
                 self.suppressed += 1;
@@ -155,13 +155,13 @@ mod tests {
         let every = Duration::from_secs(10);
         let mut throttle = Throttle::new(every);
         let t0 = Instant::now();
-        assert_eq!(throttle.admit(t0), Some(0));
+        assert_eq!(throttle.allow(t0), Some(0));
         for i in 1..=99 {
-            assert_eq!(throttle.admit(t0 + Duration::from_millis(100 * i)), None);
+            assert_eq!(throttle.allow(t0 + Duration::from_millis(100 * i)), None);
         }
-        assert_eq!(throttle.admit(t0 + every), Some(99));
-        assert_eq!(throttle.admit(t0 + every + Duration::from_secs(1)), None);
-        assert_eq!(throttle.admit(t0 + every * 5), Some(1));
+        assert_eq!(throttle.allow(t0 + every), Some(99));
+        assert_eq!(throttle.allow(t0 + every + Duration::from_secs(1)), None);
+        assert_eq!(throttle.allow(t0 + every * 5), Some(1));
     }
 
     #[test]

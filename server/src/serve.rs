@@ -25,7 +25,7 @@ use tokio::sync::watch;
 use tokio_rustls::TlsAcceptor;
 use tracing::{debug, error, info, warn};
 
-use crate::connections::{Admission, ConnectionLimits};
+use crate::connections::{ConnectionLimits, ConnectionSlots};
 use crate::datadir::{self, MayCreate, OperatorKey};
 use crate::http::App;
 use crate::outbox::{Exporter, Outbox};
@@ -368,16 +368,16 @@ async fn listen_and_serve(
     say(&format!("listening on https://{local}"));
 
     let acceptor = TlsAcceptor::from(config);
-    let admission = Admission::new(limits);
+    let slots = ConnectionSlots::new(limits);
     let mut accept_warnings = logging::Throttle::new(ACCEPT_WARNINGS);
     let signal = loop {
         tokio::select! {
             signal = signals.next() => break signal,
             accepted = listener.accept() => {
-                admit(accepted, &admission, &acceptor, &app, limits, &stopped, &mut accept_warnings).await;
+                serve_accepted(accepted, &slots, &acceptor, &app, limits, &stopped, &mut accept_warnings).await;
             }
             accepted = admin_listener.accept() => {
-                admit(accepted, &admission, &acceptor, &admin, limits, &stopped, &mut accept_warnings).await;
+                serve_accepted(accepted, &slots, &acceptor, &admin, limits, &stopped, &mut accept_warnings).await;
             }
         }
     };
@@ -386,7 +386,7 @@ async fn listen_and_serve(
     drop(admin_listener);
     let _ = stop_ticker.send(true);
     tokio::select! {
-        finished = tokio::time::timeout(SHUTDOWN_GRACE, admission.all_closed()) => {
+        finished = tokio::time::timeout(SHUTDOWN_GRACE, slots.all_closed()) => {
             if finished.is_err() {
                 warn!("requests still in flight after {} s: closing them", SHUTDOWN_GRACE.as_secs());
             }
@@ -401,11 +401,11 @@ async fn listen_and_serve(
     Ok(())
 }
 
-/// Serve an accepted connection with `app` if the admission allows it (the
+/// Serve an accepted connection with `app` if a slot is free for it (the
 /// connection cap and the per-client cap).
-async fn admit(
+async fn serve_accepted(
     accepted: std::io::Result<(TcpStream, SocketAddr)>,
-    admission: &Arc<Admission>,
+    slots: &Arc<ConnectionSlots>,
     acceptor: &TlsAcceptor,
     app: &Arc<App>,
     limits: ConnectionLimits,
@@ -414,7 +414,7 @@ async fn admit(
 ) {
     match accepted {
         Ok((tcp, peer)) => {
-            let ticket = match admission.admit(peer.ip()) {
+            let ticket = match slots.take(peer.ip()) {
                 Ok(ticket) => ticket,
                 Err(refusal) => {
                     debug!(%peer, "{refusal}: closed");
@@ -430,7 +430,7 @@ async fn admit(
         Err(e) => {
             // Out of file descriptors and the like: do not spin, and do not
             // flood the log.
-            if let Some(suppressed) = accept_warnings.admit(Instant::now()) {
+            if let Some(suppressed) = accept_warnings.allow(Instant::now()) {
                 warn!(error = %e, suppressed, "accept failed");
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
