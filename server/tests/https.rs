@@ -313,7 +313,10 @@ async fn plain_http_is_not_served_and_secret_files_are_private() {
         .unwrap();
     let mut answer = Vec::new();
     let read = tokio::time::timeout(Duration::from_secs(10), tcp.read_to_end(&mut answer)).await;
-    assert!(read.is_ok(), "the server kept a plain HTTP connection open");
+    let read = read.expect("the server kept a plain HTTP connection open").map_err(|e| e.kind());
+    assert_eq!(read, Ok(7), "the server kept a plain HTTP connection open");
+    // A fatal TLS alert (record type 21, TLS 1.2, 2 bytes): decode_error (50).
+    assert_eq!(answer, [21, 3, 3, 0, 2, 2, 50]);
     assert!(!String::from_utf8_lossy(&answer).contains("HTTP/1.1 200"), "{answer:?}");
     assert!(!answer.starts_with(b"HTTP/"), "{answer:?}");
     // Still serving HTTPS.

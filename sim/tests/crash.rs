@@ -54,8 +54,9 @@ fn a_crash_while_creating_the_database_leaves_a_file_that_opens() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("ach.redb");
     std::fs::write(dir.path().join("ach.redb.creating"), vec![0u8; 1 << 20]).unwrap();
-    let opened = ach_core::engine::Engine::open(&path, ach_sim::writer::options());
-    assert!(opened.is_ok(), "{:?}", opened.err().map(|e| e.to_string()));
+    let opened =
+        ach_core::engine::Engine::open(&path, ach_sim::writer::options()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(opened.origination_files(), Ok(vec![]), "a new, empty database");
     assert!(!dir.path().join("ach.redb.creating").exists());
     drop(opened);
     // It opens again, on the same empty, consistent database.

@@ -76,7 +76,12 @@ fn the_head_decides_before_the_body_counts() {
     assert_eq!(limit("POST", "/admin/partners", OPERATOR_KEY), SMALL_BODY_BYTES);
     assert_eq!(limit("GET", "/events", &k.merchant), SMALL_BODY_BYTES);
     assert_eq!(limit("GET", "/categories", &k.merchant), SMALL_BODY_BYTES);
-    assert!(head("GET", "/openapi.json", None).is_ok(), "needs no key");
+    let openapi = head("GET", "/openapi.json", None).unwrap_or_else(|r| panic!("needs no key: {}", r.body));
+    assert_eq!(
+        (openapi.caller(), openapi.unconfirmed(), openapi.body_limit()),
+        (None, false, SMALL_BODY_BYTES),
+        "needs no key"
+    );
     // The same answers as planning the whole request, body and all.
     let big = zeros(MAX_BODY_BYTES - 1);
     let whole = route(&w.engine, &request("POST", "/transactions", Some(&k.merchant), big.clone()));

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use ach_core::api::{route, Request};
 use ach_core::engine::crash::SimDisk;
 use ach_core::engine::{Caller, Engine, LogSettings, Operation, Refusal, StorageEvent, StorageHook};
+use ach_core::model::Status;
 use ach_core::AchError;
 use ach_tests::world::{body, options, transaction, World};
 
@@ -79,7 +80,13 @@ fn writes_resume_without_a_restart_once_a_full_disk_has_room_again() {
 
     disk.set_capacity(None);
     let after = w.create(&partner, &caller, &transaction(&merchant, "debit", "2.00"));
-    assert!(after.is_ok(), "writes resume once space is back, without a restart: {after:?}");
+    let after =
+        after.unwrap_or_else(|e| panic!("writes resume once space is back, without a restart: {e:?}"));
+    assert_eq!(
+        w.history(&partner, &caller, &after).iter().map(|c| c.status).collect::<Vec<_>>(),
+        [Status::A],
+        "writes resume once space is back, without a restart"
+    );
     assert!(w.engine.ready());
     let told = told.lock().unwrap().clone();
     assert!(told.contains(&StorageEvent::Reopened), "{told:?}");
@@ -89,7 +96,7 @@ fn writes_resume_without_a_restart_once_a_full_disk_has_room_again() {
     let ids: Vec<String> = w.changes(&partner, &caller).into_iter().map(|c| c.transaction_id).collect();
     assert_eq!(ids.len(), 1 + created + 1, "{ids:?}");
     assert_eq!(ids.first(), Some(&before));
-    assert_eq!(ids.last(), after.as_ref().ok());
+    assert_eq!(ids.last(), Some(&after));
     assert_eq!(w.engine.audit_records().unwrap(), Ok(()));
     assert_eq!(w.engine.audit_usage().unwrap(), Ok(()));
 }

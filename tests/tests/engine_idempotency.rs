@@ -70,7 +70,12 @@ fn a_refusal_is_replayed_even_when_the_state_would_now_allow_it() {
     assert_eq!(refused.message(), "You have exceeded the allowed max daily num checks for this merchant");
     w.at("2026-11-24 10:00");
     assert_eq!(w.run(&pc, idem("retry-me", &p, &t)).unwrap_err(), refused, "the outcome never flips");
-    assert!(w.run(&pc, idem("fresh-key", &p, &t)).is_ok(), "a new key is a new request");
+    let fresh = created(w.run(&pc, idem("fresh-key", &p, &t)));
+    assert_eq!(
+        w.history(&p, &pc, &fresh).iter().map(|c| c.status).collect::<Vec<_>>(),
+        [Status::A],
+        "a new key is a new request"
+    );
 }
 
 #[test]

@@ -4,6 +4,8 @@
 
 use ach_core::engine::{Caller, Operation, Outcome, Refusal};
 use ach_core::model::Status;
+use ach_core::validation::ProblemCode;
+use ach_core::AchError;
 use ach_tests::world::{transaction, World};
 
 /// (status, timestamp, origination, effective, settlement)
@@ -148,6 +150,11 @@ fn reverse(w: &World, p: &str, pc: &Caller, id: &str) -> Result<Outcome, Refusal
     w.run(pc, Operation::ReverseTransaction { partner_id: p.into(), transaction_id: id.into() })
 }
 
+/// Message 10 with HTTP 409: the transaction's state forbids the operation.
+fn conflict(message: &str) -> Result<Outcome, Refusal> {
+    Err(Refusal::problem_with_status(AchError::FailedToAccept, 409, "", ProblemCode::Conflict, message))
+}
+
 fn ret(w: &World, id: &str, code: &str) -> Result<Outcome, Refusal> {
     w.run(
         &Caller::Operator,
@@ -173,14 +180,22 @@ fn void_only_while_pending_and_a_void_never_originates() {
     assert_eq!(refused.message(), "Failed to accept this transaction");
     assert!(refused.errors()[0].message.contains("Originated"), "{:?}", refused.errors());
     w.at("2026-12-20 12:00");
-    assert!(void(&w, &p, &pc, &originated).is_err(), "not when Settled");
+    assert_eq!(
+        void(&w, &p, &pc, &originated),
+        conflict("only a Pending transaction can be voided; this one is Settled"),
+        "not when Settled"
+    );
 }
 
 #[test]
 fn reverse_only_when_settled_then_messages_6_and_5() {
     let (w, p, pc, m) = setup();
     let id = w.debit(&p, &pc, &m, "25.00");
-    assert!(reverse(&w, &p, &pc, &id).is_err(), "not when Pending");
+    assert_eq!(
+        reverse(&w, &p, &pc, &id),
+        conflict("only a Settled transaction can be reversed; this one is Pending (void it instead)"),
+        "not when Pending"
+    );
     w.at("2026-11-23 18:00");
     let originated = reverse(&w, &p, &pc, &id).unwrap_err();
     assert!(originated.errors()[0].message.contains("Originated"));
@@ -200,14 +215,25 @@ fn reverse_only_when_settled_then_messages_6_and_5() {
     let h = w.history(&p, &pc, &reversal_id);
     assert_eq!(h.iter().map(|c| c.status).collect::<Vec<_>>(), [Status::A, Status::B, Status::S]);
     assert_eq!(h[2].settlement_date, h[2].effective_date, "a credit settles on its effective date");
-    assert!(reverse(&w, &p, &pc, &reversal_id).is_err(), "a reversal is not reversed");
+    assert_eq!(
+        reverse(&w, &p, &pc, &reversal_id),
+        conflict("a reversal cannot itself be reversed"),
+        "a reversal is not reversed"
+    );
 }
 
 #[test]
 fn returns_on_originated_or_settled_only() {
     let (w, p, pc, m) = setup();
     let pending = w.debit(&p, &pc, &m, "5.00");
-    assert!(ret(&w, &pending, "R01").is_err(), "a Pending transaction has not reached the bank");
+    assert_eq!(
+        ret(&w, &pending, "R01"),
+        conflict(
+            "only an Originated or Settled transaction can be returned; this one is Pending (it has not \
+             reached the bank)"
+        ),
+        "a Pending transaction has not reached the bank"
+    );
     w.at("2026-11-23 18:00");
     let err = ret(&w, &pending, "R99").unwrap_err();
     assert_eq!(err.errors()[0].field, "return_code");
@@ -224,7 +250,7 @@ fn returns_on_originated_or_settled_only() {
         (r.return_code.as_deref(), r.reason.as_deref(), r.return_date.as_deref()),
         (Some("R01"), Some("Insufficient Funds"), Some("2026-11-23"))
     );
-    assert!(ret(&w, &pending, "R02").is_err(), "returned once");
+    assert_eq!(ret(&w, &pending, "R02"), conflict("this transaction is already returned"), "returned once");
 
     let settled = w.debit(&p, &pc, &m, "5.00");
     w.at("2026-12-20 12:00");
@@ -279,8 +305,8 @@ fn customers_by_token_global_or_merchant_and_deleted_tokens_refused() {
         let id = with(merchant, &global).unwrap();
         assert_eq!(statuses(&id), [Status::A], "{merchant}");
     }
-    let first = with(&m, &mine);
-    assert!(first.is_ok(), "{first:?}");
+    let first = with(&m, &mine).unwrap();
+    assert_eq!(statuses(&first), [Status::A], "a merchant's own customer");
     let foreign = with(&other_m, &mine).unwrap_err();
     assert_eq!((foreign.status(), foreign.errors()[0].field.as_str()), (404, "customer.id"));
     let used = with(&m, &mine).unwrap();

@@ -7,18 +7,24 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use ach_core::engine::{key_file_for, Engine, EngineOptions, OpenError};
+use ach_core::engine::{key_file_for, Caller, Engine, EngineOptions, OpenError};
 use ach_tests::world::{options, World};
 
 const START: &str = "2026-11-23 10:00";
 
 /// A directory holding a database with one partner, and its path.
 fn made() -> (tempfile::TempDir, PathBuf) {
+    let (dir, path, _, _) = made_with_key();
+    (dir, path)
+}
+
+/// As [`made`], with the partner's API key and the caller it authenticates as.
+fn made_with_key() -> (tempfile::TempDir, PathBuf, String, Caller) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("ach.redb");
     let w = World::with(Engine::open(&path, options(START)).unwrap());
-    w.partner();
-    (dir, path)
+    let (_, api_key, caller) = w.partner_with_key();
+    (dir, path, api_key, caller)
 }
 
 fn names(dir: &Path) -> BTreeSet<String> {
@@ -63,7 +69,7 @@ fn a_key_file_without_its_database_is_refused_and_no_database_is_made() {
 
 #[test]
 fn a_damaged_or_foreign_file_is_an_error_not_a_panic() {
-    let (_dir, path) = made();
+    let (_dir, path, api_key, caller) = made_with_key();
     let good = std::fs::read(&path).unwrap();
     let mut garbage = good.clone();
     for (i, byte) in garbage[4096..].iter_mut().enumerate() {
@@ -78,7 +84,9 @@ fn a_damaged_or_foreign_file_is_an_error_not_a_panic() {
     let error = refusal(&path, options(START));
     assert!(matches!(error, OpenError::NotADatabase(_)), "{error}");
     std::fs::write(&path, &good).unwrap();
-    assert!(Engine::open(&path, options(START)).is_ok(), "the good file still opens");
+    let reopened =
+        Engine::open(&path, options(START)).unwrap_or_else(|e| panic!("the good file still opens: {e}"));
+    assert_eq!(reopened.authenticate(&api_key), Ok(caller), "the good file still opens");
 }
 
 #[test]
@@ -104,7 +112,7 @@ fn a_path_that_cannot_be_looked_at_is_a_storage_error_and_no_key_is_made() {
 
 #[test]
 fn the_redo_log_lives_beside_the_database_owner_only() {
-    let (dir, path) = made();
+    let (dir, path, api_key, caller) = made_with_key();
     let log = ach_core::engine::log_file_for(&path);
     assert_eq!(names(dir.path()), ["ach.redb", "ach.redb.key", "ach.redb.log"].map(String::from).into());
     #[cfg(unix)]
@@ -112,7 +120,9 @@ fn the_redo_log_lives_beside_the_database_owner_only() {
         use std::os::unix::fs::PermissionsExt;
         assert_eq!(std::fs::metadata(&log).unwrap().permissions().mode() & 0o777, 0o600);
     }
-    assert!(Engine::open(&path, options(START)).is_ok(), "reopens with its log");
+    let reopened =
+        Engine::open(&path, options(START)).unwrap_or_else(|e| panic!("reopens with its log: {e}"));
+    assert_eq!(reopened.authenticate(&api_key), Ok(caller), "reopens with its log");
 }
 
 #[test]

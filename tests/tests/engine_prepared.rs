@@ -13,6 +13,8 @@
 
 use ach_core::api;
 use ach_core::engine::{Caller, Engine, Operation, Outcome, Refusal};
+use ach_core::validation::{FieldError, ProblemCode};
+use ach_core::AchError;
 use ach_tests::world::{
     application, body, et, one_record_directory, options, roomy_limits, transaction, World,
 };
@@ -231,7 +233,18 @@ fn a_preparation_against_a_replaced_directory_is_made_again() {
     assert!(matches!(loaded, Ok(Outcome::DirectoryLoaded { records: 1 })), "{loaded:?}");
     let answer = w.engine.execute_prepared(vec![(partner.clone(), prepared)]).pop().unwrap();
     let now = w.engine.execute(&partner, create());
-    assert!(now.is_err(), "{now:?}");
+    assert_eq!(
+        now,
+        Err(Refusal::Refused {
+            error: AchError::RoutingNotFound { value: "021000021".into() },
+            status: 422,
+            errors: vec![FieldError {
+                field: "customer.routing_number".into(),
+                code: ProblemCode::NotFound,
+                message: "Routing Number '021000021' was not found".into(),
+            }],
+        })
+    );
     assert_eq!(rendered(&answer), rendered(&now));
     assert!(w.changes(&partner_id, &partner).is_empty(), "nothing stored");
 }

@@ -113,7 +113,17 @@ fn a_reopened_database_has_everything_and_old_pointers_still_work() {
     // Transactions kept their states and their places in the schedule.
     let refused = w.void(&b.partner, &b.caller, &b.originated).unwrap_err();
     assert!(refused.errors()[0].message.contains("Originated"), "{refused:?}");
-    assert!(w.return_(&b.feed[4].transaction_id, "R02").is_err(), "already returned");
+    assert_eq!(
+        w.return_(&b.feed[4].transaction_id, "R02"),
+        Err(Refusal::problem_with_status(
+            AchError::FailedToAccept,
+            409,
+            "",
+            ProblemCode::Conflict,
+            "this transaction is already returned"
+        )),
+        "already returned"
+    );
     w.at("2026-12-10 12:00");
     let status = |id: &str| w.history(&b.partner, &b.caller, id).last().map(|c| c.status);
     assert_eq!(status(&b.originated), Some(Status::S));
@@ -567,13 +577,23 @@ fn a_reopened_engine_still_knows_the_duplicate_window() {
     {
         let w = open(&path);
         assert_eq!(debit(&w, &p, &pc, &m, "10.00").unwrap_err(), duplicate, "known after a reopen");
-        assert!(debit(&w, &p, &pc, &m, "20.00").is_ok(), "a voided transaction is no one's duplicate");
+        let twin = debit(&w, &p, &pc, &m, "20.00").unwrap();
+        assert_eq!(
+            w.history(&p, &pc, &twin).iter().map(|c| c.status).collect::<Vec<_>>(),
+            [Status::A],
+            "a voided transaction is no one's duplicate"
+        );
         assert_eq!(debit(&w, &p, &pc, &m, "20.00").unwrap_err(), duplicate);
         assert_eq!(w.engine.audit_records().unwrap(), Ok(()));
         w.at("2026-11-24 10:30");
     }
     let w = open(&path);
-    assert!(debit(&w, &p, &pc, &m, "10.00").is_ok(), "24 hours later the window no longer reaches it");
+    let later = debit(&w, &p, &pc, &m, "10.00").unwrap();
+    assert_eq!(
+        w.history(&p, &pc, &later).iter().map(|c| c.status).collect::<Vec<_>>(),
+        [Status::A],
+        "24 hours later the window no longer reaches it"
+    );
     assert_eq!(w.engine.audit_records().unwrap(), Ok(()));
 }
 

@@ -5,6 +5,8 @@
 
 use super::{Engine, EngineOptions, Operation, Outcome};
 use crate::storage::{row_keys, Table};
+use crate::validation::{FieldError, ProblemCode};
+use crate::AchError;
 
 fn engine() -> Engine {
     let now =
@@ -51,7 +53,21 @@ fn a_batch_stores_its_feed_entries_in_one_row_per_feed_and_scope() {
         (partner.clone(), create(&partner_id, &merchant_id, "-1")),
         (partner.clone(), create(&partner_id, &merchant_id, "12.00")),
     ]);
-    assert!(answers[1].is_err(), "a negative amount is refused");
+    assert_eq!(
+        answers[1],
+        Err(super::Refusal::Refused {
+            error: AchError::InvalidAmount { value: "-1".into() },
+            status: 422,
+            errors: vec![FieldError {
+                field: "amount".into(),
+                code: ProblemCode::InvalidAmount,
+                message:
+                    "'-1' is an invalid Amount: amount must be a positive amount with at most two decimals"
+                        .into(),
+            }],
+        }),
+        "a negative amount is refused"
+    );
     let batch = [id(&answers[0]), id(&answers[2])];
     assert_eq!(rows(&engine, Table::Changes), [(2, 2)], "one row, positions 1 and 2");
     assert_eq!(rows(&engine, Table::Events), [(2, 2)]);

@@ -238,13 +238,22 @@ mod tests {
         ] {
             assert!(refused(&text, OptionNames::C).len() < 200);
         }
-        for ms in ["-62167219200000", "0", "253402300799999"] {
+        for (ms, instant) in [
+            ("-62167219200000", "0000-01-01T00:00:00Z"),
+            ("0", "1970-01-01T00:00:00Z"),
+            ("253402300799999", "9999-12-31T23:59:59.999Z"),
+        ] {
             let text = format!(r#"{{"sandbox":true,"start":{ms}}}"#);
-            assert!(HostOptions::parse(&text, OptionNames::JS).is_ok(), "{ms}");
+            let start = HostOptions::parse(&text, OptionNames::JS).map(|o| (o.sandbox, o.start));
+            assert_eq!(start, Ok((true, Some(calendar::parse_instant(instant).unwrap()))), "{ms}");
         }
         for ms in ["-62167219200001", "1e300", "8210266876799999"] {
             let text = format!(r#"{{"sandbox":true,"start":{ms}}}"#);
-            assert!(HostOptions::parse(&text, OptionNames::JS).is_err(), "{ms}");
+            assert_eq!(
+                refused(&text, OptionNames::JS),
+                "start: not a time in milliseconds within the years 0000 to 9999",
+                "{ms}"
+            );
         }
     }
 }

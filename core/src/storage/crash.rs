@@ -497,9 +497,9 @@ mod tests {
         disk.lose_power_before(3);
         b.set_len(4).unwrap();
         b.write(0, b"abcd").unwrap();
-        assert!(b.sync_data().is_err(), "the third operation is cut off");
-        assert!(disk.crashed());
         let lost = Err("simulated power loss".to_owned());
+        assert_eq!(b.sync_data().map_err(|e| e.to_string()), lost, "the third operation is cut off");
+        assert!(disk.crashed());
         assert_eq!(b.write(0, b"x").map_err(|e| e.to_string()), lost);
         assert_eq!(b.read(0, &mut [0u8; 1]).map_err(|e| e.to_string()), lost);
         assert_eq!(disk.stats().syncs, 0);
@@ -523,7 +523,9 @@ mod tests {
         assert!(images.iter().any(|i| i.log == b"synced") && images.iter().any(|i| i.log == b"synced+tail"));
         disk.lose_power_before(disk.operations() + 2);
         log.write_at(11, b"!").unwrap();
-        assert!(db.write(0, b"x").is_err() && log.sync_data().is_err(), "one power for both files");
+        let lost = Err("simulated power loss".to_owned());
+        assert_eq!(db.write(0, b"x").map_err(|e| e.to_string()), lost, "one power for both files");
+        assert_eq!(log.sync_data().map_err(|e| e.to_string()), lost, "one power for both files");
     }
 
     #[test]
