@@ -139,7 +139,11 @@ pub struct Ticket {
 impl ConnectionSlots {
     /// No connection open yet.
     pub fn new(limits: ConnectionLimits) -> Arc<ConnectionSlots> {
-        Arc::new(ConnectionSlots { places: Arc::new(Semaphore::new(limits.max)), limits, open: Mutex::default() })
+        Arc::new(ConnectionSlots {
+            places: Arc::new(Semaphore::new(limits.max)),
+            limits,
+            open: Mutex::default(),
+        })
     }
 
     /// A place for a connection from `ip`, or why there is none.
@@ -246,11 +250,7 @@ mod tests {
         assert_eq!(slots.take(ip("10.0.0.1")).err(), Some(ConnectionRefusal::ClientFull));
         let b1 = slots.take(ip("2001:db8::1")).unwrap();
         let b2 = slots.take(ip("2001:db8::ffff:2")).unwrap();
-        assert_eq!(
-            slots.take(ip("2001:db8::3")).err(),
-            Some(ConnectionRefusal::ClientFull),
-            "the same /64"
-        );
+        assert_eq!(slots.take(ip("2001:db8::3")).err(), Some(ConnectionRefusal::ClientFull), "the same /64");
         let c = slots.take(ip("2001:db8:0:1::1")).unwrap();
         assert_eq!(slots.take(ip("10.0.0.2")).err(), Some(ConnectionRefusal::Full));
         assert_eq!(slots.open.lock().unwrap().len(), 3, "a refused client leaves no entry");

@@ -1,5 +1,5 @@
 //! The store's write transactions: run, then committed with their redo-log
-//! record (held open after it is synced: `held.rs`), without one, or
+//! record (held open after it is synced: `pending_commit.rs`), without one, or
 //! deferred; checkpoints, and making deferred commits durable. The order's
 //! argument: `docs/design.md`, "The redo log".
 
@@ -8,7 +8,7 @@ use std::cell::RefCell;
 use super::durability::Commit;
 use super::error::{fail, StorageError};
 use super::health::StorageEvent;
-use super::held::{self, bytes_of};
+use super::pending_commit::{self, bytes_of};
 use super::store::Store;
 use super::table::Table;
 use super::write::Write;
@@ -66,7 +66,7 @@ impl Store {
             self.recover();
         }
         let attempt = || -> Result<(T, bool), StorageError> {
-            // Writers take the held transaction's slot for their whole
+            // Writers take the pending commit's slot for their whole
             // transaction (and continue the one held, if any).
             let (mut slot, db) = self.slot_and_database()?;
             let db = db.as_ref().ok_or_else(|| StorageError("the database is closed".into()))?;
@@ -101,7 +101,7 @@ impl Store {
                 Ok(done) => done,
                 Err(e) => {
                     drop(open);
-                    self.restore_held(&mut slot, db, kept);
+                    self.restore_pending(&mut slot, db, kept);
                     return Err(e);
                 }
             };
@@ -114,20 +114,23 @@ impl Store {
                         Ok(Some(tx)) => {
                             let mut payloads = kept.map(|(p, _)| p).unwrap_or_default();
                             payloads.push(payload.as_bytes().to_vec());
-                            self.park(&mut slot, held::Held { tx, payloads, last_seq: seq });
+                            self.keep_pending(
+                                &mut slot,
+                                pending_commit::PendingCommit { tx, payloads, last_seq: seq },
+                            );
                         }
-                        Ok(None) => self.holding.store(false, std::sync::atomic::Ordering::SeqCst),
+                        Ok(None) => self.may_be_pending.store(false, std::sync::atomic::Ordering::SeqCst),
                         Err(e) => {
-                            self.lost_held(held_count);
+                            self.lost_pending(held_count);
                             return Err(e);
                         }
                     }
                 }
                 None => {
                     let committed = self.commit(open.close(), sync);
-                    self.holding.store(false, std::sync::atomic::Ordering::SeqCst);
+                    self.may_be_pending.store(false, std::sync::atomic::Ordering::SeqCst);
                     if committed.is_err() {
-                        self.lost_held(held_count);
+                        self.lost_pending(held_count);
                     }
                     committed?;
                 }
@@ -175,7 +178,7 @@ impl Store {
     /// redo log".
     /// `hold`: a durable record that is not a checkpoint leaves the
     /// transaction uncommitted, its tables open, and returned, to be held
-    /// (`held.rs`).
+    /// (`pending_commit.rs`).
     fn commit_logged(
         &self,
         open: redb_kv::OpenTx,
@@ -189,7 +192,7 @@ impl Store {
         let direct = log.unlogged() || (durable && (!payload.is_recorded() || log.direct(payload.len())));
         if hold && durable && !payload.is_empty() && !direct && !log.checkpoint_due(payload.len()) {
             log.append(payload, true)?;
-            // Durable now; redb's commit waits for the next read (`held.rs`).
+            // Durable now; redb's commit waits for the next read (`pending_commit.rs`).
             self.durability.durable(n);
             return Ok(Some(open));
         }
@@ -276,8 +279,8 @@ impl Store {
         let mut log = journal.lock()?;
         let n = self.durability.before_commit(Commit::Immediate);
         let committed = tx.commit();
-        // After the commit, the slot still locked (`held.rs`).
-        self.holding.store(false, std::sync::atomic::Ordering::SeqCst);
+        // After the commit, the slot still locked (`pending_commit.rs`).
+        self.may_be_pending.store(false, std::sync::atomic::Ordering::SeqCst);
         if let Err(e) = committed {
             log.in_doubt();
             return Err(fail(e));

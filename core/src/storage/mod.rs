@@ -17,13 +17,13 @@ mod decoded;
 mod durability;
 mod error;
 mod health;
-mod held;
-#[cfg(test)]
-mod held_tests;
 mod kv;
 mod log;
 mod migrate;
 mod open;
+mod pending_commit;
+#[cfg(test)]
+mod pending_commit_tests;
 #[cfg(feature = "postgres")]
 mod postgres;
 mod reads;

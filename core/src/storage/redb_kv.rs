@@ -167,7 +167,7 @@ impl KvRead for RedbRead {
 self_cell::self_cell!(
     /// A redb write transaction and its tables, each opened the first time
     /// it is used and kept open until the transaction commits: across all
-    /// the writes that continue a held transaction (`held.rs`), instead of
+    /// the writes that continue a pending commit (`pending_commit.rs`), instead of
     /// opened and closed again by each (a fifth of a single create's
     /// instructions).
     pub(crate) struct OpenTx {

@@ -1,7 +1,7 @@
 //! The store: the database opened (in memory, over a file, a simulated disk
 //! or PostgreSQL), its tables created and its format checked, reopened after
 //! a failure, and read in snapshots. Its write transactions are in
-//! `commit.rs`; the transaction held across synced records in `held.rs`.
+//! `commit.rs`; the transaction held across synced records in `pending_commit.rs`.
 
 use std::fmt;
 use std::sync::{PoisonError, RwLock, RwLockReadGuard};
@@ -22,7 +22,7 @@ use super::migrate::{self, other_format};
 use super::postgres;
 use super::snapshot::Snapshot;
 use super::table::Table;
-use super::{carried, decoded, held, log, open, redb_kv, row_keys};
+use super::{carried, decoded, log, open, pending_commit, redb_kv, row_keys};
 
 /// Opens the database again after a failure (`None`: in memory, never reopened).
 type Reopen = Box<dyn Fn() -> Result<Database, StorageError> + Send + Sync>;
@@ -47,9 +47,9 @@ pub(crate) struct Store {
     pub(super) durability: Durability,
     pub(super) journal: Option<log::Journal>,
     /// The write transaction held open after its records were synced
-    /// (`held.rs`); `holding` is set while there may be one.
-    pub(super) held: std::sync::Mutex<Option<held::Held>>,
-    pub(super) holding: std::sync::atomic::AtomicBool,
+    /// (`pending_commit.rs`); `may_be_pending` is set while there may be one.
+    pub(super) pending_commit: std::sync::Mutex<Option<pending_commit::PendingCommit>>,
+    pub(super) may_be_pending: std::sync::atomic::AtomicBool,
     /// Write transactions committed here that changed a key or a
     /// suspension (the credentials epoch of a store no other process
     /// writes: [`Store::credentials_epoch`]).
@@ -126,8 +126,8 @@ impl Store {
             health: health::Health::default(),
             durability: Durability::default(),
             journal,
-            held: std::sync::Mutex::new(None),
-            holding: std::sync::atomic::AtomicBool::new(false),
+            pending_commit: std::sync::Mutex::new(None),
+            may_be_pending: std::sync::atomic::AtomicBool::new(false),
             credentials_moved: std::sync::atomic::AtomicU64::new(0),
             decoded: decoded::DecodedRecords::default(),
             carried: carried::Carried::default(),
@@ -150,8 +150,8 @@ impl Store {
             health: health::Health::default(),
             durability: Durability::default(),
             journal: None,
-            held: std::sync::Mutex::new(None),
-            holding: std::sync::atomic::AtomicBool::new(false),
+            pending_commit: std::sync::Mutex::new(None),
+            may_be_pending: std::sync::atomic::AtomicBool::new(false),
             credentials_moved: std::sync::atomic::AtomicU64::new(0),
             decoded: decoded::DecodedRecords::default(),
             carried: carried::Carried::default(),
@@ -233,8 +233,8 @@ impl Store {
         // Writers are kept out (they take the slot first); what a held
         // transaction holds is committed, or (if that fails) replayed from
         // the log by the reopening below.
-        let mut slot = self.held_slot();
-        let _ = self.commit_held(&mut slot);
+        let mut slot = self.pending_slot();
+        let _ = self.commit_pending_in(&mut slot);
         let event = {
             let mut db = self.db.write().unwrap_or_else(PoisonError::into_inner);
             // No transaction is in flight: each holds the read lock.
@@ -332,7 +332,7 @@ impl Store {
         }
         let attempt = || -> Result<T, StorageError> {
             // Every transaction answered before this read began is in it.
-            self.settle_held()?;
+            self.commit_pending()?;
             let tx = {
                 let db = self.database()?;
                 let db = db.as_ref().ok_or_else(|| StorageError("the database is closed".into()))?;

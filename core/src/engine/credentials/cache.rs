@@ -1,6 +1,6 @@
 //! Authentications remembered by an engine. Looking a key up is a read
 //! transaction: three statements over PostgreSQL, and on redb a read that
-//! first commits the write transaction held open (`storage/held.rs`). An
+//! first commits the write transaction held open (`storage/pending_commit.rs`). An
 //! entry holds while the credentials epoch stands still: every write
 //! transaction that changes a key or a suspension moves it on
 //! (`Store::credentials_epoch`: on PostgreSQL the stored

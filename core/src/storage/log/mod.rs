@@ -44,7 +44,7 @@ pub struct LogSettings {
     pub direct: u64,
     /// At most this many durable records share one redb commit (made
     /// without a sync when a read, a checkpoint or this limit comes:
-    /// `storage/held.rs`), while their payloads together stay under
+    /// `storage/pending_commit.rs`), while their payloads together stay under
     /// `direct`. 1: each record's transaction is committed at once.
     pub hold: u64,
 }
@@ -213,7 +213,7 @@ impl Appender<'_> {
     }
 
     /// Whether the record about to be appended may be held uncommitted in
-    /// redb with `count` others of `bytes` payload bytes (`storage/held.rs`).
+    /// redb with `count` others of `bytes` payload bytes (`storage/pending_commit.rs`).
     pub(crate) fn may_hold(&self, count: usize, bytes: usize) -> bool {
         (count as u64) + 1 < self.limits.hold && (bytes as u64) < self.limits.direct
     }

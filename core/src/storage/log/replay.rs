@@ -85,8 +85,8 @@ pub(super) fn apply(w: &mut Write<'_>, record: &Record<'_>) -> Result<(), Storag
     Ok(())
 }
 
-/// Apply a record's payload in `w` (a held transaction built again:
-/// `storage/held.rs`).
+/// Apply a record's payload in `w` (a pending commit built again:
+/// `storage/pending_commit.rs`).
 pub(crate) fn apply_payload(w: &mut Write<'_>, payload: &[u8]) -> Result<(), StorageError> {
     apply(w, &Record { seq: 0, synced: 0, payload })
 }

@@ -1,4 +1,4 @@
-//! A write transaction held open after its records are synced (`held.rs`):
+//! A write transaction held open after its records are synced (`pending_commit.rs`):
 //! read by the next read, kept through a failed write, and found again after
 //! the store closes or loses its process.
 #![allow(clippy::unwrap_used)]
@@ -32,7 +32,7 @@ fn held_commits_wait_in_redb_until_a_read_and_a_failed_write_keeps_them() {
     let store = Store::open(&path).unwrap();
     put(&store, "a", 1);
     put(&store, "b", 2);
-    assert!(store.holding.load(Ordering::SeqCst), "the second durable write is held");
+    assert!(store.may_be_pending.load(Ordering::SeqCst), "the second durable write is held");
     assert!(!redb_sees(&store, "b"), "held: not committed in redb yet");
 
     // A write that fails after writing: none of it stays, the held ones do.
@@ -47,15 +47,15 @@ fn held_commits_wait_in_redb_until_a_read_and_a_failed_write_keeps_them() {
     assert!(redb_sees(&store, "a") && redb_sees(&store, "b") && !redb_sees(&store, "c"));
     assert_eq!((get(&store, "a"), get(&store, "b"), get(&store, "c")), (Some(1), Some(2), None));
 
-    // Held again; the next read commits what is held first.
+    // PendingCommit again; the next read commits what is held first.
     put(&store, "f", 6);
     put(&store, "g", 7);
-    assert!(store.holding.load(Ordering::SeqCst) && !redb_sees(&store, "g"));
+    assert!(store.may_be_pending.load(Ordering::SeqCst) && !redb_sees(&store, "g"));
     assert_eq!(get(&store, "g"), Some(7));
-    assert!(!store.holding.load(Ordering::SeqCst));
+    assert!(!store.may_be_pending.load(Ordering::SeqCst));
     assert!(redb_sees(&store, "g"));
 
-    // Held again, then the store closes: its checkpoint keeps them.
+    // PendingCommit again, then the store closes: its checkpoint keeps them.
     put(&store, "d", 4);
     put(&store, "e", 5);
     drop(store);
@@ -82,9 +82,9 @@ fn held_commits_lost_with_the_process_are_replayed_from_the_log() {
     assert_eq!((get(&store, "a"), get(&store, "b"), get(&store, "c")), (Some(0), Some(1), Some(2)));
 }
 
-/// How many tables the held transaction has open (`None`: none is held).
+/// How many tables the pending commit has open (`None`: none is held).
 fn held_tables(store: &Store) -> Option<usize> {
-    store.held_slot().as_ref().map(|held| held.tx.with_dependent(|_, kv| kv.opened()))
+    store.pending_slot().as_ref().map(|held| held.tx.with_dependent(|_, kv| kv.opened()))
 }
 
 #[test]
