@@ -941,9 +941,12 @@ async fn a_connection_is_closed_at_the_end_of_its_lifetime() {
     let mut rest = Vec::new();
     let closed = tokio::time::timeout(Duration::from_secs(10), reader.read_to_end(&mut rest)).await;
     trickle.abort();
-    // Dropped, not shut down: the end of the stream comes without TLS close_notify.
+    // Dropped, not shut down: the stream ends without TLS close_notify, as an
+    // end of file or, when a trickled byte was still unread in the server's
+    // socket as it closed, as the kernel's reset.
     let closed = closed.expect("open after 10 s").map_err(|e| e.kind());
-    assert_eq!(closed, Err(std::io::ErrorKind::UnexpectedEof), "open after 10 s");
+    let dropped = [std::io::ErrorKind::UnexpectedEof, std::io::ErrorKind::ConnectionReset];
+    assert!(matches!(closed, Err(kind) if dropped.contains(&kind)), "{closed:?}");
     assert!(started.elapsed() >= Duration::from_secs(1), "closed after {:?}", started.elapsed());
     assert!(rest.is_empty(), "no answer: {}", String::from_utf8_lossy(&rest));
     assert!(s.log().contains("connection still busy after its grace: closed"), "log: {}", s.log());
