@@ -13,93 +13,40 @@
 //! `advance.rs`: the clock's catch-up; `reads.rs`: reads outside a write
 //! transaction; `context.rs`: one write transaction's context).
 
-mod advance;
-mod applied;
-mod apply;
-mod bank_files;
-#[cfg(test)]
-mod batch_feed_tests;
-mod batch_kind;
-mod context;
 mod credentials;
-mod customers;
-mod cutoff_run;
-mod duplicates;
-mod execute;
-mod fast_map;
-mod feed_rows;
 mod feeds;
-mod file_digest;
-mod groundwork;
-mod group_commit;
-#[cfg(test)]
-mod group_commit_tests;
-mod host_options;
-mod id_list;
-mod idempotency;
-mod images;
-#[cfg(test)]
-mod images_tests;
-mod merchant_settings;
-mod open;
-mod operation;
-mod options;
-mod origination;
-mod originator;
-mod outcome;
-mod packed_index;
-#[cfg(test)]
-mod packing_tests;
-#[cfg(all(test, feature = "postgres"))]
-mod partner_rows_tests;
-#[cfg(test)]
-mod pending_rows_tests;
-mod prepare;
-mod readiness;
-mod reads;
-mod record_parts;
-mod records;
-mod refusal;
-mod return_rates;
-mod schedule;
-mod shared_directory;
-mod shared_window;
-#[cfg(all(test, feature = "postgres"))]
-mod shared_window_tests;
-#[cfg(feature = "simulation")]
-mod simulation;
-mod tenant_lookup;
-mod tenants;
-#[cfg(test)]
-mod test_tenant;
-mod traces;
-mod transactions;
-mod usage;
-mod window;
+mod host;
+mod lifecycle;
+mod multiprocess;
+mod request;
+mod risk;
+mod rows;
+mod settlement;
+mod tenancy;
 
 use std::path::Path;
 use std::sync::{Arc, Mutex, RwLock};
 
 use chrono::{DateTime, Datelike, Utc};
 
-pub use bank_files::Ingested;
 pub use credentials::authenticate::{Admission, Unconfirmed};
 pub(crate) use credentials::authorize::{may_call, Role};
 pub use credentials::{KeyHolder, DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS};
-pub use feeds::{EventsPage, StatusPage, NOTICE_EVENT_TYPE, PAGE_LIMIT};
-pub use host_options::{HostOptions, OptionNames, OptionsError, MAX_OPERATOR_KEY};
-pub use images::{CheckSide, RETENTION_MONTHS};
-pub use merchant_settings::{MerchantSettings, DEFAULT_DESCRIPTION, RESERVED_DESCRIPTIONS};
-pub use open::{key_file_for, OpenError};
-pub use operation::{Caller, Operation};
-pub use options::{EngineClock, EngineOptions};
-pub use origination::{HeldEntry, OriginationFile};
-pub use outcome::Outcome;
-pub use prepare::PreparedOperation;
-pub use readiness::PROBE_BYTES;
-pub use refusal::Refusal;
-pub use return_rates::{GroupRate, ReturnGroup, ReturnRates, ThresholdCrossing, WINDOW_DAYS};
-pub use schedule::Progress;
+pub use feeds::changes::{EventsPage, StatusPage, NOTICE_EVENT_TYPE, PAGE_LIMIT};
+pub use host::host_options::{HostOptions, OptionNames, OptionsError, MAX_OPERATOR_KEY};
+pub use host::open::{key_file_for, OpenError};
+pub use host::options::{EngineClock, EngineOptions};
+pub use host::readiness::PROBE_BYTES;
+pub use lifecycle::images::{CheckSide, RETENTION_MONTHS};
+pub use request::operation::{Caller, Operation};
+pub use request::outcome::Outcome;
+pub use request::prepare::PreparedOperation;
+pub use request::refusal::Refusal;
+pub use risk::return_rates::{GroupRate, ReturnGroup, ReturnRates, ThresholdCrossing, WINDOW_DAYS};
+pub use settlement::bank_files::Ingested;
+pub use settlement::origination::{HeldEntry, OriginationFile};
+pub use settlement::schedule::Progress;
+pub use tenancy::merchant_settings::{MerchantSettings, DEFAULT_DESCRIPTION, RESERVED_DESCRIPTIONS};
 
 pub use crate::storage::{log_file_for, StorageEvent, StorageHook};
 
@@ -109,8 +56,8 @@ pub use crate::storage::{log_file_for, StorageEvent, StorageHook};
 #[cfg(feature = "simulation")]
 pub use crate::storage::{crash, LogSettings, StorageBackend};
 
-pub(crate) use applied::{Abort, Applied};
-pub(crate) use context::Cx;
+pub(crate) use request::applied::{Abort, Applied};
+pub(crate) use request::context::Cx;
 
 use crate::clock::{Clock, ManualClock};
 use crate::routing::RoutingDirectory;
@@ -131,7 +78,7 @@ pub struct Engine {
     duplicate_window: chrono::Duration,
     /// The duplicate window in memory; locked for the whole of every write
     /// transaction (see `window.rs`).
-    window: Mutex<window::Window>,
+    window: Mutex<risk::window::Window>,
     pointers: PointerCodec,
     directory: RwLock<Arc<RoutingDirectory>>,
     /// The stored directory epoch `directory` is of (`shared_directory.rs`).
@@ -146,9 +93,9 @@ pub struct Engine {
     /// Requests waiting for the write lock (see [`Engine::advance_to`]).
     waiting: std::sync::atomic::AtomicUsize,
     /// Concurrent [`Engine::execute`] calls sharing commits.
-    groups: group_commit::Groups,
+    groups: request::group_commit::Groups,
     /// The digest of the origination file being assembled, as far as it goes.
-    file_digest: file_digest::FileDigest,
+    file_digest: settlement::file_digest::FileDigest,
     /// Authentications and refusals remembered (`credentials/cache.rs`).
     credentials_cache: credentials::cache::CredentialsCache,
 }
@@ -161,7 +108,7 @@ impl Engine {
     /// file without its database (unless the key is given in `options`). A
     /// refused open creates no file.
     pub fn open(path: &Path, options: EngineOptions) -> Result<Engine, OpenError> {
-        open::file(path, options)
+        host::open::file(path, options)
     }
 
     /// A database on PostgreSQL (feature `postgres`), reached with `url` (a
@@ -209,17 +156,17 @@ impl Engine {
             operator: options.operator_key.as_deref().map(KeyHash::of),
             cipher: Cipher::new(key.as_bytes()),
             fingerprints,
-            duplicate_window: options.duplicate_window.unwrap_or_else(duplicates::default_window),
+            duplicate_window: options.duplicate_window.unwrap_or_else(risk::duplicates::default_window),
             window: Mutex::default(),
             pointers: PointerCodec::new(&secret_bytes),
             directory: RwLock::new(Arc::new(directory)),
             directory_epoch: std::sync::atomic::AtomicU64::new(meta.directory_epoch),
             #[cfg(feature = "simulation")]
             checks: true,
-            instance: prepare::next_instance(),
+            instance: request::prepare::next_instance(),
             waiting: std::sync::atomic::AtomicUsize::new(0),
-            groups: group_commit::Groups::default(),
-            file_digest: file_digest::FileDigest::default(),
+            groups: request::group_commit::Groups::default(),
+            file_digest: settlement::file_digest::FileDigest::default(),
             credentials_cache: credentials::cache::CredentialsCache::default(),
         };
         let window = engine.load_window()?;
@@ -297,7 +244,7 @@ impl StoredMeta {
                 }
             };
             let directory_text = w.get_raw(Table::Blobs, row_keys::BLOB_DIRECTORY)?;
-            let directory_epoch = shared_directory::stored(w)?;
+            let directory_epoch = multiprocess::shared_directory::stored(w)?;
             Ok(StoredMeta { pointer_secret, directory_text, directory_epoch, clock_at, key_ok })
         })
     }

@@ -62,7 +62,7 @@ pub(crate) fn at(t: DateTime<Utc>, id: &str) -> Vec<u8> {
     k
 }
 
-/// A packed index row's key (`engine/id_list.rs`): the instant, a zero byte
+/// A packed index row's key (`engine/rows/id_list.rs`): the instant, a zero byte
 /// (a row of one transaction has its id there, which starts with `t`), and
 /// the first id (unique: a transaction is indexed once per index).
 pub(crate) fn packed(t: DateTime<Utc>, first_id: &str) -> Vec<u8> {

@@ -5,7 +5,7 @@
 //! other operation the operator's), and [`acts_for`] of an idempotent one
 //! once its key's scope is known.
 
-use crate::engine::groundwork::Groundwork;
+use crate::engine::request::groundwork::Groundwork;
 use crate::engine::{Caller, Refusal};
 
 /// Who may call an endpoint.

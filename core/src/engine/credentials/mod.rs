@@ -17,8 +17,9 @@ pub(crate) mod cache;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::engine::records::{KeyOwner, KeyRecord, MerchantStatus, SuspensionRecord, OPERATOR_HOLDER};
-use crate::engine::{tenant_lookup, Abort, Caller, Cx, Outcome, Refusal};
+use crate::engine::rows::records::{KeyOwner, KeyRecord, MerchantStatus, SuspensionRecord, OPERATOR_HOLDER};
+use crate::engine::tenancy::tenant_lookup;
+use crate::engine::{Abort, Caller, Cx, Outcome, Refusal};
 use crate::secrets::{ApiKey, KeyHash, KeyKind};
 use crate::storage::{row_keys, Snapshot, StorageError, Table, Write};
 use crate::validation::ProblemCode;

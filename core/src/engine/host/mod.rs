@@ -1,0 +1,7 @@
+//! How a host opens an engine: files, options, readiness, the simulator's entry points.
+pub(crate) mod host_options;
+pub(crate) mod open;
+pub(crate) mod options;
+pub(crate) mod readiness;
+#[cfg(feature = "simulation")]
+pub(crate) mod simulation;

@@ -1,0 +1,285 @@
+//! Transactions: create (A Pending), void, reverse, and returns.
+
+use crate::engine::lifecycle::images::{self, CheckSide};
+use std::sync::Arc;
+
+use crate::echo::echo;
+use crate::engine::feeds::changes;
+use crate::engine::risk::duplicates;
+use crate::engine::risk::return_rates;
+use crate::engine::risk::usage;
+use crate::engine::rows::records::{MerchantRecord, MerchantStatus, SealedAccount, TransactionRecord};
+use crate::engine::settlement::schedule;
+use crate::engine::tenancy::customers;
+use crate::engine::tenancy::tenant_lookup;
+use crate::engine::{Abort, Cx, Outcome, Refusal};
+use crate::lifecycle::{self, State};
+use crate::limits::{self, Candidate};
+use crate::model::{CustomerRef, NewTransaction};
+use crate::storage::{row_keys, Table};
+use crate::validation::ProblemCode;
+use crate::{calendar, AchError};
+
+/// Partner: accept a validated transaction as A Pending, waiting for the next
+/// banking day's 6 PM ET cut-off. `fingerprint`: an inline account's, from
+/// preparation.
+pub(crate) fn create(
+    cx: &mut Cx<'_, '_>,
+    partner_id: &str,
+    t: &NewTransaction,
+    fingerprint: Option<String>,
+) -> Result<Outcome, Abort> {
+    let merchant = merchant_for(cx, partner_id, t)?;
+    let id = cx.new_transaction_id(partner_id)?;
+    let (account, customer_id) = receiver(cx, partner_id, &merchant, t, &id, fingerprint)?;
+    let record = pending(cx, partner_id, &merchant, t, id, account, customer_id);
+    let prints =
+        if cx.engine.checks() { Some(check_limits_and_duplicates(cx, &merchant, &record)?) } else { None };
+    // Decided: from here on only writes.
+    insert(cx, &record)?;
+    if let Some(prints) = prints {
+        usage::apply(cx, &record, true)?;
+        duplicates::record(cx, &record, &prints)?;
+    }
+    for (side, image) in CheckSide::BOTH.into_iter().zip([&t.check_image_front, &t.check_image_back]) {
+        if let Some(image) = image {
+            images::store(cx, &record.id, side, image)?;
+        }
+    }
+    Ok(Outcome::TransactionCreated { transaction_id: record.id })
+}
+
+/// The partner's merchant named by the transaction, if it may originate it:
+/// approved, not suspended, set up for the entry class (message 3 otherwise).
+fn merchant_for(cx: &Cx<'_, '_>, partner_id: &str, t: &NewTransaction) -> Result<Arc<MerchantRecord>, Abort> {
+    let class = t.standard_entry_class;
+    let merchant = tenant_lookup::merchant_of(cx, partner_id, t.merchant_id.as_str())?;
+    let refuse = |detail: String| -> Abort {
+        let e = AchError::NotAccepted { transaction_type: class.as_str().to_owned() };
+        Refusal::problem(e, "standard_entry_class", ProblemCode::InvalidValue, detail).into()
+    };
+    if merchant.status != MerchantStatus::Approved {
+        return Err(refuse("the merchant is still in underwriting".into()));
+    }
+    if crate::engine::credentials::is_suspended(cx.w, &merchant.id)? {
+        return Err(refuse("the merchant is suspended".into()));
+    }
+    if !merchant.classes.contains(&class) {
+        return Err(refuse(format!("the merchant is not set up for {} entries", class.as_str())));
+    }
+    Ok(merchant)
+}
+
+/// The receiver's account, sealed to the new transaction `id`: a stored
+/// customer's, or the inline account (with its fingerprint from preparation,
+/// or made now); and the customer's token, if one was named.
+fn receiver(
+    cx: &mut Cx<'_, '_>,
+    partner_id: &str,
+    merchant: &MerchantRecord,
+    t: &NewTransaction,
+    id: &str,
+    fingerprint: Option<String>,
+) -> Result<(SealedAccount, Option<String>), Abort> {
+    Ok(match &t.customer {
+        CustomerRef::Token { id: token } => {
+            (customers::resolve(cx, partner_id, merchant.id.as_str(), token.as_str())?, Some(token.0.clone()))
+        }
+        CustomerRef::Inline(account) => {
+            let fingerprint = fingerprint
+                .unwrap_or_else(|| customers::account_fingerprint(&cx.engine.fingerprints, account));
+            (customers::seal(cx, account, id, fingerprint), None)
+        }
+    })
+}
+
+/// The new transaction's record: A Pending, for the next cut-off.
+fn pending(
+    cx: &Cx<'_, '_>,
+    partner_id: &str,
+    merchant: &MerchantRecord,
+    t: &NewTransaction,
+    id: String,
+    account: SealedAccount,
+    customer_id: Option<String>,
+) -> TransactionRecord {
+    let (_, cutoff_at) = calendar::next_cutoff_after(cx.now);
+    TransactionRecord {
+        id,
+        partner_id: partner_id.to_owned(),
+        merchant_id: merchant.id.clone(),
+        amount: t.amount,
+        direction: t.direction,
+        class: t.standard_entry_class,
+        description: t.description.clone(),
+        check_number: t.check_number.clone(),
+        terminal_state: t.state.clone(),
+        customer_id,
+        account,
+        has_images: t.check_image_front.is_some(),
+        state: State::Pending,
+        created_at: cx.now,
+        cutoff_at,
+        origination_date: None,
+        effective_date: None,
+        settlement_date: None,
+        settles_at: None,
+        return_date: None,
+        return_code: None,
+        return_reason: None,
+        reversal_of: None,
+        reversed_by: None,
+    }
+}
+
+/// The merchant's limits and duplicates, in the documented order: per
+/// transaction, then duplicates, then the history-wide windows (all skipped
+/// only by the bench that prices them). Answers the record's duplicate prints.
+fn check_limits_and_duplicates(
+    cx: &mut Cx<'_, '_>,
+    merchant: &MerchantRecord,
+    record: &TransactionRecord,
+) -> Result<duplicates::Prints, Abort> {
+    let candidate =
+        Candidate { amount: record.amount, credit: record.direction == crate::model::Direction::Credit };
+    limits::check_transaction(&merchant.limits, candidate).map_err(limit_refusal)?;
+    let prints = duplicates::prints(&cx.engine.fingerprints, record);
+    duplicates::check(cx, record, &prints, merchant.decline_duplicates)?;
+    let partner = tenant_lookup::load_partner(cx, &record.partner_id)?;
+    let windows = usage::windows(cx, merchant, &partner, cx.now)?;
+    limits::check_windows(&merchant.limits, &partner.limits, &windows, candidate).map_err(limit_refusal)?;
+    Ok(prints)
+}
+
+/// A limit's refusal with the field it concerns.
+fn limit_refusal(e: AchError) -> Abort {
+    let (field, code) = match e {
+        AchError::NotAccepted { .. } => ("type", ProblemCode::DirectionNotAllowed),
+        AchError::InvalidAmount { .. } => ("amount", ProblemCode::InvalidAmount),
+        _ => ("amount", ProblemCode::OverLimit),
+    };
+    let message = match &e {
+        AchError::InvalidAmount { .. } => format!("{e}: below this merchant's minimum amount"),
+        _ => e.to_string(),
+    };
+    Refusal::problem(e, field, code, message).into()
+}
+
+/// Store a new Pending transaction, index it for its cut-off (in a batch,
+/// in its packed row), report it.
+fn insert(cx: &mut Cx<'_, '_>, record: &TransactionRecord) -> Result<(), Abort> {
+    cx.w.put(Table::Transactions, record.id.as_bytes(), record)?;
+    match &mut cx.pending_rows {
+        Some(rows) => rows.add(record.cutoff_at, &record.id)?,
+        None => cx.w.put_raw(Table::Pending, &row_keys::at(record.cutoff_at, &record.id), &[])?,
+    }
+    changes::record_change(cx, record, cx.now)?;
+    Ok(())
+}
+
+/// Finish every cut-off and settlement already due, so that a transaction's
+/// state is the one the clock says before it is voided, reversed or returned
+/// (a request's own catch-up is bounded: see `schedule::CATCH_UP_BUDGET`).
+fn current(cx: &mut Cx<'_, '_>) -> Result<(), Abort> {
+    let now = cx.now;
+    schedule::catch_up(cx, now, None)?;
+    Ok(())
+}
+
+/// The partner's transaction (another partner's answers as unknown).
+fn load(cx: &Cx<'_, '_>, partner_id: Option<&str>, id: &str) -> Result<TransactionRecord, Abort> {
+    let record: Option<TransactionRecord> = cx.w.get(Table::Transactions, id.as_bytes())?;
+    match record {
+        Some(t) if partner_id.is_none_or(|p| p == t.partner_id) => Ok(t),
+        _ => Err(Refusal::not_found("transaction_id", format!("no transaction '{}'", echo(id))).into()),
+    }
+}
+
+/// Partner: void a Pending transaction; it never originates (its check images
+/// are deleted). The feeds report it as status R with no return code and the
+/// reason `Voided`.
+pub(crate) fn void(cx: &mut Cx<'_, '_>, partner_id: &str, id: &str) -> Result<Outcome, Abort> {
+    current(cx)?;
+    let mut t = load(cx, Some(partner_id), id)?;
+    lifecycle::can_void(t.state).map_err(Refusal::from)?;
+    t.state = State::Voided;
+    cx.w.remove(Table::Pending, &row_keys::at(t.cutoff_at, &t.id))?;
+    usage::apply(cx, &t, false)?;
+    duplicates::forget(cx, &t)?;
+    images::drop_all(cx, &t)?;
+    cx.w.put(Table::Transactions, t.id.as_bytes(), &t)?;
+    changes::record_change(cx, &t, cx.now)?;
+    Ok(Outcome::TransactionVoided { transaction_id: t.id })
+}
+
+/// Partner: reverse a Settled transaction: a new transaction in the opposite
+/// direction, with its own id, linked to the original.
+pub(crate) fn reverse(cx: &mut Cx<'_, '_>, partner_id: &str, id: &str) -> Result<Outcome, Abort> {
+    current(cx)?;
+    let mut original = load(cx, Some(partner_id), id)?;
+    let reversal = match &original.reversed_by {
+        Some(rid) => Some(load(cx, Some(partner_id), rid)?),
+        None => None,
+    };
+    let previous = reversal.as_ref().map(|r| (r.id.as_str(), r.state));
+    lifecycle::can_reverse(original.state, original.reversal_of.is_some(), previous)
+        .map_err(Refusal::from)?;
+    let (cutoff_date, cutoff_at) = calendar::next_cutoff_after(cx.now);
+    if let Some(settled) = original.settlement_date {
+        lifecycle::can_reverse_by(original.direction, settled, cutoff_date).map_err(Refusal::from)?;
+    }
+    let rid = cx.new_transaction_id(partner_id)?;
+    let mut description = format!("Reversal of {}", original.id);
+    description.truncate(crate::validation::transaction::MAX_DESCRIPTION);
+    let mut record = original.clone();
+    record.id = rid.clone();
+    record.direction = original.direction.opposite();
+    record.description = description;
+    record.check_number = None;
+    record.has_images = false;
+    record.reversal_of = Some(original.id.clone());
+    record.begin_pending(cx.now, cutoff_at);
+    // A reversal debit takes money from the receiver like any debit: the
+    // merchant's and the partner's limits apply, and it counts toward them.
+    let counted = cx.engine.checks() && usage::counts(&record);
+    if counted {
+        let merchant = tenant_lookup::merchant_of(cx, partner_id, &record.merchant_id)?;
+        let candidate = Candidate { amount: record.amount, credit: false };
+        limits::check_transaction(&merchant.limits, candidate).map_err(limit_refusal)?;
+        let partner = tenant_lookup::load_partner(cx, partner_id)?;
+        let windows = usage::windows(cx, &merchant, &partner, cx.now)?;
+        limits::check_windows(&merchant.limits, &partner.limits, &windows, candidate)
+            .map_err(limit_refusal)?;
+    }
+    original.reversed_by = Some(rid.clone());
+    cx.w.put(Table::Transactions, original.id.as_bytes(), &original)?;
+    insert(cx, &record)?;
+    if counted {
+        usage::apply(cx, &record, true)?;
+    }
+    Ok(Outcome::TransactionReversed { transaction_id: original.id, reversal_id: rid })
+}
+
+/// Operator: the receiving bank returned an Originated or Settled transaction.
+pub(crate) fn record_return(
+    cx: &mut Cx<'_, '_>,
+    id: &str,
+    code: &str,
+    date: Option<chrono::NaiveDate>,
+) -> Result<Outcome, Abort> {
+    current(cx)?;
+    let mut t = load(cx, None, id)?;
+    lifecycle::can_return(t.state).map_err(Refusal::from)?;
+    let today = calendar::eastern_date(cx.now);
+    let originated = t.origination_date.unwrap_or(today);
+    let (code, date) = lifecycle::validate_return(code, date, today, originated).map_err(Refusal::from)?;
+    crate::engine::settlement::schedule::leave_settlements(cx, &t)?;
+    t.state = State::Returned;
+    t.return_code = Some(code.code().to_owned());
+    t.return_reason = Some(code.reason().to_owned());
+    t.return_date = Some(date);
+    cx.w.put(Table::Transactions, t.id.as_bytes(), &t)?;
+    changes::record_change(cx, &t, cx.now)?;
+    let crossings = return_rates::crossings(cx, &[&t])?;
+    Ok(Outcome::ReturnRecorded { transaction_id: t.id, crossings })
+}

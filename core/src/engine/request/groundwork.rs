@@ -1,0 +1,163 @@
+//! An operation's groundwork: the work that needs no storage (its body
+//! validated into a typed value, a directory parsed, the keyed fingerprints of
+//! an account and of an idempotent request), done before the write transaction.
+
+use chrono::{DateTime, Utc};
+
+use crate::calendar;
+use crate::engine::request::idempotency;
+use crate::engine::request::operation::Operation;
+use crate::engine::tenancy::customers;
+use crate::engine::MerchantSettings;
+use crate::engine::{Engine, Refusal};
+use crate::model::{BankAccount, CustomerRef, MerchantApplication, NewCustomer, NewTransaction};
+use crate::routing::RoutingDirectory;
+use crate::validation::{self, Context, FieldError, Report};
+
+/// The groundwork of an operation: its storage-free work (validation, parsing)
+/// done. Creates
+/// carry the account's keyed fingerprint (a stored customer's comes from storage:
+/// `None`), an idempotent operation its request's keyed fingerprint (hex).
+pub(crate) enum Groundwork {
+    /// An operation with no storage-free work, as it came.
+    Plain(Operation),
+    SubmitMerchant {
+        partner_id: String,
+        application: Result<Box<MerchantApplication>, Report>,
+    },
+    CreateCustomer {
+        partner_id: String,
+        customer: Result<(NewCustomer, String), Report>,
+    },
+    CreateTransaction {
+        partner_id: String,
+        transaction: Result<(NewTransaction, Option<String>), Report>,
+    },
+    LoadDirectory {
+        directory: Result<(RoutingDirectory, String), String>,
+    },
+    SetMerchantSettings {
+        merchant_id: String,
+        settings: Result<MerchantSettings, Vec<FieldError>>,
+    },
+    SetOriginator {
+        originator: Result<crate::nacha::Originator, Vec<validation::FieldError>>,
+    },
+    IngestReturnFile {
+        entries: Result<Vec<crate::nacha::Inbound>, Vec<validation::FieldError>>,
+    },
+    Idempotent {
+        key: Result<String, Refusal>,
+        scope: Option<String>,
+        request: String,
+        inner: Box<Groundwork>,
+    },
+}
+
+impl Groundwork {
+    /// The partner a partner's operation acts for (`None`: an operator's
+    /// operation, or an idempotent one, whose scope is checked after its key).
+    pub(crate) fn partner_id(&self) -> Option<&str> {
+        match self {
+            Groundwork::Plain(op) => op.partner_id(),
+            Groundwork::SubmitMerchant { partner_id, .. }
+            | Groundwork::CreateCustomer { partner_id, .. }
+            | Groundwork::CreateTransaction { partner_id, .. } => Some(partner_id),
+            _ => None,
+        }
+    }
+}
+
+/// Do the work that needs no storage: validate bodies, parse a directory, the
+/// keyed fingerprints of an account and of an idempotent request. Depends on
+/// `now` only through its Eastern date (see `prepare.rs`).
+pub(crate) fn prepare(
+    op: Operation,
+    engine: &Engine,
+    now: DateTime<Utc>,
+    directory: &RoutingDirectory,
+) -> Groundwork {
+    if let Some((key, operation)) = idempotency::key_of(&op) {
+        let request = idempotency::request_print(engine, &idempotency::request_bytes(&operation));
+        let scope = idempotency::scope(&operation);
+        let inner = Box::new(prepare_plain(operation, engine, now, directory));
+        return Groundwork::Idempotent { key, scope, request, inner };
+    }
+    prepare_plain(op, engine, now, directory)
+}
+
+/// [`prepare`] without looking for an idempotency key.
+pub(crate) fn prepare_plain(
+    op: Operation,
+    engine: &Engine,
+    now: DateTime<Utc>,
+    directory: &RoutingDirectory,
+) -> Groundwork {
+    let ctx = Context { today: calendar::eastern_date(now), directory };
+    match op {
+        Operation::SubmitMerchant { partner_id, body } => Groundwork::SubmitMerchant {
+            partner_id,
+            application: validation::merchant::validate_bytes(&body, &ctx).map(Box::new),
+        },
+        Operation::CreateCustomer { partner_id, body } => {
+            Groundwork::CreateCustomer { partner_id, customer: customer(engine, &body, &ctx) }
+        }
+        Operation::CreateTransaction { partner_id, body } => {
+            Groundwork::CreateTransaction { partner_id, transaction: transaction(engine, &body, &ctx) }
+        }
+        Operation::LoadDirectory { text } => Groundwork::LoadDirectory {
+            directory: RoutingDirectory::parse_fedach(&text).map(|d| (d, text)).map_err(|e| e.to_string()),
+        },
+        Operation::SetMerchantSettings { merchant_id, settings } => {
+            let problems = crate::engine::tenancy::merchant_settings::problems(&settings);
+            Groundwork::SetMerchantSettings { merchant_id, settings: unless(problems, settings) }
+        }
+        Operation::SetOriginator { originator } => {
+            let problems = crate::engine::settlement::originator::problems(&originator);
+            Groundwork::SetOriginator { originator: unless(problems, originator) }
+        }
+        Operation::IngestReturnFile { bytes } => {
+            Groundwork::IngestReturnFile { entries: crate::engine::settlement::bank_files::read(&bytes) }
+        }
+        Operation::Idempotent { operation, .. } => prepare_plain(*operation, engine, now, directory),
+        plain => Groundwork::Plain(plain),
+    }
+}
+
+/// A customer's body validated, with its account's keyed fingerprint.
+fn customer(engine: &Engine, body: &[u8], ctx: &Context<'_>) -> Result<(NewCustomer, String), Report> {
+    validation::customer::validate_bytes(body, ctx).map(|c| {
+        let fingerprint = print(engine, &c.account);
+        (c, fingerprint)
+    })
+}
+
+/// A transaction's body validated, with an inline account's keyed fingerprint
+/// (a stored customer's comes from storage: `None`).
+fn transaction(
+    engine: &Engine,
+    body: &[u8],
+    ctx: &Context<'_>,
+) -> Result<(NewTransaction, Option<String>), Report> {
+    validation::transaction::validate_bytes(body, ctx).map(|t| {
+        let fingerprint = match &t.customer {
+            CustomerRef::Inline(account) => Some(print(engine, account)),
+            CustomerRef::Token { .. } => None,
+        };
+        (t, fingerprint)
+    })
+}
+
+/// An account's keyed fingerprint.
+fn print(engine: &Engine, account: &BankAccount) -> String {
+    customers::account_fingerprint(&engine.fingerprints, account)
+}
+
+/// `value`, unless there are problems with it.
+fn unless<T>(problems: Vec<FieldError>, value: T) -> Result<T, Vec<FieldError>> {
+    if problems.is_empty() {
+        Ok(value)
+    } else {
+        Err(problems)
+    }
+}

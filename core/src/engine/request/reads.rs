@@ -1,0 +1,60 @@
+//! What the engine answers outside a write transaction, on a snapshot: the
+//! originator, origination files, check images, both feeds, the usage audit.
+
+use crate::engine::feeds::changes;
+use crate::engine::lifecycle::images;
+use crate::engine::risk::usage;
+use crate::engine::settlement::origination;
+use crate::engine::settlement::originator;
+use crate::engine::{Caller, CheckSide, Engine, EventsPage, OriginationFile, Refusal, StatusPage};
+use crate::storage::{row_keys, Table};
+
+impl Engine {
+    /// The originator files are written for (`None`: none set on a production
+    /// engine; a sandbox has a default).
+    pub fn originator(&self) -> Result<Option<crate::nacha::Originator>, Refusal> {
+        Ok(self.store.read(|r| originator::load(r, self.sandbox))?)
+    }
+
+    /// Every origination file written, oldest first.
+    pub fn origination_files(&self) -> Result<Vec<OriginationFile>, Refusal> {
+        Ok(self.store.read(origination::list)?)
+    }
+
+    /// One origination file and its bytes (`None`: no such file).
+    pub fn origination_file(&self, id: &str) -> Result<Option<(OriginationFile, Vec<u8>)>, Refusal> {
+        Ok(self.store.read(|r| origination::get(r, &self.cipher, id))?)
+    }
+
+    /// A transaction's check image (BOC, POP, ICL) as submitted (base64), unsealed:
+    /// for the host (for example to present an image cash letter); no API route
+    /// answers images. `None`: no such transaction, no image, or its retention
+    /// ended ([`crate::engine::RETENTION_MONTHS`] after settlement; a void deletes them at once).
+    pub fn check_image(&self, transaction_id: &str, side: CheckSide) -> Result<Option<String>, Refusal> {
+        let key = row_keys::image(transaction_id, side.as_str());
+        let Some(stored) = self.store.read(|r| r.get_raw(Table::Images, &key))? else { return Ok(None) };
+        Ok(Some(images::open(&self.cipher, transaction_id, side, &stored)?))
+    }
+
+    /// The partner's status-changes feed after `pointer` (`"0"` for the first call).
+    pub fn status_changes(
+        &self,
+        caller: &Caller,
+        partner_id: &str,
+        pointer: &str,
+    ) -> Result<StatusPage, Refusal> {
+        changes::status_page(self, caller, partner_id, pointer)
+    }
+
+    /// Recompute every usage counter from the stored transactions and compare it
+    /// with the stored counters: `Err` describes the first differences. A full scan,
+    /// for tests, the simulator and operators; never on a request path.
+    pub fn audit_usage(&self) -> Result<Result<(), String>, Refusal> {
+        Ok(self.store.read(usage::audit)?)
+    }
+
+    /// The merchant's events feed after `pointer` (`None` for the first call).
+    pub fn events(&self, caller: &Caller, pointer: Option<&str>) -> Result<EventsPage, Refusal> {
+        changes::events_page(self, caller, pointer)
+    }
+}

@@ -1,0 +1,180 @@
+//! How a transaction appears in an origination file: its batch (SEC code and
+//! company entry description) and its entry detail. Pure: no storage.
+//!
+//! - A reversal within Nacha's window (made available by the fifth banking day
+//!   after the original's settlement date) goes in a `REVERSAL` batch of the
+//!   original's class, debit-only classes included.
+//! - A reversal credit after the window is a refund: a `REFUND` batch of the
+//!   original's class where that class carries credits (PPD, CCD, WEB), a PPD
+//!   credit otherwise (TEL, BOC, POP carry debits only).
+//! - Otherwise Nacha's standard descriptions where they apply (`PURCHASE` for WEB
+//!   debits, `PAYROLL` for PPD credits), `PAYMENT` for everything else; the
+//!   file replaces `PAYMENT` with the merchant's own description when the
+//!   operator set one (`merchant_settings.rs`).
+
+use chrono::NaiveDate;
+use serde::{Deserialize, Serialize};
+
+use crate::engine::rows::records::TransactionRecord;
+use crate::lifecycle;
+use crate::model::{AccountType, Direction, EntryClass};
+use crate::money::Money;
+use crate::nacha::{self, Entry, Text};
+
+/// A batch's class and description.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct BatchKind {
+    pub sec_code: &'static str,
+    pub description: &'static str,
+}
+
+/// The batch of a transaction of `class` and `direction` originating on
+/// `origination`; `reversal` is, for a reversal, the transaction it reverses
+/// (`Some(None)` when that one is gone).
+pub(crate) fn of(
+    (class_of, direction): (EntryClass, Direction),
+    reversal: Option<Option<&TransactionRecord>>,
+    origination: NaiveDate,
+) -> BatchKind {
+    let class = class_of.as_str();
+    if let Some(original) = reversal {
+        let window_end = original.and_then(|o| o.settlement_date).map(lifecycle::reversal_window_end);
+        if window_end.is_none_or(|end| origination <= end) || direction == Direction::Debit {
+            return BatchKind { sec_code: class, description: "REVERSAL" };
+        }
+        let sec_code = if class_of.debit_only() { "PPD" } else { class };
+        return BatchKind { sec_code, description: "REFUND" };
+    }
+    let description = match (class_of, direction) {
+        (EntryClass::WEB, Direction::Debit) => "PURCHASE",
+        (EntryClass::PPD, Direction::Credit) => "PAYROLL",
+        _ => crate::engine::DEFAULT_DESCRIPTION,
+    };
+    BatchKind { sec_code: class, description }
+}
+
+/// `text` as a NACHA alphanumeric field of at most `width` characters: upper
+/// case, accented Latin letters without their accents, anything else that is not
+/// printable ASCII as a space; never empty (`?` stands for nothing printable).
+pub(crate) fn field(text: &str, width: usize) -> Text {
+    // Written into the stack (three fields per entry of a file): every
+    // character becomes one printable ASCII byte.
+    let mut out = [b' '; 64];
+    let width = width.min(out.len());
+    let mut len = 0;
+    for c in text.trim().chars() {
+        let Some(slot) = out.get_mut(len).filter(|_| len < width) else { break };
+        let folded = fold(c);
+        *slot = if (' '..='~').contains(&folded) { folded.to_ascii_uppercase() as u8 } else { b' ' };
+        len += 1;
+    }
+    let trimmed = out[..len].trim_ascii();
+    Text::from_ascii(if trimmed.is_empty() { b"?" } else { trimmed })
+}
+
+/// A Latin-1 letter without its accent (`é` → `e`); other characters as they are.
+fn fold(c: char) -> char {
+    match c {
+        'À'..='Å' | 'à'..='å' => 'a',
+        'Ç' | 'ç' => 'c',
+        'È'..='Ë' | 'è'..='ë' => 'e',
+        'Ì'..='Ï' | 'ì'..='ï' => 'i',
+        'Ñ' | 'ñ' => 'n',
+        'Ò'..='Ö' | 'Ø' | 'ò'..='ö' | 'ø' => 'o',
+        'Ù'..='Ü' | 'ù'..='ü' => 'u',
+        'Ý' | 'ý' | 'ÿ' => 'y',
+        'ß' => 's',
+        _ => c,
+    }
+}
+
+/// What a transaction's entry detail is made of: the fields of its record a
+/// file carries, borrowed. A cut-off stores them (postcard) in the file's
+/// outgoing rows, so the file is written without reading each transaction
+/// again; the account number stays sealed until the entry is written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct EntrySource<'a> {
+    pub id: &'a str,
+    #[serde(with = "crate::money::cents")]
+    pub amount: Money,
+    pub direction: Direction,
+    pub class: EntryClass,
+    #[serde(borrow)]
+    pub check_number: Option<&'a str>,
+    #[serde(borrow)]
+    pub terminal_state: Option<&'a str>,
+    pub name: &'a str,
+    pub routing_number: &'a str,
+    pub account_type: AccountType,
+    /// Base64 of the sealed account number, and the id its seal is bound to.
+    pub account_sealed: &'a str,
+    pub sealed_for: &'a str,
+}
+
+impl<'a> EntrySource<'a> {
+    /// The entry fields of `t`.
+    pub(crate) fn of(t: &'a TransactionRecord) -> Self {
+        EntrySource {
+            id: &t.id,
+            amount: t.amount,
+            direction: t.direction,
+            class: t.class,
+            check_number: t.check_number.as_deref(),
+            terminal_state: t.terminal_state.as_deref(),
+            name: &t.account.name,
+            routing_number: &t.account.routing_number,
+            account_type: t.account.account_type,
+            account_sealed: &t.account.account_sealed,
+            sealed_for: &t.account.sealed_for,
+        }
+    }
+}
+
+/// The entry detail of `t` in a batch of class `sec`, with its `account_number`
+/// (unsealed) and `trace`; `terminal` is the merchant's city and state (POP).
+pub(crate) fn entry(
+    t: &EntrySource<'_>,
+    sec: &str,
+    account_number: &str,
+    trace: Text,
+    terminal: (&str, &str),
+) -> Entry {
+    let routing = t.routing_number;
+    let check = t.check_number.unwrap_or("");
+    let identification = match t.class {
+        EntryClass::BOC => field(check, 15),
+        EntryClass::POP => {
+            let state = t.terminal_state.unwrap_or(terminal.1).to_ascii_uppercase();
+            let city = field(terminal.0, 4);
+            nacha::pop_identification(field(check, 9).as_str(), city.as_str(), &state)
+                .unwrap_or_else(|| field(check, 9))
+        }
+        _ => field(t.id.get(t.id.len().saturating_sub(15)..).unwrap_or(t.id), 15),
+    };
+    let discretionary = if matches!(sec, "WEB" | "TEL") { "S" } else { "" };
+    Entry {
+        transaction_code: nacha::transaction_code(t.account_type, t.direction),
+        receiving_dfi: Text::from(routing.get(..8).unwrap_or(routing)),
+        check_digit: routing.chars().nth(8).unwrap_or('0'),
+        account_number: field(account_number, 17),
+        amount: t.amount,
+        identification,
+        name: field(t.name, 22),
+        discretionary_data: Text::from(discretionary),
+        trace_number: trace,
+        addenda: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_are_upper_case_ascii_within_their_width() {
+        assert_eq!(field("José Núñez-García", 22).as_str(), "JOSE NUNEZ-GARCIA");
+        assert_eq!(field("株式会社", 16).as_str(), "?");
+        assert_eq!(field("  Acme Widgets International LLC", 16).as_str(), "ACME WIDGETS INT");
+        assert_eq!(field("a\u{7}b", 5).as_str(), "A B");
+    }
+}

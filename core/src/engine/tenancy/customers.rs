@@ -1,0 +1,139 @@
+//! Customers: bank accounts stored under a `cus_` token, sealed at rest.
+
+use base64::Engine as _;
+
+use crate::echo::echo;
+use crate::engine::rows::records::{CustomerRecord, SealedAccount};
+use crate::engine::tenancy::tenant_lookup;
+use crate::engine::{Abort, Cx, Engine, Outcome, Refusal};
+use crate::ids::{self, IdKind};
+use crate::model::{BankAccount, CustomerScope, NewCustomer};
+use crate::secrets::{Fingerprinter, SecretError};
+use crate::storage::Table;
+use crate::validation::ProblemCode;
+use crate::AchError;
+
+/// Seal an account for storage, bound (associated data) to the record `bound_to`,
+/// with its [`account_fingerprint`] (computed when the operation was prepared).
+pub(crate) fn seal(
+    cx: &Cx<'_, '_>,
+    account: &BankAccount,
+    bound_to: &str,
+    fingerprint: String,
+) -> SealedAccount {
+    let sealed = cx.engine.cipher.encrypt(account.account_number.as_bytes(), bound_to.as_bytes());
+    let n = account.account_number.chars().count();
+    SealedAccount {
+        name: account.name.clone(),
+        routing_number: account.routing_number.clone(),
+        account_sealed: base64::engine::general_purpose::STANDARD.encode(sealed),
+        sealed_for: bound_to.to_owned(),
+        account_last4: account.account_number.chars().skip(n.saturating_sub(4)).collect(),
+        account_type: account.account_type,
+        fingerprint,
+    }
+}
+
+/// The keyed fingerprint of an account (routing + number), as hex.
+pub(crate) fn account_fingerprint(fingerprints: &Fingerprinter, account: &BankAccount) -> String {
+    let digest = fingerprints.digest(&[
+        b"account",
+        account.routing_number.as_bytes(),
+        account.account_number.as_bytes(),
+    ]);
+    crate::secrets::hex::encode(&digest)
+}
+
+/// Partner: store a customer.
+pub(crate) fn create(
+    cx: &mut Cx<'_, '_>,
+    partner_id: &str,
+    c: &NewCustomer,
+    fingerprint: String,
+) -> Result<Outcome, Abort> {
+    if let CustomerScope::Merchant(m) = &c.merchant_id {
+        tenant_lookup::merchant_of(cx, partner_id, m.as_str())?;
+    }
+    let id = ids::generate(IdKind::Customer);
+    let record = CustomerRecord {
+        id: id.clone(),
+        partner_id: partner_id.to_owned(),
+        scope: c.merchant_id.as_str().to_owned(),
+        account: Some(seal(cx, &c.account, &id, fingerprint)),
+        created_at: cx.now,
+        deleted_at: None,
+    };
+    cx.w.put(Table::Customers, id.as_bytes(), &record)?;
+    Ok(Outcome::CustomerCreated { customer_id: id })
+}
+
+fn unknown(field: &str, customer_id: &str) -> Abort {
+    Refusal::not_found(field, format!("no customer '{}'", echo(customer_id))).into()
+}
+
+/// The partner's customer `customer_id` (another partner's answers as unknown).
+fn load(cx: &Cx<'_, '_>, partner_id: &str, customer_id: &str, field: &str) -> Result<CustomerRecord, Abort> {
+    let record: Option<CustomerRecord> = cx.w.get(Table::Customers, customer_id.as_bytes())?;
+    match record {
+        Some(c) if c.partner_id == partner_id => Ok(c),
+        _ => Err(unknown(field, customer_id)),
+    }
+}
+
+fn deleted(field: &str, c: &CustomerRecord) -> Abort {
+    let when = c.deleted_at.map(|t| crate::calendar::eastern_date(t).to_string()).unwrap_or_default();
+    let msg = format!("customer '{}' was deleted on {when}; store the account again", c.id);
+    Refusal::problem(AchError::FailedToAccept, field, ProblemCode::InvalidValue, msg).into()
+}
+
+/// Partner: delete a customer. Its token is refused from then on; transactions
+/// made with it keep their own copy of the account.
+pub(crate) fn delete(cx: &mut Cx<'_, '_>, partner_id: &str, customer_id: &str) -> Result<Outcome, Abort> {
+    let mut c = load(cx, partner_id, customer_id, "customer_id")?;
+    if c.deleted_at.is_some() {
+        return Err(deleted("customer_id", &c));
+    }
+    c.deleted_at = Some(cx.now);
+    c.account = None;
+    cx.w.put(Table::Customers, c.id.as_bytes(), &c)?;
+    Ok(Outcome::CustomerDeleted { customer_id: c.id })
+}
+
+/// The account behind a token, for a transaction of `merchant_id`: the customer
+/// must be the partner's, not deleted, and `global` or that merchant's.
+pub(crate) fn resolve(
+    cx: &Cx<'_, '_>,
+    partner_id: &str,
+    merchant_id: &str,
+    customer_id: &str,
+) -> Result<SealedAccount, Abort> {
+    let field = "customer.id";
+    let c = load(cx, partner_id, customer_id, field)?;
+    if c.scope != "global" && c.scope != merchant_id {
+        return Err(unknown(field, customer_id));
+    }
+    match (&c.account, c.deleted_at) {
+        (Some(account), None) => Ok(account.clone()),
+        _ => Err(deleted(field, &c)),
+    }
+}
+
+impl Engine {
+    /// The account number of a stored account, unsealed.
+    pub(in crate::engine) fn unseal_account(&self, account: &SealedAccount) -> Result<String, SecretError> {
+        self.unseal_account_text(&account.account_sealed, &account.sealed_for)
+    }
+
+    /// An account number from its sealed form (base64) and the id it is bound to.
+    pub(in crate::engine) fn unseal_account_text(
+        &self,
+        sealed: &str,
+        sealed_for: &str,
+    ) -> Result<String, SecretError> {
+        use base64::Engine as _;
+        let sealed =
+            base64::engine::general_purpose::STANDARD.decode(sealed).map_err(|_| SecretError::Decrypt)?;
+        let plain = self.cipher.decrypt(&sealed, sealed_for.as_bytes())?;
+        String::from_utf8(plain).map_err(|_| SecretError::Decrypt)
+    }
+}

@@ -1,0 +1,44 @@
+//! Partners and merchants read inside the write transaction (decoded once per
+//! transaction), with the refusal an unknown one gets: what every operation on
+//! a tenant's behalf looks up first.
+
+use std::sync::Arc;
+
+use crate::echo::echo;
+use crate::engine::rows::records::{MerchantRecord, PartnerRecord};
+use crate::engine::{Abort, Cx, Refusal};
+use crate::storage::Table;
+use crate::validation::ProblemCode;
+use crate::AchError;
+
+/// The partner `partner_id` (decoded once per write transaction).
+pub(crate) fn load_partner(cx: &Cx<'_, '_>, partner_id: &str) -> Result<Arc<PartnerRecord>, Abort> {
+    cx.w.get_shared(Table::Partners, partner_id.as_bytes())?
+        .ok_or_else(|| Refusal::not_found("partner_id", format!("no partner '{}'", echo(partner_id))).into())
+}
+
+/// Message 11 for a merchant id the caller may not use (unknown, or another
+/// partner's: the two answers are identical).
+fn unknown_merchant(merchant_id: &str) -> Abort {
+    let e = AchError::InvalidMerchantId { value: echo(merchant_id) };
+    Refusal::problem(e.clone(), "merchant_id", ProblemCode::NotFound, e.to_string()).into()
+}
+
+/// The merchant `merchant_id` (decoded once per write transaction).
+pub(crate) fn load_merchant(cx: &Cx<'_, '_>, merchant_id: &str) -> Result<Arc<MerchantRecord>, Abort> {
+    cx.w.get_shared(Table::Merchants, merchant_id.as_bytes())?.ok_or_else(|| unknown_merchant(merchant_id))
+}
+
+/// The partner's approved merchant `merchant_id`, as a transaction needs it.
+/// Another partner's merchant answers exactly like an unknown one (message 11).
+pub(crate) fn merchant_of(
+    cx: &Cx<'_, '_>,
+    partner_id: &str,
+    merchant_id: &str,
+) -> Result<Arc<MerchantRecord>, Abort> {
+    let m = load_merchant(cx, merchant_id)?;
+    if m.partner_id != partner_id {
+        return Err(unknown_merchant(merchant_id));
+    }
+    Ok(m)
+}
