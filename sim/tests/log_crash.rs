@@ -19,7 +19,7 @@ const CREATES: usize = 16;
 
 /// A checkpoint every fourth record, the file grown 2 KiB at a time.
 const LOG: LogSettings =
-    LogSettings { records: 4, bytes: 1 << 20, grow_by: 2 << 10, direct: 1 << 20, hold: 3 };
+    LogSettings { records: 4, bytes: 1 << 20, grow_by: 2 << 10, checkpoint_above: 1 << 20, hold: 3 };
 
 fn options(key: &EncryptionKey) -> EngineOptions {
     writer::options().with_encryption_key(key.clone())

@@ -21,7 +21,7 @@ export ACH_TEST_POSTGRES=$url
 cargo test -p ach-tests --features postgres
 # The window log's pruning and every row's partner (unit tests of the
 # engine's, on PostgreSQL only).
-cargo test -p ach-core --features postgres --lib shared_window_tests
+cargo test -p ach-core --features postgres --lib window_log_tests
 cargo test -p ach-core --features postgres --lib partner_rows_tests
 cargo test -p achd --test https --test hostile_https --test postgres_engine
 # Nothing answered before the standby has it (pauses the standby).

@@ -56,8 +56,8 @@ pub use crate::storage::{log_file_for, StorageEvent, StorageHook};
 #[cfg(feature = "simulation")]
 pub use crate::storage::{crash, LogSettings, StorageBackend};
 
-pub(crate) use request::applied::{Abort, Applied};
-pub(crate) use request::context::Cx;
+pub(crate) use request::applied::{Applied, Stop};
+pub(crate) use request::context::WriteContext;
 
 use crate::clock::{Clock, ManualClock};
 use crate::routing::RoutingDirectory;
@@ -81,7 +81,7 @@ pub struct Engine {
     window: Mutex<risk::window::Window>,
     pointers: PointerCodec,
     directory: RwLock<Arc<RoutingDirectory>>,
-    /// The stored directory epoch `directory` is of (`shared_directory.rs`).
+    /// The stored directory epoch `directory` is of (`directory_epoch.rs`).
     directory_epoch: std::sync::atomic::AtomicU64,
     /// Whether creates run the limit and duplicate checks: always, but in the
     /// test build for the bench that prices them
@@ -211,7 +211,7 @@ struct StoredMeta {
     pointer_secret: Vec<u8>,
     /// The routing directory the operator loaded, if any.
     directory_text: Option<Vec<u8>>,
-    /// Its epoch (`shared_directory.rs`).
+    /// Its epoch (`directory_epoch.rs`).
     directory_epoch: u64,
     /// Where a sandbox's clock stood.
     clock_at: Option<DateTime<Utc>>,
@@ -244,7 +244,7 @@ impl StoredMeta {
                 }
             };
             let directory_text = w.get_raw(Table::Blobs, row_keys::BLOB_DIRECTORY)?;
-            let directory_epoch = multiprocess::shared_directory::stored(w)?;
+            let directory_epoch = multiprocess::directory_epoch::stored(w)?;
             Ok(StoredMeta { pointer_secret, directory_text, directory_epoch, clock_at, key_ok })
         })
     }

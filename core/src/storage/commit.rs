@@ -78,7 +78,7 @@ impl Store {
             let run = |_: &redb::WriteTransaction, kv: &redb_kv::RedbWrite<'_>| {
                 let mut w = Write::new(kv, journal.map(|_| payload()));
                 w.records = Some(&self.decoded);
-                w.carried = Some(RefCell::new(self.carried.begin()));
+                w.write_cache = Some(RefCell::new(self.write_cache.begin()));
                 // On `Err`, `open` (its tables, then the transaction) drops: nothing is written.
                 let out = f(&mut w)?;
                 let sync = w.sync.get();
@@ -138,7 +138,7 @@ impl Store {
             Ok(out)
         };
         let attempted = attempt();
-        self.carried.ended(attempted.is_ok());
+        self.write_cache.ended(attempted.is_ok());
         match attempted {
             Ok((out, credentials)) => {
                 if credentials {
@@ -189,8 +189,9 @@ impl Store {
     ) -> Result<Option<redb_kv::OpenTx>, StorageError> {
         let n = self.durability.before_commit(sync);
         let durable = sync != Commit::Deferred;
-        let direct = log.unlogged() || (durable && (!payload.is_recorded() || log.direct(payload.len())));
-        if hold && durable && !payload.is_empty() && !direct && !log.checkpoint_due(payload.len()) {
+        let by_redb =
+            log.unlogged() || (durable && (!payload.is_recorded() || log.checkpoints(payload.len())));
+        if hold && durable && !payload.is_empty() && !by_redb && !log.checkpoint_due(payload.len()) {
             log.append(payload, true)?;
             // Durable now; redb's commit waits for the next read (`pending_commit.rs`).
             self.durability.durable(n);
@@ -227,7 +228,7 @@ impl Store {
         // redb's durable commit of it costs less than writing it to the log as
         // well. The log holds nothing after it.
         let unlogged = log.unlogged();
-        if unlogged || (durable && (!payload.is_recorded() || log.direct(payload.len()))) {
+        if unlogged || (durable && (!payload.is_recorded() || log.checkpoints(payload.len()))) {
             let level = if durable { redb::Durability::Immediate } else { redb::Durability::None };
             let committed = tx
                 .set_durability(level)

@@ -5,7 +5,7 @@
 //! catch-up) may commit without a sync ([`Write::defer_sync`]): a crash rolls
 //! it back, with everything after the last durable commit, and the work is
 //! done again. Readers that answer someone must never see such a commit before
-//! it is durable: [`Store::read`] makes it durable first. With a redo log a
+//! it is durable: [`Store::read_durable`] makes it durable first. With a redo log a
 //! deferred commit is a record appended without a sync, and making it durable
 //! is one sync of the log; without one, it is a redb commit without a sync,
 //! and making it durable is one empty durable commit, which redb orders after

@@ -78,16 +78,16 @@ mod tests {
     fn an_older_database_takes_every_step_in_order_and_a_gap_changes_nothing() {
         let store = Store::in_memory().unwrap();
         store.write(|w| upgrade(w, 1, 4, STEPS)).unwrap();
-        let steps = store.read(|r| r.get_raw(Table::Customers, b"steps")).unwrap();
+        let steps = store.read_durable(|r| r.get_raw(Table::Customers, b"steps")).unwrap();
         assert_eq!(steps.as_deref(), Some(&[1u8, 2, 3][..]), "each step once, oldest first");
         store.write(|w| upgrade(w, 4, 4, STEPS)).unwrap();
-        let again = store.read(|r| r.get_raw(Table::Customers, b"steps")).unwrap();
+        let again = store.read_durable(|r| r.get_raw(Table::Customers, b"steps")).unwrap();
         assert_eq!(again.as_deref(), Some(&[1u8, 2, 3][..]), "nothing to do at the target");
 
         let fresh = Store::in_memory().unwrap();
         let e = fresh.write(|w| upgrade(w, 1, 5, STEPS)).unwrap_err();
         assert_eq!(e.0, "no step of the stored format leads from version 4 to 5");
-        let left = fresh.read(|r| r.get_raw(Table::Customers, b"steps")).unwrap();
+        let left = fresh.read_durable(|r| r.get_raw(Table::Customers, b"steps")).unwrap();
         assert_eq!(left, None, "the steps before the gap were rolled back with it");
     }
 

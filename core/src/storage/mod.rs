@@ -6,9 +6,6 @@
 //! by [`row_keys`] with big-endian integers so that byte order is time or sequence order.
 //! Tables, keys and which operation writes what are listed in `docs/design.md`.
 
-mod carried;
-#[cfg(test)]
-mod carried_tests;
 mod codec;
 mod commit;
 #[cfg(feature = "simulation")]
@@ -35,6 +32,9 @@ mod table;
 #[cfg(test)]
 mod tests;
 mod write;
+mod write_cache;
+#[cfg(test)]
+mod write_cache_tests;
 
 pub(crate) use codec::{decode, encode, key_after};
 use error::fail;

@@ -14,7 +14,7 @@ fn put(store: &Store, key: &str, value: u64) {
 }
 
 fn get(store: &Store, key: &str) -> Option<u64> {
-    store.read(|r| r.get(Table::Usage, key.as_bytes())).unwrap()
+    store.read_durable(|r| r.get(Table::Usage, key.as_bytes())).unwrap()
 }
 
 /// What redb's own read transaction sees, without the store's settling.
@@ -103,7 +103,7 @@ fn a_held_transaction_keeps_its_tables_open_until_it_commits() {
     // A read commits it (its tables closed first), and sees every write.
     assert_eq!((get(&store, "a"), get(&store, "d")), (Some(1), Some(4)));
     assert_eq!(held_tables(&store), None);
-    assert_eq!(store.read(|r| r.get_raw(Table::Checks, b"c")).unwrap(), Some(b"3".to_vec()));
+    assert_eq!(store.read_durable(|r| r.get_raw(Table::Checks, b"c")).unwrap(), Some(b"3".to_vec()));
     // The next write opens what it uses afresh.
     put(&store, "e", 5);
     put(&store, "f", 6);

@@ -39,7 +39,7 @@ pub(crate) const META_CREDENTIALS_EPOCH: &[u8] = b"credentials_epoch";
 pub(crate) const BLOB_DIRECTORY: &[u8] = b"fedach_directory";
 
 /// Moved on by every directory load (big-endian u64): processes sharing a
-/// store take the stored directory when it moved (`shared_directory.rs`).
+/// store take the stored directory when it moved (`directory_epoch.rs`).
 pub(crate) const META_DIRECTORY_EPOCH: &[u8] = b"directory_epoch";
 
 /// An instant as 8 bytes that sort in time order (microseconds since the epoch,

@@ -22,7 +22,7 @@ use super::migrate::{self, other_format};
 use super::postgres;
 use super::snapshot::Snapshot;
 use super::table::Table;
-use super::{carried, decoded, log, open, pending_commit, redb_kv, row_keys};
+use super::{decoded, log, open, pending_commit, redb_kv, row_keys, write_cache};
 
 /// Opens the database again after a failure (`None`: in memory, never reopened).
 type Reopen = Box<dyn Fn() -> Result<Database, StorageError> + Send + Sync>;
@@ -57,8 +57,8 @@ pub(crate) struct Store {
     /// Records decoded by earlier write transactions (`decoded.rs`).
     pub(super) decoded: decoded::DecodedRecords,
     /// What earlier write transactions learned of a few keys and ranges
-    /// (`carried.rs`): kept on redb only, which this process alone writes.
-    pub(super) carried: carried::Carried,
+    /// (`write_cache.rs`): kept on redb only, which this process alone writes.
+    pub(super) write_cache: write_cache::WriteCache,
     /// A store over PostgreSQL (feature `postgres`): every transaction goes
     /// there; `db` and `journal` are empty.
     #[cfg(feature = "postgres")]
@@ -130,7 +130,7 @@ impl Store {
             may_be_pending: std::sync::atomic::AtomicBool::new(false),
             credentials_moved: std::sync::atomic::AtomicU64::new(0),
             decoded: decoded::DecodedRecords::default(),
-            carried: carried::Carried::default(),
+            write_cache: write_cache::WriteCache::default(),
             #[cfg(feature = "postgres")]
             pg: None,
         };
@@ -154,7 +154,7 @@ impl Store {
             may_be_pending: std::sync::atomic::AtomicBool::new(false),
             credentials_moved: std::sync::atomic::AtomicU64::new(0),
             decoded: decoded::DecodedRecords::default(),
-            carried: carried::Carried::default(),
+            write_cache: write_cache::WriteCache::default(),
             pg: Some(postgres::PgStore::open(url)?),
         };
         store.prepare()?;
@@ -187,7 +187,7 @@ impl Store {
 
     /// Whether other processes may write the same database (PostgreSQL):
     /// state an engine keeps in memory must then follow their changes.
-    pub(crate) fn shared(&self) -> bool {
+    pub(crate) fn multiprocess(&self) -> bool {
         #[cfg(feature = "postgres")]
         if self.pg.is_some() {
             return true;
@@ -247,7 +247,7 @@ impl Store {
             }
             // Closed (and its file lock released) before it is opened again.
             *db = None;
-            self.carried.forget();
+            self.write_cache.forget();
             let reopened = reopen().and_then(|fresh| match &self.journal {
                 Some(journal) => open::catching(|| journal.recover(&fresh)).map(|()| fresh),
                 None => Ok(fresh),
@@ -267,7 +267,7 @@ impl Store {
     /// data only: if a commit it may see was made without a sync, one durable
     /// commit first makes it durable. For anything answered to someone. A
     /// failure is told to the hook and followed by [`Store::recover`].
-    pub(crate) fn read<T>(
+    pub(crate) fn read_durable<T>(
         &self,
         f: impl FnOnce(&Snapshot) -> Result<T, StorageError>,
     ) -> Result<T, StorageError> {
@@ -295,7 +295,7 @@ impl Store {
         if let Some(pg) = &self.pg {
             return pg.get_now(table, key);
         }
-        self.read_any(|r| r.get_raw(table, key))
+        self.read_latest(|r| r.get_raw(table, key))
     }
 
     /// Where the credentials stand: bytes that change whenever a committed
@@ -303,16 +303,16 @@ impl Store {
     /// stored epoch, read in one statement (other processes write too); on
     /// redb the count of such commits this store made, from memory.
     pub(crate) fn credentials_epoch(&self) -> Result<Vec<u8>, StorageError> {
-        if self.shared() {
+        if self.multiprocess() {
             return Ok(self.get_now(Table::Meta, row_keys::META_CREDENTIALS_EPOCH)?.unwrap_or_default());
         }
         Ok(self.credentials_moved.load(std::sync::atomic::Ordering::SeqCst).to_be_bytes().to_vec())
     }
 
-    /// [`Store::read`] that may also see commits not yet durable: for the
+    /// [`Store::read_durable`] that may also see commits not yet durable: for the
     /// engine's own decisions (whether work is due, who a key belongs to),
     /// never for an answer that shows stored data.
-    pub(crate) fn read_any<T>(
+    pub(crate) fn read_latest<T>(
         &self,
         f: impl FnOnce(&Snapshot) -> Result<T, StorageError>,
     ) -> Result<T, StorageError> {

@@ -84,7 +84,7 @@ fn a_database_of_another_format_version_is_refused_and_left_as_it_was() {
 }
 
 /// A commit made without a sync is never shown by a read that answers
-/// someone: [`Store::read`] makes it durable first; [`Store::read_any`] (the
+/// someone: [`Store::read_durable`] makes it durable first; [`Store::read_latest`] (the
 /// engine's own decisions) does not wait for the disk.
 #[cfg(feature = "simulation")]
 #[test]
@@ -95,7 +95,7 @@ fn a_deferred_commit_is_made_durable_before_a_read_shows_it() {
     // What a power loss now would leave at the key.
     let after_a_crash = |seed: u64| -> Option<u64> {
         let reopened = Store::with_backend(SimDisk::from_image(disk.crash_image(seed).0).backend()).unwrap();
-        reopened.read(|r| r.get(Table::Meta, b"step")).unwrap()
+        reopened.read_durable(|r| r.get(Table::Meta, b"step")).unwrap()
     };
     let step = |n: u64, defer: bool, require: bool| {
         store
@@ -120,15 +120,15 @@ fn a_deferred_commit_is_made_durable_before_a_read_shows_it() {
     step(4, true, true);
     assert_eq!(after_a_crash(0), Some(4), "a required sync wins over a deferral");
     step(5, true, false);
-    let seen: Option<u64> = store.read_any(|r| r.get(Table::Meta, b"step")).unwrap();
-    assert_eq!((seen, after_a_crash(1)), (Some(5), Some(4)), "read_any does not wait for the disk");
-    let seen: Option<u64> = store.read(|r| r.get(Table::Meta, b"step")).unwrap();
+    let seen: Option<u64> = store.read_latest(|r| r.get(Table::Meta, b"step")).unwrap();
+    assert_eq!((seen, after_a_crash(1)), (Some(5), Some(4)), "read_latest does not wait for the disk");
+    let seen: Option<u64> = store.read_durable(|r| r.get(Table::Meta, b"step")).unwrap();
     assert_eq!((seen, after_a_crash(2)), (Some(5), Some(5)), "read shows step 5 once it is durable");
 }
 
 /// With a redo log a deferred commit is redb's commit without a sync and
 /// without a record: a crash may lose it (nobody was answered), and
-/// [`Store::read`] makes it durable (a checkpoint) before it shows it.
+/// [`Store::read_durable`] makes it durable (a checkpoint) before it shows it.
 #[cfg(feature = "simulation")]
 #[test]
 fn with_a_log_a_deferred_commit_is_synced_before_a_read_shows_it() {
@@ -139,7 +139,7 @@ fn with_a_log_a_deferred_commit_is_synced_before_a_read_shows_it() {
     let after_a_crash = |seed: u64| -> Option<u64> {
         let image = SimDisk::from_image(disk.crash_image(seed).0);
         let reopened = Store::on_disk(&image, LogSettings::default()).unwrap();
-        reopened.read(|r| r.get(Table::Meta, b"step")).unwrap()
+        reopened.read_durable(|r| r.get(Table::Meta, b"step")).unwrap()
     };
     let step = |n: u64, defer: bool| {
         store
@@ -160,10 +160,10 @@ fn with_a_log_a_deferred_commit_is_synced_before_a_read_shows_it() {
     let kept: std::collections::BTreeSet<Option<u64>> = (0..16).map(after_a_crash).collect();
     assert!(kept.contains(&Some(1)), "{kept:?}");
     assert!(kept.iter().all(|k| matches!(k, Some(1..=3))), "{kept:?}");
-    let seen: Option<u64> = store.read_any(|r| r.get(Table::Meta, b"step")).unwrap();
-    assert_eq!(seen, Some(3), "read_any does not wait for the disk");
+    let seen: Option<u64> = store.read_latest(|r| r.get(Table::Meta, b"step")).unwrap();
+    assert_eq!(seen, Some(3), "read_latest does not wait for the disk");
     let syncs = disk.stats().syncs;
-    let seen: Option<u64> = store.read(|r| r.get(Table::Meta, b"step")).unwrap();
+    let seen: Option<u64> = store.read_durable(|r| r.get(Table::Meta, b"step")).unwrap();
     assert_eq!(seen, Some(3));
     assert!(disk.stats().syncs > syncs, "read made the deferred commits durable first");
     for seed in 0..8 {
@@ -184,7 +184,7 @@ fn a_power_loss_anywhere_leaves_a_whole_prefix_of_the_commits() {
     use super::crash::SimDisk;
     use super::LogSettings;
     const COMMITS: u64 = 12;
-    let settings = LogSettings { records: 3, bytes: 1 << 20, grow_by: 256, direct: 256, hold: 3 };
+    let settings = LogSettings { records: 3, bytes: 1 << 20, grow_by: 256, checkpoint_above: 256, hold: 3 };
     // Commit `i`: step = i, k{i} = i, k{i-2} removed; every third deferred.
     let commit = |w: &mut super::Write<'_>, i: u64| -> Result<(), super::StorageError> {
         w.put(Table::Meta, b"step", &i)?;
@@ -193,7 +193,7 @@ fn a_power_loss_anywhere_leaves_a_whole_prefix_of_the_commits() {
             w.remove(Table::Usage, format!("k{}", i - 2).as_bytes())?;
         }
         if i.is_multiple_of(4) {
-            // Past `direct`: durable ones commit in redb without a record.
+            // Past `checkpoint_above`: durable ones commit in redb without a record.
             w.put_raw(Table::Blobs, b"large", &[0x5a; 300])?;
         }
         if i % 3 == 1 {
@@ -242,9 +242,9 @@ fn a_power_loss_anywhere_leaves_a_whole_prefix_of_the_commits() {
                 Err(e) if acknowledged == 0 && e.0.contains("Not a redb database") => continue,
                 Err(e) => panic!("reopening after a crash before operation {point}: {e}"),
             };
-            let step: u64 = store.read(|r| r.get(Table::Meta, b"step")).unwrap().unwrap_or(0);
+            let step: u64 = store.read_durable(|r| r.get(Table::Meta, b"step")).unwrap().unwrap_or(0);
             let rows: BTreeMap<Vec<u8>, u64> = store
-                .read(|r| r.range(Table::Usage, b"", &[0xff], usize::MAX))
+                .read_durable(|r| r.range(Table::Usage, b"", &[0xff], usize::MAX))
                 .unwrap()
                 .into_iter()
                 .map(|(k, v)| (k, serde_json::from_slice(&v).unwrap()))

@@ -1,6 +1,6 @@
 //! The write transaction handle: its records read and written, the records
 //! it decoded (and those earlier transactions decoded: `decoded.rs`), what it
-//! carries to the next one (`carried.rs`), its redo-log payload, and whether
+//! carries to the next one (`write_cache.rs`), its redo-log payload, and whether
 //! it changed credentials. Its reads, shared with [`Snapshot`](super::Snapshot),
 //! are in `reads.rs`.
 
@@ -17,9 +17,9 @@ use super::durability::{self, Commit};
 use super::error::StorageError;
 use super::kv::{KvRead, KvWrite};
 use super::table::Table;
-use super::{carried, decoded, log, row_keys};
+use super::{decoded, log, row_keys, write_cache};
 
-/// A key [`Write::get_shared`] found absent.
+/// A key [`Write::get_decoded`] found absent.
 struct Absent;
 
 /// Records decoded during a write transaction, by table, then key.
@@ -27,7 +27,7 @@ type Decoded = [HashMap<Vec<u8>, Arc<dyn Any + Send + Sync>>; Table::ALL.len()];
 
 /// A write transaction, over any backend's [`KvWrite`].
 ///
-/// Records read with [`Write::get_shared`] are decoded once per transaction; a
+/// Records read with [`Write::get_decoded`] are decoded once per transaction; a
 /// write to their key forgets the decoded copy.
 pub(crate) struct Write<'tx> {
     pub(super) kv: &'tx dyn KvWrite,
@@ -37,8 +37,8 @@ pub(crate) struct Write<'tx> {
     /// Records decoded by earlier transactions, by their bytes (`decoded.rs`).
     pub(super) records: Option<&'tx decoded::DecodedRecords>,
     /// What this and earlier transactions learned of some keys and ranges
-    /// (`carried.rs`), kept up to date by every put and remove.
-    pub(super) carried: Option<RefCell<std::sync::MutexGuard<'tx, carried::Known>>>,
+    /// (`write_cache.rs`), kept up to date by every put and remove.
+    pub(super) write_cache: Option<RefCell<std::sync::MutexGuard<'tx, write_cache::Known>>>,
     pub(super) sync: std::cell::Cell<Commit>,
     /// The transaction's operations, for its redo-log record (`None`: no log).
     pub(super) log: Option<log::Payload>,
@@ -52,7 +52,7 @@ impl<'tx> Write<'tx> {
             credentials: std::cell::Cell::new(false),
             cache: RefCell::default(),
             records: None,
-            carried: None,
+            write_cache: None,
             sync: durability::new_commit(),
             log,
         }
@@ -66,7 +66,7 @@ impl<'tx> Write<'tx> {
     /// that many operations of a batch read (merchants, partners). On a store
     /// that keeps decoded records (`decoded.rs`), bytes decoded by an earlier
     /// transaction are not decoded again.
-    pub(crate) fn get_shared<T: DeserializeOwned + Send + Sync + 'static>(
+    pub(crate) fn get_decoded<T: DeserializeOwned + Send + Sync + 'static>(
         &self,
         table: Table,
         key: &[u8],
@@ -147,7 +147,7 @@ impl Write<'_> {
     pub(crate) fn put_raw(&mut self, table: Table, key: &[u8], value: &[u8]) -> Result<(), StorageError> {
         self.changing(table);
         self.forget(table, key);
-        if let Some(known) = &self.carried {
+        if let Some(known) = &self.write_cache {
             known.borrow_mut().put(table, key, value);
         }
         self.kv.put(table, key, value)?;
@@ -162,7 +162,7 @@ impl Write<'_> {
     pub(crate) fn remove(&mut self, table: Table, key: &[u8]) -> Result<bool, StorageError> {
         self.changing(table);
         self.forget(table, key);
-        if let Some(known) = &self.carried {
+        if let Some(known) = &self.write_cache {
             known.borrow_mut().removed(table, key);
         }
         let present = self.kv.remove(table, key)?;
@@ -177,7 +177,7 @@ impl Write<'_> {
     pub(crate) fn remove_range(&mut self, table: Table, from: &[u8], to: &[u8]) -> Result<(), StorageError> {
         self.changing(table);
         self.cache.borrow_mut()[table as usize].clear();
-        if let Some(known) = &self.carried {
+        if let Some(known) = &self.write_cache {
             known.borrow_mut().removed_range(table);
         }
         self.kv.remove_range(table, from, to)?;

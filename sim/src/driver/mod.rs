@@ -29,7 +29,7 @@ mod recover;
 /// The redo log of a simulated disk: small, to have checkpoints and growth
 /// inside a short run.
 const LOG: LogSettings =
-    LogSettings { records: 5, bytes: 64 << 10, grow_by: 4 << 10, direct: 16 << 10, hold: 3 };
+    LogSettings { records: 5, bytes: 64 << 10, grow_by: 4 << 10, checkpoint_above: 16 << 10, hold: 3 };
 
 /// The operator key of every simulated engine.
 pub const OPERATOR_KEY: &str = "ok_simulator_operator_key_0123456789";

@@ -20,7 +20,7 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::engine::{Caller, Cx, Engine, Refusal};
+use crate::engine::{Caller, Engine, Refusal, WriteContext};
 use crate::secrets::KeyHash;
 use crate::storage::{row_keys, StorageError, Table};
 
@@ -82,7 +82,7 @@ impl Engine {
         epoch: Vec<u8>,
         now: DateTime<Utc>,
     ) -> Result<Option<Caller>, StorageError> {
-        let found = self.store.read_any(|r| super::caller_until(r, self.operator.as_ref(), hash, now))?;
+        let found = self.store.read_latest(|r| super::caller_until(r, self.operator.as_ref(), hash, now))?;
         Ok(match found {
             Some((caller, until)) => {
                 self.credentials_cache.put(*hash.as_bytes(), epoch, caller.clone(), until);
@@ -115,7 +115,7 @@ impl Engine {
             Err(refused) => return Some(Err(refused)),
         };
         let now = self.now();
-        if self.store.shared() {
+        if self.store.multiprocess() {
             let (caller, epoch) = self.credentials_cache.get_remembered(hash.as_bytes(), now)?;
             return Some(Ok((caller, Some(Unconfirmed { hash, epoch }))));
         }
@@ -147,18 +147,18 @@ impl Engine {
 /// end moves it) unchanged and no key or suspension changed earlier in the
 /// transaction, or else the key looked up again there.
 pub(crate) fn holds(
-    cx: &mut Cx<'_, '_>,
+    cx: &mut WriteContext<'_, '_>,
     caller: &Caller,
     unconfirmed: &Unconfirmed,
     now: DateTime<Utc>,
 ) -> Result<bool, StorageError> {
     if cx.credentials_epoch.is_none() {
-        let stored = cx.w.get_raw(Table::Meta, row_keys::META_CREDENTIALS_EPOCH)?;
+        let stored = cx.write.get_raw(Table::Meta, row_keys::META_CREDENTIALS_EPOCH)?;
         cx.credentials_epoch = Some(stored.unwrap_or_default());
     }
-    if cx.credentials_epoch.as_ref() == Some(&unconfirmed.epoch) && !cx.w.changed_credentials() {
+    if cx.credentials_epoch.as_ref() == Some(&unconfirmed.epoch) && !cx.write.changed_credentials() {
         return Ok(true);
     }
-    let found = super::caller_until_in(cx.w, cx.engine.operator.as_ref(), &unconfirmed.hash, now)?;
+    let found = super::caller_until_in(cx.write, cx.engine.operator.as_ref(), &unconfirmed.hash, now)?;
     Ok(found.is_some_and(|(found, _)| found == *caller))
 }

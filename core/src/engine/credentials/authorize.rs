@@ -5,7 +5,7 @@
 //! other operation the operator's), and [`acts_for`] of an idempotent one
 //! once its key's scope is known.
 
-use crate::engine::request::groundwork::Groundwork;
+use crate::engine::request::validated::Validated;
 use crate::engine::{Caller, Refusal};
 
 /// Who may call an endpoint.
@@ -37,9 +37,9 @@ pub(crate) fn may_call(role: Role, caller: &Caller) -> bool {
 /// Whether `caller` may run the operation `work`: a partner's own operations
 /// need that partner's key, every other one the operator's. An idempotent
 /// operation is checked by [`acts_for`] after its key.
-pub(crate) fn may_run(caller: &Caller, work: &Groundwork) -> Result<(), Refusal> {
+pub(crate) fn may_run(caller: &Caller, work: &Validated) -> Result<(), Refusal> {
     match (work, work.partner_id()) {
-        (Groundwork::Idempotent { .. }, _) => Ok(()),
+        (Validated::Idempotent { .. }, _) => Ok(()),
         (_, Some(partner_id)) => acts_for(caller, partner_id),
         (_, None) if *caller == Caller::Operator => Ok(()),
         (_, None) => Err(Refusal::Authentication),

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::rows::records::{KeyOwner, KeyRecord, MerchantStatus, SuspensionRecord, OPERATOR_HOLDER};
 use crate::engine::tenancy::tenant_lookup;
-use crate::engine::{Abort, Caller, Cx, Outcome, Refusal};
+use crate::engine::{Caller, Outcome, Refusal, Stop, WriteContext};
 use crate::secrets::{ApiKey, KeyHash, KeyKind};
 use crate::storage::{row_keys, Snapshot, StorageError, Table, Write};
 use crate::validation::ProblemCode;
@@ -74,20 +74,20 @@ fn forget(w: &mut Write<'_>, holder: &str, hash: &[u8]) -> Result<(), StorageErr
 
 /// A new key for `owner`, stored (only its hash). The text is the caller's to
 /// hand out once.
-pub(crate) fn issue(cx: &mut Cx<'_, '_>, owner: KeyOwner) -> Result<ApiKey, StorageError> {
+pub(crate) fn issue(cx: &mut WriteContext<'_, '_>, owner: KeyOwner) -> Result<ApiKey, StorageError> {
     let kind = match owner {
         KeyOwner::Partner { .. } => KeyKind::Partner,
         KeyOwner::Merchant { .. } => KeyKind::Merchant,
         KeyOwner::Operator => KeyKind::Operator,
     };
     let key = ApiKey::generate(kind);
-    store(cx.w, &key.hash(), &KeyRecord::live(owner))?;
+    store(cx.write, &key.hash(), &KeyRecord::live(owner))?;
     Ok(key)
 }
 
 /// The owner new keys of `holder` get; refuses an unknown holder, and a
 /// merchant that is not approved (it has no key to rotate).
-fn owner_of(cx: &Cx<'_, '_>, holder: &KeyHolder) -> Result<KeyOwner, Abort> {
+fn owner_of(cx: &WriteContext<'_, '_>, holder: &KeyHolder) -> Result<KeyOwner, Stop> {
     Ok(match holder {
         KeyHolder::Operator => KeyOwner::Operator,
         KeyHolder::Partner { partner_id } => {
@@ -108,21 +108,25 @@ fn owner_of(cx: &Cx<'_, '_>, holder: &KeyHolder) -> Result<KeyOwner, Abort> {
 /// Retire every key of `holder` that still works: valid until `until`, or
 /// revoked now (`None`). Dead records of a partner or merchant are dropped.
 /// Answers how many working keys were retired.
-fn retire(cx: &mut Cx<'_, '_>, holder: &str, until: Option<DateTime<Utc>>) -> Result<u32, StorageError> {
+fn retire(
+    cx: &mut WriteContext<'_, '_>,
+    holder: &str,
+    until: Option<DateTime<Utc>>,
+) -> Result<u32, StorageError> {
     if holder == OPERATOR_HOLDER {
         // The configured key has no record until its first rotation.
         if let Some(configured) = cx.engine.operator {
-            if cx.w.get_raw(Table::Keys, configured.as_bytes())?.is_none() {
-                store(cx.w, &configured, &KeyRecord::live(KeyOwner::Operator))?;
+            if cx.write.get_raw(Table::Keys, configured.as_bytes())?.is_none() {
+                store(cx.write, &configured, &KeyRecord::live(KeyOwner::Operator))?;
             }
         }
     }
     let (from, to) = row_keys::holder_range(holder);
     let mut retired = 0;
-    for (entry, _) in cx.w.range(Table::HolderKeys, &from, &to, usize::MAX)? {
+    for (entry, _) in cx.write.range(Table::HolderKeys, &from, &to, usize::MAX)? {
         let hash = &entry[from.len()..];
-        let Some(mut record) = cx.w.get::<KeyRecord>(Table::Keys, hash)? else {
-            cx.w.remove(Table::HolderKeys, &entry)?;
+        let Some(mut record) = cx.write.get::<KeyRecord>(Table::Keys, hash)? else {
+            cx.write.remove(Table::HolderKeys, &entry)?;
             continue;
         };
         let working = record.valid_at(cx.now);
@@ -133,9 +137,9 @@ fn retire(cx: &mut Cx<'_, '_>, holder: &str, until: Option<DateTime<Utc>>) -> Re
             _ => {}
         }
         if holder != OPERATOR_HOLDER && !record.valid_at(cx.now) {
-            forget(cx.w, holder, hash)?;
+            forget(cx.write, holder, hash)?;
         } else if working {
-            cx.w.put(Table::Keys, hash, &record)?;
+            cx.write.put(Table::Keys, hash, &record)?;
         }
     }
     Ok(retired)
@@ -143,7 +147,11 @@ fn retire(cx: &mut Cx<'_, '_>, holder: &str, until: Option<DateTime<Utc>>) -> Re
 
 /// Operator: a new key for `holder`; its other keys keep working for
 /// `grace_seconds` (0: refused at once).
-pub(crate) fn rotate(cx: &mut Cx<'_, '_>, holder: &KeyHolder, grace_seconds: u32) -> Result<Outcome, Abort> {
+pub(crate) fn rotate(
+    cx: &mut WriteContext<'_, '_>,
+    holder: &KeyHolder,
+    grace_seconds: u32,
+) -> Result<Outcome, Stop> {
     let owner = owner_of(cx, holder)?;
     let grace = grace_seconds.min(MAX_GRACE_SECONDS);
     let until = (grace > 0).then(|| cx.now + chrono::Duration::seconds(i64::from(grace)));
@@ -159,7 +167,7 @@ pub(crate) fn rotate(cx: &mut Cx<'_, '_>, holder: &KeyHolder, grace_seconds: u32
 
 /// Operator: every key of a partner or a merchant refused from now on; no new
 /// one (a rotation issues one).
-pub(crate) fn revoke(cx: &mut Cx<'_, '_>, holder: &KeyHolder) -> Result<Outcome, Abort> {
+pub(crate) fn revoke(cx: &mut WriteContext<'_, '_>, holder: &KeyHolder) -> Result<Outcome, Stop> {
     tenant_exists(cx, holder)?;
     let revoked = retire(cx, holder.id(), None)?;
     Ok(Outcome::KeysRevoked { id: holder.id().to_owned(), revoked })
@@ -167,7 +175,7 @@ pub(crate) fn revoke(cx: &mut Cx<'_, '_>, holder: &KeyHolder) -> Result<Outcome,
 
 /// Refuses the operator (it is rotated, never revoked or suspended) and an
 /// unknown partner or merchant.
-fn tenant_exists(cx: &Cx<'_, '_>, holder: &KeyHolder) -> Result<(), Abort> {
+fn tenant_exists(cx: &WriteContext<'_, '_>, holder: &KeyHolder) -> Result<(), Stop> {
     match holder {
         KeyHolder::Operator => {
             let msg =
@@ -183,20 +191,20 @@ fn tenant_exists(cx: &Cx<'_, '_>, holder: &KeyHolder) -> Result<(), Abort> {
 /// merchants' keys, are refused; a suspended merchant's transactions too) or
 /// resume it. Suspending twice keeps the first instant.
 pub(crate) fn set_suspended(
-    cx: &mut Cx<'_, '_>,
+    cx: &mut WriteContext<'_, '_>,
     holder: &KeyHolder,
     suspended: bool,
-) -> Result<Outcome, Abort> {
+) -> Result<Outcome, Stop> {
     tenant_exists(cx, holder)?;
     let id = holder.id().as_bytes();
-    let since = match (suspended, cx.w.get::<SuspensionRecord>(Table::Suspensions, id)?) {
+    let since = match (suspended, cx.write.get::<SuspensionRecord>(Table::Suspensions, id)?) {
         (true, Some(record)) => Some(record.since),
         (true, None) => {
-            cx.w.put(Table::Suspensions, id, &SuspensionRecord { since: cx.now })?;
+            cx.write.put(Table::Suspensions, id, &SuspensionRecord { since: cx.now })?;
             Some(cx.now)
         }
         (false, _) => {
-            cx.w.remove(Table::Suspensions, id)?;
+            cx.write.remove(Table::Suspensions, id)?;
             None
         }
     };
@@ -206,7 +214,7 @@ pub(crate) fn set_suspended(
 /// Whether the partner or merchant `id` is suspended (read once per write
 /// transaction: a batch of a merchant's creates asks once).
 pub(crate) fn is_suspended(w: &Write<'_>, id: &str) -> Result<bool, StorageError> {
-    Ok(w.get_shared::<SuspensionRecord>(Table::Suspensions, id.as_bytes())?.is_some())
+    Ok(w.get_decoded::<SuspensionRecord>(Table::Suspensions, id.as_bytes())?.is_some())
 }
 
 /// A caller and the instant its key stops working (a rotation's grace), if any.

@@ -28,7 +28,7 @@ fn create(partner_id: &str, merchant_id: &str, amount: &str) -> Operation {
 
 /// Every row of `table`: its key's position and how many entries it holds.
 fn rows(engine: &Engine, table: Table) -> Vec<(u64, usize)> {
-    let all = engine.store.read(|r| r.range(table, &[], &[0xff; 16], usize::MAX)).unwrap();
+    let all = engine.store.read_durable(|r| r.range(table, &[], &[0xff; 16], usize::MAX)).unwrap();
     all.iter()
         .map(|(k, v)| {
             let last = row_keys::seq_of(k).unwrap();

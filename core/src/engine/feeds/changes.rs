@@ -14,7 +14,7 @@ use crate::calendar;
 use crate::engine::feeds::feed_rows;
 use crate::engine::rows::record_parts::Tail;
 use crate::engine::rows::records::{NoticeRecord, TransactionRecord};
-use crate::engine::{Caller, Cx, Engine, Refusal};
+use crate::engine::{Caller, Engine, Refusal, WriteContext};
 use crate::lifecycle::State;
 use crate::model::{Event, NoticeOfChange, StatusChange};
 use crate::storage::{row_keys, Snapshot, StorageError, Table};
@@ -95,14 +95,14 @@ fn status_change(
 }
 
 /// The next sequence number of a feed (cached for the rest of the transaction).
-fn next_seq(cx: &mut Cx<'_, '_>, table: Table, scope: &str) -> Result<u64, StorageError> {
+fn next_seq(cx: &mut WriteContext<'_, '_>, table: Table, scope: &str) -> Result<u64, StorageError> {
     let seqs = &mut cx.seqs[usize::from(table == Table::Events)];
     if let Some(n) = seqs.get_mut(scope) {
         *n += 1;
         return Ok(*n);
     }
     let (from, to) = row_keys::seq_range_after(scope, 0);
-    let last = cx.w.last_key_known(table, &from, &to)?.and_then(|k| row_keys::seq_of(&k)).unwrap_or(0);
+    let last = cx.write.last_key_known(table, &from, &to)?.and_then(|k| row_keys::seq_of(&k)).unwrap_or(0);
     let next = last + 1;
     cx.seqs[usize::from(table == Table::Events)].insert(scope.to_owned(), next);
     Ok(next)
@@ -111,7 +111,7 @@ fn next_seq(cx: &mut Cx<'_, '_>, table: Table, scope: &str) -> Result<u64, Stora
 /// Append the transaction's current status to its partner's status-changes feed
 /// and its merchant's events feed.
 pub(crate) fn record_change(
-    cx: &mut Cx<'_, '_>,
+    cx: &mut WriteContext<'_, '_>,
     t: &TransactionRecord,
     at: DateTime<Utc>,
 ) -> Result<(), StorageError> {
@@ -129,7 +129,7 @@ pub(crate) fn encode_change(t: &TransactionRecord, at: DateTime<Utc>) -> Result<
 /// [`record_change`] with the change already encoded ([`encode_change`]), for
 /// a transaction of `partner_id` and `merchant_id`.
 pub(crate) fn record_encoded(
-    cx: &mut Cx<'_, '_>,
+    cx: &mut WriteContext<'_, '_>,
     (partner_id, merchant_id): (&str, &str),
     change: &[u8],
 ) -> Result<(), StorageError> {
@@ -139,11 +139,16 @@ pub(crate) fn record_encoded(
 
 /// Append `entry` at the next position of `scope`'s feed in `table`: its own
 /// row, or, while a catch-up gathers them, its run's packed row.
-fn append(cx: &mut Cx<'_, '_>, table: Table, scope: &str, entry: &[u8]) -> Result<(), StorageError> {
+fn append(
+    cx: &mut WriteContext<'_, '_>,
+    table: Table,
+    scope: &str,
+    entry: &[u8],
+) -> Result<(), StorageError> {
     let seq = next_seq(cx, table, scope)?;
     match &mut cx.feed_rows {
-        Some(rows) => rows.push(cx.w, table, scope, seq, entry),
-        None => cx.w.put_raw(table, &row_keys::seq(scope, seq), entry),
+        Some(rows) => rows.push(cx.write, table, scope, seq, entry),
+        None => cx.write.put_raw(table, &row_keys::seq(scope, seq), entry),
     }
 }
 
@@ -152,7 +157,7 @@ fn append(cx: &mut Cx<'_, '_>, table: Table, scope: &str, entry: &[u8]) -> Resul
 /// `0` byte (no status change starts with one: its transaction id is never
 /// empty) and the pair, so the feed tells the two kinds apart.
 pub(crate) fn record_notice(
-    cx: &mut Cx<'_, '_>,
+    cx: &mut WriteContext<'_, '_>,
     t: &TransactionRecord,
     notice: &NoticeRecord,
     at: DateTime<Utc>,
@@ -295,7 +300,8 @@ pub(crate) fn status_page(
         _ => return Err(Refusal::Authentication),
     }
     let after = position(engine, partner_id, pointer)?;
-    let (changes, last, _) = engine.store.read(|r| page(r, Table::Changes, partner_id, after, PAGE_LIMIT))?;
+    let (changes, last, _) =
+        engine.store.read_durable(|r| page(r, Table::Changes, partner_id, after, PAGE_LIMIT))?;
     let changes = changes.into_iter().map(|(_, c)| c).collect();
     Ok(StatusPage { new_pointer: engine.pointers.encode(partner_id, last), changes })
 }
@@ -313,8 +319,9 @@ pub(crate) fn events_page(
         None => 0,
         Some(p) => position(engine, merchant_id, p)?,
     };
-    let (events, last, more) =
-        engine.store.read(|r| page_of(r, Table::Events, merchant_id, after, PAGE_LIMIT, decode_event))?;
+    let (events, last, more) = engine
+        .store
+        .read_durable(|r| page_of(r, Table::Events, merchant_id, after, PAGE_LIMIT, decode_event))?;
     Ok(EventsPage {
         events: events.into_iter().map(|(seq, e)| event_of(engine, seq, e)).collect(),
         new_pointer: engine.pointers.encode(merchant_id, last),
@@ -368,7 +375,7 @@ mod tests {
             })
             .unwrap();
         store
-            .read(|r| {
+            .read_durable(|r| {
                 for after in 0..=12 {
                     for limit in 1..=13 {
                         let (items, last, more) = page(r, Table::Changes, "par_a", after, limit)?;

@@ -65,7 +65,7 @@ impl Engine {
     pub fn audit_records(&self) -> Result<Result<(), String>, Refusal> {
         let window = self.lock_window()?;
         let (now, span) = (self.now(), self.duplicate_window);
-        Ok(self.store.read(|r| audit(r, &self.fingerprints, &window, now, span))?)
+        Ok(self.store.read_durable(|r| audit(r, &self.fingerprints, &window, now, span))?)
     }
 
     /// The UTC days (days since 1970-01-01) the duplicate index holds entries of,

@@ -16,7 +16,7 @@
 use chrono::{DateTime, Months, Utc};
 
 use crate::engine::rows::records::TransactionRecord;
-use crate::engine::Cx;
+use crate::engine::WriteContext;
 use crate::secrets::Cipher;
 use crate::storage::{row_keys, StorageError, Table, Write};
 
@@ -57,9 +57,14 @@ fn seal(cipher: &Cipher, id: &str, side: CheckSide, text: &[u8]) -> Vec<u8> {
 }
 
 /// Store a new transaction's image, sealed.
-pub(crate) fn store(cx: &mut Cx<'_, '_>, id: &str, side: CheckSide, text: &str) -> Result<(), StorageError> {
+pub(crate) fn store(
+    cx: &mut WriteContext<'_, '_>,
+    id: &str,
+    side: CheckSide,
+    text: &str,
+) -> Result<(), StorageError> {
     let sealed = seal(&cx.engine.cipher, id, side, text.as_bytes());
-    cx.w.put_raw(Table::Images, &row_keys::image(id, side.as_str()), &sealed)
+    cx.write.put_raw(Table::Images, &row_keys::image(id, side.as_str()), &sealed)
 }
 
 /// A stored image opened: its base64 text. A value that does not open (another
@@ -77,10 +82,10 @@ pub(crate) fn open(
 }
 
 /// Delete both images of a transaction (a void: it never became an entry).
-pub(crate) fn drop_all(cx: &mut Cx<'_, '_>, t: &TransactionRecord) -> Result<(), StorageError> {
+pub(crate) fn drop_all(cx: &mut WriteContext<'_, '_>, t: &TransactionRecord) -> Result<(), StorageError> {
     if t.has_images {
         for side in CheckSide::BOTH {
-            cx.w.remove(Table::Images, &row_keys::image(&t.id, side.as_str()))?;
+            cx.write.remove(Table::Images, &row_keys::image(&t.id, side.as_str()))?;
         }
     }
     Ok(())
@@ -114,16 +119,20 @@ pub(crate) fn anything_due(r: &crate::storage::Snapshot, now: DateTime<Utc>) -> 
 
 /// Delete the images whose retention ended by `now`, at most `budget`
 /// transactions' worth; whether none is left due.
-pub(crate) fn expire(cx: &mut Cx<'_, '_>, now: DateTime<Utc>, budget: u64) -> Result<bool, StorageError> {
+pub(crate) fn expire(
+    cx: &mut WriteContext<'_, '_>,
+    now: DateTime<Utc>,
+    budget: u64,
+) -> Result<bool, StorageError> {
     let to = row_keys::instant(now + chrono::Duration::microseconds(1));
     let limit = usize::try_from(budget.max(1)).unwrap_or(usize::MAX);
-    let due = cx.w.range(Table::ImageExpiry, &[], &to, limit.saturating_add(1))?;
+    let due = cx.write.range(Table::ImageExpiry, &[], &to, limit.saturating_add(1))?;
     let done = due.len() <= limit;
     for (key, _) in due.into_iter().take(limit) {
-        cx.w.remove(Table::ImageExpiry, &key)?;
+        cx.write.remove(Table::ImageExpiry, &key)?;
         let id = row_keys::at_id(&key).ok_or_else(|| StorageError("an index key is unreadable".into()))?;
         for side in CheckSide::BOTH {
-            cx.w.remove(Table::Images, &row_keys::image(id, side.as_str()))?;
+            cx.write.remove(Table::Images, &row_keys::image(id, side.as_str()))?;
         }
     }
     Ok(done)

@@ -46,7 +46,11 @@ fn an_image_moved_to_another_side_or_transaction_does_not_open() {
     assert_eq!(read(&ids[0], CheckSide::Back).unwrap(), Some(image("back ACCT-778899000000")));
     // Swap the sides of the first check; put the second's front on the first.
     let raw = |id: &str, side: CheckSide| {
-        engine.store.read(|r| r.get_raw(Table::Images, &row_keys::image(id, side.as_str()))).unwrap().unwrap()
+        engine
+            .store
+            .read_durable(|r| r.get_raw(Table::Images, &row_keys::image(id, side.as_str())))
+            .unwrap()
+            .unwrap()
     };
     let (front, back, other) =
         (raw(&ids[0], CheckSide::Front), raw(&ids[0], CheckSide::Back), raw(&ids[1], CheckSide::Front));

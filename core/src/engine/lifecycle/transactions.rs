@@ -12,7 +12,7 @@ use crate::engine::rows::records::{MerchantRecord, MerchantStatus, SealedAccount
 use crate::engine::settlement::schedule;
 use crate::engine::tenancy::customers;
 use crate::engine::tenancy::tenant_lookup;
-use crate::engine::{Abort, Cx, Outcome, Refusal};
+use crate::engine::{Outcome, Refusal, Stop, WriteContext};
 use crate::lifecycle::{self, State};
 use crate::limits::{self, Candidate};
 use crate::model::{CustomerRef, NewTransaction};
@@ -24,11 +24,11 @@ use crate::{calendar, AchError};
 /// banking day's 6 PM ET cut-off. `fingerprint`: an inline account's, from
 /// preparation.
 pub(crate) fn create(
-    cx: &mut Cx<'_, '_>,
+    cx: &mut WriteContext<'_, '_>,
     partner_id: &str,
     t: &NewTransaction,
     fingerprint: Option<String>,
-) -> Result<Outcome, Abort> {
+) -> Result<Outcome, Stop> {
     let merchant = merchant_for(cx, partner_id, t)?;
     let id = cx.new_transaction_id(partner_id)?;
     let (account, customer_id) = receiver(cx, partner_id, &merchant, t, &id, fingerprint)?;
@@ -51,17 +51,21 @@ pub(crate) fn create(
 
 /// The partner's merchant named by the transaction, if it may originate it:
 /// approved, not suspended, set up for the entry class (message 3 otherwise).
-fn merchant_for(cx: &Cx<'_, '_>, partner_id: &str, t: &NewTransaction) -> Result<Arc<MerchantRecord>, Abort> {
+fn merchant_for(
+    cx: &WriteContext<'_, '_>,
+    partner_id: &str,
+    t: &NewTransaction,
+) -> Result<Arc<MerchantRecord>, Stop> {
     let class = t.standard_entry_class;
     let merchant = tenant_lookup::merchant_of(cx, partner_id, t.merchant_id.as_str())?;
-    let refuse = |detail: String| -> Abort {
+    let refuse = |detail: String| -> Stop {
         let e = AchError::NotAccepted { transaction_type: class.as_str().to_owned() };
         Refusal::problem(e, "standard_entry_class", ProblemCode::InvalidValue, detail).into()
     };
     if merchant.status != MerchantStatus::Approved {
         return Err(refuse("the merchant is still in underwriting".into()));
     }
-    if crate::engine::credentials::is_suspended(cx.w, &merchant.id)? {
+    if crate::engine::credentials::is_suspended(cx.write, &merchant.id)? {
         return Err(refuse("the merchant is suspended".into()));
     }
     if !merchant.classes.contains(&class) {
@@ -74,13 +78,13 @@ fn merchant_for(cx: &Cx<'_, '_>, partner_id: &str, t: &NewTransaction) -> Result
 /// customer's, or the inline account (with its fingerprint from preparation,
 /// or made now); and the customer's token, if one was named.
 fn receiver(
-    cx: &mut Cx<'_, '_>,
+    cx: &mut WriteContext<'_, '_>,
     partner_id: &str,
     merchant: &MerchantRecord,
     t: &NewTransaction,
     id: &str,
     fingerprint: Option<String>,
-) -> Result<(SealedAccount, Option<String>), Abort> {
+) -> Result<(SealedAccount, Option<String>), Stop> {
     Ok(match &t.customer {
         CustomerRef::Token { id: token } => {
             (customers::resolve(cx, partner_id, merchant.id.as_str(), token.as_str())?, Some(token.0.clone()))
@@ -95,7 +99,7 @@ fn receiver(
 
 /// The new transaction's record: A Pending, for the next cut-off.
 fn pending(
-    cx: &Cx<'_, '_>,
+    cx: &WriteContext<'_, '_>,
     partner_id: &str,
     merchant: &MerchantRecord,
     t: &NewTransaction,
@@ -136,10 +140,10 @@ fn pending(
 /// transaction, then duplicates, then the history-wide windows (all skipped
 /// only by the bench that prices them). Answers the record's duplicate prints.
 fn check_limits_and_duplicates(
-    cx: &mut Cx<'_, '_>,
+    cx: &mut WriteContext<'_, '_>,
     merchant: &MerchantRecord,
     record: &TransactionRecord,
-) -> Result<duplicates::Prints, Abort> {
+) -> Result<duplicates::Prints, Stop> {
     let candidate =
         Candidate { amount: record.amount, credit: record.direction == crate::model::Direction::Credit };
     limits::check_transaction(&merchant.limits, candidate).map_err(limit_refusal)?;
@@ -152,7 +156,7 @@ fn check_limits_and_duplicates(
 }
 
 /// A limit's refusal with the field it concerns.
-fn limit_refusal(e: AchError) -> Abort {
+fn limit_refusal(e: AchError) -> Stop {
     let (field, code) = match e {
         AchError::NotAccepted { .. } => ("type", ProblemCode::DirectionNotAllowed),
         AchError::InvalidAmount { .. } => ("amount", ProblemCode::InvalidAmount),
@@ -167,11 +171,11 @@ fn limit_refusal(e: AchError) -> Abort {
 
 /// Store a new Pending transaction, index it for its cut-off (in a batch,
 /// in its packed row), report it.
-fn insert(cx: &mut Cx<'_, '_>, record: &TransactionRecord) -> Result<(), Abort> {
-    cx.w.put(Table::Transactions, record.id.as_bytes(), record)?;
+fn insert(cx: &mut WriteContext<'_, '_>, record: &TransactionRecord) -> Result<(), Stop> {
+    cx.write.put(Table::Transactions, record.id.as_bytes(), record)?;
     match &mut cx.pending_rows {
         Some(rows) => rows.add(record.cutoff_at, &record.id)?,
-        None => cx.w.put_raw(Table::Pending, &row_keys::at(record.cutoff_at, &record.id), &[])?,
+        None => cx.write.put_raw(Table::Pending, &row_keys::at(record.cutoff_at, &record.id), &[])?,
     }
     changes::record_change(cx, record, cx.now)?;
     Ok(())
@@ -180,15 +184,15 @@ fn insert(cx: &mut Cx<'_, '_>, record: &TransactionRecord) -> Result<(), Abort> 
 /// Finish every cut-off and settlement already due, so that a transaction's
 /// state is the one the clock says before it is voided, reversed or returned
 /// (a request's own catch-up is bounded: see `schedule::CATCH_UP_BUDGET`).
-fn current(cx: &mut Cx<'_, '_>) -> Result<(), Abort> {
+fn current(cx: &mut WriteContext<'_, '_>) -> Result<(), Stop> {
     let now = cx.now;
     schedule::catch_up(cx, now, None)?;
     Ok(())
 }
 
 /// The partner's transaction (another partner's answers as unknown).
-fn load(cx: &Cx<'_, '_>, partner_id: Option<&str>, id: &str) -> Result<TransactionRecord, Abort> {
-    let record: Option<TransactionRecord> = cx.w.get(Table::Transactions, id.as_bytes())?;
+fn load(cx: &WriteContext<'_, '_>, partner_id: Option<&str>, id: &str) -> Result<TransactionRecord, Stop> {
+    let record: Option<TransactionRecord> = cx.write.get(Table::Transactions, id.as_bytes())?;
     match record {
         Some(t) if partner_id.is_none_or(|p| p == t.partner_id) => Ok(t),
         _ => Err(Refusal::not_found("transaction_id", format!("no transaction '{}'", echo(id))).into()),
@@ -198,23 +202,23 @@ fn load(cx: &Cx<'_, '_>, partner_id: Option<&str>, id: &str) -> Result<Transacti
 /// Partner: void a Pending transaction; it never originates (its check images
 /// are deleted). The feeds report it as status R with no return code and the
 /// reason `Voided`.
-pub(crate) fn void(cx: &mut Cx<'_, '_>, partner_id: &str, id: &str) -> Result<Outcome, Abort> {
+pub(crate) fn void(cx: &mut WriteContext<'_, '_>, partner_id: &str, id: &str) -> Result<Outcome, Stop> {
     current(cx)?;
     let mut t = load(cx, Some(partner_id), id)?;
     lifecycle::can_void(t.state).map_err(Refusal::from)?;
     t.state = State::Voided;
-    cx.w.remove(Table::Pending, &row_keys::at(t.cutoff_at, &t.id))?;
+    cx.write.remove(Table::Pending, &row_keys::at(t.cutoff_at, &t.id))?;
     usage::apply(cx, &t, false)?;
     duplicates::forget(cx, &t)?;
     images::drop_all(cx, &t)?;
-    cx.w.put(Table::Transactions, t.id.as_bytes(), &t)?;
+    cx.write.put(Table::Transactions, t.id.as_bytes(), &t)?;
     changes::record_change(cx, &t, cx.now)?;
     Ok(Outcome::TransactionVoided { transaction_id: t.id })
 }
 
 /// Partner: reverse a Settled transaction: a new transaction in the opposite
 /// direction, with its own id, linked to the original.
-pub(crate) fn reverse(cx: &mut Cx<'_, '_>, partner_id: &str, id: &str) -> Result<Outcome, Abort> {
+pub(crate) fn reverse(cx: &mut WriteContext<'_, '_>, partner_id: &str, id: &str) -> Result<Outcome, Stop> {
     current(cx)?;
     let mut original = load(cx, Some(partner_id), id)?;
     let reversal = match &original.reversed_by {
@@ -252,7 +256,7 @@ pub(crate) fn reverse(cx: &mut Cx<'_, '_>, partner_id: &str, id: &str) -> Result
             .map_err(limit_refusal)?;
     }
     original.reversed_by = Some(rid.clone());
-    cx.w.put(Table::Transactions, original.id.as_bytes(), &original)?;
+    cx.write.put(Table::Transactions, original.id.as_bytes(), &original)?;
     insert(cx, &record)?;
     if counted {
         usage::apply(cx, &record, true)?;
@@ -262,11 +266,11 @@ pub(crate) fn reverse(cx: &mut Cx<'_, '_>, partner_id: &str, id: &str) -> Result
 
 /// Operator: the receiving bank returned an Originated or Settled transaction.
 pub(crate) fn record_return(
-    cx: &mut Cx<'_, '_>,
+    cx: &mut WriteContext<'_, '_>,
     id: &str,
     code: &str,
     date: Option<chrono::NaiveDate>,
-) -> Result<Outcome, Abort> {
+) -> Result<Outcome, Stop> {
     current(cx)?;
     let mut t = load(cx, None, id)?;
     lifecycle::can_return(t.state).map_err(Refusal::from)?;
@@ -278,7 +282,7 @@ pub(crate) fn record_return(
     t.return_code = Some(code.code().to_owned());
     t.return_reason = Some(code.reason().to_owned());
     t.return_date = Some(date);
-    cx.w.put(Table::Transactions, t.id.as_bytes(), &t)?;
+    cx.write.put(Table::Transactions, t.id.as_bytes(), &t)?;
     changes::record_change(cx, &t, cx.now)?;
     let crossings = return_rates::crossings(cx, &[&t])?;
     Ok(Outcome::ReturnRecorded { transaction_id: t.id, crossings })

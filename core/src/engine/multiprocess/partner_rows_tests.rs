@@ -105,7 +105,8 @@ fn every_row_is_keyed_by_its_partner() {
     let originator = crate::engine::settlement::originator::sandbox_default();
     run(&engine, &Caller::Operator, Operation::SetOriginator { originator });
     engine.advance_to(at("2026-11-23 18:01")).unwrap();
-    let states = engine.store.read(|r| r.range(Table::Transactions, &[], &[0xff; 64], usize::MAX)).unwrap();
+    let states =
+        engine.store.read_durable(|r| r.range(Table::Transactions, &[], &[0xff; 64], usize::MAX)).unwrap();
     let originated: Vec<TransactionRecord> = states
         .iter()
         .map(|(_, v)| crate::storage::decode::<TransactionRecord>(Table::Transactions, v).unwrap())

@@ -15,21 +15,21 @@ pub(crate) enum Applied {
 
 /// Why applying an operation stopped: a refusal (nothing was written; the
 /// batch goes on), or a storage failure (the whole transaction is abandoned).
-pub(crate) enum Abort {
+pub(crate) enum Stop {
     /// The operation was turned down.
     Refused(Refusal),
     /// Storage failed: every operation of the batch answers message 7.
     Storage(StorageError),
 }
 
-impl From<StorageError> for Abort {
+impl From<StorageError> for Stop {
     fn from(e: StorageError) -> Self {
-        Abort::Storage(e)
+        Stop::Storage(e)
     }
 }
 
-impl From<Refusal> for Abort {
+impl From<Refusal> for Stop {
     fn from(r: Refusal) -> Self {
-        Abort::Refused(r)
+        Stop::Refused(r)
     }
 }

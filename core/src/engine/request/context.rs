@@ -13,15 +13,16 @@ use crate::engine::Engine;
 use crate::storage::{row_keys, StorageError, Table, Write};
 
 /// The context of one write transaction.
-pub(crate) struct Cx<'a, 'tx> {
-    pub w: &'a mut Write<'tx>,
+pub(crate) struct WriteContext<'a, 'tx> {
+    /// The write transaction.
+    pub write: &'a mut Write<'tx>,
     pub now: DateTime<Utc>,
     pub engine: &'a Engine,
     /// The last sequence number used per scope of each feed (status changes,
     /// events), cached for the transaction.
     pub seqs: [FastMap<String, u64>; 2],
     /// Usage counters read or changed by the transaction, written back by
-    /// [`Cx::finish`].
+    /// [`WriteContext::finish`].
     pub usage: usage::Counters,
     /// The sandbox clock's new instant, set on the clock once the commit succeeds.
     pub clock_to: Option<DateTime<Utc>>,
@@ -34,35 +35,35 @@ pub(crate) struct Cx<'a, 'tx> {
     /// into packed rows (`packed_index.rs`).
     pub pending_rows: Option<crate::engine::rows::packed_index::PackedIndex>,
     /// The stamp and id of the newest transaction this write transaction made
-    /// for each partner, written back by [`Cx::finish`].
+    /// for each partner, written back by [`WriteContext::finish`].
     last_txn: HashMap<String, (crate::ids::TxnStamp, String)>,
     /// The duplicate window (locked by the engine for this transaction).
     pub window: &'a mut window::Window,
     /// The window's changes, undone if the transaction does not commit.
     pub window_log: &'a mut Vec<window::WindowChange>,
     /// The directory epoch this transaction took or made
-    /// (`shared_directory.rs`), for the engine once it commits.
+    /// (`directory_epoch.rs`), for the engine once it commits.
     pub directory_epoch: Option<u64>,
     /// This transaction's own window log entries on a shared store, written
-    /// as one row by [`Cx::finish`] (`shared_window.rs`).
+    /// as one row by [`WriteContext::finish`] (`window_log.rs`).
     pub window_row: Vec<u8>,
     /// The stored credentials epoch, once an operation's authentication was
     /// confirmed here (`credentials/authenticate.rs`).
     pub credentials_epoch: Option<Vec<u8>>,
 }
 
-impl<'a, 'tx> Cx<'a, 'tx> {
+impl<'a, 'tx> WriteContext<'a, 'tx> {
     pub(in crate::engine) fn new(
-        w: &'a mut Write<'tx>,
+        write: &'a mut Write<'tx>,
         now: DateTime<Utc>,
         engine: &'a Engine,
         window: &'a mut window::Window,
         window_log: &'a mut Vec<window::WindowChange>,
     ) -> Self {
-        Cx {
+        WriteContext {
             window,
             window_log,
-            w,
+            write,
             now,
             engine,
             seqs: Default::default(),
@@ -88,11 +89,11 @@ impl<'a, 'tx> Cx<'a, 'tx> {
         let prev = match self.last_txn.get(partner_id) {
             Some((stamp, _)) => *stamp,
             None => {
-                let stored = self.w.get_known(Table::Meta, &row_keys::last_transaction(partner_id))?;
+                let stored = self.write.get_known(Table::Meta, &row_keys::last_transaction(partner_id))?;
                 match stored.and_then(|id| stamp_of(&id)) {
                     Some(stamp) => stamp,
                     None => {
-                        let last = self.w.last_key(Table::Transactions, &[], &[u8::MAX])?;
+                        let last = self.write.last_key(Table::Transactions, &[], &[u8::MAX])?;
                         let newest = last.and_then(|k| stamp_of(&k));
                         newest.map_or(crate::ids::TxnStamp::ZERO, crate::ids::TxnStamp::end_of_millisecond)
                     }
@@ -107,10 +108,10 @@ impl<'a, 'tx> Cx<'a, 'tx> {
     /// Write back what the transaction kept in memory (the usage counters). Call
     /// once, after the last operation, before the commit.
     pub(in crate::engine) fn finish(mut self) -> Result<Option<DateTime<Utc>>, StorageError> {
-        crate::engine::multiprocess::shared_window::write_row(&mut self)?;
-        self.usage.write_back(self.w)?;
+        crate::engine::multiprocess::window_log::write_row(&mut self)?;
+        self.usage.write_back(self.write)?;
         for (partner_id, (_, id)) in &self.last_txn {
-            self.w.put_raw(Table::Meta, &row_keys::last_transaction(partner_id), id.as_bytes())?;
+            self.write.put_raw(Table::Meta, &row_keys::last_transaction(partner_id), id.as_bytes())?;
         }
         Ok(self.clock_to)
     }

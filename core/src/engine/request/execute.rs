@@ -11,7 +11,9 @@ use crate::calendar;
 use crate::engine::request::apply;
 use crate::engine::risk::window::Window;
 use crate::engine::settlement::schedule;
-use crate::engine::{Abort, Applied, Caller, Cx, Engine, Operation, Outcome, PreparedOperation, Refusal};
+use crate::engine::{
+    Applied, Caller, Engine, Operation, Outcome, PreparedOperation, Refusal, Stop, WriteContext,
+};
 use crate::routing::RoutingDirectory;
 use crate::storage::StorageError;
 
@@ -50,12 +52,12 @@ impl Engine {
         let mut count = ops.len();
         let mut loaded = None;
         let Ok(mut window) = self.lock_window_in_turn() else { return unavailable(count) };
-        crate::engine::multiprocess::shared_window::read_ahead(self, &window);
+        crate::engine::multiprocess::window_log::read_ahead(self, &window);
         let mut log = Vec::new();
         let result = self.store.write(|w| -> Result<Committed, StorageError> {
-            let mut cx = Cx::new(w, now, self, &mut window, &mut log);
-            crate::engine::multiprocess::shared_window::follow(&mut cx)?;
-            if let Some(taken) = crate::engine::multiprocess::shared_directory::follow(&mut cx)? {
+            let mut cx = WriteContext::new(w, now, self, &mut window, &mut log);
+            crate::engine::multiprocess::window_log::follow(&mut cx)?;
+            if let Some(taken) = crate::engine::multiprocess::directory_epoch::follow(&mut cx)? {
                 directory = Arc::clone(&taken);
                 loaded = Some(taken);
             }
@@ -74,10 +76,10 @@ impl Engine {
                 answers.extend(apply_each(&mut cx, now, run, &mut directory, &mut loaded)?);
             }
             if let Some(rows) = cx.feed_rows.take() {
-                rows.write(cx.w)?;
+                rows.write(cx.write)?;
             }
             if let Some(mut rows) = cx.pending_rows.take() {
-                rows.write(cx.w)?;
+                rows.write(cx.write)?;
             }
             let epoch = cx.directory_epoch;
             Ok((answers, cx.finish()?, epoch))
@@ -141,7 +143,7 @@ fn unavailable(count: usize) -> Answers {
 /// preparation is stale; `directory`: the one in force (`loaded`: set when an
 /// operation loads a new one). A storage failure abandons the whole batch.
 fn apply_each(
-    cx: &mut Cx<'_, '_>,
+    cx: &mut WriteContext<'_, '_>,
     now: DateTime<Utc>,
     ops: Vec<(Caller, PreparedOperation)>,
     directory: &mut Arc<RoutingDirectory>,
@@ -169,8 +171,8 @@ fn apply_each(
                 *loaded = Some(Arc::clone(directory));
                 Ok(o)
             }
-            Err(Abort::Refused(f)) => Err(f),
-            Err(Abort::Storage(e)) => return Err(e),
+            Err(Stop::Refused(f)) => Err(f),
+            Err(Stop::Storage(e)) => return Err(e),
         };
         answers.push(answer);
     }

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::request::operation::Operation;
 use crate::engine::request::outcome::Outcome;
-use crate::engine::{Abort, Applied, Cx, Engine, Refusal};
+use crate::engine::{Applied, Engine, Refusal, Stop, WriteContext};
 use crate::storage::{row_keys, Table};
 use crate::validation::ProblemCode;
 use crate::AchError;
@@ -116,14 +116,14 @@ pub(crate) fn request_print(engine: &Engine, request: &[u8]) -> String {
 /// message 2. Only partner operations are idempotent: operator answers carry new
 /// API keys, which are never stored.
 pub(crate) fn run(
-    cx: &mut Cx<'_, '_>,
+    cx: &mut WriteContext<'_, '_>,
     owner: &str,
     key: &str,
     request: String,
-    apply: impl FnOnce(&mut Cx<'_, '_>) -> Result<Applied, Abort>,
-) -> Result<Applied, Abort> {
+    apply: impl FnOnce(&mut WriteContext<'_, '_>) -> Result<Applied, Stop>,
+) -> Result<Applied, Stop> {
     let k = row_keys::idempotency(owner, key);
-    if let Some(stored) = cx.w.get::<StoredAnswer>(Table::Idempotency, &k)? {
+    if let Some(stored) = cx.write.get::<StoredAnswer>(Table::Idempotency, &k)? {
         if stored.request != request {
             let msg = "this idempotency key was already used for a different request";
             return Err(Refusal::conflict(AchError::AlreadySubmitted, "idempotency_key", msg).into());
@@ -136,9 +136,9 @@ pub(crate) fn run(
     let result = apply(cx);
     let answer = match &result {
         Ok(Applied::Done(o)) | Ok(Applied::Directory(_, o)) => Ok(o.clone()),
-        Err(Abort::Refused(f)) => Err(f.clone()),
-        Err(Abort::Storage(_)) => return result,
+        Err(Stop::Refused(f)) => Err(f.clone()),
+        Err(Stop::Storage(_)) => return result,
     };
-    cx.w.put(Table::Idempotency, &k, &StoredAnswer { request, answer })?;
+    cx.write.put(Table::Idempotency, &k, &StoredAnswer { request, answer })?;
     result
 }

@@ -4,7 +4,6 @@ pub(crate) mod apply;
 pub(crate) mod context;
 pub(crate) mod execute;
 pub(crate) mod fast_map;
-pub(crate) mod groundwork;
 pub(crate) mod group_commit;
 #[cfg(test)]
 mod group_commit_tests;
@@ -14,3 +13,4 @@ pub(crate) mod outcome;
 pub(crate) mod prepare;
 pub(crate) mod reads;
 pub(crate) mod refusal;
+pub(crate) mod validated;

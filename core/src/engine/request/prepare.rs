@@ -24,8 +24,8 @@ use std::sync::Arc;
 use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::calendar;
-use crate::engine::request::groundwork::{self, Groundwork};
 use crate::engine::request::operation::Operation;
+use crate::engine::request::validated::{self, Validated};
 use crate::engine::{Caller, Engine};
 use crate::routing::RoutingDirectory;
 
@@ -34,7 +34,7 @@ use crate::routing::RoutingDirectory;
 pub struct PreparedOperation {
     /// The operation as given (to prepare again when the preparation is stale).
     operation: Operation,
-    work: Groundwork,
+    work: Validated,
     /// The engine that prepared it (its keys made the fingerprints).
     engine: u64,
     /// The Eastern date validation used.
@@ -80,13 +80,13 @@ impl PreparedOperation {
         now: DateTime<Utc>,
         today: NaiveDate,
         directory: &Arc<RoutingDirectory>,
-    ) -> Groundwork {
+    ) -> Validated {
         let fresh =
             self.engine == engine.instance && self.today == today && Arc::ptr_eq(&self.directory, directory);
         if fresh {
             self.work
         } else {
-            groundwork::prepare(self.operation, engine, now, directory)
+            validated::prepare(self.operation, engine, now, directory)
         }
     }
 }
@@ -116,7 +116,7 @@ impl Engine {
         now: DateTime<Utc>,
         directory: Arc<RoutingDirectory>,
     ) -> PreparedOperation {
-        let work = groundwork::prepare(operation.clone(), self, now, &directory);
+        let work = validated::prepare(operation.clone(), self, now, &directory);
         PreparedOperation {
             operation,
             work,

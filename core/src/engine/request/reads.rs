@@ -13,17 +13,17 @@ impl Engine {
     /// The originator files are written for (`None`: none set on a production
     /// engine; a sandbox has a default).
     pub fn originator(&self) -> Result<Option<crate::nacha::Originator>, Refusal> {
-        Ok(self.store.read(|r| originator::load(r, self.sandbox))?)
+        Ok(self.store.read_durable(|r| originator::load(r, self.sandbox))?)
     }
 
     /// Every origination file written, oldest first.
     pub fn origination_files(&self) -> Result<Vec<OriginationFile>, Refusal> {
-        Ok(self.store.read(origination::list)?)
+        Ok(self.store.read_durable(origination::list)?)
     }
 
     /// One origination file and its bytes (`None`: no such file).
     pub fn origination_file(&self, id: &str) -> Result<Option<(OriginationFile, Vec<u8>)>, Refusal> {
-        Ok(self.store.read(|r| origination::get(r, &self.cipher, id))?)
+        Ok(self.store.read_durable(|r| origination::get(r, &self.cipher, id))?)
     }
 
     /// A transaction's check image (BOC, POP, ICL) as submitted (base64), unsealed:
@@ -32,7 +32,9 @@ impl Engine {
     /// ended ([`crate::engine::RETENTION_MONTHS`] after settlement; a void deletes them at once).
     pub fn check_image(&self, transaction_id: &str, side: CheckSide) -> Result<Option<String>, Refusal> {
         let key = row_keys::image(transaction_id, side.as_str());
-        let Some(stored) = self.store.read(|r| r.get_raw(Table::Images, &key))? else { return Ok(None) };
+        let Some(stored) = self.store.read_durable(|r| r.get_raw(Table::Images, &key))? else {
+            return Ok(None);
+        };
         Ok(Some(images::open(&self.cipher, transaction_id, side, &stored)?))
     }
 
@@ -50,7 +52,7 @@ impl Engine {
     /// with the stored counters: `Err` describes the first differences. A full scan,
     /// for tests, the simulator and operators; never on a request path.
     pub fn audit_usage(&self) -> Result<Result<(), String>, Refusal> {
-        Ok(self.store.read(usage::audit)?)
+        Ok(self.store.read_durable(usage::audit)?)
     }
 
     /// The merchant's events feed after `pointer` (`None` for the first call).

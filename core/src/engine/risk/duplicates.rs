@@ -15,7 +15,7 @@ use chrono::{DateTime, Duration, Utc};
 
 use crate::engine::risk::window::{self, Print, Window, WindowChange, PRINT_LEN};
 use crate::engine::rows::records::TransactionRecord;
-use crate::engine::{Abort, Cx, Engine, Refusal};
+use crate::engine::{Engine, Refusal, Stop, WriteContext};
 use crate::secrets::Fingerprinter;
 use crate::storage::{Snapshot, StorageError, Table};
 use crate::AchError;
@@ -52,13 +52,13 @@ pub(crate) fn prints(f: &Fingerprinter, t: &TransactionRecord) -> Prints {
 /// Refuse `t` if it repeats a check (always) or, when the merchant declines
 /// duplicates, a similar transaction within the window.
 pub(crate) fn check(
-    cx: &Cx<'_, '_>,
+    cx: &WriteContext<'_, '_>,
     t: &TransactionRecord,
     p: &Prints,
     decline_duplicates: bool,
-) -> Result<(), Abort> {
+) -> Result<(), Stop> {
     if let (Some(key), Some(number)) = (&p.check, &t.check_number) {
-        if cx.w.get_raw(Table::Checks, key)?.is_some() {
+        if cx.write.get_raw(Table::Checks, key)?.is_some() {
             let e = AchError::DuplicateCheck { check_number: number.clone() };
             return Err(Refusal::conflict(e, "check_number", "this check was already used").into());
         }
@@ -80,26 +80,30 @@ pub(crate) fn check(
 
 /// Remember an accepted transaction's fingerprints (letting go of the window's
 /// entries no window can reach any more).
-pub(crate) fn record(cx: &mut Cx<'_, '_>, t: &TransactionRecord, p: &Prints) -> Result<(), StorageError> {
+pub(crate) fn record(
+    cx: &mut WriteContext<'_, '_>,
+    t: &TransactionRecord,
+    p: &Prints,
+) -> Result<(), StorageError> {
     cx.window.expire(window::micros(window_start(cx.now, cx.engine.duplicate_window)), cx.window_log);
     let at = window::micros(t.created_at);
     cx.window.add(p.similar, at);
     cx.window_log.push(WindowChange::Added(p.similar, at));
-    crate::engine::multiprocess::shared_window::added(cx, &p.similar, at)?;
+    crate::engine::multiprocess::window_log::added(cx, &p.similar, at)?;
     if let Some(key) = &p.check {
-        cx.w.put_raw(Table::Checks, key, t.id.as_bytes())?;
+        cx.write.put_raw(Table::Checks, key, t.id.as_bytes())?;
     }
     Ok(())
 }
 
 /// A voided transaction is no one's duplicate: remove its entry (an older alike
 /// transaction's entry, if any, counts again). Its check stays spent.
-pub(crate) fn forget(cx: &mut Cx<'_, '_>, t: &TransactionRecord) -> Result<(), StorageError> {
+pub(crate) fn forget(cx: &mut WriteContext<'_, '_>, t: &TransactionRecord) -> Result<(), StorageError> {
     let print = prints(&cx.engine.fingerprints, t).similar;
     let at = window::micros(t.created_at);
     if cx.window.remove(&print, at) {
         cx.window_log.push(WindowChange::Removed(print, at));
-        crate::engine::multiprocess::shared_window::removed(cx, &print, at)?;
+        crate::engine::multiprocess::window_log::removed(cx, &print, at)?;
     }
     Ok(())
 }
@@ -123,7 +127,7 @@ pub(crate) fn load(
     let start = window_start(now, duplicate_window);
     let from = crate::ids::transaction_floor(start);
     let mut w = Window::default();
-    w.followed = crate::engine::multiprocess::shared_window::last_position(r)?;
+    w.followed = crate::engine::multiprocess::window_log::last_position(r)?;
     for (_, v) in r.range(Table::Transactions, from.as_bytes(), &[0xff], usize::MAX)? {
         let t: TransactionRecord = crate::storage::decode(Table::Transactions, &v)?;
         if counts(&t) && t.created_at >= start {
@@ -203,7 +207,7 @@ pub(crate) fn audit(
 impl Engine {
     /// The duplicate window as the stored transactions give it now.
     pub(in crate::engine) fn load_window(&self) -> Result<window::Window, StorageError> {
-        self.store.read(|r| load(r, &self.fingerprints, self.now(), self.duplicate_window))
+        self.store.read_durable(|r| load(r, &self.fingerprints, self.now(), self.duplicate_window))
     }
 
     /// Lock the duplicate window for a write transaction. If a panic ever left
@@ -238,7 +242,7 @@ impl Engine {
         window: &mut window::Window,
         log: &[window::WindowChange],
     ) {
-        if self.store.shared() {
+        if self.store.multiprocess() {
             window.stale = true;
         } else {
             window.undo(log);

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::calendar;
 use crate::engine::rows::records::TransactionRecord;
-use crate::engine::{Cx, Engine, Refusal};
+use crate::engine::{Engine, Refusal, WriteContext};
 use crate::model::Direction;
 use crate::storage::{StorageError, Table};
 
@@ -243,7 +243,7 @@ impl Engine {
     /// no write transaction.
     pub fn return_rates(&self) -> Result<Vec<ReturnRates>, Refusal> {
         let window = RateWindow::at(self.now());
-        let tallies = self.store.read(|r| {
+        let tallies = self.store.read_durable(|r| {
             tally(&window, None, &mut |from, visit| {
                 r.for_each_value(Table::Transactions, from, &[u8::MAX], visit)
             })
@@ -271,7 +271,7 @@ impl Engine {
 /// debit originated in the window changes a rate; for those, the merchants'
 /// windows are counted in one scan of the window's transactions.
 pub(crate) fn crossings(
-    cx: &Cx<'_, '_>,
+    cx: &WriteContext<'_, '_>,
     returned: &[&TransactionRecord],
 ) -> Result<Vec<ThresholdCrossing>, StorageError> {
     let window = RateWindow::at(cx.now);
@@ -289,7 +289,7 @@ pub(crate) fn crossings(
         _ => None,
     };
     let tallies = tally(&window, only.as_deref(), &mut |from, visit| {
-        cx.w.for_each_value(Table::Transactions, from, &[u8::MAX], visit)
+        cx.write.for_each_value(Table::Transactions, from, &[u8::MAX], visit)
     })?;
     let mut out = Vec::new();
     for ((partner_id, merchant_id), new) in codes {

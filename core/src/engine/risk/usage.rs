@@ -14,7 +14,7 @@ use chrono::{DateTime, Duration, NaiveDate, Utc};
 use crate::calendar;
 use crate::engine::request::fast_map::FastMap;
 use crate::engine::rows::records::{MerchantRecord, PartnerRecord, TransactionRecord};
-use crate::engine::Cx;
+use crate::engine::WriteContext;
 use crate::limits::{Usage, Windows, DEFAULT_PERIOD_DAYS, MAX_PERIOD_DAYS};
 use crate::storage::{row_keys, Snapshot, StorageError, Table, Write};
 
@@ -141,7 +141,7 @@ impl Counters {
 }
 
 /// Rolling periods of at most this many days are summed from day counters
-/// known across transactions (`storage/carried.rs`); longer ones from one
+/// known across transactions (`storage/write_cache.rs`); longer ones from one
 /// range read.
 const DAYS_KNOWN: u32 = 31;
 
@@ -174,14 +174,14 @@ fn period_days(setting: Option<u32>) -> u32 {
 
 /// The usage a new transaction of this merchant at `at` is measured against.
 pub(crate) fn windows(
-    cx: &mut Cx<'_, '_>,
+    cx: &mut WriteContext<'_, '_>,
     m: &MerchantRecord,
     p: &PartnerRecord,
     at: DateTime<Utc>,
 ) -> Result<Windows, StorageError> {
     let [(m_day, ..), (p_day, ..), (m_month, ..)] = counters_of(&m.id, &p.id, at);
     let today = calendar::eastern_date(at);
-    let (c, w) = (&mut cx.usage, &*cx.w);
+    let (c, w) = (&mut cx.usage, &*cx.write);
     Ok(Windows {
         merchant_day: c.get(w, &m_day)?,
         merchant_period: c.period(w, &m.id, today, period_days(m.limits.period_days))?,
@@ -192,13 +192,17 @@ pub(crate) fn windows(
 }
 
 /// Add (`add`) or give back (a void) a transaction's usage.
-pub(crate) fn apply(cx: &mut Cx<'_, '_>, t: &TransactionRecord, add: bool) -> Result<(), StorageError> {
+pub(crate) fn apply(
+    cx: &mut WriteContext<'_, '_>,
+    t: &TransactionRecord,
+    add: bool,
+) -> Result<(), StorageError> {
     if !counts(t) {
         return Ok(());
     }
     let one = Usage::one(t.amount);
     for (key, scope, day) in counters_of(&t.merchant_id, &t.partner_id, t.created_at) {
-        cx.usage.change(cx.w, key, scope, day, one, add)?;
+        cx.usage.change(cx.write, key, scope, day, one, add)?;
     }
     Ok(())
 }

@@ -43,7 +43,7 @@ pub(crate) enum WindowChange {
     /// An entry was removed.
     Removed(Print, i64),
     /// [`Window::followed`] moved on from this position (a shared database's
-    /// change log: `shared_window.rs`).
+    /// change log: `window_log.rs`).
     Followed(u64),
 }
 

@@ -34,7 +34,7 @@ fn engine_with_debits(n: u64) -> (Engine, Vec<String>) {
 
 /// Every row of `table`.
 fn rows(engine: &Engine, table: Table) -> Vec<(Vec<u8>, Vec<u8>)> {
-    engine.store.read(|r| r.range(table, &[], &[0xff; 16], usize::MAX)).unwrap()
+    engine.store.read_durable(|r| r.range(table, &[], &[0xff; 16], usize::MAX)).unwrap()
 }
 
 #[test]
@@ -113,7 +113,7 @@ fn rows_from_before_packing_are_still_read() {
     assert!(rows(&engine, Table::Settlements).is_empty());
     let states: Vec<State> = engine
         .store
-        .read(|r| {
+        .read_durable(|r| {
             ids.iter()
                 .map(|id| Ok(r.get::<TransactionRecord>(Table::Transactions, id.as_bytes())?.unwrap().state))
                 .collect()

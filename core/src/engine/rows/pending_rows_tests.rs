@@ -37,12 +37,12 @@ fn created(answers: Vec<Result<Outcome, crate::engine::Refusal>>) -> Vec<String>
 }
 
 fn pending_rows(engine: &Engine) -> usize {
-    engine.store.read(|r| r.range(Table::Pending, &[], &[0xff; 16], usize::MAX)).unwrap().len()
+    engine.store.read_durable(|r| r.range(Table::Pending, &[], &[0xff; 16], usize::MAX)).unwrap().len()
 }
 
 fn state(engine: &Engine, id: &str) -> State {
     let t: Option<TransactionRecord> =
-        engine.store.read(|r| r.get(Table::Transactions, id.as_bytes())).unwrap();
+        engine.store.read_durable(|r| r.get(Table::Transactions, id.as_bytes())).unwrap();
     t.unwrap().state
 }
 
@@ -95,7 +95,8 @@ fn a_row_holds_at_most_a_chunk_of_ids() {
     }
     let engine = Engine::in_memory(EngineOptions::manual(at("2026-11-23 10:00"))).unwrap();
     engine.store.write(|w| rows.write(w)).unwrap();
-    let stored = engine.store.read(|r| r.range(Table::Pending, &[], &[0xff; 16], usize::MAX)).unwrap();
+    let stored =
+        engine.store.read_durable(|r| r.range(Table::Pending, &[], &[0xff; 16], usize::MAX)).unwrap();
     let sizes: Vec<usize> =
         stored.iter().map(|(k, v)| crate::engine::rows::packed_index::row_ids(k, v).unwrap().len()).collect();
     assert_eq!(sizes, [500, 500, 201]);

@@ -3,7 +3,7 @@
 
 use crate::engine::lifecycle::images;
 use crate::engine::settlement::schedule;
-use crate::engine::{Cx, Engine, Progress, Refusal};
+use crate::engine::{Engine, Progress, Refusal, WriteContext};
 use crate::storage::StorageError;
 use chrono::{DateTime, Utc};
 
@@ -21,21 +21,21 @@ impl Engine {
         let mut total = Progress::default();
         loop {
             // Nothing due: no write transaction (an idle server does not fsync).
-            if !self.store.read_any(|r| schedule::anything_due(r, now, self.sandbox))? {
+            if !self.store.read_latest(|r| schedule::anything_due(r, now, self.sandbox))? {
                 return Ok(total);
             }
             self.let_requests_in();
             let mut window = self.lock_window()?;
             let mut log = Vec::new();
             let written = self.store.write_unrecorded(|w| {
-                let mut cx = Cx::new(w, now, self, &mut window, &mut log);
-                crate::engine::multiprocess::shared_window::follow(&mut cx)?;
+                let mut cx = WriteContext::new(w, now, self, &mut window, &mut log);
+                crate::engine::multiprocess::window_log::follow(&mut cx)?;
                 let (step, mut done) = schedule::catch_up(&mut cx, now, Some(schedule::CATCH_UP_BUDGET))?;
                 if done {
                     done = images::expire(&mut cx, now, schedule::CATCH_UP_BUDGET)?;
                 }
                 if !done {
-                    cx.w.defer_sync();
+                    cx.write.defer_sync();
                 }
                 cx.finish()?;
                 Ok::<_, StorageError>((step, done))

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::feeds::changes;
 use crate::engine::rows::records::{CustomerRecord, NoticeRecord, TransactionRecord};
 use crate::engine::tenancy::customers;
-use crate::engine::{Abort, Cx, Outcome};
+use crate::engine::{Outcome, Stop, WriteContext};
 use crate::lifecycle::State;
 use crate::model::{AccountType, BankAccount};
 use crate::nacha::{Correction, Inbound, InboundNotice, InboundReturn};
@@ -60,7 +60,7 @@ pub(crate) fn read(bytes: &[u8]) -> Result<Vec<Inbound>, Vec<FieldError>> {
 }
 
 /// Apply every entry of a file, read and checked when the operation was prepared.
-pub(crate) fn ingest(cx: &mut Cx<'_, '_>, entries: &[Inbound]) -> Result<Outcome, Abort> {
+pub(crate) fn ingest(cx: &mut WriteContext<'_, '_>, entries: &[Inbound]) -> Result<Outcome, Stop> {
     let now = cx.now;
     crate::engine::settlement::schedule::catch_up(cx, now, None)?;
     let mut done = Ingested::default();
@@ -89,19 +89,21 @@ enum Counted {
 }
 
 /// The transaction that carried `trace`, if the engine wrote it.
-fn by_trace(cx: &Cx<'_, '_>, trace: &str) -> Result<Option<TransactionRecord>, StorageError> {
-    let Some(id) = crate::engine::settlement::traces::transaction_of(cx.w, trace)? else { return Ok(None) };
-    cx.w.get(Table::Transactions, id.as_bytes())
+fn by_trace(cx: &WriteContext<'_, '_>, trace: &str) -> Result<Option<TransactionRecord>, StorageError> {
+    let Some(id) = crate::engine::settlement::traces::transaction_of(cx.write, trace)? else {
+        return Ok(None);
+    };
+    cx.write.get(Table::Transactions, id.as_bytes())
 }
 
 /// Apply one return; the transaction returned is added to `returned`.
 fn apply_return(
-    cx: &mut Cx<'_, '_>,
+    cx: &mut WriteContext<'_, '_>,
     r: &InboundReturn,
     returned: &mut Vec<TransactionRecord>,
-) -> Result<Counted, Abort> {
+) -> Result<Counted, Stop> {
     let marker = [b"r:".as_slice(), r.original_trace.as_bytes()].concat();
-    if cx.w.get_raw(Table::Inbound, &marker)?.is_some() {
+    if cx.write.get_raw(Table::Inbound, &marker)?.is_some() {
         return Ok(Counted::Already);
     }
     let Some(mut t) = by_trace(cx, &r.original_trace)? else { return Ok(Counted::Unmatched) };
@@ -118,8 +120,8 @@ fn apply_return(
     });
     t.return_code = Some(r.return_code.clone());
     t.return_date = Some(r.return_date);
-    cx.w.put(Table::Transactions, t.id.as_bytes(), &t)?;
-    cx.w.put_raw(Table::Inbound, &marker, t.id.as_bytes())?;
+    cx.write.put(Table::Transactions, t.id.as_bytes(), &t)?;
+    cx.write.put_raw(Table::Inbound, &marker, t.id.as_bytes())?;
     let now = cx.now;
     changes::record_change(cx, &t, now)?;
     returned.push(t);
@@ -150,9 +152,9 @@ fn parts(c: &Correction) -> CorrectedParts<'_> {
     }
 }
 
-fn apply_notice(cx: &mut Cx<'_, '_>, n: &InboundNotice) -> Result<Counted, Abort> {
+fn apply_notice(cx: &mut WriteContext<'_, '_>, n: &InboundNotice) -> Result<Counted, Stop> {
     let marker = [b"n:".as_slice(), n.trace.as_bytes(), b":", n.original_trace.as_bytes()].concat();
-    if cx.w.get_raw(Table::Inbound, &marker)?.is_some() {
+    if cx.write.get_raw(Table::Inbound, &marker)?.is_some() {
         return Ok(Counted::Already);
     }
     let Some(t) = by_trace(cx, &n.original_trace)? else { return Ok(Counted::Unmatched) };
@@ -175,19 +177,21 @@ fn apply_notice(cx: &mut Cx<'_, '_>, n: &InboundNotice) -> Result<Counted, Abort
     };
     let now = cx.now;
     changes::record_notice(cx, &t, &record, now)?;
-    cx.w.put_raw(Table::Inbound, &marker, t.id.as_bytes())?;
+    cx.write.put_raw(Table::Inbound, &marker, t.id.as_bytes())?;
     Ok(Counted::Applied)
 }
 
 /// Apply a correction to a stored customer (not deleted): whether it changed.
 fn update_customer(
-    cx: &mut Cx<'_, '_>,
+    cx: &mut WriteContext<'_, '_>,
     id: &str,
     routing: Option<&str>,
     account: Option<&str>,
     account_type: Option<AccountType>,
-) -> Result<bool, Abort> {
-    let Some(mut c) = cx.w.get::<CustomerRecord>(Table::Customers, id.as_bytes())? else { return Ok(false) };
+) -> Result<bool, Stop> {
+    let Some(mut c) = cx.write.get::<CustomerRecord>(Table::Customers, id.as_bytes())? else {
+        return Ok(false);
+    };
     let Some(current) = c.account.as_ref() else { return Ok(false) };
     let number = match account {
         Some(a) => a.to_owned(),
@@ -201,6 +205,6 @@ fn update_customer(
     };
     let fingerprint = customers::account_fingerprint(&cx.engine.fingerprints, &corrected);
     c.account = Some(customers::seal(cx, &corrected, &c.id, fingerprint));
-    cx.w.put(Table::Customers, c.id.as_bytes(), &c)?;
+    cx.write.put(Table::Customers, c.id.as_bytes(), &c)?;
     Ok(true)
 }

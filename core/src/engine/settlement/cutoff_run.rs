@@ -11,7 +11,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use crate::calendar;
 use crate::engine::feeds::changes;
 use crate::engine::rows::record_parts::{self, Head, Tail};
-use crate::engine::Cx;
+use crate::engine::WriteContext;
 use crate::lifecycle::{self, State};
 use crate::model::Direction;
 use crate::storage::{self, StorageError, Table};
@@ -124,15 +124,15 @@ impl ChangeTemplates {
 /// Originate the transactions of the pending index `keys` (a run of the
 /// cut-off at `cutoff`), handing each to `write` in order.
 pub(in crate::engine) fn run(
-    cx: &mut Cx<'_, '_>,
+    cx: &mut WriteContext<'_, '_>,
     ids: &[&str],
     cutoff: DateTime<Utc>,
-    mut write: impl FnMut(&mut Cx<'_, '_>, Originated<'_>) -> Result<(), StorageError>,
+    mut write: impl FnMut(&mut WriteContext<'_, '_>, Originated<'_>) -> Result<(), StorageError>,
 ) -> Result<(), StorageError> {
     let dates = RunDates::of(cutoff);
     let mut changes = ChangeTemplates::default();
     for id in ids {
-        if let Some(raw) = cx.w.get_raw(Table::Transactions, id.as_bytes())? {
+        if let Some(raw) = cx.write.get_raw(Table::Transactions, id.as_bytes())? {
             if let Some(o) = originate(&raw, cutoff, &dates, &mut changes)? {
                 write(cx, o)?;
             }

@@ -27,7 +27,7 @@ use crate::engine::rows::records::{MerchantRecord, TransactionRecord};
 use crate::engine::settlement::batch_kind::{self, BatchKind, EntrySource};
 use crate::engine::settlement::originator;
 use crate::engine::settlement::traces::TraceRows;
-use crate::engine::Cx;
+use crate::engine::WriteContext;
 use crate::model::{Direction, EntryClass, MerchantApplication};
 use crate::money::Money;
 use crate::nacha::{self, Batch, Originator, Stream, Text};
@@ -129,7 +129,7 @@ impl Outgoing {
     /// (`source`: its [`EntrySource`], encoded).
     pub(crate) fn add(
         &mut self,
-        cx: &mut Cx<'_, '_>,
+        cx: &mut WriteContext<'_, '_>,
         t: &Head<'_>,
         reversal_of: Option<&str>,
         source: &[u8],
@@ -139,7 +139,7 @@ impl Outgoing {
             return Ok(());
         }
         let original = match reversal_of {
-            Some(id) => cx.w.get::<TransactionRecord>(Table::Transactions, id.as_bytes())?,
+            Some(id) => cx.write.get::<TransactionRecord>(Table::Transactions, id.as_bytes())?,
             None => None,
         };
         let reversal = reversal_of.map(|_| original.as_ref());
@@ -149,10 +149,12 @@ impl Outgoing {
         // A batch's flags are read once per write transaction, not once per entry.
         let flags = match cx.batch_flags.get(&summary) {
             Some(flags) => *flags,
-            None => cx.w.get_raw(Table::Outgoing, &summary)?.and_then(|v| v.first().copied()).unwrap_or(0),
+            None => {
+                cx.write.get_raw(Table::Outgoing, &summary)?.and_then(|v| v.first().copied()).unwrap_or(0)
+            }
         };
         if flags & flag == 0 {
-            cx.w.put_raw(Table::Outgoing, &summary, &[flags | flag])?;
+            cx.write.put_raw(Table::Outgoing, &summary, &[flags | flag])?;
         }
         if cx.batch_flags.get(&summary) != Some(&(flags | flag)) {
             cx.batch_flags.insert(summary.clone(), flags | flag);
@@ -171,15 +173,15 @@ impl Outgoing {
         if row.2 >= id_list::PER_ROW {
             let (key, records, _) = std::mem::take(row);
             self.rows.retain(|_, (_, _, n)| *n > 0);
-            cx.w.put_raw(Table::Outgoing, &key, &records)?;
+            cx.write.put_raw(Table::Outgoing, &key, &records)?;
         }
         Ok(())
     }
 
     /// Write every row still gathered.
-    pub(crate) fn write(self, cx: &mut Cx<'_, '_>) -> Result<(), StorageError> {
+    pub(crate) fn write(self, cx: &mut WriteContext<'_, '_>) -> Result<(), StorageError> {
         for (key, records, _) in self.rows.into_values() {
-            cx.w.put_raw(Table::Outgoing, &key, &records)?;
+            cx.write.put_raw(Table::Outgoing, &key, &records)?;
         }
         Ok(())
     }
@@ -250,12 +252,12 @@ struct Assembly {
 /// left, finish and list it. Returns the rows done and whether the file is done.
 /// Nothing is done (and `true` answered) while no originator is set.
 pub(crate) fn assemble(
-    cx: &mut Cx<'_, '_>,
+    cx: &mut WriteContext<'_, '_>,
     cutoff: DateTime<Utc>,
     budget: u64,
 ) -> Result<(u64, bool), StorageError> {
     let mut out = Vec::new();
-    let mut a = match cx.w.get::<Assembly>(Table::Meta, row_keys::META_FILE_IN_PROGRESS)? {
+    let mut a = match cx.write.get::<Assembly>(Table::Meta, row_keys::META_FILE_IN_PROGRESS)? {
         Some(a) if a.cutoff == cutoff => a,
         _ => match begin(cx, cutoff, &mut out)? {
             Some(a) => a,
@@ -272,7 +274,7 @@ pub(crate) fn assemble(
     // the budget is spent; the file is finished once no row is left.
     let mut done = 0u64;
     let finished = loop {
-        let Some((key, value)) = cx.w.range(Table::Outgoing, &from, &to, 1)?.pop() else { break true };
+        let Some((key, value)) = cx.write.range(Table::Outgoing, &from, &to, 1)?.pop() else { break true };
         if done >= limit {
             break false;
         }
@@ -296,27 +298,27 @@ pub(crate) fn assemble(
                 add_entry(cx, &mut a, company, sec, source, &mut out, &mut traces)?;
             }
             done += entries.len() as u64;
-        } else if let Some(t) = cx.w.get::<TransactionRecord>(Table::Transactions, id.as_bytes())? {
+        } else if let Some(t) = cx.write.get::<TransactionRecord>(Table::Transactions, id.as_bytes())? {
             // A row from before packing: one transaction, read again.
             add_entry(cx, &mut a, company, sec, &EntrySource::of(&t), &mut out, &mut traces)?;
             done += 1;
         }
     };
-    cx.w.remove_range(Table::Outgoing, &start, &from)?;
-    traces.write(cx.w)?;
-    cx.w.put(Table::Meta, row_keys::META_TRACE_SEQUENCE, &a.sequence)?;
+    cx.write.remove_range(Table::Outgoing, &start, &from)?;
+    traces.write(cx.write)?;
+    cx.write.put(Table::Meta, row_keys::META_TRACE_SEQUENCE, &a.sequence)?;
     if finished {
         let more = finish(cx, a, out)?;
         return Ok((done + more, true));
     }
     store_part(cx, &mut a, &out)?;
-    cx.w.put(Table::Meta, row_keys::META_FILE_IN_PROGRESS, &a)?;
+    cx.write.put(Table::Meta, row_keys::META_FILE_IN_PROGRESS, &a)?;
     Ok((done, false))
 }
 
 /// Start the file of `cutoff`: its id, its header into `out`.
 fn begin(
-    cx: &Cx<'_, '_>,
+    cx: &WriteContext<'_, '_>,
     cutoff: DateTime<Utc>,
     out: &mut Vec<u8>,
 ) -> Result<Option<Assembly>, StorageError> {
@@ -333,7 +335,7 @@ fn begin(
         effective,
         originator,
         stream,
-        sequence: cx.w.get::<u64>(Table::Meta, row_keys::META_TRACE_SEQUENCE)?.unwrap_or(0),
+        sequence: cx.write.get::<u64>(Table::Meta, row_keys::META_TRACE_SEQUENCE)?.unwrap_or(0),
         parts: 0,
         entries: 0,
         total_debit: Money::from_cents(0),
@@ -381,7 +383,7 @@ fn open_batch(
 
 /// Append `t`'s entry with the next trace number, or hold it with the reason.
 fn add_entry(
-    cx: &mut Cx<'_, '_>,
+    cx: &mut WriteContext<'_, '_>,
     a: &mut Assembly,
     company: &Company,
     sec: &str,
@@ -412,38 +414,38 @@ fn add_entry(
 }
 
 /// Store `out` as the file's next part (sealed), if it holds anything.
-fn store_part(cx: &mut Cx<'_, '_>, a: &mut Assembly, out: &[u8]) -> Result<(), StorageError> {
+fn store_part(cx: &mut WriteContext<'_, '_>, a: &mut Assembly, out: &[u8]) -> Result<(), StorageError> {
     if out.is_empty() {
         return Ok(());
     }
     let key = part_key(&a.id, a.parts);
-    if !cx.engine.store.shared() {
+    if !cx.engine.store.multiprocess() {
         // Another process may store the file's next parts (a shared store):
         // then the digest is always worked out from the stored parts.
         cx.engine.file_digest.part(&a.id, a.parts, out);
     }
     let sealed = cx.engine.cipher.encrypt(out, key.as_bytes());
-    cx.w.put_raw(Table::Blobs, key.as_bytes(), &sealed)?;
+    cx.write.put_raw(Table::Blobs, key.as_bytes(), &sealed)?;
     a.parts += 1;
     Ok(())
 }
 
 /// The last chunk: the file control, the summary listed, the state gone.
 /// Returns the extra work (the parts read back for the checksum).
-fn finish(cx: &mut Cx<'_, '_>, mut a: Assembly, mut out: Vec<u8>) -> Result<u64, StorageError> {
+fn finish(cx: &mut WriteContext<'_, '_>, mut a: Assembly, mut out: Vec<u8>) -> Result<u64, StorageError> {
     let written = a.stream.clone().finish(&mut out);
     let mut sha256 = String::new();
     if written {
         store_part(cx, &mut a, &out)?;
         let digest = match cx.engine.file_digest.finish(&a.id, a.parts) {
             Some(digest) => digest,
-            None => sha2::Sha256::digest(read_parts(cx.w, &cx.engine.cipher, &a.id)?).into(),
+            None => sha2::Sha256::digest(read_parts(cx.write, &cx.engine.cipher, &a.id)?).into(),
         };
         sha256 = crate::secrets::hex::encode(&digest);
     } else {
         // No entry was written (every one held): no file text at all.
         for part in 0..a.parts {
-            cx.w.remove(Table::Blobs, part_key(&a.id, part).as_bytes())?;
+            cx.write.remove(Table::Blobs, part_key(&a.id, part).as_bytes())?;
         }
     }
     let summary = OriginationFile {
@@ -459,9 +461,9 @@ fn finish(cx: &mut Cx<'_, '_>, mut a: Assembly, mut out: Vec<u8>) -> Result<u64,
         last_trace: a.last_trace,
         held: a.held,
     };
-    cx.w.put(Table::Files, summary.id.as_bytes(), &summary)?;
-    cx.w.require_sync();
-    cx.w.remove(Table::Meta, row_keys::META_FILE_IN_PROGRESS)?;
+    cx.write.put(Table::Files, summary.id.as_bytes(), &summary)?;
+    cx.write.require_sync();
+    cx.write.remove(Table::Meta, row_keys::META_FILE_IN_PROGRESS)?;
     Ok(u64::from(a.parts))
 }
 
@@ -476,8 +478,8 @@ struct Company {
 }
 
 /// The company of `merchant_id` (its application unsealed once per chunk).
-fn company(cx: &Cx<'_, '_>, merchant_id: &str) -> Result<Company, StorageError> {
-    let merchant: Option<MerchantRecord> = cx.w.get(Table::Merchants, merchant_id.as_bytes())?;
+fn company(cx: &WriteContext<'_, '_>, merchant_id: &str) -> Result<Company, StorageError> {
+    let merchant: Option<MerchantRecord> = cx.write.get(Table::Merchants, merchant_id.as_bytes())?;
     let description = merchant.as_ref().and_then(|m| m.company_entry_description.clone());
     Ok(match merchant.and_then(|m| application(cx, &m)) {
         Some(app) => Company {
@@ -498,7 +500,7 @@ fn company(cx: &Cx<'_, '_>, merchant_id: &str) -> Result<Company, StorageError> 
 }
 
 /// The merchant's application, unsealed.
-fn application(cx: &Cx<'_, '_>, m: &MerchantRecord) -> Option<MerchantApplication> {
+fn application(cx: &WriteContext<'_, '_>, m: &MerchantRecord) -> Option<MerchantApplication> {
     use base64::Engine as _;
     let sealed = base64::engine::general_purpose::STANDARD.decode(&m.application_sealed).ok()?;
     let json = cx.engine.cipher.decrypt(&sealed, m.id.as_bytes()).ok()?;
@@ -508,7 +510,7 @@ fn application(cx: &Cx<'_, '_>, m: &MerchantRecord) -> Option<MerchantApplicatio
 /// The first file id free on `date`, with its file id modifier: `A`–`Z`, then
 /// `0`–`9`; past 36 files in a day (never in practice: one cut-off a day) the
 /// modifiers repeat and the id gains `-1`, `-2`, … so a file is never refused.
-fn free_id(cx: &Cx<'_, '_>, date: NaiveDate) -> Result<(String, char), StorageError> {
+fn free_id(cx: &WriteContext<'_, '_>, date: NaiveDate) -> Result<(String, char), StorageError> {
     let modifiers: Vec<char> = ('A'..='Z').chain('0'..='9').collect();
     let day = date.format("%Y%m%d");
     for n in 0usize.. {
@@ -516,7 +518,7 @@ fn free_id(cx: &Cx<'_, '_>, date: NaiveDate) -> Result<(String, char), StorageEr
         let round = n / modifiers.len();
         let id =
             if round == 0 { format!("fil_{day}{modifier}") } else { format!("fil_{day}{modifier}-{round}") };
-        if cx.w.get_raw(Table::Files, id.as_bytes())?.is_none() {
+        if cx.write.get_raw(Table::Files, id.as_bytes())?.is_none() {
             return Ok((id, modifier));
         }
     }

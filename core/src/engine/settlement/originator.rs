@@ -2,7 +2,7 @@
 //! the files name the sender. Set by the operator (`PUT /admin/originator`), kept
 //! in the metadata table; a sandbox without one uses [`sandbox_default`].
 
-use crate::engine::{Abort, Cx, Outcome, Refusal};
+use crate::engine::{Outcome, Refusal, Stop, WriteContext};
 use crate::nacha::Originator;
 use crate::routing::is_valid_routing_number;
 use crate::storage::{row_keys, Snapshot, StorageError, Table};
@@ -64,16 +64,16 @@ pub(crate) fn load(r: &Snapshot, sandbox: bool) -> Result<Option<Originator>, St
 }
 
 /// The same inside a write transaction.
-pub(crate) fn current(cx: &Cx<'_, '_>) -> Result<Option<Originator>, StorageError> {
-    let stored: Option<Originator> = cx.w.get(Table::Meta, row_keys::META_ORIGINATOR)?;
+pub(crate) fn current(cx: &WriteContext<'_, '_>) -> Result<Option<Originator>, StorageError> {
+    let stored: Option<Originator> = cx.write.get(Table::Meta, row_keys::META_ORIGINATOR)?;
     Ok(stored.or_else(|| cx.engine.sandbox.then(sandbox_default)))
 }
 
 /// Operator: set the originator (validated when the operation was prepared).
 pub(crate) fn set(
-    cx: &mut Cx<'_, '_>,
+    cx: &mut WriteContext<'_, '_>,
     originator: Result<Originator, Vec<FieldError>>,
-) -> Result<Outcome, Abort> {
+) -> Result<Outcome, Stop> {
     let mut o = originator.map_err(|errors| Refusal::Refused {
         error: AchError::FailedToAccept,
         status: 422,
@@ -81,6 +81,6 @@ pub(crate) fn set(
     })?;
     o.immediate_destination_name.make_ascii_uppercase();
     o.immediate_origin_name.make_ascii_uppercase();
-    cx.w.put(Table::Meta, row_keys::META_ORIGINATOR, &o)?;
+    cx.write.put(Table::Meta, row_keys::META_ORIGINATOR, &o)?;
     Ok(Outcome::OriginatorSet { originator: o })
 }

@@ -17,7 +17,7 @@ use crate::engine::rows::records::TransactionRecord;
 use crate::engine::settlement::cutoff_run::{self, Originated};
 use crate::engine::settlement::origination;
 use crate::engine::settlement::originator;
-use crate::engine::{Abort, Cx, Outcome, Refusal};
+use crate::engine::{Outcome, Refusal, Stop, WriteContext};
 use crate::lifecycle::State;
 use crate::storage::{row_keys, StorageError, Table};
 use crate::validation::ProblemCode;
@@ -45,7 +45,7 @@ const _: () = assert!(crate::engine::rows::id_list::PER_ROW <= CATCH_UP_BUDGET);
 /// a `budget`, stop once that many items ran (a file counts its entries); the
 /// answer says whether everything due is done.
 pub(crate) fn catch_up(
-    cx: &mut Cx<'_, '_>,
+    cx: &mut WriteContext<'_, '_>,
     now: DateTime<Utc>,
     budget: Option<u64>,
 ) -> Result<(Progress, bool), StorageError> {
@@ -60,7 +60,7 @@ pub(crate) fn catch_up(
     // A request batch's pending index rows, so far: in the index before any
     // cut-off reads it (a sandbox clock set later in the batch).
     if let Some(rows) = &mut cx.pending_rows {
-        rows.write(cx.w)?;
+        rows.write(cx.write)?;
     }
     loop {
         if budget.is_some_and(|b| spent >= b) {
@@ -68,7 +68,7 @@ pub(crate) fn catch_up(
         }
         let pending = due(cx, Table::Pending, now)?;
         let settling = due(cx, Table::Settlements, now)?;
-        let mut file = origination::next_due(cx.w)?;
+        let mut file = origination::next_due(cx.write)?;
         if file.is_some() {
             let set = match files {
                 Some(set) => set,
@@ -122,7 +122,7 @@ pub(crate) fn catch_up(
         // A run's feed entries, packed per partner and merchant.
         if !outer {
             if let Some(rows) = cx.feed_rows.take() {
-                rows.write(cx.w)?;
+                rows.write(cx.write)?;
             }
         }
     }
@@ -130,7 +130,7 @@ pub(crate) fn catch_up(
 
 /// Gather a run's feed entries into packed rows, unless a request batch
 /// (`outer`) already gathers them.
-fn gather_feeds(cx: &mut Cx<'_, '_>, outer: bool) {
+fn gather_feeds(cx: &mut WriteContext<'_, '_>, outer: bool) {
     if !outer {
         cx.feed_rows = Some(FeedRows::default());
     }
@@ -141,10 +141,10 @@ type Row = (Vec<u8>, Vec<u8>);
 
 /// Up to `limit` (at least one) pending index rows at exactly `at`: each
 /// holds at least one id, so enough for `limit` ids.
-fn pending_at(cx: &Cx<'_, '_>, at: DateTime<Utc>, limit: u64) -> Result<Vec<Row>, StorageError> {
+fn pending_at(cx: &WriteContext<'_, '_>, at: DateTime<Utc>, limit: u64) -> Result<Vec<Row>, StorageError> {
     let from = row_keys::instant(at);
     let to = row_keys::instant(at + chrono::Duration::microseconds(1));
-    cx.w.range(Table::Pending, &from, &to, usize::try_from(limit.max(1)).unwrap_or(usize::MAX))
+    cx.write.range(Table::Pending, &from, &to, usize::try_from(limit.max(1)).unwrap_or(usize::MAX))
 }
 
 /// The ids of `rows`, a row at a time until they reach `limit` (at least one
@@ -187,8 +187,8 @@ pub(crate) fn anything_due(
 }
 
 /// The first entry of an index if it is due by `now`.
-fn due(cx: &Cx<'_, '_>, table: Table, now: DateTime<Utc>) -> Result<Option<Due>, StorageError> {
-    let Some(key) = cx.w.first_key_known(table)? else {
+fn due(cx: &WriteContext<'_, '_>, table: Table, now: DateTime<Utc>) -> Result<Option<Due>, StorageError> {
+    let Some(key) = cx.write.first_key_known(table)? else {
         return Ok(None);
     };
     let at =
@@ -198,9 +198,9 @@ fn due(cx: &Cx<'_, '_>, table: Table, now: DateTime<Utc>) -> Result<Option<Due>,
 
 /// Remove a run of index keys just processed (consecutive in key order: read
 /// as one range) in one pass.
-fn remove_run(cx: &mut Cx<'_, '_>, table: Table, keys: &[Vec<u8>]) -> Result<(), StorageError> {
+fn remove_run(cx: &mut WriteContext<'_, '_>, table: Table, keys: &[Vec<u8>]) -> Result<(), StorageError> {
     match (keys.first(), keys.last()) {
-        (Some(first), Some(last)) => cx.w.remove_range(table, first, &crate::storage::key_after(last)),
+        (Some(first), Some(last)) => cx.write.remove_range(table, first, &crate::storage::key_after(last)),
         _ => Ok(()),
     }
 }
@@ -225,21 +225,21 @@ impl Gathered {
     /// [`cutoff_run`]); its pending index entry is removed with the whole run's.
     fn originated(
         &mut self,
-        cx: &mut Cx<'_, '_>,
+        cx: &mut WriteContext<'_, '_>,
         o: Originated<'_>,
         cutoff: DateTime<Utc>,
     ) -> Result<(), StorageError> {
         let h = &o.head;
-        cx.w.put_raw(Table::Transactions, h.id.as_bytes(), &o.stored)?;
+        cx.write.put_raw(Table::Transactions, h.id.as_bytes(), &o.stored)?;
         self.settlements.add(o.settles_at, h.id)?;
-        images::keep_for(cx.w, h.id, h.has_images, o.settles_at)?;
+        images::keep_for(cx.write, h.id, h.has_images, o.settles_at)?;
         self.outgoing.add(cx, h, o.reversal_of, &o.source, cutoff)?;
         changes::record_encoded(cx, (h.partner_id, h.merchant_id), &o.change)
     }
 
     /// Write every row gathered.
-    fn write(mut self, cx: &mut Cx<'_, '_>) -> Result<(), StorageError> {
-        self.settlements.write(cx.w)?;
+    fn write(mut self, cx: &mut WriteContext<'_, '_>) -> Result<(), StorageError> {
+        self.settlements.write(cx.write)?;
         self.outgoing.write(cx)
     }
 }
@@ -248,34 +248,38 @@ impl Gathered {
 /// transactions were seen (at least one row). Returns the transactions seen
 /// and those settled (a returned one stays in its packed row until then, and
 /// is skipped).
-fn settle_due(cx: &mut Cx<'_, '_>, at: DateTime<Utc>, budget: u64) -> Result<(u64, u64), StorageError> {
+fn settle_due(
+    cx: &mut WriteContext<'_, '_>,
+    at: DateTime<Utc>,
+    budget: u64,
+) -> Result<(u64, u64), StorageError> {
     let mut from = row_keys::instant(at).to_vec();
     let to = row_keys::instant(at + chrono::Duration::microseconds(1));
     let (mut seen, mut settled) = (0, 0);
     let start = from.clone();
     while seen < budget.max(1) {
-        let Some((key, value)) = cx.w.range(Table::Settlements, &from, &to, 1)?.pop() else { break };
+        let Some((key, value)) = cx.write.range(Table::Settlements, &from, &to, 1)?.pop() else { break };
         for id in row_ids(&key, &value)? {
             seen += 1;
             settled += u64::from(settle(cx, id, at)?);
         }
         from = crate::storage::key_after(&key);
     }
-    cx.w.remove_range(Table::Settlements, &start, &from)?;
+    cx.write.remove_range(Table::Settlements, &start, &from)?;
     Ok((seen, settled))
 }
 
 /// An Originated transaction reaches its settlement instant: S Settled.
 /// Whether it was still Originated (not returned meanwhile).
-fn settle(cx: &mut Cx<'_, '_>, id: &str, at: DateTime<Utc>) -> Result<bool, StorageError> {
-    let Some(mut t) = cx.w.get::<TransactionRecord>(Table::Transactions, id.as_bytes())? else {
+fn settle(cx: &mut WriteContext<'_, '_>, id: &str, at: DateTime<Utc>) -> Result<bool, StorageError> {
+    let Some(mut t) = cx.write.get::<TransactionRecord>(Table::Transactions, id.as_bytes())? else {
         return Ok(false);
     };
     if t.state != State::Originated {
         return Ok(false);
     }
     t.state = State::Settled;
-    cx.w.put(Table::Transactions, t.id.as_bytes(), &t)?;
+    cx.write.put(Table::Transactions, t.id.as_bytes(), &t)?;
     changes::record_change(cx, &t, at)?;
     Ok(true)
 }
@@ -283,15 +287,18 @@ fn settle(cx: &mut Cx<'_, '_>, id: &str, at: DateTime<Utc>) -> Result<bool, Stor
 /// A transaction returned before it settles leaves the settlement index: a
 /// row of its own (from before packing) goes; in a packed row its id stays,
 /// and settling skips it.
-pub(crate) fn leave_settlements(cx: &mut Cx<'_, '_>, t: &TransactionRecord) -> Result<(), StorageError> {
+pub(crate) fn leave_settlements(
+    cx: &mut WriteContext<'_, '_>,
+    t: &TransactionRecord,
+) -> Result<(), StorageError> {
     if let Some(at) = t.settles_at.filter(|_| t.state == State::Originated) {
-        cx.w.remove(Table::Settlements, &row_keys::at(at, &t.id))?;
+        cx.write.remove(Table::Settlements, &row_keys::at(at, &t.id))?;
     }
     Ok(())
 }
 
 /// Sandbox: move the clock to `now` (never backwards) and run everything due.
-pub(crate) fn set_clock(cx: &mut Cx<'_, '_>, now: DateTime<Utc>) -> Result<Outcome, Abort> {
+pub(crate) fn set_clock(cx: &mut WriteContext<'_, '_>, now: DateTime<Utc>) -> Result<Outcome, Stop> {
     if !cx.engine.sandbox {
         return Err(Refusal::problem(
             AchError::FailedToAccept,
@@ -311,7 +318,7 @@ pub(crate) fn set_clock(cx: &mut Cx<'_, '_>, now: DateTime<Utc>) -> Result<Outco
     }
     let (progress, _) = catch_up(cx, now, None)?;
     images::expire(cx, now, u64::MAX)?;
-    cx.w.put_raw(Table::Meta, row_keys::META_CLOCK, &row_keys::instant(now))?;
+    cx.write.put_raw(Table::Meta, row_keys::META_CLOCK, &row_keys::instant(now))?;
     cx.now = now;
     cx.clock_to = Some(now);
     Ok(Outcome::ClockSet { now, progress })

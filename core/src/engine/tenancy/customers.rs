@@ -5,7 +5,7 @@ use base64::Engine as _;
 use crate::echo::echo;
 use crate::engine::rows::records::{CustomerRecord, SealedAccount};
 use crate::engine::tenancy::tenant_lookup;
-use crate::engine::{Abort, Cx, Engine, Outcome, Refusal};
+use crate::engine::{Engine, Outcome, Refusal, Stop, WriteContext};
 use crate::ids::{self, IdKind};
 use crate::model::{BankAccount, CustomerScope, NewCustomer};
 use crate::secrets::{Fingerprinter, SecretError};
@@ -16,7 +16,7 @@ use crate::AchError;
 /// Seal an account for storage, bound (associated data) to the record `bound_to`,
 /// with its [`account_fingerprint`] (computed when the operation was prepared).
 pub(crate) fn seal(
-    cx: &Cx<'_, '_>,
+    cx: &WriteContext<'_, '_>,
     account: &BankAccount,
     bound_to: &str,
     fingerprint: String,
@@ -46,11 +46,11 @@ pub(crate) fn account_fingerprint(fingerprints: &Fingerprinter, account: &BankAc
 
 /// Partner: store a customer.
 pub(crate) fn create(
-    cx: &mut Cx<'_, '_>,
+    cx: &mut WriteContext<'_, '_>,
     partner_id: &str,
     c: &NewCustomer,
     fingerprint: String,
-) -> Result<Outcome, Abort> {
+) -> Result<Outcome, Stop> {
     if let CustomerScope::Merchant(m) = &c.merchant_id {
         tenant_lookup::merchant_of(cx, partner_id, m.as_str())?;
     }
@@ -63,24 +63,29 @@ pub(crate) fn create(
         created_at: cx.now,
         deleted_at: None,
     };
-    cx.w.put(Table::Customers, id.as_bytes(), &record)?;
+    cx.write.put(Table::Customers, id.as_bytes(), &record)?;
     Ok(Outcome::CustomerCreated { customer_id: id })
 }
 
-fn unknown(field: &str, customer_id: &str) -> Abort {
+fn unknown(field: &str, customer_id: &str) -> Stop {
     Refusal::not_found(field, format!("no customer '{}'", echo(customer_id))).into()
 }
 
 /// The partner's customer `customer_id` (another partner's answers as unknown).
-fn load(cx: &Cx<'_, '_>, partner_id: &str, customer_id: &str, field: &str) -> Result<CustomerRecord, Abort> {
-    let record: Option<CustomerRecord> = cx.w.get(Table::Customers, customer_id.as_bytes())?;
+fn load(
+    cx: &WriteContext<'_, '_>,
+    partner_id: &str,
+    customer_id: &str,
+    field: &str,
+) -> Result<CustomerRecord, Stop> {
+    let record: Option<CustomerRecord> = cx.write.get(Table::Customers, customer_id.as_bytes())?;
     match record {
         Some(c) if c.partner_id == partner_id => Ok(c),
         _ => Err(unknown(field, customer_id)),
     }
 }
 
-fn deleted(field: &str, c: &CustomerRecord) -> Abort {
+fn deleted(field: &str, c: &CustomerRecord) -> Stop {
     let when = c.deleted_at.map(|t| crate::calendar::eastern_date(t).to_string()).unwrap_or_default();
     let msg = format!("customer '{}' was deleted on {when}; store the account again", c.id);
     Refusal::problem(AchError::FailedToAccept, field, ProblemCode::InvalidValue, msg).into()
@@ -88,25 +93,29 @@ fn deleted(field: &str, c: &CustomerRecord) -> Abort {
 
 /// Partner: delete a customer. Its token is refused from then on; transactions
 /// made with it keep their own copy of the account.
-pub(crate) fn delete(cx: &mut Cx<'_, '_>, partner_id: &str, customer_id: &str) -> Result<Outcome, Abort> {
+pub(crate) fn delete(
+    cx: &mut WriteContext<'_, '_>,
+    partner_id: &str,
+    customer_id: &str,
+) -> Result<Outcome, Stop> {
     let mut c = load(cx, partner_id, customer_id, "customer_id")?;
     if c.deleted_at.is_some() {
         return Err(deleted("customer_id", &c));
     }
     c.deleted_at = Some(cx.now);
     c.account = None;
-    cx.w.put(Table::Customers, c.id.as_bytes(), &c)?;
+    cx.write.put(Table::Customers, c.id.as_bytes(), &c)?;
     Ok(Outcome::CustomerDeleted { customer_id: c.id })
 }
 
 /// The account behind a token, for a transaction of `merchant_id`: the customer
 /// must be the partner's, not deleted, and `global` or that merchant's.
 pub(crate) fn resolve(
-    cx: &Cx<'_, '_>,
+    cx: &WriteContext<'_, '_>,
     partner_id: &str,
     merchant_id: &str,
     customer_id: &str,
-) -> Result<SealedAccount, Abort> {
+) -> Result<SealedAccount, Stop> {
     let field = "customer.id";
     let c = load(cx, partner_id, customer_id, field)?;
     if c.scope != "global" && c.scope != merchant_id {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::engine::tenancy::tenant_lookup;
-use crate::engine::{Abort, Cx, Outcome, Refusal};
+use crate::engine::{Outcome, Refusal, Stop, WriteContext};
 use crate::storage::Table;
 use crate::validation::{FieldError, ProblemCode};
 use crate::AchError;
@@ -63,10 +63,10 @@ pub(crate) fn problems(s: &MerchantSettings) -> Vec<FieldError> {
 
 /// Operator: set `merchant_id`'s settings (validated when prepared).
 pub(crate) fn set(
-    cx: &mut Cx<'_, '_>,
+    cx: &mut WriteContext<'_, '_>,
     merchant_id: &str,
     settings: Result<MerchantSettings, Vec<FieldError>>,
-) -> Result<Outcome, Abort> {
+) -> Result<Outcome, Stop> {
     let settings = settings.map_err(|errors| Refusal::Refused {
         error: AchError::FailedToAccept,
         status: 422,
@@ -75,7 +75,7 @@ pub(crate) fn set(
     let mut m = Arc::unwrap_or_clone(tenant_lookup::load_merchant(cx, merchant_id)?);
     m.company_entry_description =
         settings.company_entry_description.map(|d| d.trim_matches(' ').to_ascii_uppercase());
-    cx.w.put(Table::Merchants, m.id.as_bytes(), &m)?;
+    cx.write.put(Table::Merchants, m.id.as_bytes(), &m)?;
     let settings = MerchantSettings { company_entry_description: m.company_entry_description.clone() };
     Ok(Outcome::MerchantSettingsSet { merchant_id: m.id, settings })
 }

@@ -6,7 +6,7 @@ use base64::Engine as _;
 
 use crate::engine::rows::records::{KeyOwner, MerchantRecord, MerchantStatus, PartnerRecord};
 use crate::engine::tenancy::tenant_lookup::{load_merchant, load_partner};
-use crate::engine::{credentials, Abort, Cx, Outcome, Refusal};
+use crate::engine::{credentials, Outcome, Refusal, Stop, WriteContext};
 use crate::ids::{self, IdKind};
 use crate::limits::Limits;
 use crate::model::MerchantApplication;
@@ -22,7 +22,7 @@ fn b64() -> &'static base64::engine::GeneralPurpose {
 }
 
 /// Operator: a new partner and its API key.
-pub(crate) fn create_partner(cx: &mut Cx<'_, '_>, name: &str) -> Result<Outcome, Abort> {
+pub(crate) fn create_partner(cx: &mut WriteContext<'_, '_>, name: &str) -> Result<Outcome, Stop> {
     let name = name.trim();
     if name.is_empty() || name.chars().count() > MAX_PARTNER_NAME || name.chars().any(char::is_control) {
         let msg = format!("name must be 1 to {MAX_PARTNER_NAME} characters without control characters");
@@ -37,17 +37,17 @@ pub(crate) fn create_partner(cx: &mut Cx<'_, '_>, name: &str) -> Result<Outcome,
         created_at: cx.now,
         limits: Limits::default(),
     };
-    cx.w.put(Table::Partners, id.as_bytes(), &record)?;
+    cx.write.put(Table::Partners, id.as_bytes(), &record)?;
     let key = credentials::issue(cx, KeyOwner::Partner { partner_id: id.clone() })?;
     Ok(Outcome::PartnerCreated { partner_id: id, api_key: key.as_str().to_owned() })
 }
 
 /// Partner: store an application; the merchant waits in underwriting.
 pub(crate) fn submit_merchant(
-    cx: &mut Cx<'_, '_>,
+    cx: &mut WriteContext<'_, '_>,
     partner_id: &str,
     app: &MerchantApplication,
-) -> Result<Outcome, Abort> {
+) -> Result<Outcome, Stop> {
     load_partner(cx, partner_id)?;
     let id = ids::generate(IdKind::Merchant);
     let json = serde_json::to_vec(app).map_err(|e| crate::storage::StorageError(e.to_string()))?;
@@ -64,17 +64,17 @@ pub(crate) fn submit_merchant(
         approved_at: None,
         company_entry_description: None,
     };
-    cx.w.put(Table::Merchants, id.as_bytes(), &record)?;
+    cx.write.put(Table::Merchants, id.as_bytes(), &record)?;
     Ok(Outcome::MerchantSubmitted { merchant_id: id })
 }
 
 /// Operator: approve a merchant: its classes enabled, its limits set (defaults
 /// from its velocities, overridden by `limits`), its API key issued.
 pub(crate) fn approve_merchant(
-    cx: &mut Cx<'_, '_>,
+    cx: &mut WriteContext<'_, '_>,
     merchant_id: &str,
     limits: &Limits,
-) -> Result<Outcome, Abort> {
+) -> Result<Outcome, Stop> {
     let mut m = Arc::unwrap_or_clone(load_merchant(cx, merchant_id)?);
     if m.status == MerchantStatus::Approved {
         let msg = "this merchant is already approved (change its limits instead)";
@@ -83,7 +83,7 @@ pub(crate) fn approve_merchant(
     m.status = MerchantStatus::Approved;
     m.approved_at = Some(cx.now);
     m.limits = m.limits.updated(limits);
-    cx.w.put(Table::Merchants, m.id.as_bytes(), &m)?;
+    cx.write.put(Table::Merchants, m.id.as_bytes(), &m)?;
     let owner = KeyOwner::Merchant { partner_id: m.partner_id.clone(), merchant_id: m.id.clone() };
     let key = credentials::issue(cx, owner)?;
     Ok(Outcome::MerchantApproved { merchant_id: m.id, api_key: key.as_str().to_owned(), limits: m.limits })
@@ -99,18 +99,22 @@ pub(crate) enum LimitsOf<'a> {
 }
 
 /// Operator: change a partner's overall limits or a merchant's limits.
-pub(crate) fn set_limits(cx: &mut Cx<'_, '_>, of: LimitsOf<'_>, limits: &Limits) -> Result<Outcome, Abort> {
+pub(crate) fn set_limits(
+    cx: &mut WriteContext<'_, '_>,
+    of: LimitsOf<'_>,
+    limits: &Limits,
+) -> Result<Outcome, Stop> {
     let (id, limits) = match of {
         LimitsOf::Partner(partner_id) => {
             let mut partner = Arc::unwrap_or_clone(load_partner(cx, partner_id)?);
             partner.limits = partner.limits.updated(limits);
-            cx.w.put(Table::Partners, partner_id.as_bytes(), &partner)?;
+            cx.write.put(Table::Partners, partner_id.as_bytes(), &partner)?;
             (partner.id, partner.limits)
         }
         LimitsOf::Merchant(merchant_id) => {
             let mut m = Arc::unwrap_or_clone(load_merchant(cx, merchant_id)?);
             m.limits = m.limits.updated(limits);
-            cx.w.put(Table::Merchants, m.id.as_bytes(), &m)?;
+            cx.write.put(Table::Merchants, m.id.as_bytes(), &m)?;
             (m.id, m.limits)
         }
     };

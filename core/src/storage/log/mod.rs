@@ -41,11 +41,11 @@ pub struct LogSettings {
     /// A durable transaction of at least this many bytes of effects is
     /// committed durably by redb instead of logged (a checkpoint without a
     /// record): written once, not twice.
-    pub direct: u64,
+    pub checkpoint_above: u64,
     /// At most this many durable records share one redb commit (made
     /// without a sync when a read, a checkpoint or this limit comes:
     /// `storage/pending_commit.rs`), while their payloads together stay under
-    /// `direct`. 1: each record's transaction is committed at once.
+    /// `checkpoint_above`. 1: each record's transaction is committed at once.
     pub hold: u64,
 }
 
@@ -56,7 +56,13 @@ impl Default for LogSettings {
     /// durable transaction of 512 KiB or more (about 400 creates) is not
     /// logged; up to 64 records share a redb commit.
     fn default() -> Self {
-        LogSettings { records: 1_024, bytes: 64 << 20, grow_by: 1 << 20, direct: 512 << 10, hold: 64 }
+        LogSettings {
+            records: 1_024,
+            bytes: 64 << 20,
+            grow_by: 1 << 20,
+            checkpoint_above: 512 << 10,
+            hold: 64,
+        }
     }
 }
 
@@ -188,8 +194,8 @@ impl Appender<'_> {
 
     /// Whether a durable transaction of `len` payload bytes should be
     /// committed by redb durably instead of logged.
-    pub(crate) fn direct(&self, len: usize) -> bool {
-        len as u64 >= self.limits.direct
+    pub(crate) fn checkpoints(&self, len: usize) -> bool {
+        len as u64 >= self.limits.checkpoint_above
     }
 
     /// The database committed the next sequence number durably without a
@@ -215,7 +221,7 @@ impl Appender<'_> {
     /// Whether the record about to be appended may be held uncommitted in
     /// redb with `count` others of `bytes` payload bytes (`storage/pending_commit.rs`).
     pub(crate) fn may_hold(&self, count: usize, bytes: usize) -> bool {
-        (count as u64) + 1 < self.limits.hold && (bytes as u64) < self.limits.direct
+        (count as u64) + 1 < self.limits.hold && (bytes as u64) < self.limits.checkpoint_above
     }
 
     /// Whether a record of `len` payload bytes should be a checkpoint.

@@ -306,7 +306,7 @@ fn a_deferred_commit_is_unlogged_and_the_next_durable_one_a_checkpoint() {
         let after = SimDisk::from_image(disk.crash_image(point).0);
         let store = Store::on_disk(&after, settings).unwrap();
         let present: Vec<bool> = store
-            .read(|r| steps.iter().map(|(k, _)| Ok(r.get_raw(Table::Usage, k)?.is_some())).collect())
+            .read_durable(|r| steps.iter().map(|(k, _)| Ok(r.get_raw(Table::Usage, k)?.is_some())).collect())
             .unwrap();
         let n = present.iter().take_while(|p| **p).count();
         assert!(present[n..].iter().all(|p| !p), "not a prefix: {present:?} (operation {point})");

@@ -1,4 +1,4 @@
-//! An operation's groundwork: the work that needs no storage (its body
+//! An operation validated: the work that needs no storage (its body
 //! validated into a typed value, a directory parsed, the keyed fingerprints of
 //! an account and of an idempotent request), done before the write transaction.
 
@@ -14,11 +14,11 @@ use crate::model::{BankAccount, CustomerRef, MerchantApplication, NewCustomer, N
 use crate::routing::RoutingDirectory;
 use crate::validation::{self, Context, FieldError, Report};
 
-/// The groundwork of an operation: its storage-free work (validation, parsing)
+/// An operation validated: its storage-free work (validation, parsing)
 /// done. Creates
 /// carry the account's keyed fingerprint (a stored customer's comes from storage:
 /// `None`), an idempotent operation its request's keyed fingerprint (hex).
-pub(crate) enum Groundwork {
+pub(crate) enum Validated {
     /// An operation with no storage-free work, as it came.
     Plain(Operation),
     SubmitMerchant {
@@ -50,19 +50,19 @@ pub(crate) enum Groundwork {
         key: Result<String, Refusal>,
         scope: Option<String>,
         request: String,
-        inner: Box<Groundwork>,
+        inner: Box<Validated>,
     },
 }
 
-impl Groundwork {
+impl Validated {
     /// The partner a partner's operation acts for (`None`: an operator's
     /// operation, or an idempotent one, whose scope is checked after its key).
     pub(crate) fn partner_id(&self) -> Option<&str> {
         match self {
-            Groundwork::Plain(op) => op.partner_id(),
-            Groundwork::SubmitMerchant { partner_id, .. }
-            | Groundwork::CreateCustomer { partner_id, .. }
-            | Groundwork::CreateTransaction { partner_id, .. } => Some(partner_id),
+            Validated::Plain(op) => op.partner_id(),
+            Validated::SubmitMerchant { partner_id, .. }
+            | Validated::CreateCustomer { partner_id, .. }
+            | Validated::CreateTransaction { partner_id, .. } => Some(partner_id),
             _ => None,
         }
     }
@@ -76,12 +76,12 @@ pub(crate) fn prepare(
     engine: &Engine,
     now: DateTime<Utc>,
     directory: &RoutingDirectory,
-) -> Groundwork {
+) -> Validated {
     if let Some((key, operation)) = idempotency::key_of(&op) {
         let request = idempotency::request_print(engine, &idempotency::request_bytes(&operation));
         let scope = idempotency::scope(&operation);
         let inner = Box::new(prepare_plain(operation, engine, now, directory));
-        return Groundwork::Idempotent { key, scope, request, inner };
+        return Validated::Idempotent { key, scope, request, inner };
     }
     prepare_plain(op, engine, now, directory)
 }
@@ -92,35 +92,35 @@ pub(crate) fn prepare_plain(
     engine: &Engine,
     now: DateTime<Utc>,
     directory: &RoutingDirectory,
-) -> Groundwork {
+) -> Validated {
     let ctx = Context { today: calendar::eastern_date(now), directory };
     match op {
-        Operation::SubmitMerchant { partner_id, body } => Groundwork::SubmitMerchant {
+        Operation::SubmitMerchant { partner_id, body } => Validated::SubmitMerchant {
             partner_id,
             application: validation::merchant::validate_bytes(&body, &ctx).map(Box::new),
         },
         Operation::CreateCustomer { partner_id, body } => {
-            Groundwork::CreateCustomer { partner_id, customer: customer(engine, &body, &ctx) }
+            Validated::CreateCustomer { partner_id, customer: customer(engine, &body, &ctx) }
         }
         Operation::CreateTransaction { partner_id, body } => {
-            Groundwork::CreateTransaction { partner_id, transaction: transaction(engine, &body, &ctx) }
+            Validated::CreateTransaction { partner_id, transaction: transaction(engine, &body, &ctx) }
         }
-        Operation::LoadDirectory { text } => Groundwork::LoadDirectory {
+        Operation::LoadDirectory { text } => Validated::LoadDirectory {
             directory: RoutingDirectory::parse_fedach(&text).map(|d| (d, text)).map_err(|e| e.to_string()),
         },
         Operation::SetMerchantSettings { merchant_id, settings } => {
             let problems = crate::engine::tenancy::merchant_settings::problems(&settings);
-            Groundwork::SetMerchantSettings { merchant_id, settings: unless(problems, settings) }
+            Validated::SetMerchantSettings { merchant_id, settings: unless(problems, settings) }
         }
         Operation::SetOriginator { originator } => {
             let problems = crate::engine::settlement::originator::problems(&originator);
-            Groundwork::SetOriginator { originator: unless(problems, originator) }
+            Validated::SetOriginator { originator: unless(problems, originator) }
         }
         Operation::IngestReturnFile { bytes } => {
-            Groundwork::IngestReturnFile { entries: crate::engine::settlement::bank_files::read(&bytes) }
+            Validated::IngestReturnFile { entries: crate::engine::settlement::bank_files::read(&bytes) }
         }
         Operation::Idempotent { operation, .. } => prepare_plain(*operation, engine, now, directory),
-        plain => Groundwork::Plain(plain),
+        plain => Validated::Plain(plain),
     }
 }
 

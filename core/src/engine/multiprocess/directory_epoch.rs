@@ -13,7 +13,7 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use crate::engine::{Cx, Engine};
+use crate::engine::{Engine, WriteContext};
 use crate::routing::RoutingDirectory;
 use crate::storage::{row_keys, StorageError, Table, Write};
 
@@ -32,23 +32,23 @@ impl Engine {
     /// for the next write transaction to take, not here: a read does not
     /// move the engine's state).
     pub fn directory_now(&self) -> Result<Arc<RoutingDirectory>, StorageError> {
-        if !self.store.shared() {
+        if !self.store.multiprocess() {
             return Ok(self.directory());
         }
         let epoch = epoch_of(self.store.get_now(Table::Meta, row_keys::META_DIRECTORY_EPOCH)?);
         if epoch == self.directory_epoch.load(Ordering::SeqCst) {
             return Ok(self.directory());
         }
-        let text = self.store.read(|r| r.get_raw(Table::Blobs, row_keys::BLOB_DIRECTORY))?;
+        let text = self.store.read_durable(|r| r.get_raw(Table::Blobs, row_keys::BLOB_DIRECTORY))?;
         crate::engine::stored_directory(text).map(Arc::new).map_err(|e| StorageError(e.to_string()))
     }
 }
 
 /// A directory was loaded in this transaction: move the epoch on (the
 /// engine takes the new one once the transaction commits).
-pub(crate) fn loaded(cx: &mut Cx<'_, '_>) -> Result<(), StorageError> {
-    let epoch = stored(cx.w)?.wrapping_add(1);
-    cx.w.put_raw(Table::Meta, row_keys::META_DIRECTORY_EPOCH, &epoch.to_be_bytes())?;
+pub(crate) fn loaded(cx: &mut WriteContext<'_, '_>) -> Result<(), StorageError> {
+    let epoch = stored(cx.write)?.wrapping_add(1);
+    cx.write.put_raw(Table::Meta, row_keys::META_DIRECTORY_EPOCH, &epoch.to_be_bytes())?;
     cx.directory_epoch = Some(epoch);
     Ok(())
 }
@@ -56,15 +56,15 @@ pub(crate) fn loaded(cx: &mut Cx<'_, '_>) -> Result<(), StorageError> {
 /// On a shared store, the stored directory if another process loaded one
 /// since this engine took its own (its epoch noted in `cx`, taken by the
 /// engine once the transaction commits).
-pub(crate) fn follow(cx: &mut Cx<'_, '_>) -> Result<Option<Arc<RoutingDirectory>>, StorageError> {
-    if !cx.engine.store.shared() {
+pub(crate) fn follow(cx: &mut WriteContext<'_, '_>) -> Result<Option<Arc<RoutingDirectory>>, StorageError> {
+    if !cx.engine.store.multiprocess() {
         return Ok(None);
     }
-    let epoch = stored(cx.w)?;
+    let epoch = stored(cx.write)?;
     if epoch == cx.engine.directory_epoch.load(Ordering::SeqCst) {
         return Ok(None);
     }
-    let text = cx.w.get_raw(Table::Blobs, row_keys::BLOB_DIRECTORY)?;
+    let text = cx.write.get_raw(Table::Blobs, row_keys::BLOB_DIRECTORY)?;
     let directory = crate::engine::stored_directory(text).map_err(|e| StorageError(e.to_string()))?;
     cx.directory_epoch = Some(epoch);
     Ok(Some(Arc::new(directory)))

@@ -44,7 +44,7 @@ fn create(engine: &Engine, caller: &Caller, partner_id: &str, body: Vec<u8>) -> 
 
 /// The positions in the window log.
 fn positions(engine: &Engine) -> Vec<u64> {
-    let rows = engine.store.read(|r| r.range(Table::WindowLog, &[], &[0xff; 9], usize::MAX)).unwrap();
+    let rows = engine.store.read_durable(|r| r.range(Table::WindowLog, &[], &[0xff; 9], usize::MAX)).unwrap();
     rows.iter().map(|(k, _)| u64::from_be_bytes(k.as_slice().try_into().unwrap())).collect()
 }
 
@@ -142,27 +142,27 @@ fn changes_no_window_reaches_are_pruned_and_the_windows_stay_exact() {
 #[test]
 fn a_packed_row_gives_its_changes_at_the_positions_up_to_its_key() {
     let row: Vec<u8> = [
-        crate::engine::multiprocess::shared_window::test_entry(1, 7, 100),
-        crate::engine::multiprocess::shared_window::test_entry(2, 8, 200),
+        crate::engine::multiprocess::window_log::test_entry(1, 7, 100),
+        crate::engine::multiprocess::window_log::test_entry(2, 8, 200),
     ]
     .concat();
-    let got = crate::engine::multiprocess::shared_window::test_decode(&12u64.to_be_bytes(), &row).unwrap();
+    let got = crate::engine::multiprocess::window_log::test_decode(&12u64.to_be_bytes(), &row).unwrap();
     assert_eq!(got, vec![(11, 1, 7, 100), (12, 2, 8, 200)]);
     let one =
-        crate::engine::multiprocess::shared_window::test_decode(&3u64.to_be_bytes(), &row[..row.len() / 2])
+        crate::engine::multiprocess::window_log::test_decode(&3u64.to_be_bytes(), &row[..row.len() / 2])
             .unwrap();
     assert_eq!(one, vec![(3, 1, 7, 100)], "a row from before packing");
     let unreadable = Err(StorageError("a window log entry is unreadable".into()));
     assert_eq!(
-        crate::engine::multiprocess::shared_window::test_decode(&0u64.to_be_bytes(), &row),
+        crate::engine::multiprocess::window_log::test_decode(&0u64.to_be_bytes(), &row),
         unreadable,
         "positions below 0"
     );
     assert_eq!(
-        crate::engine::multiprocess::shared_window::test_decode(&3u64.to_be_bytes(), &row[1..]),
+        crate::engine::multiprocess::window_log::test_decode(&3u64.to_be_bytes(), &row[1..]),
         unreadable
     );
-    assert_eq!(crate::engine::multiprocess::shared_window::test_decode(&3u64.to_be_bytes(), &[]), unreadable);
+    assert_eq!(crate::engine::multiprocess::window_log::test_decode(&3u64.to_be_bytes(), &[]), unreadable);
 }
 
 #[test]

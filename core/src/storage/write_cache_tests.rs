@@ -1,4 +1,4 @@
-//! What write transactions carry to the next (`carried.rs`), over a store:
+//! What write transactions carry to the next (`write_cache.rs`), over a store:
 //! only what committed is ever known.
 #![allow(clippy::unwrap_used)]
 

@@ -16,8 +16,8 @@
 //! So at a commit, what is known is the committed state. A transaction that
 //! does not end well (an error, a failed commit, a panic) may leave behind what
 //! it saw but never committed: everything is then forgotten, at its end
-//! ([`Carried::ended`]) or, after a panic, as the next one begins
-//! ([`Carried::begin`]). A store reopened after a failure forgets too.
+//! ([`WriteCache::ended`]) or, after a panic, as the next one begins
+//! ([`WriteCache::begin`]). A store reopened after a failure forgets too.
 
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Bound::{Excluded, Included, Unbounded};
@@ -44,7 +44,7 @@ const TABLES: usize = Table::ALL.len();
 /// What is known, under a lock that a write transaction holds for its life
 /// (write transactions run one at a time: the lock is never contended).
 #[derive(Default)]
-pub(crate) struct Carried {
+pub(crate) struct WriteCache {
     known: Mutex<Known>,
 }
 
@@ -62,7 +62,7 @@ pub(crate) struct Known {
     firsts: [Option<Option<Vec<u8>>>; TABLES],
 }
 
-impl Carried {
+impl WriteCache {
     /// What is known, for a write transaction beginning; forgotten first if
     /// the one before did not end (it panicked).
     pub(crate) fn begin(&self) -> MutexGuard<'_, Known> {
@@ -197,7 +197,7 @@ impl Known {
 impl Write<'_> {
     /// The raw value at `key`.
     pub(crate) fn get_known(&self, table: Table, key: &[u8]) -> Result<Option<Vec<u8>>, StorageError> {
-        let Some(known) = &self.carried else { return self.get_raw(table, key) };
+        let Some(known) = &self.write_cache else { return self.get_raw(table, key) };
         if let Some(value) = known.borrow().value(table, key) {
             return Ok(value.map(<[u8]>::to_vec));
         }
@@ -223,7 +223,7 @@ impl Write<'_> {
             key.clear();
             key_of(i, key);
         };
-        if let Some(known) = &self.carried {
+        if let Some(known) = &self.write_cache {
             let known = known.borrow();
             if (0..count).all(|i| {
                 nth(i, &mut key);
@@ -245,7 +245,7 @@ impl Write<'_> {
             } else {
                 self.get_raw(table, &key)?
             };
-            if let Some(known) = &self.carried {
+            if let Some(known) = &self.write_cache {
                 known.borrow_mut().learn_value(table, &key, value.as_deref());
             }
             visit(&key, value.as_deref());
@@ -260,7 +260,7 @@ impl Write<'_> {
         from: &[u8],
         to: &[u8],
     ) -> Result<Option<Vec<u8>>, StorageError> {
-        let Some(known) = &self.carried else { return self.last_key(table, from, to) };
+        let Some(known) = &self.write_cache else { return self.last_key(table, from, to) };
         if let Some(last) = known.borrow().last(table, from, to) {
             return Ok(last.map(<[u8]>::to_vec));
         }
@@ -271,7 +271,7 @@ impl Write<'_> {
 
     /// The table's first key, if any.
     pub(crate) fn first_key_known(&self, table: Table) -> Result<Option<Vec<u8>>, StorageError> {
-        let Some(known) = &self.carried else { return self.first_key(table) };
+        let Some(known) = &self.write_cache else { return self.first_key(table) };
         if let Some(first) = known.borrow().first(table) {
             return Ok(first.map(<[u8]>::to_vec));
         }
@@ -355,7 +355,7 @@ mod tests {
 
     #[test]
     fn a_transaction_that_did_not_end_is_forgotten_by_the_next() {
-        let c = Carried::default();
+        let c = WriteCache::default();
         c.begin().learn_value(T, b"x", Some(b"1"));
         c.ended(true);
         assert!(c.begin().value(T, b"x").is_some());

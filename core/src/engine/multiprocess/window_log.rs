@@ -14,7 +14,7 @@
 //! On redb (one process) nothing is appended or read.
 
 use crate::engine::risk::window::{self, Print, Window, WindowChange, PRINT_LEN};
-use crate::engine::Cx;
+use crate::engine::WriteContext;
 use crate::storage::{key_after, Snapshot, StorageError, Table};
 
 const ADDED: u8 = 1;
@@ -82,7 +82,7 @@ pub(crate) fn last_position(r: &Snapshot) -> Result<u64, StorageError> {
 /// Before a write transaction on a shared store: have its [`follow`] scan
 /// read ahead with its BEGIN (no round trip of its own).
 pub(crate) fn read_ahead(engine: &crate::engine::Engine, window: &Window) {
-    if engine.store.shared() {
+    if engine.store.multiprocess() {
         engine.store.scan_next(Table::WindowLog, &position_key(window.followed + 1), &[0xff; 9]);
     }
 }
@@ -90,13 +90,13 @@ pub(crate) fn read_ahead(engine: &crate::engine::Engine, window: &Window) {
 /// Apply the changes appended since the window last looked (by other
 /// processes: its own were applied as they were made). They are committed:
 /// this transaction's failure does not take them back.
-pub(crate) fn follow(cx: &mut Cx<'_, '_>) -> Result<(), StorageError> {
-    if !cx.engine.store.shared() {
+pub(crate) fn follow(cx: &mut WriteContext<'_, '_>) -> Result<(), StorageError> {
+    if !cx.engine.store.multiprocess() {
         return Ok(());
     }
     let from = position_key(cx.window.followed + 1);
     let mut changes = Vec::new();
-    cx.w.scan(Table::WindowLog, &from, &[0xff; 9], &mut |k, v| {
+    cx.write.scan(Table::WindowLog, &from, &[0xff; 9], &mut |k, v| {
         changes.extend(decode(k, v)?);
         Ok(true)
     })?;
@@ -116,17 +116,17 @@ fn apply(w: &mut Window, op: u8, print: Print, at: i64) {
 }
 
 /// Append this transaction's own change (already made to the window).
-pub(crate) fn added(cx: &mut Cx<'_, '_>, print: &Print, at: i64) -> Result<(), StorageError> {
+pub(crate) fn added(cx: &mut WriteContext<'_, '_>, print: &Print, at: i64) -> Result<(), StorageError> {
     append(cx, ADDED, print, at)
 }
 
 /// Append this transaction's own removal (already made to the window).
-pub(crate) fn removed(cx: &mut Cx<'_, '_>, print: &Print, at: i64) -> Result<(), StorageError> {
+pub(crate) fn removed(cx: &mut WriteContext<'_, '_>, print: &Print, at: i64) -> Result<(), StorageError> {
     append(cx, REMOVED, print, at)
 }
 
-fn append(cx: &mut Cx<'_, '_>, op: u8, print: &Print, at: i64) -> Result<(), StorageError> {
-    if !cx.engine.store.shared() {
+fn append(cx: &mut WriteContext<'_, '_>, op: u8, print: &Print, at: i64) -> Result<(), StorageError> {
+    if !cx.engine.store.multiprocess() {
         return Ok(());
     }
     cx.window_row.extend_from_slice(&encode(op, print, at));
@@ -137,13 +137,13 @@ fn append(cx: &mut Cx<'_, '_>, op: u8, print: &Print, at: i64) -> Result<(), Sto
 
 /// Write the transaction's own changes as one row (at its commit's end),
 /// and prune when its positions passed a multiple of [`PRUNE_EVERY`].
-pub(crate) fn write_row(cx: &mut Cx<'_, '_>) -> Result<(), StorageError> {
+pub(crate) fn write_row(cx: &mut WriteContext<'_, '_>) -> Result<(), StorageError> {
     if cx.window_row.is_empty() {
         return Ok(());
     }
     let row = std::mem::take(&mut cx.window_row);
     let last = cx.window.followed;
-    cx.w.put_raw(Table::WindowLog, &position_key(last), &row)?;
+    cx.write.put_raw(Table::WindowLog, &position_key(last), &row)?;
     let first = last + 1 - (row.len() / ENTRY_LEN) as u64;
     if (first - 1) / PRUNE_EVERY != last / PRUNE_EVERY {
         prune(cx, window::micros(cx.now - cx.engine.duplicate_window - window::margin()))?;
@@ -153,10 +153,10 @@ pub(crate) fn write_row(cx: &mut Cx<'_, '_>) -> Result<(), StorageError> {
 
 /// Remove the oldest rows whose changes' instants are all before `before`
 /// (at most [`PRUNE_EVERY`] changes): no window reaches them any more.
-fn prune(cx: &mut Cx<'_, '_>, before: i64) -> Result<(), StorageError> {
+fn prune(cx: &mut WriteContext<'_, '_>, before: i64) -> Result<(), StorageError> {
     let mut end = None;
     let mut seen = 0;
-    cx.w.scan(Table::WindowLog, &[], &[0xff; 9], &mut |k, v| {
+    cx.write.scan(Table::WindowLog, &[], &[0xff; 9], &mut |k, v| {
         let changes = decode(k, v)?;
         seen += changes.len() as u64;
         if changes.iter().any(|&(_, _, _, at)| at >= before) || seen > PRUNE_EVERY {
@@ -166,7 +166,7 @@ fn prune(cx: &mut Cx<'_, '_>, before: i64) -> Result<(), StorageError> {
         Ok(true)
     })?;
     match end {
-        Some(end) => cx.w.remove_range(Table::WindowLog, &[], &end),
+        Some(end) => cx.write.remove_range(Table::WindowLog, &[], &end),
         None => Ok(()),
     }
 }
