@@ -30,10 +30,7 @@ struct Seen {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_achd_carry_on_after_the_primary_is_lost_and_lose_nothing_acknowledged() {
-    let Some(pg) = std::env::var_os("ACH_TEST_PG_DIR").map(PathBuf::from) else { return };
-    if !ach_testkit::on_postgres() {
-        return;
-    }
+    let Some(pg) = common::postgres_pair() else { return };
     let scratch = tempfile::tempdir().unwrap();
     let data = scratch.path().join("data");
     let start = || Achd::new(env!("CARGO_BIN_EXE_achd")).data(&data).sandbox_start(START).start();

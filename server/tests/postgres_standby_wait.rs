@@ -11,7 +11,7 @@
 #![allow(clippy::disallowed_methods)]
 #![allow(clippy::unwrap_used)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use ach_testkit::{Achd, Conn};
@@ -71,10 +71,7 @@ async fn accepted(conn: &mut Conn, partner_id: &str, key: &str) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_create_is_answered_and_seen_only_once_the_standby_has_it() {
-    let Some(pg) = std::env::var_os("ACH_TEST_PG_DIR").map(PathBuf::from) else { return };
-    if !ach_testkit::on_postgres() {
-        return;
-    }
+    let Some(pg) = common::postgres_pair() else { return };
     let scratch = tempfile::tempdir().unwrap();
     let server =
         Achd::new(env!("CARGO_BIN_EXE_achd")).data(scratch.path().join("data")).sandbox_start(START).start();

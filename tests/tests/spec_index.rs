@@ -497,16 +497,16 @@ fn every_link_to_the_decisions_names_one_of_its_headings() {
 fn the_checker_tells_a_defined_name_from_a_missing_one() {
     let rust =
         "/// fn in_a_comment() {}\npub(crate) const fn check_daily() {}\npub enum Kind {\n    One,\n    \
-                Two { x: u8 },\n}\nimpl<'a> Cx<'a> {\n    fn apply(&self) {}\n}\nstruct Refusal;\n";
+                Two { x: u8 },\n}\nimpl<'a> WriteContext<'a> {\n    fn apply(&self) {}\n}\nstruct Refusal;\n";
     assert_eq!(rust_problem(rust, "check_daily"), None);
     assert_eq!(rust_problem(rust, "Kind::Two"), None);
-    assert_eq!(rust_problem(rust, "Cx::apply"), None);
+    assert_eq!(rust_problem(rust, "WriteContext::apply"), None);
     assert_eq!(rust_problem(rust, "Refusal"), None);
     assert!(rust_problem(rust, "check").is_some(), "a prefix is no name");
     assert!(rust_problem(rust, "in_a_comment").is_some(), "a comment defines nothing");
     assert!(rust_problem(rust, "Failure").is_some());
     assert!(rust_problem(rust, "Failure::apply").is_some(), "a method of a type the file lacks");
-    assert!(rust_problem(rust, "Cx::prepare").is_some());
+    assert!(rust_problem(rust, "WriteContext::prepare").is_some());
     assert!(rust_problem(rust, "check daily").is_some());
     let c = "static void test_lifecycle(void) {\n}\nint main(void) { test_lifecycle(); }\n";
     assert_eq!(c_problem(c, "test_lifecycle"), None);

@@ -248,7 +248,7 @@ mod mcc_serde {
 mod nine_digit_serde {
     use serde::{Deserializer, Serializer};
 
-    use crate::validation::merchant::nine_digit_text;
+    use crate::validation::formats::nine_digit_text;
 
     pub(super) fn serialize<S: Serializer>(text: &str, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(text)

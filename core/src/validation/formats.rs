@@ -151,6 +151,16 @@ pub fn parse_date(text: &str) -> Option<NaiveDate> {
     NaiveDate::parse_from_str(text, "%Y-%m-%d").ok()
 }
 
+/// Nine digits from `123456789`, `123-45-6789` (SSN) or `12-3456789` (EIN).
+pub(crate) fn nine_digit_text(text: &str) -> Option<String> {
+    let dashes: &[usize] = match text.len() {
+        10 => &[2],
+        11 => &[3, 6],
+        _ => &[],
+    };
+    nine_digits(text, dashes).map(|d| d.iter().map(|x| char::from(b'0' + x)).collect())
+}
+
 /// Nine digits from a JSON number or a string (`123456789`, `123-45-6789`,
 /// `12-3456789`): the digits, or `None`.
 pub fn nine_digits(text: &str, allow_dashes_at: &[usize]) -> Option<[u8; 9]> {

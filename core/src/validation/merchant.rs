@@ -14,7 +14,7 @@ use chrono::NaiveDate;
 use super::account;
 use super::fields::{self, problem, FieldRule, Member, Need, STRUCTURE};
 use super::formats::{
-    check_image, ein_ok, email_ok, is_po_box, nine_digits, pad_number_id, parse_date, phone_ok,
+    check_image, ein_ok, email_ok, is_po_box, nine_digit_text, pad_number_id, parse_date, phone_ok,
     postal_state_ok, ssn_ok, website_ok, zip_ok, ImageError,
 };
 use super::json::{JsonBody, JsonType, Node, Object};
@@ -58,16 +58,6 @@ const AMOUNT: FieldRule<'static> =
 const CLASS: FieldRule<'static> = FieldRule { rank: Rank::ClassRule, error: &|_| AchError::FailedToAccept };
 
 entry_points!(MerchantApplication, "a merchant application");
-
-/// Nine digits from `123456789`, `123-45-6789` (SSN) or `12-3456789` (EIN).
-pub(crate) fn nine_digit_text(text: &str) -> Option<String> {
-    let dashes: &[usize] = match text.len() {
-        10 => &[2],
-        11 => &[3, 6],
-        _ => &[],
-    };
-    nine_digits(text, dashes).map(|d| d.iter().map(|x| char::from(b'0' + x)).collect())
-}
 
 fn walk(r: &mut Report, value: &JsonBody<'_>, ctx: &Context<'_>) -> Option<MerchantApplication> {
     let m = fields::root_object(r, value)?;

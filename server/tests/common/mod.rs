@@ -16,6 +16,14 @@ pub fn example(name: &str) -> Value {
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
 }
 
+/// The directory of the PostgreSQL primary and standby the suite runs on
+/// (`ACH_TEST_PG_DIR`, with `ACH_TEST_POSTGRES`); `None`: a test of the pair
+/// does not apply here.
+pub fn postgres_pair() -> Option<PathBuf> {
+    let dir = std::env::var_os("ACH_TEST_PG_DIR").map(PathBuf::from)?;
+    ach_testkit::on_postgres().then_some(dir)
+}
+
 /// What the set-up made: a partner with an approved merchant.
 pub struct Tenant {
     pub operator: String,

@@ -277,7 +277,6 @@ pub(crate) fn record_return(
     let today = calendar::eastern_date(cx.now);
     let originated = t.origination_date.unwrap_or(today);
     let (code, date) = lifecycle::validate_return(code, date, today, originated).map_err(Refusal::from)?;
-    crate::engine::settlement::schedule::leave_settlements(cx, &t)?;
     t.state = State::Returned;
     t.return_code = Some(code.code().to_owned());
     t.return_reason = Some(code.reason().to_owned());

@@ -6,7 +6,7 @@
 //! other processes appended since this one last looked. A transaction's
 //! changes are one row, keyed by the position of its LAST change, its value
 //! the changes in order ([`ENTRY_LEN`] bytes each: positions up to the
-//! key's); a row from before packing holds one. The store's write
+//! key's). The store's write
 //! lock runs write transactions one at a time across processes, so none is
 //! missed or applied twice, and a duplicate made through another process is
 //! refused as one made through this one.

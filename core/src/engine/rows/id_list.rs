@@ -2,9 +2,9 @@
 //! and the trace index keep one row per chunk of a cut-off instead of one per
 //! transaction (one B-tree insert per 500 transactions instead of one each).
 //!
-//! A packed value starts with [`PACKED`] (a row written before packing holds
-//! one bare id, which starts with `t`), then each id as one length byte and
-//! its bytes.
+//! A packed value starts with [`PACKED`] (a single pending row holds one
+//! bare id, which starts with `t`), then each id as one length byte and its
+//! bytes.
 
 use crate::storage::StorageError;
 
@@ -32,7 +32,7 @@ pub(crate) fn push(list: &mut Vec<u8>, id: &str) -> Result<(), StorageError> {
     Ok(())
 }
 
-/// Whether `value` is a packed list (not a bare id of an older row).
+/// Whether `value` is a packed list (not a single row's bare id).
 pub(crate) fn is_packed(value: &[u8]) -> bool {
     value.first() == Some(&PACKED)
 }

@@ -2,8 +2,6 @@
 pub(crate) mod id_list;
 pub(crate) mod packed_index;
 #[cfg(test)]
-mod packing_tests;
-#[cfg(test)]
 mod pending_rows_tests;
 pub(crate) mod record_parts;
 pub(crate) mod records;

@@ -2,8 +2,8 @@
 //! settlement instant and [`id_list::PER_ROW`] transactions) and the pending index of
 //! a request batch (one row per cut-off and [`id_list::PER_ROW`] creates, instead of one
 //! per create: on PostgreSQL a row is a heap tuple, two index entries and
-//! their WAL). A single create still writes its own pending row,
-//! `(instant, id)` with an empty value, as rows from before packing are.
+//! their WAL). A single create writes its own pending row, `(instant, id)`
+//! with an empty value.
 //!
 //! A packed row's key is the instant, a zero byte and its first id
 //! ([`row_keys::packed`]; ids start with `t`, so a single row's key never has

@@ -112,7 +112,6 @@ fn apply_return(
         State::Originated | State::Settled => {}
         State::Pending | State::Voided => return Ok(Counted::Unmatched),
     }
-    crate::engine::settlement::schedule::leave_settlements(cx, &t)?;
     t.state = State::Returned;
     t.return_reason = Some(match r.lookup() {
         Some(code) => code.reason().to_owned(),

@@ -112,7 +112,9 @@ pub(crate) struct EntrySource<'a> {
 }
 
 impl<'a> EntrySource<'a> {
-    /// The entry fields of `t`.
+    /// The entry fields of `t`, as a stored record's head gives them (the
+    /// record parts' tests compare the two).
+    #[cfg(test)]
     pub(crate) fn of(t: &'a TransactionRecord) -> Self {
         EntrySource {
             id: &t.id,

@@ -108,8 +108,7 @@ fn row_parts(key: &[u8]) -> Option<(&str, &str, &str, &str)> {
 const HAS_CREDITS: u8 = 1;
 const HAS_DEBITS: u8 = 2;
 
-/// The last part of a packed outgoing row's key starts with this (a row of
-/// one transaction, from before packing, has the transaction id there).
+/// The last part of a packed outgoing row's key starts with this.
 const PACKED_ROW: char = '+';
 
 /// A run of originations' outgoing rows, gathered per batch: each batch's
@@ -298,10 +297,8 @@ pub(crate) fn assemble(
                 add_entry(cx, &mut a, company, sec, source, &mut out, &mut traces)?;
             }
             done += entries.len() as u64;
-        } else if let Some(t) = cx.write.get::<TransactionRecord>(Table::Transactions, id.as_bytes())? {
-            // A row from before packing: one transaction, read again.
-            add_entry(cx, &mut a, company, sec, &EntrySource::of(&t), &mut out, &mut traces)?;
-            done += 1;
+        } else {
+            return Err(StorageError("an outgoing row is neither a batch summary nor packed entries".into()));
         }
     };
     cx.write.remove_range(Table::Outgoing, &start, &from)?;

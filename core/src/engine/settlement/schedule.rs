@@ -284,19 +284,6 @@ fn settle(cx: &mut WriteContext<'_, '_>, id: &str, at: DateTime<Utc>) -> Result<
     Ok(true)
 }
 
-/// A transaction returned before it settles leaves the settlement index: a
-/// row of its own (from before packing) goes; in a packed row its id stays,
-/// and settling skips it.
-pub(crate) fn leave_settlements(
-    cx: &mut WriteContext<'_, '_>,
-    t: &TransactionRecord,
-) -> Result<(), StorageError> {
-    if let Some(at) = t.settles_at.filter(|_| t.state == State::Originated) {
-        cx.write.remove(Table::Settlements, &row_keys::at(at, &t.id))?;
-    }
-    Ok(())
-}
-
 /// Sandbox: move the clock to `now` (never backwards) and run everything due.
 pub(crate) fn set_clock(cx: &mut WriteContext<'_, '_>, now: DateTime<Utc>) -> Result<Outcome, Stop> {
     if !cx.engine.sandbox {

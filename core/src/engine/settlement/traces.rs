@@ -5,8 +5,7 @@
 //! chunk of the file stores ONE row: keyed by its first trace number, holding
 //! the chunk's transaction ids in trace order ([`id_list`]). A trace number is
 //! found by the last row at or before it, and its distance from that row's
-//! first trace. A row from before packing holds one bare id under its own
-//! trace number.
+//! first trace.
 
 use crate::engine::rows::id_list;
 use crate::storage::{key_after, StorageError, Table, Write};
@@ -68,8 +67,7 @@ pub(crate) fn transaction_of(w: &Write<'_>, trace: &str) -> Result<Option<String
     };
     let Some(value) = w.get_raw(Table::Traces, &key)? else { return Ok(None) };
     if !id_list::is_packed(&value) {
-        // A row from before packing: one trace, one id.
-        return Ok((key == trace.as_bytes()).then(|| String::from_utf8_lossy(&value).into_owned()));
+        return Err(StorageError("a trace row is not a packed list".into()));
     }
     let first = std::str::from_utf8(&key).ok().and_then(number);
     let Some(offset) = first.and_then(|first| usize::try_from(wanted.checked_sub(first)?).ok()) else {
