@@ -1672,6 +1672,10 @@ static void *misuse(void *arg) {
             pthread_mutex_lock(&lock);
             rounds_done++;
             pthread_mutex_unlock(&lock);
+            /* The second round only once every thread has done its first: rounds
+             * repeated without a pause could keep a lock one thread waits on from
+             * it for good (valgrind runs one thread at a time). */
+            wait_for_count(&lock, &rounds_done, THREADS);
         }
     }
     return NULL;

@@ -461,7 +461,11 @@ static void *writer(void *arg) {
     return NULL;
 }
 
-/* Read until the engine is closed under us; count the answers. */
+/* Read until the engine is closed under us; count the answers. A reader
+ * makes its second call only once every reader has made its first: calls
+ * repeated without a pause could otherwise keep a lock one reader waits on
+ * from it for good (valgrind runs one thread at a time), and the close,
+ * which waits for every first call, would never come. */
 static void *reader(void *arg) {
     struct worker *w = arg;
     char envelope[512];
@@ -474,17 +478,18 @@ static void *reader(void *arg) {
         AchResult r = ach_engine_request(w->engine, envelope, &out);
         if (r == ACH_OK && w->closed == 0 && json_last_int((const char *)out.data, "status") == 200) {
             w->ok++;
-            if (w->ok == 1) { /* count threads that have completed a call */
-                pthread_mutex_lock(&progress_lock);
-                progress++;
-                pthread_mutex_unlock(&progress_lock);
-            }
         } else if (r == ACH_CLOSED) {
             w->closed++;
         } else {
             w->other++;
         }
         ach_buffer_free(out);
+        if (i == 0) { /* count threads that have completed a call; wait for the others */
+            pthread_mutex_lock(&progress_lock);
+            progress++;
+            pthread_mutex_unlock(&progress_lock);
+            wait_for_count(&progress_lock, &progress, THREADS);
+        }
         if (w->closed >= 3) {
             break;
         }
