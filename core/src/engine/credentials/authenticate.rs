@@ -100,20 +100,25 @@ impl Engine {
     /// reading the credentials epoch, with what is left to confirm before the
     /// request is answered (see the module's text). May read the store.
     pub fn admit_key(&self, api_key: &str) -> Result<Admission, Refusal> {
-        if let Some(remembered) = self.admit_key_remembered(api_key) {
+        let hash = key_hash(api_key)?;
+        if let Some(remembered) = self.remembered(hash) {
             return remembered;
         }
-        self.authenticate(api_key).map(|caller| (caller, None))
+        self.authenticate_hash(&hash).map(|caller| (caller, None))
     }
 
     /// [`Engine::admit_key`] from memory alone, never waiting on storage:
     /// `None` when the answer needs the store (a key not remembered, or on a
     /// shared store a refusal, which only the store can confirm).
     pub fn admit_key_remembered(&self, api_key: &str) -> Option<Result<Admission, Refusal>> {
-        let hash = match key_hash(api_key) {
-            Ok(hash) => hash,
-            Err(refused) => return Some(Err(refused)),
-        };
+        match key_hash(api_key) {
+            Ok(hash) => self.remembered(hash),
+            Err(refused) => Some(Err(refused)),
+        }
+    }
+
+    /// [`Engine::admit_key_remembered`] of a key's hash.
+    fn remembered(&self, hash: KeyHash) -> Option<Result<Admission, Refusal>> {
         let now = self.now();
         if self.store.multiprocess() {
             let (caller, epoch) = self.credentials_cache.get_remembered(hash.as_bytes(), now)?;
