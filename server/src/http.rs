@@ -119,8 +119,8 @@ async fn respond(
     let short = is_short(&parts.method, parts.uri.path(), body.len()) && !admitted.unconfirmed();
     let request = api::Request { body, ..head };
     match plan(app, admitted, request, short).await {
-        Ok(Planned::Done(response)) => answer(app, &parts, response).await,
-        Ok(Planned::Execute(caller, prepared)) => execute(app, caller, *prepared).await,
+        Ok(Plan::Done(response)) => answer(app, &parts, response).await,
+        Ok(Plan::Execute { caller, prepared }) => execute(app, caller, *prepared).await,
         Err(response) => response,
     }
 }
@@ -186,14 +186,9 @@ async fn plan(
     admitted: api::Admitted,
     request: api::Request,
     short: bool,
-) -> Result<Planned, hyper::Response<ResponseBody>> {
+) -> Result<Plan, hyper::Response<ResponseBody>> {
     let engine = Arc::clone(&app.engine);
-    let plan = move || match api::plan_admitted(&engine, admitted, &request) {
-        Plan::Done(response) => Planned::Done(response),
-        Plan::Execute { caller, operation, unconfirmed } => {
-            Planned::Execute(caller, Box::new(engine.prepare(*operation).confirming(unconfirmed)))
-        }
-    };
+    let plan = move || api::plan_admitted(&engine, admitted, &request);
     if short {
         return Ok(plan());
     }
@@ -263,13 +258,6 @@ const SHORT_BODY: usize = 4 * 1024;
 /// small body.
 fn is_short(method: &Method, path: &str, body: usize) -> bool {
     method != Method::GET && method != Method::HEAD && !path.starts_with("/admin/") && body <= SHORT_BODY
-}
-
-/// What the request thread decided: an answer, or a prepared operation for the
-/// writer.
-enum Planned {
-    Done(api::Response),
-    Execute(Caller, Box<PreparedOperation>),
 }
 
 /// A refusal rendered by the router's own renderer (message 10, one problem).

@@ -10,16 +10,24 @@ use serde_json::{Map, Value};
 
 use super::request::{form_to_json, FormError, Request};
 use crate::engine::{Caller, Refusal};
+use crate::validation::json::JsonBody;
 use crate::validation::json_bounds::{self as bounds};
 use crate::validation::{FieldError, ProblemCode};
 use crate::AchError;
 
-/// The request's data as one JSON value: the query string's members, overlaid
-/// by the body's (JSON or form data). `Err` for a body that is not JSON or holds
-/// more than the JSON caps allow ([`crate::validation::json_bounds`]), form
-/// data nested deeper than [`super::MAX_FORM_DEPTH`], or a name given twice in
-/// the query string or the form data.
-pub(super) fn data(req: &Request) -> Result<(Value, Vec<u8>), Refusal> {
+/// The request's data, parsed once, handed to `then` with the JSON text it
+/// was parsed from: the query string's members, overlaid by the body's (JSON,
+/// or form data). A JSON body is parsed as sent, and that text is what `then`
+/// gets, unless the query names members it lacks: then those members are
+/// added to the parsed object, and `then` gets the object's text. `Err` for a
+/// body that is not JSON or holds more than the JSON caps allow
+/// ([`crate::validation::json_bounds`]), form data nested deeper than
+/// [`super::MAX_FORM_DEPTH`], or a name given twice (in the query string, the
+/// form data, or a JSON object).
+pub(super) fn with_data<R>(
+    req: &Request,
+    then: impl FnOnce(&JsonBody<'_>, &[u8]) -> Result<R, Refusal>,
+) -> Result<R, Refusal> {
     let form = |text: &[u8], what: &str| {
         form_to_json(text).map_err(|e| {
             let message = format!("{what}: {}", e.message());
@@ -30,42 +38,48 @@ pub(super) fn data(req: &Request) -> Result<(Value, Vec<u8>), Refusal> {
             }
         })
     };
-    let mut merged = match form(req.query.as_bytes(), "the query string")? {
+    let mut query = match form(req.query.as_bytes(), "the query string")? {
         Value::Object(m) => m,
         _ => Map::new(),
     };
-    if req.body.iter().all(u8::is_ascii_whitespace) {
-        let value = Value::Object(merged);
-        let bytes = value.to_string().into_bytes();
-        return Ok((value, bytes));
-    }
-    if req.is_form() && !looks_like_json(&req.body) {
-        if let Value::Object(body) = form(&req.body, "the form data")? {
-            merged.extend(body);
+    let blank = req.body.iter().all(u8::is_ascii_whitespace);
+    if blank || (req.is_form() && !looks_like_json(&req.body)) {
+        if !blank {
+            if let Value::Object(body) = form(&req.body, "the form data")? {
+                query.extend(body);
+            }
         }
-        let value = Value::Object(merged);
-        let bytes = value.to_string().into_bytes();
-        return Ok((value, bytes));
+        return made(&Value::Object(query).to_string(), then);
     }
     json_bounds(&req.body)?;
-    let parsed: Value = std::str::from_utf8(&req.body)
+    let text = std::str::from_utf8(&req.body)
         .map_err(|e| format!("the body is not valid UTF-8 (byte {})", e.valid_up_to()))
-        .and_then(|t| serde_json::from_str(t).map_err(|e| format!("the body is not valid JSON: {e}")))
         .map_err(|why| refused(400, "", ProblemCode::InvalidJson, why))?;
-    match parsed {
-        // The body's own bytes go to the validators, so numbers keep their exact
-        // text; query members are added only when the body lacks them.
-        Value::Object(body) if merged.keys().all(|k| body.contains_key(k)) => {
-            Ok((Value::Object(body), req.body.clone()))
+    let body = parse(text)?;
+    match &body {
+        JsonBody::Object(object) if !query.keys().all(|k| object.has(k)) => {
+            let query_text = Value::Object(query).to_string();
+            let JsonBody::Object(query) = parse(&query_text)? else {
+                return Err(refused(400, "", ProblemCode::InvalidJson, "the query string is not an object"));
+            };
+            // The body's members first: where both name one, the body wins.
+            let merged = object.clone().with_absent(&query);
+            let text = merged.to_text();
+            then(&JsonBody::Object(merged), text.as_bytes())
         }
-        Value::Object(body) => {
-            merged.extend(body);
-            let value = Value::Object(merged);
-            let bytes = value.to_string().into_bytes();
-            Ok((value, bytes))
-        }
-        other => Ok((other, req.body.clone())),
+        _ => then(&body, &req.body),
     }
+}
+
+/// [`with_data`] of a JSON text made here (from a query string or form data).
+fn made<R>(text: &str, then: impl FnOnce(&JsonBody<'_>, &[u8]) -> Result<R, Refusal>) -> Result<R, Refusal> {
+    then(&parse(text)?, text.as_bytes())
+}
+
+/// A JSON text parsed, or the 400 that says why it is not JSON.
+fn parse(text: &str) -> Result<JsonBody<'_>, Refusal> {
+    JsonBody::parse(text)
+        .map_err(|e| refused(400, "", ProblemCode::InvalidJson, format!("the body is not valid JSON: {e}")))
 }
 
 /// Refuse a JSON body over the caps before it is parsed: more values than
@@ -91,9 +105,9 @@ fn looks_like_json(body: &[u8]) -> bool {
 /// The request's `partner_id`. Absent (or not a string, or empty) with a
 /// partner's key, the answer names it; for any other caller it is only
 /// `Authentication failed.`.
-pub(super) fn partner_id(data: &Value, caller: &Caller) -> Result<String, Refusal> {
-    match data.get("partner_id") {
-        Some(Value::String(p)) if !p.is_empty() => Ok(p.clone()),
+pub(super) fn partner_id(data: &JsonBody<'_>, caller: &Caller) -> Result<String, Refusal> {
+    match data.object().and_then(|o| o.get("partner_id")).and_then(|p| p.as_str()) {
+        Some(p) if !p.is_empty() => Ok(p.into_owned()),
         _ if matches!(caller, Caller::Partner { .. }) => Err(Refusal::PartnerIdRequired),
         _ => Err(Refusal::Authentication),
     }

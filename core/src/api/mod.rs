@@ -25,7 +25,7 @@ pub use admit::{Admitted, SMALL_BODY_BYTES};
 pub use render::Response;
 pub use request::{form_to_json, FormError, Request, MAX_BODY_BYTES, MAX_FORM_DEPTH};
 
-use crate::engine::{Caller, Engine, Operation, Outcome, Refusal, Unconfirmed};
+use crate::engine::{Caller, Engine, Outcome, PreparedOperation, Refusal};
 use crate::validation::ProblemCode;
 use crate::AchError;
 
@@ -34,31 +34,28 @@ use crate::AchError;
 pub enum Plan {
     /// The answer is known (an error, a feed page, a lookup).
     Done(Response),
-    /// Run this operation for this caller, then [`finish`].
+    /// Run this prepared operation for this caller
+    /// ([`Engine::execute_prepared`], or a host's group commit), then
+    /// [`finish`]. An authentication still to be confirmed is confirmed in
+    /// its write transaction.
     Execute {
         /// Who asked.
         caller: Caller,
-        /// What to run.
-        operation: Box<Operation>,
-        /// The caller's authentication, still to be confirmed: pass it to
-        /// [`crate::engine::PreparedOperation::confirming`], or confirm it with
-        /// [`Engine::confirm`] before running the operation. `None`: confirmed.
-        unconfirmed: Option<Unconfirmed>,
+        /// What to run, its body validated.
+        prepared: Box<PreparedOperation>,
     },
 }
 
-/// Route a request completely (one engine operation, its own commit).
+/// Route a request completely: plan it, and run its operation, if any, in
+/// one engine call (a group commit shared with the host's other threads).
 pub fn route(engine: &Engine, request: &Request) -> Response {
-    match plan(engine, request) {
-        Plan::Done(response) => response,
-        Plan::Execute { caller, operation, unconfirmed } => {
-            if let Some(unconfirmed) = unconfirmed {
-                if let Err(refusal) = engine.confirm(&caller, &unconfirmed) {
-                    return render::refusal(&refusal);
-                }
-            }
-            finish(engine.execute(&caller, *operation))
-        }
+    let planned = engine.execute_planned(|| match plan(engine, request) {
+        Plan::Done(response) => Err(response),
+        Plan::Execute { caller, prepared } => Ok((caller, *prepared)),
+    });
+    match planned {
+        Ok(result) => finish(result),
+        Err(response) => response,
     }
 }
 
@@ -165,3 +162,6 @@ pub(crate) fn bad_request(why: &str) -> Response {
     };
     render::refusal(&f)
 }
+
+#[cfg(test)]
+mod parse_once_tests;

@@ -3,7 +3,7 @@
 //! to run.
 
 use super::admit::{self, Admitted};
-use super::input::{data, partner_id};
+use super::input::{partner_id, with_data};
 use super::request::Request;
 use super::routes::Endpoint;
 use super::{admin, render, Plan};
@@ -26,15 +26,15 @@ pub(crate) fn plan(engine: &Engine, req: &Request) -> Result<Plan, Refusal> {
 
 /// Plan a request admitted on its head (see [`super::plan_admitted`]). An
 /// authentication still to be confirmed is confirmed before any answer, or
-/// passed on with the operation to run.
+/// left to the operation's write transaction.
 pub(crate) fn plan_admitted(engine: &Engine, mut admitted: Admitted, req: &Request) -> Result<Plan, Refusal> {
     let unconfirmed = admitted.unconfirmed.take();
     let caller = admitted.caller.clone();
     let plan = plan_confirmed(engine, admitted, req);
     let (Some(unconfirmed), Some(caller)) = (unconfirmed, caller) else { return plan };
     match plan {
-        Ok(Plan::Execute { caller, operation, .. }) => {
-            Ok(Plan::Execute { caller, operation, unconfirmed: Some(unconfirmed) })
+        Ok(Plan::Execute { caller, prepared }) => {
+            Ok(Plan::Execute { caller, prepared: Box::new(prepared.confirming(Some(unconfirmed))) })
         }
         other => {
             engine.confirm(&caller, &unconfirmed)?;
@@ -58,14 +58,12 @@ fn plan_confirmed(engine: &Engine, admitted: Admitted, req: &Request) -> Result<
         };
     };
     let param = |i: usize| params.get(i).cloned().unwrap_or_default();
-    let execute = |operation| {
-        Ok(Plan::Execute { caller: caller.clone(), operation: Box::new(operation), unconfirmed: None })
-    };
+    let execute = |prepared| Ok(Plan::Execute { caller: caller.clone(), prepared: Box::new(prepared) });
     if endpoint.is_admin() {
         if let Some(answer) = admin::read(engine, endpoint, &params)? {
             return Ok(Plan::Done(answer));
         }
-        return admin::plan(endpoint, &params, req).and_then(execute);
+        return admin::plan(endpoint, &params, req).map(|op| engine.prepare(op)).and_then(execute);
     }
     match endpoint {
         Endpoint::Institution => institution(engine, &param(0)),
@@ -79,25 +77,27 @@ fn plan_confirmed(engine: &Engine, admitted: Admitted, req: &Request) -> Result<
             Ok(Plan::Done(render::events_page(&page)))
         }
         Endpoint::StatusChanges => {
-            let (data, _) = data(req)?;
-            let partner = partner_id(&data, &caller)?;
+            let partner = with_data(req, |data, _| partner_id(data, &caller))?;
             let pointer = params.first().map_or("0", String::as_str);
             let page = engine.status_changes(&caller, &partner, pointer)?;
             Ok(Plan::Done(render::status_page(&page)))
         }
-        _ => {
-            let (data, body) = data(req)?;
-            let partner_id = partner_id(&data, &caller)?;
+        // The body is parsed once: the partner, the typed request and the
+        // idempotency digest all come from that parse.
+        _ => with_data(req, |data, bytes| {
+            let partner_id = partner_id(data, &caller)?;
+            let body = || bytes.to_vec();
             let operation = match endpoint {
-                Endpoint::CreateTransaction => Operation::CreateTransaction { partner_id, body },
+                Endpoint::CreateTransaction => Operation::CreateTransaction { partner_id, body: body() },
                 Endpoint::Void => Operation::VoidTransaction { partner_id, transaction_id: param(0) },
                 Endpoint::Reverse => Operation::ReverseTransaction { partner_id, transaction_id: param(0) },
-                Endpoint::CreateCustomer => Operation::CreateCustomer { partner_id, body },
+                Endpoint::CreateCustomer => Operation::CreateCustomer { partner_id, body: body() },
                 Endpoint::DeleteCustomer => Operation::DeleteCustomer { partner_id, customer_id: param(0) },
-                _ => Operation::SubmitMerchant { partner_id, body },
+                _ => Operation::SubmitMerchant { partner_id, body: body() },
             };
-            execute(partner_op(req, operation))
-        }
+            Ok(engine.prepare_parsed(partner_op(req, operation), data))
+        })
+        .and_then(execute),
     }
 }
 

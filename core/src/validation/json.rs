@@ -145,6 +145,8 @@ pub enum JsonBody<'a> {
 impl<'a> JsonBody<'a> {
     /// Parse and validate a whole document in one pass.
     pub fn parse(text: &'a str) -> Result<JsonBody<'a>, serde_json::Error> {
+        #[cfg(test)]
+        PARSED.with(|parsed| parsed.borrow_mut().push(text.to_owned()));
         if text.trim_start().starts_with('{') {
             let body = serde_json::from_str::<Object<'a>>(text).map(JsonBody::Object)?;
             strict(text)?;
@@ -153,6 +155,12 @@ impl<'a> JsonBody<'a> {
             Node::parse(text).map(JsonBody::Other)
         }
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Each document [`JsonBody::parse`] parsed on this thread.
+    pub(crate) static PARSED: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Deepest nesting the router's parse allows.
@@ -219,6 +227,109 @@ impl<'a> Object<'a> {
     /// Number of members.
     pub fn len(&self) -> usize {
         self.members.len()
+    }
+
+    /// Every member, `null`s included, in document order.
+    pub fn members(&self) -> impl Iterator<Item = (&str, Node<'a>)> + '_ {
+        self.members.iter().map(|(k, v)| (k.as_ref(), *v))
+    }
+
+    /// Whether a member of this name is present (even `null`).
+    pub fn has(&self, key: &str) -> bool {
+        self.members.iter().any(|(k, _)| k == key)
+    }
+
+    /// This object with `other`'s members that it lacks added after its own.
+    pub fn with_absent(mut self, other: &Object<'a>) -> Object<'a> {
+        for (k, v) in &other.members {
+            if !self.has(k) {
+                self.members.push((k.clone(), *v));
+            }
+        }
+        self
+    }
+
+    /// The object as a JSON text: its members' exact texts, in order.
+    pub fn to_text(&self) -> String {
+        let mut out = String::from("{");
+        for (i, (k, v)) in self.members.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            push_string(&mut out, k);
+            out.push(':');
+            out.push_str(v.text());
+        }
+        out.push('}');
+        out
+    }
+}
+
+impl<'a> JsonBody<'a> {
+    /// The body's root object (`None`: the body is another value).
+    pub fn object(&self) -> Option<&Object<'a>> {
+        match self {
+            JsonBody::Object(o) => Some(o),
+            JsonBody::Other(_) => None,
+        }
+    }
+
+    /// The canonical JSON text of the body, without the root member named
+    /// `except`: members sorted by name, strings escaped one way, numbers as
+    /// sent, no spaces. Two texts of the same value (members in another
+    /// order, other spacing or escapes) have the same canonical text; two
+    /// numbers spelled differently do not (`1.5` and `1.50` are compared as
+    /// the client wrote them, never through a float).
+    pub fn canonical(&self, except: &str) -> String {
+        let mut out = String::new();
+        match self {
+            JsonBody::Object(o) => canonical_object(&mut out, o, except),
+            JsonBody::Other(node) => canonical_node(&mut out, *node),
+        }
+        out
+    }
+}
+
+/// A string as JSON, escaped as serde_json escapes it.
+fn push_string(out: &mut String, s: &str) {
+    // Writing a `str` as JSON cannot fail.
+    out.push_str(&serde_json::to_string(s).unwrap_or_default());
+}
+
+fn canonical_object(out: &mut String, object: &Object<'_>, except: &str) {
+    let mut members: Vec<_> = object.members().filter(|(k, _)| *k != except).collect();
+    members.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    out.push('{');
+    for (i, (k, v)) in members.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_string(out, k);
+        out.push(':');
+        canonical_node(out, v);
+    }
+    out.push('}');
+}
+
+/// A parsed document's value in canonical form (the parse bounded its depth).
+fn canonical_node(out: &mut String, node: Node<'_>) {
+    match node.json_type() {
+        JsonType::Object => match node.as_object() {
+            Some(Ok(o)) => canonical_object(out, &o, ""),
+            _ => out.push_str(node.text()),
+        },
+        JsonType::Array => {
+            out.push('[');
+            for (i, item) in node.as_array().unwrap_or_default().into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                canonical_node(out, item);
+            }
+            out.push(']');
+        }
+        JsonType::String if node.text().contains('\\') => push_string(out, &node.literal()),
+        _ => out.push_str(node.text()),
     }
 }
 

@@ -105,7 +105,7 @@ fn run_plain(cx: &mut WriteContext<'_, '_>, caller: &Caller, op: Operation) -> R
         // An operation with validation never comes here plain; were one to, it
         // is validated now, as the engine would have done it.
         other => {
-            let work = validated::prepare_plain(other, cx.engine, cx.now, &cx.engine.directory());
+            let work = validated::prepare_plain(&other, None, cx.engine, cx.now, &cx.engine.directory());
             run(cx, caller, work)
         }
     }

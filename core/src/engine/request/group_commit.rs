@@ -27,6 +27,7 @@
 //! the group after the last arrival instead of while they came.
 
 use std::collections::HashMap;
+use std::convert::Infallible;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
@@ -97,12 +98,30 @@ impl Engine {
     /// transactions and durable commits (each still gets its own answer, given
     /// once its commit is on disk); a lone call commits at once.
     pub fn execute(&self, caller: &Caller, op: Operation) -> Answer {
+        let planned = self.execute_planned(|| Ok::<_, Infallible>((caller.clone(), self.prepare(op))));
+        planned.unwrap_or_else(|never| match never {})
+    }
+
+    /// Run the operation `plan` prepares, if it prepares one (else its `Err`,
+    /// with nothing run): [`Engine::execute`] for a host that decides what to
+    /// run and prepares it in one step (the router). While `plan` runs, the
+    /// caller counts as preparing, so a group's leader waits for it.
+    pub fn execute_planned<E>(
+        &self,
+        plan: impl FnOnce() -> Result<(Caller, PreparedOperation), E>,
+    ) -> Result<Answer, E> {
         let _inside = Inside::enter(&self.groups);
-        let prepared = self.prepare(op);
+        let (caller, prepared) = plan()?;
+        Ok(self.join_group(caller, prepared))
+    }
+
+    /// Queue a prepared operation and wait for its answer, leading a group
+    /// when none is being committed.
+    fn join_group(&self, caller: Caller, prepared: PreparedOperation) -> Answer {
         let mut queue = self.groups.lock();
         let ticket = queue.next;
         queue.next += 1;
-        queue.waiting.push((ticket, caller.clone(), prepared));
+        queue.waiting.push((ticket, caller, prepared));
         loop {
             if let Some(answer) = queue.answers.remove(&ticket) {
                 return answer;

@@ -9,6 +9,7 @@ use crate::engine::request::operation::Operation;
 use crate::engine::request::outcome::Outcome;
 use crate::engine::{Applied, Engine, Refusal, Stop, WriteContext};
 use crate::storage::{row_keys, Table};
+use crate::validation::json::JsonBody;
 use crate::validation::ProblemCode;
 use crate::AchError;
 
@@ -24,25 +25,35 @@ struct StoredAnswer {
     answer: Result<Outcome, Refusal>,
 }
 
+/// The name of a transaction body's member that carries its idempotency key.
+const BODY_KEY: &str = "idempotency_key";
+
 /// The key of an operation that is to be idempotent: an explicit wrapper, or a
-/// transaction body's `idempotency_key` member.
+/// transaction body's `idempotency_key` member (`parsed`: the body already
+/// parsed, if it was), with the operation it wraps.
 /// A body key that is `null` counts as absent; any other non-string is refused.
-pub(crate) fn key_of(op: &Operation) -> Option<(Result<String, Refusal>, Operation)> {
+pub(crate) fn key_of<'o>(
+    op: &'o Operation,
+    parsed: Option<&JsonBody<'_>>,
+) -> Option<(Result<String, Refusal>, &'o Operation)> {
     match op {
-        Operation::Idempotent { key, operation } => Some((check_key(key), (**operation).clone())),
+        Operation::Idempotent { key, operation } => Some((check_key(key), operation)),
         Operation::CreateTransaction { body, .. } => {
-            if !may_name_key(body) {
-                return None;
-            }
-            let v: serde_json::Value = serde_json::from_slice(body).ok()?;
-            match v.get("idempotency_key")? {
-                serde_json::Value::Null => None,
-                serde_json::Value::String(k) => Some((check_key(k), op.clone())),
-                _ => Some((check_key(""), op.clone())),
-            }
+            let key = match parsed {
+                Some(parsed) => body_key(parsed)?,
+                None if !may_name_key(body) => return None,
+                None => body_key(&crate::validation::parse_json(body).ok()?)?,
+            };
+            Some((key, op))
         }
         _ => None,
     }
+}
+
+/// A parsed body's `idempotency_key` member: `None` when absent or `null`.
+fn body_key(body: &JsonBody<'_>) -> Option<Result<String, Refusal>> {
+    let node = body.object()?.get(BODY_KEY)?;
+    Some(check_key(&node.as_str().unwrap_or_default()))
 }
 
 /// Whether a JSON text can have an `idempotency_key` member: its name appears
@@ -68,26 +79,23 @@ pub(crate) fn check_key(key: &str) -> Result<String, Refusal> {
     Err(Refusal::problem(AchError::FailedToAccept, "idempotency_key", ProblemCode::InvalidFormat, msg))
 }
 
-/// The partner an operation acts for (`None`: the operator).
-pub(crate) fn scope(op: &Operation) -> Option<String> {
-    op.partner_id().map(str::to_owned)
-}
-
 /// A body as canonical JSON without its `idempotency_key` (so the same request
-/// re-serialized, with members in another order or other spacing, is the same).
-fn canonical(body: &[u8]) -> Vec<u8> {
-    match serde_json::from_slice::<serde_json::Value>(body) {
-        Ok(serde_json::Value::Object(mut m)) => {
-            m.remove("idempotency_key");
-            serde_json::to_vec(&m).unwrap_or_else(|_| body.to_vec())
-        }
-        Ok(other) => serde_json::to_vec(&other).unwrap_or_else(|_| body.to_vec()),
+/// re-serialized, with members in another order or other spacing, is the
+/// same): `parsed` if the router parsed it, else parsed from `body` here. A
+/// body that is not JSON is its bytes.
+fn canonical(body: &[u8], parsed: Option<&JsonBody<'_>>) -> Vec<u8> {
+    if let Some(parsed) = parsed {
+        return parsed.canonical(BODY_KEY).into_bytes();
+    }
+    match crate::validation::parse_json(body) {
+        Ok(parsed) => parsed.canonical(BODY_KEY).into_bytes(),
         Err(_) => body.to_vec(),
     }
 }
 
-/// What the request asks for, as bytes to fingerprint (a body in canonical form).
-pub(crate) fn request_bytes(op: &Operation) -> Vec<u8> {
+/// What the request asks for, as bytes to fingerprint (a body in canonical
+/// form; `parsed`: the body already parsed, if it was).
+pub(crate) fn request_bytes(op: &Operation, parsed: Option<&JsonBody<'_>>) -> Vec<u8> {
     let mut out = format!("{:?}", std::mem::discriminant(op)).into_bytes();
     match op {
         Operation::SubmitMerchant { partner_id, body }
@@ -95,7 +103,7 @@ pub(crate) fn request_bytes(op: &Operation) -> Vec<u8> {
         | Operation::CreateTransaction { partner_id, body } => {
             out.extend_from_slice(partner_id.as_bytes());
             out.push(0);
-            out.extend_from_slice(&canonical(body));
+            out.extend_from_slice(&canonical(body, parsed));
         }
         other => out.extend_from_slice(format!("{other:?}").as_bytes()),
     }

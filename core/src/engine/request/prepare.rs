@@ -28,6 +28,7 @@ use crate::engine::request::operation::Operation;
 use crate::engine::request::validated::{self, Validated};
 use crate::engine::{Caller, Engine};
 use crate::routing::RoutingDirectory;
+use crate::validation::json::JsonBody;
 
 /// An operation prepared by [`Engine::prepare`], to run with
 /// [`Engine::execute_prepared`] on the same engine.
@@ -86,7 +87,7 @@ impl PreparedOperation {
         if fresh {
             self.work
         } else {
-            validated::prepare(self.operation, engine, now, directory)
+            validated::prepare(&self.operation, None, engine, now, directory)
         }
     }
 }
@@ -107,16 +108,25 @@ impl Engine {
     /// (an invalid body is refused there, with the same problems, and stores
     /// nothing). Prepare on request threads, execute on the writer.
     pub fn prepare(&self, operation: Operation) -> PreparedOperation {
-        self.prepare_at(operation, self.now(), self.directory())
+        self.prepare_at(operation, None, self.now(), self.directory())
+    }
+
+    /// [`Engine::prepare`] of an operation whose body the router has parsed
+    /// already (`parsed`: that body, the same bytes the operation carries):
+    /// the body is validated, and its idempotency key and digest taken, from
+    /// that one parse.
+    pub(crate) fn prepare_parsed(&self, operation: Operation, parsed: &JsonBody<'_>) -> PreparedOperation {
+        self.prepare_at(operation, Some(parsed), self.now(), self.directory())
     }
 
     pub(crate) fn prepare_at(
         &self,
         operation: Operation,
+        parsed: Option<&JsonBody<'_>>,
         now: DateTime<Utc>,
         directory: Arc<RoutingDirectory>,
     ) -> PreparedOperation {
-        let work = validated::prepare(operation.clone(), self, now, &directory);
+        let work = validated::prepare(&operation, parsed, self, now, &directory);
         PreparedOperation {
             operation,
             work,
@@ -136,8 +146,9 @@ impl Engine {
         now: DateTime<Utc>,
         directory: &Arc<RoutingDirectory>,
     ) -> Vec<(Caller, PreparedOperation)> {
-        let one =
-            |(caller, op): (Caller, Operation)| (caller, self.prepare_at(op, now, Arc::clone(directory)));
+        let one = |(caller, op): (Caller, Operation)| {
+            (caller, self.prepare_at(op, None, now, Arc::clone(directory)))
+        };
         let threads = match ops.len() / PARALLEL_CHUNK {
             0 | 1 => 1,
             chunks => parallelism().min(chunks),

@@ -12,6 +12,7 @@ use crate::engine::MerchantSettings;
 use crate::engine::{Engine, Refusal};
 use crate::model::{BankAccount, CustomerRef, MerchantApplication, NewCustomer, NewTransaction};
 use crate::routing::RoutingDirectory;
+use crate::validation::json::JsonBody;
 use crate::validation::{self, Context, FieldError, Report};
 
 /// An operation validated: its storage-free work (validation, parsing)
@@ -69,26 +70,29 @@ impl Validated {
 }
 
 /// Do the work that needs no storage: validate bodies, parse a directory, the
-/// keyed fingerprints of an account and of an idempotent request. Depends on
-/// `now` only through its Eastern date (see `prepare.rs`).
+/// keyed fingerprints of an account and of an idempotent request. `parsed`:
+/// the operation's body, if the router already parsed it (else it is parsed
+/// here). Depends on `now` only through its Eastern date (see `prepare.rs`).
 pub(crate) fn prepare(
-    op: Operation,
+    op: &Operation,
+    parsed: Option<&JsonBody<'_>>,
     engine: &Engine,
     now: DateTime<Utc>,
     directory: &RoutingDirectory,
 ) -> Validated {
-    if let Some((key, operation)) = idempotency::key_of(&op) {
-        let request = idempotency::request_print(engine, &idempotency::request_bytes(&operation));
-        let scope = idempotency::scope(&operation);
-        let inner = Box::new(prepare_plain(operation, engine, now, directory));
+    if let Some((key, operation)) = idempotency::key_of(op, parsed) {
+        let request = idempotency::request_print(engine, &idempotency::request_bytes(operation, parsed));
+        let scope = operation.partner_id().map(str::to_owned);
+        let inner = Box::new(prepare_plain(operation, parsed, engine, now, directory));
         return Validated::Idempotent { key, scope, request, inner };
     }
-    prepare_plain(op, engine, now, directory)
+    prepare_plain(op, parsed, engine, now, directory)
 }
 
 /// [`prepare`] without looking for an idempotency key.
 pub(crate) fn prepare_plain(
-    op: Operation,
+    op: &Operation,
+    parsed: Option<&JsonBody<'_>>,
     engine: &Engine,
     now: DateTime<Utc>,
     directory: &RoutingDirectory,
@@ -96,37 +100,61 @@ pub(crate) fn prepare_plain(
     let ctx = Context { today: calendar::eastern_date(now), directory };
     match op {
         Operation::SubmitMerchant { partner_id, body } => Validated::SubmitMerchant {
-            partner_id,
-            application: validation::merchant::validate_bytes(&body, &ctx).map(Box::new),
+            partner_id: partner_id.clone(),
+            application: validate(body, parsed, |b| validation::merchant::validate(b, &ctx)).map(Box::new),
         },
-        Operation::CreateCustomer { partner_id, body } => {
-            Validated::CreateCustomer { partner_id, customer: customer(engine, &body, &ctx) }
-        }
-        Operation::CreateTransaction { partner_id, body } => {
-            Validated::CreateTransaction { partner_id, transaction: transaction(engine, &body, &ctx) }
-        }
+        Operation::CreateCustomer { partner_id, body } => Validated::CreateCustomer {
+            partner_id: partner_id.clone(),
+            customer: validate(body, parsed, |b| customer(engine, b, &ctx)),
+        },
+        Operation::CreateTransaction { partner_id, body } => Validated::CreateTransaction {
+            partner_id: partner_id.clone(),
+            transaction: validate(body, parsed, |b| transaction(engine, b, &ctx)),
+        },
         Operation::LoadDirectory { text } => Validated::LoadDirectory {
-            directory: RoutingDirectory::parse_fedach(&text).map(|d| (d, text)).map_err(|e| e.to_string()),
+            directory: RoutingDirectory::parse_fedach(text)
+                .map(|d| (d, text.clone()))
+                .map_err(|e| e.to_string()),
         },
         Operation::SetMerchantSettings { merchant_id, settings } => {
-            let problems = crate::engine::tenancy::merchant_settings::problems(&settings);
-            Validated::SetMerchantSettings { merchant_id, settings: unless(problems, settings) }
+            let problems = crate::engine::tenancy::merchant_settings::problems(settings);
+            Validated::SetMerchantSettings {
+                merchant_id: merchant_id.clone(),
+                settings: unless(problems, settings.clone()),
+            }
         }
         Operation::SetOriginator { originator } => {
-            let problems = crate::engine::settlement::originator::problems(&originator);
-            Validated::SetOriginator { originator: unless(problems, originator) }
+            let problems = crate::engine::settlement::originator::problems(originator);
+            Validated::SetOriginator { originator: unless(problems, originator.clone()) }
         }
         Operation::IngestReturnFile { bytes } => {
-            Validated::IngestReturnFile { entries: crate::engine::settlement::bank_files::read(&bytes) }
+            Validated::IngestReturnFile { entries: crate::engine::settlement::bank_files::read(bytes) }
         }
-        Operation::Idempotent { operation, .. } => prepare_plain(*operation, engine, now, directory),
-        plain => Validated::Plain(plain),
+        Operation::Idempotent { operation, .. } => prepare_plain(operation, parsed, engine, now, directory),
+        plain => Validated::Plain(plain.clone()),
+    }
+}
+
+/// A body validated by `check`: the router's parse if given, else `bytes`
+/// parsed here (a body that is not JSON is a one-problem report).
+fn validate<T>(
+    bytes: &[u8],
+    parsed: Option<&JsonBody<'_>>,
+    check: impl FnOnce(&JsonBody<'_>) -> Result<T, Report>,
+) -> Result<T, Report> {
+    match parsed {
+        Some(body) => check(body),
+        None => check(&validation::parse_json(bytes)?),
     }
 }
 
 /// A customer's body validated, with its account's keyed fingerprint.
-fn customer(engine: &Engine, body: &[u8], ctx: &Context<'_>) -> Result<(NewCustomer, String), Report> {
-    validation::customer::validate_bytes(body, ctx).map(|c| {
+fn customer(
+    engine: &Engine,
+    body: &JsonBody<'_>,
+    ctx: &Context<'_>,
+) -> Result<(NewCustomer, String), Report> {
+    validation::customer::validate(body, ctx).map(|c| {
         let fingerprint = print(engine, &c.account);
         (c, fingerprint)
     })
@@ -136,10 +164,10 @@ fn customer(engine: &Engine, body: &[u8], ctx: &Context<'_>) -> Result<(NewCusto
 /// (a stored customer's comes from storage: `None`).
 fn transaction(
     engine: &Engine,
-    body: &[u8],
+    body: &JsonBody<'_>,
     ctx: &Context<'_>,
 ) -> Result<(NewTransaction, Option<String>), Report> {
-    validation::transaction::validate_bytes(body, ctx).map(|t| {
+    validation::transaction::validate(body, ctx).map(|t| {
         let fingerprint = match &t.customer {
             CustomerRef::Inline(account) => Some(print(engine, account)),
             CustomerRef::Token { .. } => None,
