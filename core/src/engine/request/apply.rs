@@ -105,7 +105,12 @@ fn run_plain(cx: &mut WriteContext<'_, '_>, caller: &Caller, op: Operation) -> R
         // An operation with validation never comes here plain; were one to, it
         // is validated now, as the engine would have done it.
         other => {
-            let work = validated::prepare_plain(&other, None, cx.engine, cx.now, &cx.engine.directory());
+            let directory = cx.engine.directory();
+            let ctx = crate::validation::Context {
+                today: crate::calendar::eastern_date(cx.now),
+                directory: &directory,
+            };
+            let work = validated::prepare_plain(&other, None, cx.engine, &ctx);
             run(cx, caller, work)
         }
     }

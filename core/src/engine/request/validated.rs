@@ -80,36 +80,36 @@ pub(crate) fn prepare(
     now: DateTime<Utc>,
     directory: &RoutingDirectory,
 ) -> Validated {
+    let ctx = Context { today: calendar::eastern_date(now), directory };
     if let Some((key, operation)) = idempotency::key_of(op, parsed) {
         let request = idempotency::request_print(engine, &idempotency::request_bytes(operation, parsed));
         let scope = operation.partner_id().map(str::to_owned);
-        let inner = Box::new(prepare_plain(operation, parsed, engine, now, directory));
+        let inner = Box::new(prepare_plain(operation, parsed, engine, &ctx));
         return Validated::Idempotent { key, scope, request, inner };
     }
-    prepare_plain(op, parsed, engine, now, directory)
+    prepare_plain(op, parsed, engine, &ctx)
 }
 
-/// [`prepare`] without looking for an idempotency key.
+/// [`prepare`] without looking for an idempotency key, validating against
+/// `ctx` (the Eastern date and the routing directory).
 pub(crate) fn prepare_plain(
     op: &Operation,
     parsed: Option<&JsonBody<'_>>,
     engine: &Engine,
-    now: DateTime<Utc>,
-    directory: &RoutingDirectory,
+    ctx: &Context<'_>,
 ) -> Validated {
-    let ctx = Context { today: calendar::eastern_date(now), directory };
     match op {
         Operation::SubmitMerchant { partner_id, body } => Validated::SubmitMerchant {
             partner_id: partner_id.clone(),
-            application: validate(body, parsed, |b| validation::merchant::validate(b, &ctx)).map(Box::new),
+            application: validate(body, parsed, |b| validation::merchant::validate(b, ctx)).map(Box::new),
         },
         Operation::CreateCustomer { partner_id, body } => Validated::CreateCustomer {
             partner_id: partner_id.clone(),
-            customer: validate(body, parsed, |b| customer(engine, b, &ctx)),
+            customer: validate(body, parsed, |b| customer(engine, b, ctx)),
         },
         Operation::CreateTransaction { partner_id, body } => Validated::CreateTransaction {
             partner_id: partner_id.clone(),
-            transaction: validate(body, parsed, |b| transaction(engine, b, &ctx)),
+            transaction: validate(body, parsed, |b| transaction(engine, b, ctx)),
         },
         Operation::LoadDirectory { text } => Validated::LoadDirectory {
             directory: RoutingDirectory::parse_fedach(text)
@@ -130,7 +130,7 @@ pub(crate) fn prepare_plain(
         Operation::IngestReturnFile { bytes } => {
             Validated::IngestReturnFile { entries: crate::engine::settlement::bank_files::read(bytes) }
         }
-        Operation::Idempotent { operation, .. } => prepare_plain(operation, parsed, engine, now, directory),
+        Operation::Idempotent { operation, .. } => prepare_plain(operation, parsed, engine, ctx),
         plain => Validated::Plain(plain.clone()),
     }
 }
