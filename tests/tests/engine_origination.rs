@@ -59,6 +59,12 @@ fn web(merchant_id: &str, kind: &str, amount: &str) -> Value {
     v
 }
 
+/// `v` with the purpose `purpose`.
+fn purpose(mut v: Value, purpose: &str) -> Value {
+    v["purpose"] = json!(purpose);
+    v
+}
+
 #[test]
 fn each_cutoff_writes_one_file_of_what_it_originated() {
     let w = World::new("2026-11-23 10:00");
@@ -67,8 +73,12 @@ fn each_cutoff_writes_one_file_of_what_it_originated() {
     let mut ids = BTreeSet::new();
     for n in 0..5 {
         ids.insert(w.create(&partner_id, &partner, &transaction(&m1, "debit", &format!("1{n}.00"))).unwrap());
-        ids.insert(w.create(&partner_id, &partner, &transaction(&m1, "credit", "7.25")).unwrap());
-        ids.insert(w.create(&partner_id, &partner, &web(&m1, "debit", "3.10")).unwrap());
+        let wages = purpose(transaction(&m1, "credit", "7.25"), "payroll");
+        ids.insert(w.create(&partner_id, &partner, &wages).unwrap());
+        // Three WEB debits for goods bought online, two for something else.
+        let web_debit = web(&m1, "debit", "3.10");
+        let web_debit = if n < 3 { purpose(web_debit, "purchase") } else { web_debit };
+        ids.insert(w.create(&partner_id, &partner, &web_debit).unwrap());
         ids.insert(w.create(&partner_id, &partner, &pop(&m1, "42.00", &format!("10{n}"))).unwrap());
         ids.insert(w.create(&partner_id, &partner, &transaction(&m2, "debit", "99.99")).unwrap());
     }
@@ -85,7 +95,8 @@ fn each_cutoff_writes_one_file_of_what_it_originated() {
     assert_eq!(summary["effective_date"], "2026-11-24");
     assert!(text.lines().all(|l| l.len() == 94) && text.ends_with('\n') && text.lines().count() % 10 == 0);
     // One batch per merchant, class and description: m1 PPD debits (PAYMENT), m1
-    // PPD credits (PAYROLL), m1 WEB (PURCHASE), m1 POP, m2 PPD.
+    // PPD wage credits (PAYROLL), m1 WEB purchases (PURCHASE) and other WEB
+    // debits (PAYMENT), m1 POP, m2 PPD.
     let mut batches: Vec<(String, String, usize)> = file
         .batches
         .iter()
@@ -97,13 +108,14 @@ fn each_cutoff_writes_one_file_of_what_it_originated() {
         ("PPD", "PAYMENT", 5),
         ("PPD", "PAYMENT", 5),
         ("PPD", "PAYROLL", 5),
-        ("WEB", "PURCHASE", 5),
+        ("WEB", "PAYMENT", 2),
+        ("WEB", "PURCHASE", 3),
     ]
     .into_iter()
     .map(|(s, d, n)| (s.to_owned(), d.to_owned(), n))
     .collect();
     assert_eq!(batches, want);
-    assert_eq!(file.batches.len(), 5, "m1's and m2's PPD debits are separate batches");
+    assert_eq!(file.batches.len(), 6, "m1's and m2's PPD debits are separate batches");
     for b in &file.batches {
         let class = b.service_class_code;
         let credits = b.entries.iter().all(|e| e.is_credit());
@@ -416,8 +428,8 @@ fn a_merchants_own_description_replaces_payment_only() {
     );
 
     w.create(&partner_id, &partner, &transaction(&own, "debit", "10.00")).unwrap();
-    w.create(&partner_id, &partner, &transaction(&own, "credit", "11.00")).unwrap();
-    w.create(&partner_id, &partner, &web(&own, "debit", "12.00")).unwrap();
+    w.create(&partner_id, &partner, &purpose(transaction(&own, "credit", "11.00"), "payroll")).unwrap();
+    w.create(&partner_id, &partner, &purpose(web(&own, "debit", "12.00"), "purchase")).unwrap();
     w.create(&partner_id, &partner, &transaction(&plain, "debit", "13.00")).unwrap();
     w.at("2026-11-23 18:00");
     let written = files(&w.engine);

@@ -91,6 +91,9 @@ fn plan_confirmed(engine: &Engine, admitted: Admitted, req: &Request) -> Result<
                 Endpoint::CreateTransaction => Operation::CreateTransaction { partner_id, body: body() },
                 Endpoint::Void => Operation::VoidTransaction { partner_id, transaction_id: param(0) },
                 Endpoint::Reverse => Operation::ReverseTransaction { partner_id, transaction_id: param(0) },
+                Endpoint::Reinitiate => {
+                    Operation::ReinitiateTransaction { partner_id, transaction_id: param(0) }
+                }
                 Endpoint::CreateCustomer => Operation::CreateCustomer { partner_id, body: body() },
                 Endpoint::DeleteCustomer => Operation::DeleteCustomer { partner_id, customer_id: param(0) },
                 _ => Operation::SubmitMerchant { partner_id, body: body() },

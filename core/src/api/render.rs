@@ -87,6 +87,11 @@ pub(crate) fn outcome(o: &Outcome) -> Response {
         Outcome::TransactionVoided { transaction_id } => {
             ok(200, Success::Bool, serde_json::json!({"id": transaction_id, "status": "voided"}))
         }
+        Outcome::TransactionReinitiated { transaction_id, reinitiation_id } => ok(
+            201,
+            Success::Bool,
+            serde_json::json!({"id": reinitiation_id, "reinitiation_of": transaction_id}),
+        ),
         Outcome::TransactionReversed { transaction_id, reversal_id } => {
             ok(200, Success::Bool, serde_json::json!({"id": transaction_id, "reversal_id": reversal_id}))
         }

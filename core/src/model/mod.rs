@@ -6,9 +6,11 @@
 mod customer;
 mod feed;
 mod merchant;
+mod purpose;
 mod transaction;
 
 pub use customer::{AccountType, BankAccount, CustomerScope, NewCustomer};
 pub use feed::{Event, NoticeOfChange, Status, StatusChange};
 pub use merchant::*;
+pub use purpose::Purpose;
 pub use transaction::{CustomerRef, Direction, EntryClass, NewTransaction};

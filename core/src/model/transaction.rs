@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::BankAccount;
+use super::{BankAccount, Purpose};
 use crate::ids::{CustomerId, MerchantId};
 use crate::money::Money;
 
@@ -176,4 +176,8 @@ pub struct NewTransaction {
     pub state: Option<String>,
     /// The receiver.
     pub customer: CustomerRef,
+    /// What it pays for, when Nacha names it (`payroll`: PPD credits;
+    /// `purchase`: WEB debits); `None`: the merchant's own description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub purpose: Option<Purpose>,
 }

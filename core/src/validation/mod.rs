@@ -15,6 +15,7 @@ pub mod formats;
 pub mod json;
 pub mod json_bounds;
 pub mod merchant;
+mod purpose;
 mod report;
 pub mod transaction;
 

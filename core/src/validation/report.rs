@@ -43,11 +43,13 @@ pub enum ProblemCode {
     Conflict,
     /// A routing number is not in the routing directory.
     NotFound,
+    /// A returned entry that Nacha's rules do not let be re-initiated.
+    ReinitiationNotAllowed,
 }
 
 impl ProblemCode {
     /// Every code.
-    pub const ALL: [ProblemCode; 17] = [
+    pub const ALL: [ProblemCode; 18] = [
         ProblemCode::InvalidJson,
         ProblemCode::Required,
         ProblemCode::InvalidType,
@@ -65,6 +67,7 @@ impl ProblemCode {
         ProblemCode::NotAnImage,
         ProblemCode::Conflict,
         ProblemCode::NotFound,
+        ProblemCode::ReinitiationNotAllowed,
     ];
 
     /// The code's name as it is serialized (`snake_case`), without serde.
@@ -87,6 +90,7 @@ impl ProblemCode {
             ProblemCode::NotAnImage => "not_an_image",
             ProblemCode::Conflict => "conflict",
             ProblemCode::NotFound => "not_found",
+            ProblemCode::ReinitiationNotAllowed => "reinitiation_not_allowed",
         }
     }
 }

@@ -54,6 +54,7 @@ fn walk(r: &mut Report, value: &JsonBody<'_>, ctx: &Context<'_>) -> Option<NewTr
         None => (Some(None), Some(None)),
     };
     let customer = customer(r, map, &root, ctx);
+    let purpose = super::purpose::purpose(r, map, &root, class.zip(direction));
 
     if let (Some(amount), Some(direction)) = (amount, direction) {
         if direction == Direction::Credit && amount > CREDIT_MAX {
@@ -96,6 +97,7 @@ fn walk(r: &mut Report, value: &JsonBody<'_>, ctx: &Context<'_>) -> Option<NewTr
         check_image_back: back?,
         state: state?,
         customer: customer?,
+        purpose: purpose?,
     })
 }
 

@@ -2,4 +2,5 @@
 pub(crate) mod images;
 #[cfg(test)]
 mod images_tests;
+pub(crate) mod reinitiation;
 pub(crate) mod transactions;

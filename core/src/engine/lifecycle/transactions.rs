@@ -121,6 +121,8 @@ fn pending(
         customer_id,
         account,
         has_images: t.check_image_front.is_some(),
+        purpose: t.purpose,
+        reinitiation_of: None,
         state: State::Pending,
         created_at: cx.now,
         cutoff_at,
@@ -133,6 +135,7 @@ fn pending(
         return_reason: None,
         reversal_of: None,
         reversed_by: None,
+        reinitiated_by: None,
     }
 }
 
@@ -155,6 +158,28 @@ fn check_limits_and_duplicates(
     Ok(prints)
 }
 
+/// The merchant's and the partner's limits for a new debit made from another
+/// transaction (a reversal, a re-initiation), which takes money from the
+/// receiver like any debit. `true` when it counts toward them (store its
+/// usage once it is inserted).
+pub(super) fn check_debit_limits(
+    cx: &mut WriteContext<'_, '_>,
+    partner_id: &str,
+    record: &TransactionRecord,
+) -> Result<bool, Stop> {
+    let counted = cx.engine.checks() && usage::counts(record);
+    if counted {
+        let merchant = tenant_lookup::merchant_of(cx, partner_id, &record.merchant_id)?;
+        let candidate = Candidate { amount: record.amount, credit: false };
+        limits::check_transaction(&merchant.limits, candidate).map_err(limit_refusal)?;
+        let partner = tenant_lookup::load_partner(cx, partner_id)?;
+        let windows = usage::windows(cx, &merchant, &partner, cx.now)?;
+        limits::check_windows(&merchant.limits, &partner.limits, &windows, candidate)
+            .map_err(limit_refusal)?;
+    }
+    Ok(counted)
+}
+
 /// A limit's refusal with the field it concerns.
 fn limit_refusal(e: AchError) -> Stop {
     let (field, code) = match e {
@@ -171,7 +196,7 @@ fn limit_refusal(e: AchError) -> Stop {
 
 /// Store a new Pending transaction, index it for its cut-off (in a batch,
 /// in its packed row), report it.
-fn insert(cx: &mut WriteContext<'_, '_>, record: &TransactionRecord) -> Result<(), Stop> {
+pub(super) fn insert(cx: &mut WriteContext<'_, '_>, record: &TransactionRecord) -> Result<(), Stop> {
     cx.write.put(Table::Transactions, record.id.as_bytes(), record)?;
     match &mut cx.pending_rows {
         Some(rows) => rows.add(record.cutoff_at, &record.id)?,
@@ -184,14 +209,18 @@ fn insert(cx: &mut WriteContext<'_, '_>, record: &TransactionRecord) -> Result<(
 /// Finish every cut-off and settlement already due, so that a transaction's
 /// state is the one the clock says before it is voided, reversed or returned
 /// (a request's own catch-up is bounded: see `schedule::CATCH_UP_BUDGET`).
-fn current(cx: &mut WriteContext<'_, '_>) -> Result<(), Stop> {
+pub(super) fn current(cx: &mut WriteContext<'_, '_>) -> Result<(), Stop> {
     let now = cx.now;
     schedule::catch_up(cx, now, None)?;
     Ok(())
 }
 
 /// The partner's transaction (another partner's answers as unknown).
-fn load(cx: &WriteContext<'_, '_>, partner_id: Option<&str>, id: &str) -> Result<TransactionRecord, Stop> {
+pub(super) fn load(
+    cx: &WriteContext<'_, '_>,
+    partner_id: Option<&str>,
+    id: &str,
+) -> Result<TransactionRecord, Stop> {
     let record: Option<TransactionRecord> = cx.write.get(Table::Transactions, id.as_bytes())?;
     match record {
         Some(t) if partner_id.is_none_or(|p| p == t.partner_id) => Ok(t),
@@ -242,19 +271,12 @@ pub(crate) fn reverse(cx: &mut WriteContext<'_, '_>, partner_id: &str, id: &str)
     record.check_number = None;
     record.has_images = false;
     record.reversal_of = Some(original.id.clone());
+    record.purpose = None;
+    record.reinitiation_of = None;
     record.begin_pending(cx.now, cutoff_at);
     // A reversal debit takes money from the receiver like any debit: the
     // merchant's and the partner's limits apply, and it counts toward them.
-    let counted = cx.engine.checks() && usage::counts(&record);
-    if counted {
-        let merchant = tenant_lookup::merchant_of(cx, partner_id, &record.merchant_id)?;
-        let candidate = Candidate { amount: record.amount, credit: false };
-        limits::check_transaction(&merchant.limits, candidate).map_err(limit_refusal)?;
-        let partner = tenant_lookup::load_partner(cx, partner_id)?;
-        let windows = usage::windows(cx, &merchant, &partner, cx.now)?;
-        limits::check_windows(&merchant.limits, &partner.limits, &windows, candidate)
-            .map_err(limit_refusal)?;
-    }
+    let counted = check_debit_limits(cx, partner_id, &record)?;
     original.reversed_by = Some(rid.clone());
     cx.write.put(Table::Transactions, original.id.as_bytes(), &original)?;
     insert(cx, &record)?;

@@ -96,6 +96,13 @@ pub enum Operation {
         /// The transaction.
         transaction_id: String,
     },
+    /// Partner: re-initiate a debit returned R01 or R09 (Nacha Rules 2.12.4).
+    ReinitiateTransaction {
+        /// The calling partner.
+        partner_id: String,
+        /// The returned transaction (the original or its last re-initiation).
+        transaction_id: String,
+    },
     /// Operator: record a return from the receiving bank.
     RecordReturn {
         /// The transaction.
@@ -177,7 +184,8 @@ impl Operation {
             | Operation::DeleteCustomer { partner_id, .. }
             | Operation::CreateTransaction { partner_id, .. }
             | Operation::VoidTransaction { partner_id, .. }
-            | Operation::ReverseTransaction { partner_id, .. } => Some(partner_id),
+            | Operation::ReverseTransaction { partner_id, .. }
+            | Operation::ReinitiateTransaction { partner_id, .. } => Some(partner_id),
             Operation::Idempotent { operation, .. } => operation.partner_id(),
             _ => None,
         }

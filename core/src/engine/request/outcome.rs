@@ -66,6 +66,13 @@ pub enum Outcome {
         /// The new reversal transaction.
         reversal_id: String,
     },
+    /// A returned debit was re-initiated.
+    TransactionReinitiated {
+        /// The returned transaction it retries.
+        transaction_id: String,
+        /// The new transaction.
+        reinitiation_id: String,
+    },
     /// A return was recorded.
     ReturnRecorded {
         /// The transaction.

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::rows::records::TransactionRecord;
 use crate::engine::settlement::batch_kind::EntrySource;
 use crate::lifecycle::State;
-use crate::model::{AccountType, Direction, EntryClass};
+use crate::model::{AccountType, Direction, EntryClass, Purpose};
 use crate::money::Money;
 use crate::storage::StorageError;
 
@@ -41,6 +41,9 @@ pub(crate) struct Head<'a> {
     #[serde(borrow)]
     pub account: AccountPart<'a>,
     pub has_images: bool,
+    pub purpose: Option<Purpose>,
+    #[serde(borrow)]
+    pub reinitiation_of: Option<&'a str>,
 }
 
 /// A record's [`crate::engine::rows::records::SealedAccount`], borrowed.
@@ -81,6 +84,8 @@ pub(crate) struct Tail<'a> {
     pub reversal_of: Option<&'a str>,
     #[serde(borrow)]
     pub reversed_by: Option<&'a str>,
+    #[serde(borrow)]
+    pub reinitiated_by: Option<&'a str>,
 }
 
 /// A stored transaction record (postcard bytes) as its parts, and where its
@@ -157,6 +162,8 @@ mod tests {
                 fingerprint: "ab".repeat(32),
             },
             has_images: true,
+            purpose: Some(crate::model::Purpose::Purchase),
+            reinitiation_of: Some("tx_first".into()),
             state: State::Returned,
             created_at: at(1_795_000_000),
             cutoff_at: at(1_795_010_000),
@@ -169,6 +176,7 @@ mod tests {
             return_reason: Some("Insufficient Funds".into()),
             reversal_of: Some("tx_other".into()),
             reversed_by: Some("tx_third".into()),
+            reinitiated_by: Some("tx_fourth".into()),
         };
         let mut bare = full.clone();
         bare.check_number = None;
@@ -176,6 +184,8 @@ mod tests {
         bare.customer_id = None;
         bare.has_images = false;
         bare.reversal_of = None;
+        bare.purpose = None;
+        bare.reinitiation_of = None;
         bare.begin_pending(at(1_795_000_000), at(1_795_010_000));
         [full, bare]
     }
@@ -193,6 +203,10 @@ mod tests {
             assert_eq!(head.partner_id, record.partner_id);
             assert_eq!(head.merchant_id, record.merchant_id);
             assert_eq!(head.has_images, record.has_images);
+            assert_eq!(
+                (head.purpose, head.reinitiation_of, tail.reinitiated_by),
+                (record.purpose, record.reinitiation_of.as_deref(), record.reinitiated_by.as_deref())
+            );
             assert_eq!(head.account.account_last4, record.account.account_last4);
             assert_eq!(head.account.fingerprint, record.account.fingerprint);
             assert_eq!(

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::lifecycle::State;
 use crate::limits::Limits;
-use crate::model::{AccountType, Direction, EntryClass};
+use crate::model::{AccountType, Direction, EntryClass, Purpose};
 use crate::money::Money;
 
 /// The holder id the operator's keys are indexed under (no partner or merchant
@@ -155,6 +155,10 @@ pub(crate) struct TransactionRecord {
     pub customer_id: Option<String>,
     pub account: SealedAccount,
     pub has_images: bool,
+    /// What it pays for, when Nacha names it (its batch's description).
+    pub purpose: Option<Purpose>,
+    /// For a re-initiation: the returned entry it retries.
+    pub reinitiation_of: Option<String>,
     pub state: State,
     #[serde(with = "instant")]
     pub created_at: DateTime<Utc>,
@@ -178,6 +182,8 @@ pub(crate) struct TransactionRecord {
     pub reversal_of: Option<String>,
     /// For a reversed transaction: its reversal.
     pub reversed_by: Option<String>,
+    /// For an entry returned and re-initiated: its re-initiation.
+    pub reinitiated_by: Option<String>,
 }
 
 impl TransactionRecord {
@@ -195,6 +201,7 @@ impl TransactionRecord {
         self.return_code = None;
         self.return_reason = None;
         self.reversed_by = None;
+        self.reinitiated_by = None;
     }
 }
 

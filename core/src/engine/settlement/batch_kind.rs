@@ -7,14 +7,18 @@
 //! - A reversal credit after the window is a refund: a `REFUND` batch of the
 //!   original's class where that class carries credits (PPD, CCD, WEB), a PPD
 //!   credit otherwise (TEL, BOC, POP carry debits only).
-//! - Otherwise Nacha's standard descriptions where they apply (`PURCHASE` for WEB
-//!   debits, `PAYROLL` for PPD credits), `PAYMENT` for everything else; the
-//!   file replaces `PAYMENT` with the merchant's own description when the
-//!   operator set one (`merchant_settings.rs`).
+//! - A re-initiation of a returned entry goes in a `RETRY PYMT` batch of its
+//!   class (Nacha Rules 2.12.4: the description is reserved for them).
+//! - Otherwise the description of its purpose where it names one (`PAYROLL`
+//!   for PPD wage credits, `PURCHASE` for WEB debits for goods bought online),
+//!   `PAYMENT` for everything else; the file replaces `PAYMENT` with the
+//!   merchant's own description when the operator set one
+//!   (`merchant_settings.rs`).
 
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
+use crate::engine::rows::record_parts::Head;
 use crate::engine::rows::records::TransactionRecord;
 use crate::lifecycle;
 use crate::model::{AccountType, Direction, EntryClass};
@@ -28,27 +32,30 @@ pub(crate) struct BatchKind {
     pub description: &'static str,
 }
 
-/// The batch of a transaction of `class` and `direction` originating on
-/// `origination`; `reversal` is, for a reversal, the transaction it reverses
-/// (`Some(None)` when that one is gone).
+/// Nacha's description of a re-initiated entry's batch.
+pub(crate) const RETRY_DESCRIPTION: &str = "RETRY PYMT";
+
+/// The batch of the transaction `t` originating on `origination`;
+/// `reversal` is, for a reversal, the transaction it reverses (`Some(None)`
+/// when that one is gone).
 pub(crate) fn of(
-    (class_of, direction): (EntryClass, Direction),
+    t: &Head<'_>,
     reversal: Option<Option<&TransactionRecord>>,
     origination: NaiveDate,
 ) -> BatchKind {
-    let class = class_of.as_str();
+    let class = t.class.as_str();
     if let Some(original) = reversal {
         let window_end = original.and_then(|o| o.settlement_date).map(lifecycle::reversal_window_end);
-        if window_end.is_none_or(|end| origination <= end) || direction == Direction::Debit {
+        if window_end.is_none_or(|end| origination <= end) || t.direction == Direction::Debit {
             return BatchKind { sec_code: class, description: "REVERSAL" };
         }
-        let sec_code = if class_of.debit_only() { "PPD" } else { class };
+        let sec_code = if t.class.debit_only() { "PPD" } else { class };
         return BatchKind { sec_code, description: "REFUND" };
     }
-    let description = match (class_of, direction) {
-        (EntryClass::WEB, Direction::Debit) => "PURCHASE",
-        (EntryClass::PPD, Direction::Credit) => "PAYROLL",
-        _ => crate::engine::DEFAULT_DESCRIPTION,
+    let description = match (t.reinitiation_of, t.purpose) {
+        (Some(_), _) => RETRY_DESCRIPTION,
+        (None, Some(purpose)) => purpose.description(),
+        (None, None) => crate::engine::DEFAULT_DESCRIPTION,
     };
     BatchKind { sec_code: class, description }
 }

@@ -142,7 +142,7 @@ impl Outgoing {
             None => None,
         };
         let reversal = reversal_of.map(|_| original.as_ref());
-        let kind = batch_kind::of((t.class, t.direction), reversal, calendar::eastern_date(cutoff));
+        let kind = batch_kind::of(t, reversal, calendar::eastern_date(cutoff));
         let summary = summary_key(cutoff, t.merchant_id, &kind);
         let flag = if t.direction == Direction::Credit { HAS_CREDITS } else { HAS_DEBITS };
         // A batch's flags are read once per write transaction, not once per entry.
