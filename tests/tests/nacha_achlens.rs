@@ -116,6 +116,14 @@ fn files() -> Vec<(&'static str, NachaFile)> {
             }]),
         ),
         (
+            "ppd-retry",
+            build(&[Spec {
+                sec: "PPD",
+                description: "RETRY PYMT",
+                entries: vec![(C, Dr, 2_500), (S, Dr, 9_900)],
+            }]),
+        ),
+        (
             "ccd-mixed",
             build(&[Spec {
                 sec: "CCD",
