@@ -27,6 +27,8 @@ pub enum IdKind {
     Merchant,
     /// `par_`: a partner.
     Partner,
+    /// `val_`: an account validation.
+    Validation,
 }
 
 impl IdKind {
@@ -37,6 +39,7 @@ impl IdKind {
             IdKind::Customer => "cus_",
             IdKind::Merchant => "mer_",
             IdKind::Partner => "par_",
+            IdKind::Validation => "val_",
         }
     }
 }

@@ -217,6 +217,12 @@ pub fn txn_body(oracle: &Oracle, spec: &TxnSpec, key: Option<&str>) -> Value {
     if let Some(s) = &spec.state {
         v["state"] = json!(s);
     }
+    if spec.class == "WEB" && !spec.credit {
+        // Nacha Rules 2.5.17.4: a WEB debit's account is validated first; the
+        // workload's carry an outside validation (the oracle leaves account
+        // validation to the engine's own tests).
+        v["account_validation"] = json!({"method": "outside", "provider": "Sim", "reference": "sim-1"});
+    }
     if spec.images {
         v["check_image_front"] = json!(IMAGE);
         v["check_image_back"] = json!(IMAGE);

@@ -55,6 +55,12 @@ pub fn partner_transaction(partner_id: &str, merchant_id: &str, kind: &str, amou
     v
 }
 
+/// An outside account validation, as a WEB debit carries it when its account
+/// was not validated before (Nacha Rules 2.5.17.4).
+pub fn outside_validation() -> Value {
+    json!({"method": "outside", "provider": "Test Verifier", "reference": "test-1"})
+}
+
 /// The body bytes of a JSON value.
 pub fn body(v: &Value) -> Vec<u8> {
     serde_json::to_vec(v).unwrap_or_default()

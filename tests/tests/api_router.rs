@@ -430,6 +430,7 @@ fn values_as_the_spec_types_them_at_the_router() {
         t["state"] = json!(["XX"]);
         t["check_image_front"] = json!("not base64!");
         t["check_image_back"] = json!(7);
+        t["account_validation"] = ach_tests::world::outside_validation();
         let (status, v) = api.call("POST", "/transactions", Some(&key), Some(t));
         assert_eq!(status, 201, "{class}: {v}");
     }

@@ -56,6 +56,7 @@ fn pop(merchant_id: &str, amount: &str, check: &str) -> Value {
 fn web(merchant_id: &str, kind: &str, amount: &str) -> Value {
     let mut v = transaction(merchant_id, kind, amount);
     v["standard_entry_class"] = json!("WEB");
+    v["account_validation"] = ach_tests::world::outside_validation();
     v
 }
 
@@ -424,7 +425,10 @@ fn a_merchants_own_description_replaces_payment_only() {
     let (status, body) = settings(&own, json!(" Subscribe "));
     assert_eq!(
         (status, &body["payload"]),
-        (200, &json!({"merchant_id": own, "company_entry_description": "SUBSCRIBE"}))
+        (
+            200,
+            &json!({"merchant_id": own, "company_entry_description": "SUBSCRIBE", "web_debit_validation": "engine"})
+        )
     );
 
     w.create(&partner_id, &partner, &transaction(&own, "debit", "10.00")).unwrap();

@@ -244,6 +244,7 @@ fn a_megabyte_in_a_member_the_class_does_not_use_is_ignored() {
             for value in [json!(big), json!({"deep": [big]}), json!(-0.0), json!(true)] {
                 let mut t = partner_transaction(&id, &merchant, "debit", "1.00");
                 t["standard_entry_class"] = json!(class);
+                t["account_validation"] = ach_tests::world::outside_validation();
                 t[member] = value;
                 let r = post(&t);
                 assert_eq!(r.status, 201, "{class} {member}: {}", &r.body[..r.body.len().min(200)]);

@@ -216,7 +216,8 @@ fn achlens_does_refuse_a_broken_file() {
 }
 
 /// The files the engine itself writes at its cut-offs (a mix of classes,
-/// directions, account types, a reversal) pass achlens with no error.
+/// directions, account types, a reversal, a prenote and micro-entries) pass
+/// achlens with no error.
 #[test]
 fn achlens_finds_no_errors_in_the_engines_own_files() {
     use ach_tests::world::{transaction, World};
@@ -232,6 +233,7 @@ fn achlens_finds_no_errors_in_the_engines_own_files() {
             }
             let mut v = transaction(&m, kind, &format!("{}.{k}{n}", 10 + n));
             v["standard_entry_class"] = serde_json::json!(class);
+            v["account_validation"] = ach_tests::world::outside_validation();
             v["customer"]["account_type"] =
                 serde_json::json!(if n % 2 == 0 { "checking" } else { "savings" });
             if matches!(*class, "BOC" | "POP") {
@@ -243,6 +245,17 @@ fn achlens_finds_no_errors_in_the_engines_own_files() {
             let id = w.create(&partner_id, &partner, &v).unwrap_or_else(|e| panic!("{class} {kind}: {e:?}"));
             first.get_or_insert(id);
         }
+    }
+    // An account validated by prenote, another by micro-entries.
+    for (method, account) in [("prenote", "1234567"), ("micro_entries", "7654321")] {
+        let customer = w.customer(&partner_id, &partner, &m, account);
+        let body = serde_json::json!({"merchant_id": m, "method": method});
+        let op = ach_core::engine::Operation::CreateValidation {
+            partner_id: partner_id.clone(),
+            customer_id: customer,
+            body: body.to_string().into_bytes(),
+        };
+        w.run(&partner, op).unwrap_or_else(|e| panic!("{method}: {e:?}"));
     }
     w.at("2026-11-27 09:00");
     w.reverse(&partner_id, &partner, first.as_deref().unwrap()).unwrap();

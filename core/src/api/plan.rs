@@ -76,6 +76,11 @@ fn plan_confirmed(engine: &Engine, admitted: Admitted, req: &Request) -> Result<
             let page = engine.events(&caller, pointer)?;
             Ok(Plan::Done(render::events_page(&page)))
         }
+        Endpoint::Validation => {
+            let partner = with_data(req, |data, _| partner_id(data, &caller))?;
+            let view = engine.validation(&caller, &partner, &param(0), &param(1))?;
+            Ok(Plan::Done(render::data(view)))
+        }
         Endpoint::StatusChanges => {
             let partner = with_data(req, |data, _| partner_id(data, &caller))?;
             let pointer = params.first().map_or("0", String::as_str);
@@ -96,6 +101,15 @@ fn plan_confirmed(engine: &Engine, admitted: Admitted, req: &Request) -> Result<
                 }
                 Endpoint::CreateCustomer => Operation::CreateCustomer { partner_id, body: body() },
                 Endpoint::DeleteCustomer => Operation::DeleteCustomer { partner_id, customer_id: param(0) },
+                Endpoint::CreateValidation => {
+                    Operation::CreateValidation { partner_id, customer_id: param(0), body: body() }
+                }
+                Endpoint::ConfirmValidation => Operation::ConfirmValidation {
+                    partner_id,
+                    customer_id: param(0),
+                    validation_id: param(1),
+                    body: body(),
+                },
                 _ => Operation::SubmitMerchant { partner_id, body: body() },
             };
             Ok(engine.prepare_parsed(partner_op(req, operation), data))

@@ -87,6 +87,8 @@ pub(crate) fn outcome(o: &Outcome) -> Response {
         Outcome::TransactionVoided { transaction_id } => {
             ok(200, Success::Bool, serde_json::json!({"id": transaction_id, "status": "voided"}))
         }
+        Outcome::ValidationCreated { validation } => ok(201, Success::Bool, validation),
+        Outcome::ValidationConfirmed { validation } => ok(200, Success::Bool, validation),
         Outcome::TransactionReinitiated { transaction_id, reinitiation_id } => ok(
             201,
             Success::Bool,
@@ -118,6 +120,7 @@ pub(crate) fn outcome(o: &Outcome) -> Response {
             serde_json::json!({
                 "merchant_id": merchant_id,
                 "company_entry_description": settings.company_entry_description,
+                "web_debit_validation": settings.web_debit_validation,
             }),
         ),
         Outcome::OriginatorSet { originator } => ok(200, Success::Bool, originator),

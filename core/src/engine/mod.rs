@@ -23,6 +23,7 @@ mod risk;
 mod rows;
 mod settlement;
 mod tenancy;
+mod verification;
 
 use std::path::Path;
 use std::sync::{Arc, Mutex, RwLock};
@@ -46,7 +47,9 @@ pub use risk::return_rates::{GroupRate, ReturnGroup, ReturnRates, ThresholdCross
 pub use settlement::bank_files::Ingested;
 pub use settlement::origination::{HeldEntry, OriginationFile};
 pub use settlement::schedule::Progress;
-pub use tenancy::merchant_settings::{MerchantSettings, DEFAULT_DESCRIPTION, RESERVED_DESCRIPTIONS};
+pub use tenancy::merchant_settings::{
+    MerchantSettings, WebDebitValidation, DEFAULT_DESCRIPTION, RESERVED_DESCRIPTIONS,
+};
 
 pub use crate::storage::{log_file_for, StorageEvent, StorageHook};
 

@@ -3,12 +3,16 @@
 //! Requests are *validated* from raw JSON by [`crate::validation`], which produces
 //! these types; they also (de)serialize directly for hosts that build them in code.
 
+mod account_validation;
 mod customer;
 mod feed;
 mod merchant;
 mod purpose;
 mod transaction;
 
+pub use account_validation::{
+    Confirmation, NewValidation, OutsideValidation, ValidationMethod, ValidationStatus, ValidationView,
+};
 pub use customer::{AccountType, BankAccount, CustomerScope, NewCustomer};
 pub use feed::{Event, NoticeOfChange, Status, StatusChange};
 pub use merchant::*;

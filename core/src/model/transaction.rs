@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{BankAccount, Purpose};
+use super::{BankAccount, OutsideValidation, Purpose};
 use crate::ids::{CustomerId, MerchantId};
 use crate::money::Money;
 
@@ -180,4 +180,8 @@ pub struct NewTransaction {
     /// `purchase`: WEB debits); `None`: the merchant's own description.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub purpose: Option<Purpose>,
+    /// An outside validation of the account, for a WEB debit to an account
+    /// not validated yet (recorded, and good for later debits).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account_validation: Option<OutsideValidation>,
 }

@@ -323,6 +323,13 @@ pub const fn transaction_code(account: AccountType, direction: Direction) -> u8 
     }
 }
 
+/// The prenote transaction code for an account type and direction: 23/28
+/// checking, 33/38 savings (credit/debit), a zero-dollar entry that tells the
+/// receiving bank live entries will follow.
+pub const fn prenote_code(account: AccountType, direction: Direction) -> u8 {
+    transaction_code(account, direction) + 1
+}
+
 /// The tightest service class code for `entries`: 220 when all are credits, 225
 /// when all are debits, 200 when mixed (or empty).
 pub fn service_class_for(entries: &[Entry]) -> u16 {

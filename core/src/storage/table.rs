@@ -56,6 +56,11 @@ pub(crate) enum Table {
     /// The duplicate window's changes, for the other processes over a shared
     /// database (PostgreSQL): sequence (8 bytes) → change. Empty on redb.
     WindowLog,
+    /// Account validations: (partner, 0, validation id) → the validation.
+    Validations,
+    /// Each partner's validated accounts: (partner, 0, the account's keyed
+    /// fingerprint) → the id of the validation in force for it.
+    ValidatedAccounts,
 }
 
 impl Table {
@@ -93,6 +98,8 @@ impl Table {
             Table::HolderKeys => "holder_keys",
             Table::Suspensions => "suspensions",
             Table::WindowLog => "window_log",
+            Table::Validations => "validations",
+            Table::ValidatedAccounts => "validated_accounts",
         }
     }
 
@@ -100,7 +107,7 @@ impl Table {
         TableDefinition::new(self.name())
     }
 
-    pub(super) const ALL: [Table; 23] = [
+    pub(super) const ALL: [Table; 25] = [
         Table::Meta,
         Table::Partners,
         Table::Merchants,
@@ -124,5 +131,7 @@ impl Table {
         Table::HolderKeys,
         Table::Suspensions,
         Table::WindowLog,
+        Table::Validations,
+        Table::ValidatedAccounts,
     ];
 }

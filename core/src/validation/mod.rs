@@ -9,6 +9,7 @@
 mod entry_points;
 
 mod account;
+pub mod account_validation;
 pub mod customer;
 mod fields;
 pub mod formats;

@@ -45,11 +45,15 @@ pub enum ProblemCode {
     NotFound,
     /// A returned entry that Nacha's rules do not let be re-initiated.
     ReinitiationNotAllowed,
+    /// A WEB debit to an account not validated for its partner.
+    AccountNotValidated,
+    /// Micro-entry amounts that are not the ones sent.
+    AmountsMismatch,
 }
 
 impl ProblemCode {
     /// Every code.
-    pub const ALL: [ProblemCode; 18] = [
+    pub const ALL: [ProblemCode; 20] = [
         ProblemCode::InvalidJson,
         ProblemCode::Required,
         ProblemCode::InvalidType,
@@ -68,6 +72,8 @@ impl ProblemCode {
         ProblemCode::Conflict,
         ProblemCode::NotFound,
         ProblemCode::ReinitiationNotAllowed,
+        ProblemCode::AccountNotValidated,
+        ProblemCode::AmountsMismatch,
     ];
 
     /// The code's name as it is serialized (`snake_case`), without serde.
@@ -91,6 +97,8 @@ impl ProblemCode {
             ProblemCode::Conflict => "conflict",
             ProblemCode::NotFound => "not_found",
             ProblemCode::ReinitiationNotAllowed => "reinitiation_not_allowed",
+            ProblemCode::AccountNotValidated => "account_not_validated",
+            ProblemCode::AmountsMismatch => "amounts_mismatch",
         }
     }
 }

@@ -55,6 +55,7 @@ fn walk(r: &mut Report, value: &JsonBody<'_>, ctx: &Context<'_>) -> Option<NewTr
     };
     let customer = customer(r, map, &root, ctx);
     let purpose = super::purpose::purpose(r, map, &root, class.zip(direction));
+    let account_validation = super::account_validation::outside(r, map, &root);
 
     if let (Some(amount), Some(direction)) = (amount, direction) {
         if direction == Direction::Credit && amount > CREDIT_MAX {
@@ -98,6 +99,7 @@ fn walk(r: &mut Report, value: &JsonBody<'_>, ctx: &Context<'_>) -> Option<NewTr
         state: state?,
         customer: customer?,
         purpose: purpose?,
+        account_validation: account_validation?,
     })
 }
 

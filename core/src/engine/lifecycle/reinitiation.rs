@@ -97,6 +97,9 @@ pub(crate) fn allowed(
     tries: usize,
     today: NaiveDate,
 ) -> Result<(), String> {
+    if returned.validation_of.is_some() {
+        return Err("an account validation's entry is never re-initiated".into());
+    }
     if returned.direction != Direction::Debit {
         return Err("only a debit may be re-initiated; this is a credit".into());
     }

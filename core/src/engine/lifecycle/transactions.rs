@@ -32,7 +32,15 @@ pub(crate) fn create(
     let merchant = merchant_for(cx, partner_id, t)?;
     let id = cx.new_transaction_id(partner_id)?;
     let (account, customer_id) = receiver(cx, partner_id, &merchant, t, &id, fingerprint)?;
-    let record = pending(cx, partner_id, &merchant, t, id, account, customer_id);
+    let validated_by = crate::engine::verification::web_debit::validated_by(
+        cx,
+        &merchant,
+        t,
+        &account,
+        customer_id.as_deref(),
+    )?;
+    let mut record = pending(cx, partner_id, &merchant, t, id, account, customer_id);
+    record.validated_by = validated_by;
     let prints =
         if cx.engine.checks() { Some(check_limits_and_duplicates(cx, &merchant, &record)?) } else { None };
     // Decided: from here on only writes.
@@ -123,6 +131,8 @@ fn pending(
         has_images: t.check_image_front.is_some(),
         purpose: t.purpose,
         reinitiation_of: None,
+        validation_of: None,
+        validated_by: None,
         state: State::Pending,
         created_at: cx.now,
         cutoff_at,
@@ -196,7 +206,7 @@ fn limit_refusal(e: AchError) -> Stop {
 
 /// Store a new Pending transaction, index it for its cut-off (in a batch,
 /// in its packed row), report it.
-pub(super) fn insert(cx: &mut WriteContext<'_, '_>, record: &TransactionRecord) -> Result<(), Stop> {
+pub(crate) fn insert(cx: &mut WriteContext<'_, '_>, record: &TransactionRecord) -> Result<(), Stop> {
     cx.write.put(Table::Transactions, record.id.as_bytes(), record)?;
     match &mut cx.pending_rows {
         Some(rows) => rows.add(record.cutoff_at, &record.id)?,
@@ -273,6 +283,7 @@ pub(crate) fn reverse(cx: &mut WriteContext<'_, '_>, partner_id: &str, id: &str)
     record.reversal_of = Some(original.id.clone());
     record.purpose = None;
     record.reinitiation_of = None;
+    record.validation_of = None;
     record.begin_pending(cx.now, cutoff_at);
     // A reversal debit takes money from the receiver like any debit: the
     // merchant's and the partner's limits apply, and it counts toward them.
@@ -305,6 +316,7 @@ pub(crate) fn record_return(
     t.return_date = Some(date);
     cx.write.put(Table::Transactions, t.id.as_bytes(), &t)?;
     changes::record_change(cx, &t, cx.now)?;
+    crate::engine::verification::web_debit::after_return(cx, &t)?;
     let crossings = return_rates::crossings(cx, &[&t])?;
     Ok(Outcome::ReturnRecorded { transaction_id: t.id, crossings })
 }

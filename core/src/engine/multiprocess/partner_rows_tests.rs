@@ -90,7 +90,7 @@ fn expected(table: &str, key: &[u8], value: &[u8], merchants: &HashMap<String, S
         "transactions" => {
             crate::storage::decode::<TransactionRecord>(Table::Transactions, value).unwrap().partner_id
         }
-        "changes" | "idempotency" => prefix(key),
+        "changes" | "idempotency" | "validations" | "validated_accounts" => prefix(key),
         "events" | "usage" | "holder_keys" => holder(prefix(key)),
         "suspensions" => holder(text(key)),
         _ => String::new(),

@@ -48,6 +48,20 @@ fn run(cx: &mut WriteContext<'_, '_>, caller: &Caller, work: Validated) -> Resul
             let (transaction, fingerprint) = transaction.map_err(Refusal::from_report)?;
             done(transactions::create(cx, &partner_id, &transaction, fingerprint)?)
         }
+        Validated::CreateValidation { partner_id, customer_id, request } => {
+            let request = request.map_err(Refusal::from_report)?;
+            done(crate::engine::verification::create::create(cx, &partner_id, &customer_id, &request)?)
+        }
+        Validated::ConfirmValidation { partner_id, customer_id, validation_id, confirmation } => {
+            let confirmation = confirmation.map_err(Refusal::from_report)?;
+            done(crate::engine::verification::confirm::confirm(
+                cx,
+                &partner_id,
+                &customer_id,
+                &validation_id,
+                &confirmation,
+            )?)
+        }
         Validated::LoadDirectory { directory } => load_directory(cx, directory),
         Validated::SetMerchantSettings { merchant_id, settings } => {
             done(merchant_settings::set(cx, &merchant_id, settings)?)

@@ -105,6 +105,20 @@ pub(crate) fn request_bytes(op: &Operation, parsed: Option<&JsonBody<'_>>) -> Ve
             out.push(0);
             out.extend_from_slice(&canonical(body, parsed));
         }
+        Operation::CreateValidation { partner_id, customer_id, body } => {
+            for part in [partner_id, customer_id] {
+                out.extend_from_slice(part.as_bytes());
+                out.push(0);
+            }
+            out.extend_from_slice(&canonical(body, parsed));
+        }
+        Operation::ConfirmValidation { partner_id, customer_id, validation_id, body } => {
+            for part in [partner_id, customer_id, validation_id] {
+                out.extend_from_slice(part.as_bytes());
+                out.push(0);
+            }
+            out.extend_from_slice(&canonical(body, parsed));
+        }
         other => out.extend_from_slice(format!("{other:?}").as_bytes()),
     }
     out

@@ -96,6 +96,28 @@ pub enum Operation {
         /// The transaction.
         transaction_id: String,
     },
+    /// Partner: validate a customer's account
+    /// (`POST /customers/{customer_token}/validations`).
+    CreateValidation {
+        /// The calling partner.
+        partner_id: String,
+        /// The customer.
+        customer_id: String,
+        /// The request's JSON.
+        body: Vec<u8>,
+    },
+    /// Partner: confirm a validation's micro-entries
+    /// (`POST /customers/{customer_token}/validations/{id}/confirm`).
+    ConfirmValidation {
+        /// The calling partner.
+        partner_id: String,
+        /// The customer.
+        customer_id: String,
+        /// The validation.
+        validation_id: String,
+        /// The request's JSON (`amounts`).
+        body: Vec<u8>,
+    },
     /// Partner: re-initiate a debit returned R01 or R09 (Nacha Rules 2.12.4).
     ReinitiateTransaction {
         /// The calling partner.
@@ -185,7 +207,9 @@ impl Operation {
             | Operation::CreateTransaction { partner_id, .. }
             | Operation::VoidTransaction { partner_id, .. }
             | Operation::ReverseTransaction { partner_id, .. }
-            | Operation::ReinitiateTransaction { partner_id, .. } => Some(partner_id),
+            | Operation::ReinitiateTransaction { partner_id, .. }
+            | Operation::CreateValidation { partner_id, .. }
+            | Operation::ConfirmValidation { partner_id, .. } => Some(partner_id),
             Operation::Idempotent { operation, .. } => operation.partner_id(),
             _ => None,
         }

@@ -73,6 +73,16 @@ pub enum Outcome {
         /// The new transaction.
         reinitiation_id: String,
     },
+    /// An account validation was started (or, outside, recorded).
+    ValidationCreated {
+        /// It, as its partner sees it.
+        validation: crate::model::ValidationView,
+    },
+    /// Micro-entries were confirmed.
+    ValidationConfirmed {
+        /// The validation, as its partner sees it.
+        validation: crate::model::ValidationView,
+    },
     /// A return was recorded.
     ReturnRecorded {
         /// The transaction.

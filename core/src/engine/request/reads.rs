@@ -55,6 +55,31 @@ impl Engine {
         Ok(self.store.read_durable(usage::audit)?)
     }
 
+    /// The partner's account validation `id` of its customer `customer_id`,
+    /// as it stands now (another partner's, or another customer's, answers as
+    /// unknown).
+    pub fn validation(
+        &self,
+        caller: &Caller,
+        partner_id: &str,
+        customer_id: &str,
+        id: &str,
+    ) -> Result<crate::model::ValidationView, Refusal> {
+        crate::engine::credentials::authorize::acts_for(caller, partner_id)?;
+        use crate::engine::verification::record::{self, ValidationRecord};
+        let today = crate::calendar::eastern_date(self.now());
+        let view = self.store.read_latest(|r| {
+            let Some(v) = r.get::<ValidationRecord>(Table::Validations, &record::key(partner_id, id))? else {
+                return Ok(None);
+            };
+            if v.customer_id.as_deref() != Some(customer_id) {
+                return Ok(None);
+            }
+            record::view(&v, today, &mut |t| r.get(Table::Transactions, t.as_bytes())).map(Some)
+        })?;
+        view.ok_or_else(|| record::unknown(id))
+    }
+
     /// The merchant's events feed after `pointer` (`None` for the first call).
     pub fn events(&self, caller: &Caller, pointer: Option<&str>) -> Result<EventsPage, Refusal> {
         changes::events_page(self, caller, pointer)

@@ -34,6 +34,17 @@ pub(crate) enum Validated {
         partner_id: String,
         transaction: Result<(NewTransaction, Option<String>), Report>,
     },
+    CreateValidation {
+        partner_id: String,
+        customer_id: String,
+        request: Result<crate::model::NewValidation, Report>,
+    },
+    ConfirmValidation {
+        partner_id: String,
+        customer_id: String,
+        validation_id: String,
+        confirmation: Result<crate::model::Confirmation, Report>,
+    },
     LoadDirectory {
         directory: Result<(RoutingDirectory, String), String>,
     },
@@ -63,7 +74,9 @@ impl Validated {
             Validated::Plain(op) => op.partner_id(),
             Validated::SubmitMerchant { partner_id, .. }
             | Validated::CreateCustomer { partner_id, .. }
-            | Validated::CreateTransaction { partner_id, .. } => Some(partner_id),
+            | Validated::CreateTransaction { partner_id, .. }
+            | Validated::CreateValidation { partner_id, .. }
+            | Validated::ConfirmValidation { partner_id, .. } => Some(partner_id),
             _ => None,
         }
     }
@@ -111,6 +124,19 @@ pub(crate) fn prepare_plain(
             partner_id: partner_id.clone(),
             transaction: validate(body, parsed, |b| transaction(engine, b, ctx)),
         },
+        Operation::CreateValidation { partner_id, customer_id, body } => Validated::CreateValidation {
+            partner_id: partner_id.clone(),
+            customer_id: customer_id.clone(),
+            request: validate(body, parsed, validation::account_validation::new_validation),
+        },
+        Operation::ConfirmValidation { partner_id, customer_id, validation_id, body } => {
+            Validated::ConfirmValidation {
+                partner_id: partner_id.clone(),
+                customer_id: customer_id.clone(),
+                validation_id: validation_id.clone(),
+                confirmation: validate(body, parsed, validation::account_validation::confirmation),
+            }
+        }
         Operation::LoadDirectory { text } => Validated::LoadDirectory {
             directory: RoutingDirectory::parse_fedach(text)
                 .map(|d| (d, text.clone()))

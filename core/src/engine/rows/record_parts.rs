@@ -44,6 +44,10 @@ pub(crate) struct Head<'a> {
     pub purpose: Option<Purpose>,
     #[serde(borrow)]
     pub reinitiation_of: Option<&'a str>,
+    #[serde(borrow)]
+    pub validation_of: Option<&'a str>,
+    #[serde(borrow)]
+    pub validated_by: Option<&'a str>,
 }
 
 /// A record's [`crate::engine::rows::records::SealedAccount`], borrowed.
@@ -164,6 +168,8 @@ mod tests {
             has_images: true,
             purpose: Some(crate::model::Purpose::Purchase),
             reinitiation_of: Some("tx_first".into()),
+            validation_of: Some("val_1".into()),
+            validated_by: Some("val_2".into()),
             state: State::Returned,
             created_at: at(1_795_000_000),
             cutoff_at: at(1_795_010_000),
@@ -186,6 +192,8 @@ mod tests {
         bare.reversal_of = None;
         bare.purpose = None;
         bare.reinitiation_of = None;
+        bare.validation_of = None;
+        bare.validated_by = None;
         bare.begin_pending(at(1_795_000_000), at(1_795_010_000));
         [full, bare]
     }
@@ -206,6 +214,10 @@ mod tests {
             assert_eq!(
                 (head.purpose, head.reinitiation_of, tail.reinitiated_by),
                 (record.purpose, record.reinitiation_of.as_deref(), record.reinitiated_by.as_deref())
+            );
+            assert_eq!(
+                (head.validation_of, head.validated_by),
+                (record.validation_of.as_deref(), record.validated_by.as_deref())
             );
             assert_eq!(head.account.account_last4, record.account.account_last4);
             assert_eq!(head.account.fingerprint, record.account.fingerprint);

@@ -51,6 +51,9 @@ pub(crate) struct MerchantRecord {
     /// The operator's company entry description for the merchant's batches.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub company_entry_description: Option<String>,
+    /// Who validates the accounts of its WEB debits.
+    #[serde(default)]
+    pub web_debit_validation: crate::engine::tenancy::merchant_settings::WebDebitValidation,
 }
 
 /// Who an API key authenticates.
@@ -159,6 +162,11 @@ pub(crate) struct TransactionRecord {
     pub purpose: Option<Purpose>,
     /// For a re-initiation: the returned entry it retries.
     pub reinitiation_of: Option<String>,
+    /// For a prenote or a micro-entry: the account validation it makes.
+    pub validation_of: Option<String>,
+    /// For a WEB debit: what validated its account (a validation's id, or
+    /// `merchant` when the merchant validates its accounts itself).
+    pub validated_by: Option<String>,
     pub state: State,
     #[serde(with = "instant")]
     pub created_at: DateTime<Utc>,

@@ -123,6 +123,7 @@ fn apply_return(
     cx.write.put_raw(Table::Inbound, &marker, t.id.as_bytes())?;
     let now = cx.now;
     changes::record_change(cx, &t, now)?;
+    crate::engine::verification::web_debit::after_return(cx, &t)?;
     returned.push(t);
     Ok(Counted::Applied)
 }
@@ -176,6 +177,11 @@ fn apply_notice(cx: &mut WriteContext<'_, '_>, n: &InboundNotice) -> Result<Coun
     };
     let now = cx.now;
     changes::record_notice(cx, &t, &record, now)?;
+    let corrected = match (&t.customer_id, customer_updated) {
+        (Some(id), true) => crate::engine::tenancy::customers::fingerprint_of(cx, &t.partner_id, id)?,
+        _ => None,
+    };
+    crate::engine::verification::web_debit::after_notice(cx, &t, &n.change_code, corrected.as_deref())?;
     cx.write.put_raw(Table::Inbound, &marker, t.id.as_bytes())?;
     Ok(Counted::Applied)
 }

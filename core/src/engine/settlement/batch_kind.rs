@@ -8,7 +8,10 @@
 //!   original's class where that class carries credits (PPD, CCD, WEB), a PPD
 //!   credit otherwise (TEL, BOC, POP carry debits only).
 //! - A re-initiation of a returned entry goes in a `RETRY PYMT` batch of its
-//!   class (Nacha Rules 2.12.4: the description is reserved for them).
+//!   class (Nacha Rules 2.12.4: the description is reserved for them), and
+//!   micro-entries of an account validation in an `ACCTVERIFY` batch.
+//! - A prenote (a validation's zero-dollar entry) carries a prenote's
+//!   transaction code (23/28 checking, 33/38 savings).
 //! - Otherwise the description of its purpose where it names one (`PAYROLL`
 //!   for PPD wage credits, `PURCHASE` for WEB debits for goods bought online),
 //!   `PAYMENT` for everything else; the file replaces `PAYMENT` with the
@@ -34,6 +37,8 @@ pub(crate) struct BatchKind {
 
 /// Nacha's description of a re-initiated entry's batch.
 pub(crate) const RETRY_DESCRIPTION: &str = "RETRY PYMT";
+/// Nacha's description of a batch of micro-entries.
+pub(crate) const MICRO_ENTRY_DESCRIPTION: &str = "ACCTVERIFY";
 
 /// The batch of the transaction `t` originating on `origination`;
 /// `reversal` is, for a reversal, the transaction it reverses (`Some(None)`
@@ -52,7 +57,9 @@ pub(crate) fn of(
         let sec_code = if t.class.debit_only() { "PPD" } else { class };
         return BatchKind { sec_code, description: "REFUND" };
     }
+    let micro_entry = t.validation_of.is_some() && t.amount.cents() > 0;
     let description = match (t.reinitiation_of, t.purpose) {
+        _ if micro_entry => MICRO_ENTRY_DESCRIPTION,
         (Some(_), _) => RETRY_DESCRIPTION,
         (None, Some(purpose)) => purpose.description(),
         (None, None) => crate::engine::DEFAULT_DESCRIPTION,
@@ -162,7 +169,11 @@ pub(crate) fn entry(
     };
     let discretionary = if matches!(sec, "WEB" | "TEL") { "S" } else { "" };
     Entry {
-        transaction_code: nacha::transaction_code(t.account_type, t.direction),
+        transaction_code: if t.amount.cents() == 0 {
+            nacha::prenote_code(t.account_type, t.direction)
+        } else {
+            nacha::transaction_code(t.account_type, t.direction)
+        },
         receiving_dfi: Text::from(routing.get(..8).unwrap_or(routing)),
         check_digit: routing.chars().nth(8).unwrap_or('0'),
         account_number: field(account_number, 17),

@@ -85,6 +85,17 @@ fn load(
     }
 }
 
+/// The keyed fingerprint of the partner's customer's account as stored now
+/// (`None`: no such customer, or deleted).
+pub(crate) fn fingerprint_of(
+    cx: &WriteContext<'_, '_>,
+    partner_id: &str,
+    customer_id: &str,
+) -> Result<Option<String>, crate::storage::StorageError> {
+    let record: Option<CustomerRecord> = cx.write.get(Table::Customers, customer_id.as_bytes())?;
+    Ok(record.filter(|c| c.partner_id == partner_id).and_then(|c| c.account).map(|a| a.fingerprint))
+}
+
 fn deleted(field: &str, c: &CustomerRecord) -> Stop {
     let when = c.deleted_at.map(|t| crate::calendar::eastern_date(t).to_string()).unwrap_or_default();
     let msg = format!("customer '{}' was deleted on {when}; store the account again", c.id);

@@ -1,7 +1,9 @@
 //! A merchant's origination settings, set by the operator
-//! (`PUT /admin/merchants/{id}/settings`): today its company entry description,
-//! the word its receivers' statements show for a batch that no Nacha standard
-//! description names (`PAYMENT` when unset).
+//! (`PUT /admin/merchants/{id}/settings`, the whole set at once): its company
+//! entry description, the word its receivers' statements show for a batch
+//! that no Nacha standard description names (`PAYMENT` when unset), and who
+//! validates the accounts of its WEB debits (the engine, unless its bank
+//! agreement lets the merchant do it itself).
 
 use std::sync::Arc;
 
@@ -43,6 +45,24 @@ pub struct MerchantSettings {
     /// `null`) means [`DEFAULT_DESCRIPTION`]; spaces around it are dropped.
     #[serde(default)]
     pub company_entry_description: Option<String>,
+    /// Who validates the accounts of the merchant's WEB debits (`engine`
+    /// when absent).
+    #[serde(default)]
+    pub web_debit_validation: WebDebitValidation,
+}
+
+/// Who validates the account of a WEB debit before its first debit (Nacha
+/// Rules 2.5.17.4).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WebDebitValidation {
+    /// The engine: a WEB debit to an account not validated for its partner
+    /// is refused.
+    #[default]
+    Engine,
+    /// The merchant, under its agreement with its bank: its WEB debits skip
+    /// the engine's check, and each records that it did.
+    Merchant,
 }
 
 /// What is wrong with `s`, field by field (empty: usable).
@@ -75,8 +95,12 @@ pub(crate) fn set(
     let mut m = Arc::unwrap_or_clone(tenant_lookup::load_merchant(cx, merchant_id)?);
     m.company_entry_description =
         settings.company_entry_description.map(|d| d.trim_matches(' ').to_ascii_uppercase());
+    m.web_debit_validation = settings.web_debit_validation;
     cx.write.put(Table::Merchants, m.id.as_bytes(), &m)?;
-    let settings = MerchantSettings { company_entry_description: m.company_entry_description.clone() };
+    let settings = MerchantSettings {
+        company_entry_description: m.company_entry_description.clone(),
+        web_debit_validation: m.web_debit_validation,
+    };
     Ok(Outcome::MerchantSettingsSet { merchant_id: m.id, settings })
 }
 
@@ -85,7 +109,10 @@ mod tests {
     use super::*;
 
     fn problem(d: Option<&str>) -> Option<String> {
-        let s = MerchantSettings { company_entry_description: d.map(String::from) };
+        let s = MerchantSettings {
+            company_entry_description: d.map(String::from),
+            ..MerchantSettings::default()
+        };
         problems(&s).pop().map(|p| p.message)
     }
 

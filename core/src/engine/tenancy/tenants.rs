@@ -63,6 +63,7 @@ pub(crate) fn submit_merchant(
         submitted_at: cx.now,
         approved_at: None,
         company_entry_description: None,
+        web_debit_validation: Default::default(),
     };
     cx.write.put(Table::Merchants, id.as_bytes(), &record)?;
     Ok(Outcome::MerchantSubmitted { merchant_id: id })

@@ -8,8 +8,8 @@
 //! - a partner's own record: its key; a merchant's or customer's: its
 //!   `partner_id`; a transaction's: its record's second field (postcard: the
 //!   id, then the partner's id, each a varint length and the bytes);
-//! - status changes and idempotency keys: the partner's id their keys begin
-//!   with; events, usage counters, suspensions and a holder's keys: the
+//! - status changes, idempotency keys, account validations and validated
+//!   accounts: the partner's id their keys begin with; events, usage counters, suspensions and a holder's keys: the
 //!   partner or merchant id they begin with (a merchant's partner read once
 //!   per process: it never changes);
 //! - check images and used check numbers: their transaction's partner;
@@ -44,7 +44,9 @@ impl Owners {
             "partners" => text(key)?.to_owned(),
             "merchants" | "customers" => partner_field(value)?,
             "transactions" => transaction_partner(value)?.to_owned(),
-            "changes" | "idempotency" => text(before_zero(key))?.to_owned(),
+            "changes" | "idempotency" | "validations" | "validated_accounts" => {
+                text(before_zero(key))?.to_owned()
+            }
             "events" | "usage" | "holder_keys" => self.of_holder(tx, text(before_zero(key))?)?,
             "suspensions" => self.of_holder(tx, text(key)?)?,
             "images" => {
