@@ -162,45 +162,6 @@ pub enum AchError {
 }
 
 impl AchError {
-    /// The stable code: the spec's number, 1 to 32.
-    pub const fn code(&self) -> u16 {
-        use AchError::*;
-        match self {
-            SystemUnable => 1,
-            AlreadySubmitted => 2,
-            ReferringIdRequired => 3,
-            CreditSubmitted => 4,
-            AlreadyReversed { .. } => 5,
-            ReversalSubmitted => 6,
-            DatabaseUnavailable => 7,
-            CheckNumberRequired { .. } => 8,
-            StateRequired => 9,
-            FailedToAccept => 10,
-            InvalidMerchantId { .. } => 11,
-            InvalidRoutingNumber { .. } => 12,
-            InvalidAccountNumber { .. } => 13,
-            InvalidAmount { .. } => 14,
-            CreditsLimited => 15,
-            RoutingNotFound { .. } => 16,
-            DuplicateTransaction => 17,
-            DuplicateCheck { .. } => 18,
-            CreditOverMaximum => 19,
-            NotAccepted { .. } => 20,
-            MaxAmountExceeded { .. } => 21,
-            DailyCountMerchant => 22,
-            DailyAmountMerchant { .. } => 23,
-            DailyCountOverall => 24,
-            DailyAmountOverall { .. } => 25,
-            PeriodCountMerchant => 26,
-            PeriodAmountMerchant => 27,
-            PeriodCountOverall => 28,
-            PeriodAmountOverall => 29,
-            MonthlyVolume => 30,
-            MonthlyAmount => 31,
-            MonthlyAverage => 32,
-        }
-    }
-
     /// The failure category, which decides the HTTP status.
     pub const fn category(&self) -> ErrorCategory {
         use AchError::*;
@@ -327,44 +288,60 @@ impl fmt::Display for AchError {
 
 impl std::error::Error for AchError {}
 
-/// Every catalogued error with sample placeholders, in code order (for docs and tests).
-pub fn catalogue_samples() -> Vec<AchError> {
-    use AchError::*;
-    let limit = Money::from_cents(500_000);
-    vec![
-        SystemUnable,
-        AlreadySubmitted,
-        ReferringIdRequired,
-        CreditSubmitted,
-        AlreadyReversed { reversal_id: "txn_0000000000000000000000".into() },
-        ReversalSubmitted,
-        DatabaseUnavailable,
-        CheckNumberRequired { transaction_type: "BOC".into() },
-        StateRequired,
-        FailedToAccept,
-        InvalidMerchantId { value: "mer_x".into() },
-        InvalidRoutingNumber { value: "123456789".into() },
-        InvalidAccountNumber { value: "****1234".into() },
-        InvalidAmount { value: "abc".into() },
-        CreditsLimited,
-        RoutingNotFound { value: "011000015".into() },
-        DuplicateTransaction,
-        DuplicateCheck { check_number: "1001".into() },
-        CreditOverMaximum,
-        NotAccepted { transaction_type: "TEL".into() },
-        MaxAmountExceeded { limit },
-        DailyCountMerchant,
-        DailyAmountMerchant { limit: Money::from_cents(1_000_000) },
-        DailyCountOverall,
-        DailyAmountOverall { limit: Money::from_cents(1_000_000) },
-        PeriodCountMerchant,
-        PeriodAmountMerchant,
-        PeriodCountOverall,
-        PeriodAmountOverall,
-        MonthlyVolume,
-        MonthlyAmount,
-        MonthlyAverage,
-    ]
+/// [`AchError::code`] and [`catalogue_samples`] from one table, in code
+/// order: each code with its message (and the sample placeholders the
+/// samples fill it with). A message missing from the table does not compile.
+macro_rules! catalogue {
+    ($($code:literal => $variant:ident $({ $($field:ident: $sample:expr),+ })?,)+) => {
+        impl AchError {
+            /// The stable code: the spec's number, 1 to 32.
+            pub const fn code(&self) -> u16 {
+                match self {
+                    $(AchError::$variant { .. } => $code,)+
+                }
+            }
+        }
+
+        /// Every catalogued error with sample placeholders, in code order (for docs and tests).
+        pub fn catalogue_samples() -> Vec<AchError> {
+            vec![$(AchError::$variant $({ $($field: $sample),+ })?,)+]
+        }
+    };
+}
+
+catalogue! {
+    1 => SystemUnable,
+    2 => AlreadySubmitted,
+    3 => ReferringIdRequired,
+    4 => CreditSubmitted,
+    5 => AlreadyReversed { reversal_id: "txn_0000000000000000000000".into() },
+    6 => ReversalSubmitted,
+    7 => DatabaseUnavailable,
+    8 => CheckNumberRequired { transaction_type: "BOC".into() },
+    9 => StateRequired,
+    10 => FailedToAccept,
+    11 => InvalidMerchantId { value: "mer_x".into() },
+    12 => InvalidRoutingNumber { value: "123456789".into() },
+    13 => InvalidAccountNumber { value: "****1234".into() },
+    14 => InvalidAmount { value: "abc".into() },
+    15 => CreditsLimited,
+    16 => RoutingNotFound { value: "011000015".into() },
+    17 => DuplicateTransaction,
+    18 => DuplicateCheck { check_number: "1001".into() },
+    19 => CreditOverMaximum,
+    20 => NotAccepted { transaction_type: "TEL".into() },
+    21 => MaxAmountExceeded { limit: Money::from_cents(500_000) },
+    22 => DailyCountMerchant,
+    23 => DailyAmountMerchant { limit: Money::from_cents(1_000_000) },
+    24 => DailyCountOverall,
+    25 => DailyAmountOverall { limit: Money::from_cents(1_000_000) },
+    26 => PeriodCountMerchant,
+    27 => PeriodAmountMerchant,
+    28 => PeriodCountOverall,
+    29 => PeriodAmountOverall,
+    30 => MonthlyVolume,
+    31 => MonthlyAmount,
+    32 => MonthlyAverage,
 }
 
 #[cfg(test)]

@@ -142,32 +142,17 @@ fn setup() -> (World, String, Caller, String) {
     (w, p, pc, m)
 }
 
-fn void(w: &World, p: &str, pc: &Caller, id: &str) -> Result<Outcome, Refusal> {
-    w.run(pc, Operation::VoidTransaction { partner_id: p.into(), transaction_id: id.into() })
-}
-
-fn reverse(w: &World, p: &str, pc: &Caller, id: &str) -> Result<Outcome, Refusal> {
-    w.run(pc, Operation::ReverseTransaction { partner_id: p.into(), transaction_id: id.into() })
-}
-
 /// Message 10 with HTTP 409: the transaction's state forbids the operation.
 fn conflict(message: &str) -> Result<Outcome, Refusal> {
     Err(Refusal::problem_with_status(AchError::FailedToAccept, 409, "", ProblemCode::Conflict, message))
-}
-
-fn ret(w: &World, id: &str, code: &str) -> Result<Outcome, Refusal> {
-    w.run(
-        &Caller::Operator,
-        Operation::RecordReturn { transaction_id: id.into(), return_code: code.into(), return_date: None },
-    )
 }
 
 #[test]
 fn void_only_while_pending_and_a_void_never_originates() {
     let (w, p, pc, m) = setup();
     let id = w.debit(&p, &pc, &m, "10.00");
-    assert!(matches!(void(&w, &p, &pc, &id), Ok(Outcome::TransactionVoided { .. })));
-    let again = void(&w, &p, &pc, &id).unwrap_err();
+    assert!(matches!(w.void(&p, &pc, &id), Ok(Outcome::TransactionVoided { .. })));
+    let again = w.void(&p, &pc, &id).unwrap_err();
     assert_eq!((again.status(), again.message().as_str()), (409, "Failed to accept this transaction"));
     w.at("2026-12-10 12:00");
     let h = w.history(&p, &pc, &id);
@@ -176,12 +161,12 @@ fn void_only_while_pending_and_a_void_never_originates() {
 
     let originated = w.debit(&p, &pc, &m, "10.00");
     w.at("2026-12-10 18:00");
-    let refused = void(&w, &p, &pc, &originated).unwrap_err();
+    let refused = w.void(&p, &pc, &originated).unwrap_err();
     assert_eq!(refused.message(), "Failed to accept this transaction");
     assert!(refused.errors()[0].message.contains("Originated"), "{:?}", refused.errors());
     w.at("2026-12-20 12:00");
     assert_eq!(
-        void(&w, &p, &pc, &originated),
+        w.void(&p, &pc, &originated),
         conflict("only a Pending transaction can be voided; this one is Settled"),
         "not when Settled"
     );
@@ -189,24 +174,23 @@ fn void_only_while_pending_and_a_void_never_originates() {
 
 #[test]
 fn reverse_only_when_settled_then_messages_6_and_5() {
-    let (w, p, pc, m) = setup();
-    let id = w.debit(&p, &pc, &m, "25.00");
+    let (w, p, pc, id) = one_debit("2026-11-23 10:00");
     assert_eq!(
-        reverse(&w, &p, &pc, &id),
+        w.reverse(&p, &pc, &id),
         conflict("only a Settled transaction can be reversed; this one is Pending (void it instead)"),
         "not when Pending"
     );
     w.at("2026-11-23 18:00");
-    let originated = reverse(&w, &p, &pc, &id).unwrap_err();
+    let originated = w.reverse(&p, &pc, &id).unwrap_err();
     assert!(originated.errors()[0].message.contains("Originated"));
     w.at("2026-11-30 12:00");
-    let Ok(Outcome::TransactionReversed { reversal_id, .. }) = reverse(&w, &p, &pc, &id) else { panic!() };
+    let Ok(Outcome::TransactionReversed { reversal_id, .. }) = w.reverse(&p, &pc, &id) else { panic!() };
     assert_ne!(reversal_id, id);
     assert!(reversal_id.starts_with("txn_"));
-    let again = reverse(&w, &p, &pc, &id).unwrap_err();
+    let again = w.reverse(&p, &pc, &id).unwrap_err();
     assert_eq!(again.message(), "The reversal for transaction has been submitted");
     w.at("2026-12-10 12:00");
-    let settled = reverse(&w, &p, &pc, &id).unwrap_err();
+    let settled = w.reverse(&p, &pc, &id).unwrap_err();
     assert_eq!(
         settled.message(),
         format!("The original transaction has already been reversed with transaction ID {reversal_id}")
@@ -216,7 +200,7 @@ fn reverse_only_when_settled_then_messages_6_and_5() {
     assert_eq!(h.iter().map(|c| c.status).collect::<Vec<_>>(), [Status::A, Status::B, Status::S]);
     assert_eq!(h[2].settlement_date, h[2].effective_date, "a credit settles on its effective date");
     assert_eq!(
-        reverse(&w, &p, &pc, &reversal_id),
+        w.reverse(&p, &pc, &reversal_id),
         conflict("a reversal cannot itself be reversed"),
         "a reversal is not reversed"
     );
@@ -227,7 +211,7 @@ fn returns_on_originated_or_settled_only() {
     let (w, p, pc, m) = setup();
     let pending = w.debit(&p, &pc, &m, "5.00");
     assert_eq!(
-        ret(&w, &pending, "R01"),
+        w.return_(&pending, "R01"),
         conflict(
             "only an Originated or Settled transaction can be returned; this one is Pending (it has not \
              reached the bank)"
@@ -235,9 +219,9 @@ fn returns_on_originated_or_settled_only() {
         "a Pending transaction has not reached the bank"
     );
     w.at("2026-11-23 18:00");
-    let err = ret(&w, &pending, "R99").unwrap_err();
+    let err = w.return_(&pending, "R99").unwrap_err();
     assert_eq!(err.errors()[0].field, "return_code");
-    assert!(matches!(ret(&w, &pending, "R01"), Ok(Outcome::ReturnRecorded { .. })));
+    assert!(matches!(w.return_(&pending, "R01"), Ok(Outcome::ReturnRecorded { .. })));
     w.at("2026-12-10 12:00");
     let h = w.history(&p, &pc, &pending);
     assert_eq!(
@@ -250,13 +234,13 @@ fn returns_on_originated_or_settled_only() {
         (r.return_code.as_deref(), r.reason.as_deref(), r.return_date.as_deref()),
         (Some("R01"), Some("Insufficient Funds"), Some("2026-11-23"))
     );
-    assert_eq!(ret(&w, &pending, "R02"), conflict("this transaction is already returned"), "returned once");
+    assert_eq!(w.return_(&pending, "R02"), conflict("this transaction is already returned"), "returned once");
 
     let settled = w.debit(&p, &pc, &m, "5.00");
     w.at("2026-12-20 12:00");
-    assert!(matches!(ret(&w, &settled, "R10"), Ok(Outcome::ReturnRecorded { .. })));
+    assert!(matches!(w.return_(&settled, "R10"), Ok(Outcome::ReturnRecorded { .. })));
     assert_eq!(
-        ret(&w, "txn_0123456789abcdefghijKL", "R01"),
+        w.return_("txn_0123456789abcdefghijKL", "R01"),
         Err(Refusal::not_found("transaction_id", "no transaction 'txn_0123456789abcdefghijKL'"))
     );
 }

@@ -50,6 +50,20 @@ impl Shop {
         Shop { w, p, pc, m }
     }
 
+    /// A partner with the overall limits `overall` and two PPD merchants of
+    /// it: the shop (of the first) and both merchants' ids.
+    fn overall(start: &str, overall: Limits) -> (Shop, String, String) {
+        let w = World::new(start);
+        let (p, pc) = w.partner();
+        assert!(matches!(
+            w.run(&Caller::Operator, Operation::SetPartnerLimits { partner_id: p.clone(), limits: overall }),
+            Ok(Outcome::LimitsSet { .. })
+        ));
+        let (a, _) = w.merchant(&p, &pc, &["PPD"]);
+        let (b, _) = w.merchant(&p, &pc, &["PPD"]);
+        (Shop { w, p, pc, m: a.clone() }, a, b)
+    }
+
     /// A debit of `amount` to a distinct account (`n` picks it), as the message or "ok".
     fn debit(&self, amount: &str, n: u32) -> String {
         self.send(&self.m, "debit", amount, n)
@@ -147,16 +161,8 @@ fn messages_22_and_23_reset_at_eastern_midnight() {
 
 #[test]
 fn messages_24_and_25_count_every_merchant_of_the_partner() {
-    let w = World::new("2026-11-23 09:00");
-    let (p, pc) = w.partner();
     let overall = Limits { daily_count: Some(3), daily_amount: dollars(500), ..Limits::default() };
-    assert!(matches!(
-        w.run(&Caller::Operator, Operation::SetPartnerLimits { partner_id: p.clone(), limits: overall }),
-        Ok(Outcome::LimitsSet { .. })
-    ));
-    let (a, _) = w.merchant(&p, &pc, &["PPD"]);
-    let (b, _) = w.merchant(&p, &pc, &["PPD"]);
-    let s = Shop { w, p, pc, m: a.clone() };
+    let (s, a, b) = Shop::overall("2026-11-23 09:00", overall);
     assert_eq!(s.send(&a, "debit", "200.00", 1), "ok");
     assert_eq!(
         s.send(&b, "debit", "300.01", 2),
@@ -196,18 +202,13 @@ fn messages_26_to_29_over_a_rolling_period() {
         Debit("1.00", "ok"),
     ]);
 
-    let w = World::new("2026-11-02 10:00");
-    let (p, pc) = w.partner();
     let overall = Limits {
         period_days: Some(2),
         period_count: Some(2),
         period_amount: dollars(300),
         ..Limits::default()
     };
-    w.run(&Caller::Operator, Operation::SetPartnerLimits { partner_id: p.clone(), limits: overall }).unwrap();
-    let (a, _) = w.merchant(&p, &pc, &["PPD"]);
-    let (b, _) = w.merchant(&p, &pc, &["PPD"]);
-    let s = Shop { w, p, pc, m: a.clone() };
+    let (s, a, b) = Shop::overall("2026-11-02 10:00", overall);
     assert_eq!(s.send(&a, "debit", "200.00", 1), "ok");
     s.w.at("2026-11-03 10:00");
     assert_eq!(

@@ -36,19 +36,9 @@ fn pair() -> Option<(World, World)> {
     Some((World::with(a), World::with(b)))
 }
 
-fn create(
-    engine: &Engine,
-    partner_id: &str,
-    partner: &Caller,
-    v: &serde_json::Value,
-) -> Result<String, String> {
-    match engine
-        .execute(partner, Operation::CreateTransaction { partner_id: partner_id.into(), body: body(v) })
-    {
-        Ok(Outcome::TransactionCreated { transaction_id }) => Ok(transaction_id),
-        Ok(other) => panic!("{other:?}"),
-        Err(refusal) => Err(refusal.message()),
-    }
+/// Create the transaction `v` through `w`: its id, or the refusal's message.
+fn create(w: &World, partner_id: &str, partner: &Caller, v: &serde_json::Value) -> Result<String, String> {
+    w.create(partner_id, partner, v).map_err(|r| r.message())
 }
 
 #[test]
@@ -56,13 +46,13 @@ fn a_duplicate_made_through_the_other_process_is_refused_and_a_void_frees_it() {
     let Some((a, b)) = pair() else { return };
     let (p, pc, m) = tenant(&a, roomy_limits());
     let t = transaction(&m, "debit", "12.34");
-    let first = create(&a.engine, &p, &pc, &t).unwrap();
-    let again = create(&b.engine, &p, &pc, &t).unwrap_err();
+    let first = create(&a, &p, &pc, &t).unwrap();
+    let again = create(&b, &p, &pc, &t).unwrap_err();
     assert_eq!(again, "This is a duplicate transaction");
     // Voided through A: B accepts it again, once.
     a.run(&pc, Operation::VoidTransaction { partner_id: p.clone(), transaction_id: first }).unwrap();
-    create(&b.engine, &p, &pc, &t).unwrap();
-    let thrice = create(&a.engine, &p, &pc, &t).unwrap_err();
+    create(&b, &p, &pc, &t).unwrap();
+    let thrice = create(&a, &p, &pc, &t).unwrap_err();
     assert_eq!(thrice, "This is a duplicate transaction");
 }
 
@@ -72,20 +62,20 @@ fn racing_on_one_merchant_from_two_processes_gives_a_serial_runs_totals() {
     let mut limits = roomy_limits();
     limits.daily_count = Some(40);
     let (p, pc, m) = tenant(&a, limits);
-    let engines = [Arc::new(a.engine), Arc::new(b.engine)];
+    let worlds = [Arc::new(a), Arc::new(b)];
     // 8 threads, 4 on each engine: 15 distinct amounts each, every amount sent
     // twice (by two threads on different engines): 120 distinct transactions
     // asked for, 240 requests; the daily count allows 40.
     let mut threads = Vec::new();
     for thread in 0..8usize {
-        let engine = Arc::clone(&engines[thread % 2]);
+        let world = Arc::clone(&worlds[thread % 2]);
         let (p, pc, m) = (p.clone(), pc.clone(), m.clone());
         threads.push(std::thread::spawn(move || {
             let mut out = Vec::new();
             for i in 0..30usize {
                 let n = (thread / 2) * 30 + i;
                 let amount = format!("{}.{:02}", 1 + n / 2, n % 2);
-                out.push((amount.clone(), create(&engine, &p, &pc, &transaction(&m, "debit", &amount))));
+                out.push((amount.clone(), create(&world, &p, &pc, &transaction(&m, "debit", &amount))));
             }
             out
         }));
@@ -105,7 +95,7 @@ fn racing_on_one_merchant_from_two_processes_gives_a_serial_runs_totals() {
     assert!(accepted.values().all(|ids| ids.len() == 1), "an amount was accepted twice");
     assert_eq!(refusals.values().sum::<usize>(), 240 - 40, "{refusals:?}");
     // Each acknowledged transaction is in the feed exactly once, through either engine.
-    let worlds = engines.map(|e| World::with(Arc::into_inner(e).unwrap()));
+    let worlds = worlds.map(|w| Arc::into_inner(w).unwrap());
     for w in &worlds {
         let changes = w.changes(&p, &pc);
         let mut seen: HashMap<&str, usize> = HashMap::new();
@@ -146,8 +136,8 @@ fn a_cut_off_run_by_both_processes_at_once_originates_each_transaction_once() {
     let (p, pc, m) = tenant(&a, roomy_limits());
     let mut ids = Vec::new();
     for i in 0..30u32 {
-        let engine = if i % 2 == 0 { &a.engine } else { &b.engine };
-        ids.push(create(engine, &p, &pc, &transaction(&m, "debit", &format!("{}.00", i + 1))).unwrap());
+        let world = if i % 2 == 0 { &a } else { &b };
+        ids.push(create(world, &p, &pc, &transaction(&m, "debit", &format!("{}.00", i + 1))).unwrap());
     }
     let (_, cutoff) = ach_core::calendar::next_cutoff_after(a.engine.now());
     let after = cutoff + chrono::Duration::seconds(1);
@@ -288,15 +278,15 @@ fn a_directory_loaded_through_one_process_decides_the_others_next_create() {
     let Some((a, b)) = pair() else { return };
     let (p, pc, m) = tenant(&a, roomy_limits());
     // The customer's bank (021000021) is in the directory both start with.
-    create(&b.engine, &p, &pc, &transaction(&m, "debit", "1.00")).unwrap();
+    create(&b, &p, &pc, &transaction(&m, "debit", "1.00")).unwrap();
     // A directory without it, loaded through A: B refuses it too, at once.
     let loaded = a.run(&Caller::Operator, Operation::LoadDirectory { text: one_record_directory() });
     assert!(matches!(loaded, Ok(Outcome::DirectoryLoaded { records: 1 })), "{loaded:?}");
     // A lookup through B sees it before B writes anything.
     assert_eq!(b.engine.directory_now().unwrap().len(), 1);
     assert!(b.engine.directory_now().unwrap().lookup("021000021").is_none());
-    let through_a = create(&a.engine, &p, &pc, &transaction(&m, "debit", "2.00")).unwrap_err();
-    let through_b = create(&b.engine, &p, &pc, &transaction(&m, "debit", "3.00")).unwrap_err();
+    let through_a = create(&a, &p, &pc, &transaction(&m, "debit", "2.00")).unwrap_err();
+    let through_b = create(&b, &p, &pc, &transaction(&m, "debit", "3.00")).unwrap_err();
     assert_eq!(through_b, through_a);
     assert_eq!(b.engine.directory().len(), 1, "B took the stored directory");
 }

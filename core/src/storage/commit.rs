@@ -197,23 +197,21 @@ impl Store {
             self.durability.durable(n);
             return Ok(Some(open));
         }
-        let mut tx = open.close();
+        let tx = open.close();
         if !durable && !payload.is_empty() {
             // A deferred commit (a step of a catch-up: nobody is answered about
             // it) is not logged: redb commits it without a sync, and it becomes
             // durable with the next checkpoint. A crash before that loses it
             // whole, and the catch-up does it again. Logging it would write
             // every chunk of a cut-off twice.
-            tx.set_durability(redb::Durability::None).map_err(|e| StorageError(e.to_string()))?;
-            tx.commit().map_err(fail)?;
+            commit_at(tx, redb::Durability::None)?;
             log.committed_unlogged();
             return Ok(None);
         }
         if payload.is_empty() && !log.unlogged() {
             // Nothing changed: nothing to log. Durable means every record
             // before it is synced.
-            tx.set_durability(redb::Durability::None).map_err(|e| StorageError(e.to_string()))?;
-            tx.commit().map_err(fail)?;
+            commit_at(tx, redb::Durability::None)?;
             if durable {
                 log.sync()?;
                 self.durability.durable(n);
@@ -230,11 +228,7 @@ impl Store {
         let unlogged = log.unlogged();
         if unlogged || (durable && (!payload.is_recorded() || log.checkpoints(payload.len()))) {
             let level = if durable { redb::Durability::Immediate } else { redb::Durability::None };
-            let committed = tx
-                .set_durability(level)
-                .map_err(|e| StorageError(e.to_string()))
-                .and_then(|()| tx.commit().map_err(fail));
-            if let Err(e) = committed {
+            if let Err(e) = commit_at(tx, level) {
                 log.in_doubt();
                 return Err(e);
             }
@@ -247,11 +241,7 @@ impl Store {
         let checkpoint = log.checkpoint_due(payload.len());
         log.append(payload, durable && !checkpoint)?;
         let level = if checkpoint { redb::Durability::Immediate } else { redb::Durability::None };
-        let committed = tx
-            .set_durability(level)
-            .map_err(|e| StorageError(e.to_string()))
-            .and_then(|()| tx.commit().map_err(fail));
-        if let Err(e) = committed {
+        if let Err(e) = commit_at(tx, level) {
             log.undo_last(payload.len());
             return Err(e);
         }
@@ -308,4 +298,10 @@ impl Store {
         self.durability.durable(n);
         Ok(())
     }
+}
+
+/// Commit `tx` at durability `level`.
+pub(super) fn commit_at(mut tx: redb::WriteTransaction, level: redb::Durability) -> Result<(), StorageError> {
+    tx.set_durability(level).map_err(|e| StorageError(e.to_string()))?;
+    tx.commit().map_err(fail)
 }

@@ -190,13 +190,13 @@ impl SimDisk {
     }
 
     /// The storage backend over this disk, for `Engine::open_with_backend`.
-    pub fn backend(&self) -> SimBackend {
-        SimBackend { state: self.state.clone() }
+    pub fn backend(&self) -> SimFile {
+        SimFile { state: self.state.clone(), file: DB }
     }
 
     /// The redo log's file on this disk.
-    pub(crate) fn log_file(&self) -> SimLog {
-        SimLog { state: self.state.clone() }
+    pub(crate) fn log_file(&self) -> SimFile {
+        SimFile { state: self.state.clone(), file: LOG }
     }
 
     /// Lose power just before operation number `op` (counted from 1 since the disk
@@ -315,13 +315,16 @@ fn tear(image: &mut Vec<u8>, offset: usize, data: &[u8], rng: &mut Mix) {
     }
 }
 
-/// The storage backend of a [`SimDisk`].
+/// One file of a [`SimDisk`]: the database's (redb's storage backend) or
+/// the redo log's.
 #[derive(Debug)]
-pub struct SimBackend {
+pub struct SimFile {
     state: Arc<Mutex<DiskState>>,
+    /// [`DB`] or [`LOG`].
+    file: usize,
 }
 
-impl SimBackend {
+impl SimFile {
     fn lock(&self) -> MutexGuard<'_, DiskState> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -388,59 +391,48 @@ impl DiskState {
     }
 }
 
-impl redb::StorageBackend for SimBackend {
+impl redb::StorageBackend for SimFile {
     fn len(&self) -> io::Result<u64> {
-        self.lock().len(DB)
+        self.lock().len(self.file)
     }
 
     fn read(&self, offset: u64, out: &mut [u8]) -> io::Result<()> {
-        self.lock().read(DB, offset, out)
+        self.lock().read(self.file, offset, out)
     }
 
     fn set_len(&self, len: u64) -> io::Result<()> {
-        self.lock().set_len(DB, len)
+        self.lock().set_len(self.file, len)
     }
 
     fn sync_data(&self) -> io::Result<()> {
-        self.lock().sync_data(DB)
+        self.lock().sync_data(self.file)
     }
 
     fn write(&self, offset: u64, data: &[u8]) -> io::Result<()> {
-        self.lock().write(DB, offset, data)
+        self.lock().write(self.file, offset, data)
     }
 }
 
-/// The redo log's file on a [`SimDisk`].
-#[derive(Debug)]
-pub(crate) struct SimLog {
-    state: Arc<Mutex<DiskState>>,
-}
-
-impl SimLog {
-    fn lock(&self) -> MutexGuard<'_, DiskState> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-}
-
-impl super::log::LogFile for SimLog {
+/// The log's file does what the database's does, under the log's names.
+impl super::log::LogFile for SimFile {
     fn len(&self) -> io::Result<u64> {
-        self.lock().len(LOG)
+        redb::StorageBackend::len(self)
     }
 
     fn read_at(&self, offset: u64, out: &mut [u8]) -> io::Result<()> {
-        self.lock().read(LOG, offset, out)
+        redb::StorageBackend::read(self, offset, out)
     }
 
     fn write_at(&self, offset: u64, data: &[u8]) -> io::Result<()> {
-        self.lock().write(LOG, offset, data)
+        redb::StorageBackend::write(self, offset, data)
     }
 
     fn set_len(&self, len: u64) -> io::Result<()> {
-        self.lock().set_len(LOG, len)
+        redb::StorageBackend::set_len(self, len)
     }
 
     fn sync_data(&self) -> io::Result<()> {
-        self.lock().sync_data(LOG)
+        redb::StorageBackend::sync_data(self)
     }
 
     /// As a direct write does it on Linux (`log/direct.rs`): whole blocks,
@@ -453,10 +445,10 @@ impl super::log::LogFile for SimLog {
         let start = offset - offset % block;
         let mut blocks = vec![0u8; (offset - start + data.len()).next_multiple_of(block)];
         let mut disk = self.lock();
-        disk.read(LOG, start as u64, &mut blocks[..offset - start])?;
+        disk.read(self.file, start as u64, &mut blocks[..offset - start])?;
         blocks[offset - start..offset - start + data.len()].copy_from_slice(data);
-        disk.write(LOG, start as u64, &blocks)?;
-        disk.sync_data(LOG)
+        disk.write(self.file, start as u64, &blocks)?;
+        disk.sync_data(self.file)
     }
 }
 
@@ -511,7 +503,8 @@ mod tests {
     fn the_log_file_loses_its_own_unsynced_tail_and_shares_the_power() {
         use crate::storage::log::LogFile;
         let disk = SimDisk::new();
-        let (db, log) = (disk.backend(), disk.log_file());
+        let db: Box<dyn redb::StorageBackend> = Box::new(disk.backend());
+        let log: Box<dyn LogFile> = Box::new(disk.log_file());
         log.write_at(0, b"synced").unwrap();
         log.sync_data().unwrap();
         db.write(0, b"db").unwrap();

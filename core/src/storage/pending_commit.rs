@@ -27,6 +27,7 @@ use std::sync::{MutexGuard, PoisonError, RwLockReadGuard};
 
 use redb::Database;
 
+use super::commit::commit_at;
 use super::{fail, log, redb_kv, row_keys, StorageError, Store, Table, Write};
 
 /// The pending commit's slot and the open database, both locked.
@@ -89,11 +90,7 @@ impl Store {
     pub(super) fn commit_pending_in(&self, slot: &mut Option<PendingCommit>) -> Result<(), StorageError> {
         let Some(held) = slot.take() else { return Ok(()) };
         let count = held.payloads.len();
-        let mut tx = held.tx.close();
-        let committed = tx
-            .set_durability(redb::Durability::None)
-            .map_err(|e| StorageError(e.to_string()))
-            .and_then(|()| tx.commit().map_err(fail));
+        let committed = commit_at(held.tx.close(), redb::Durability::None);
         // Only now, the slot still locked: a reader that finds the flag
         // down begins its read after this commit.
         self.may_be_pending.store(false, Ordering::SeqCst);

@@ -6,6 +6,7 @@ use serde::de::DeserializeOwned;
 
 use super::codec::decode;
 use super::error::StorageError;
+use super::kv::Span;
 use super::snapshot::Snapshot;
 use super::table::Table;
 use super::write::Write;
@@ -52,7 +53,7 @@ macro_rules! readable {
             ) -> Result<Vec<RawEntry>, StorageError> {
                 let mut out = Vec::new();
                 if limit > 0 {
-                    self.kv().scan(table, from, Some(to), (false, limit), &mut |k, v| {
+                    self.kv().scan(table, Span::up(from, Some(to), limit), &mut |k, v| {
                         out.push((k.to_vec(), v.to_vec()));
                         Ok(out.len() < limit)
                     })?;
@@ -70,7 +71,7 @@ macro_rules! readable {
                 visit: &mut dyn FnMut(&[u8]) -> Result<(), StorageError>,
             ) -> Result<(), StorageError> {
                 self.kv()
-                    .scan(table, from, Some(to), (false, usize::MAX), &mut |_, v| visit(v).map(|()| true))
+                    .scan(table, Span::up(from, Some(to), usize::MAX), &mut |_, v| visit(v).map(|()| true))
             }
 
             /// Call `visit` with every entry whose key is in `[from, to)`, in key
@@ -82,7 +83,7 @@ macro_rules! readable {
                 to: &[u8],
                 visit: &mut dyn FnMut(&[u8], &[u8]) -> Result<bool, StorageError>,
             ) -> Result<(), StorageError> {
-                self.kv().scan(table, from, Some(to), (false, usize::MAX), visit)
+                self.kv().scan(table, Span::up(from, Some(to), usize::MAX), visit)
             }
 
             /// The last key in `[from, to)`, if any.
@@ -93,7 +94,7 @@ macro_rules! readable {
                 to: &[u8],
             ) -> Result<Option<Vec<u8>>, StorageError> {
                 let mut out = None;
-                self.kv().scan(table, from, Some(to), (true, 1), &mut |k, _| {
+                self.kv().scan(table, Span::down(from, Some(to), 1), &mut |k, _| {
                     out = Some(k.to_vec());
                     Ok(false)
                 })?;
@@ -103,7 +104,7 @@ macro_rules! readable {
             /// The first key of the table, if any.
             pub(crate) fn first_key(&self, table: Table) -> Result<Option<Vec<u8>>, StorageError> {
                 let mut out = None;
-                self.kv().scan(table, &[], None, (false, 1), &mut |k, _| {
+                self.kv().scan(table, Span::up(&[], None, 1), &mut |k, _| {
                     out = Some(k.to_vec());
                     Ok(false)
                 })?;

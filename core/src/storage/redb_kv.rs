@@ -6,7 +6,7 @@ use std::ops::Bound;
 
 use redb::{ReadableTable, WriteTransaction};
 
-use super::kv::{KvRead, KvWrite, Visit};
+use super::kv::{Found, KvRead, KvWrite, Span, Visit};
 use super::{fail, StorageError, Table};
 
 /// An open table of a write transaction.
@@ -56,15 +56,15 @@ type Entry<'a> =
     Result<(redb::AccessGuard<'a, &'static [u8]>, redb::AccessGuard<'a, &'static [u8]>), redb::StorageError>;
 
 /// `[from, to)`, or `[from, ..)`.
-fn bounds<'a>(from: &'a [u8], to: Option<&'a [u8]>) -> (Bound<&'a [u8]>, Bound<&'a [u8]>) {
-    (Bound::Included(from), to.map_or(Bound::Unbounded, Bound::Excluded))
+fn bounds<'a>(span: &Span<'a>) -> (Bound<&'a [u8]>, Bound<&'a [u8]>) {
+    (Bound::Included(span.from), span.to.map_or(Bound::Unbounded, Bound::Excluded))
 }
 
 /// Call `f` with the value at `key` of a redb table; whether there was one.
 fn get_in<T: ReadableTable<&'static [u8], &'static [u8]>>(
     t: &T,
     key: &[u8],
-    f: &mut dyn FnMut(&[u8]) -> Result<(), StorageError>,
+    f: &mut Found<'_>,
 ) -> Result<bool, StorageError> {
     match t.get(key).map_err(fail)? {
         Some(v) => f(v.value()).map(|()| true),
@@ -72,21 +72,19 @@ fn get_in<T: ReadableTable<&'static [u8], &'static [u8]>>(
     }
 }
 
-/// Visit a range of a redb table, forwards or backwards.
+/// Visit a span of a redb table, forwards or backwards.
 fn scan_table<T: ReadableTable<&'static [u8], &'static [u8]>>(
     t: &T,
-    from: &[u8],
-    to: Option<&[u8]>,
-    reverse: bool,
+    span: Span<'_>,
     visit: &mut Visit<'_>,
 ) -> Result<(), StorageError> {
-    if to.is_some_and(|to| to <= from) {
+    if span.is_empty() {
         // redb panics on a range whose end is before its start.
         return Ok(());
     }
-    let range = t.range::<&[u8]>(bounds(from, to)).map_err(fail)?;
+    let range = t.range::<&[u8]>(bounds(&span)).map_err(fail)?;
     let entries: Box<dyn Iterator<Item = Entry<'_>>> =
-        if reverse { Box::new(range.rev()) } else { Box::new(range) };
+        if span.reverse { Box::new(range.rev()) } else { Box::new(range) };
     for item in entries {
         let (k, v) = item.map_err(fail)?;
         if !visit(k.value(), v.value())? {
@@ -97,24 +95,12 @@ fn scan_table<T: ReadableTable<&'static [u8], &'static [u8]>>(
 }
 
 impl KvRead for RedbWrite<'_> {
-    fn get_with(
-        &self,
-        table: Table,
-        key: &[u8],
-        f: &mut dyn FnMut(&[u8]) -> Result<(), StorageError>,
-    ) -> Result<bool, StorageError> {
+    fn get_with(&self, table: Table, key: &[u8], f: &mut Found<'_>) -> Result<bool, StorageError> {
         self.with(table, |t| get_in(t, key, f))
     }
 
-    fn scan(
-        &self,
-        table: Table,
-        from: &[u8],
-        to: Option<&[u8]>,
-        (reverse, _): (bool, usize),
-        visit: &mut Visit<'_>,
-    ) -> Result<(), StorageError> {
-        self.with(table, |t| scan_table(t, from, to, reverse, visit))
+    fn scan(&self, table: Table, span: Span<'_>, visit: &mut Visit<'_>) -> Result<(), StorageError> {
+        self.with(table, |t| scan_table(t, span, visit))
     }
 }
 
@@ -143,24 +129,12 @@ impl KvWrite for RedbWrite<'_> {
 pub(crate) struct RedbRead(pub(crate) redb::ReadTransaction);
 
 impl KvRead for RedbRead {
-    fn get_with(
-        &self,
-        table: Table,
-        key: &[u8],
-        f: &mut dyn FnMut(&[u8]) -> Result<(), StorageError>,
-    ) -> Result<bool, StorageError> {
+    fn get_with(&self, table: Table, key: &[u8], f: &mut Found<'_>) -> Result<bool, StorageError> {
         get_in(&self.0.open_table(table.def()).map_err(fail)?, key, f)
     }
 
-    fn scan(
-        &self,
-        table: Table,
-        from: &[u8],
-        to: Option<&[u8]>,
-        (reverse, _): (bool, usize),
-        visit: &mut Visit<'_>,
-    ) -> Result<(), StorageError> {
-        scan_table(&self.0.open_table(table.def()).map_err(fail)?, from, to, reverse, visit)
+    fn scan(&self, table: Table, span: Span<'_>, visit: &mut Visit<'_>) -> Result<(), StorageError> {
+        scan_table(&self.0.open_table(table.def()).map_err(fail)?, span, visit)
     }
 }
 

@@ -162,9 +162,7 @@ fn check_limits_and_duplicates(
     limits::check_transaction(&merchant.limits, candidate).map_err(limit_refusal)?;
     let prints = duplicates::prints(&cx.engine.fingerprints, record);
     duplicates::check(cx, record, &prints, merchant.decline_duplicates)?;
-    let partner = tenant_lookup::load_partner(cx, &record.partner_id)?;
-    let windows = usage::windows(cx, merchant, &partner, cx.now)?;
-    limits::check_windows(&merchant.limits, &partner.limits, &windows, candidate).map_err(limit_refusal)?;
+    check_windows(cx, merchant, candidate)?;
     Ok(prints)
 }
 
@@ -182,12 +180,21 @@ pub(super) fn check_debit_limits(
         let merchant = tenant_lookup::merchant_of(cx, partner_id, &record.merchant_id)?;
         let candidate = Candidate { amount: record.amount, credit: false };
         limits::check_transaction(&merchant.limits, candidate).map_err(limit_refusal)?;
-        let partner = tenant_lookup::load_partner(cx, partner_id)?;
-        let windows = usage::windows(cx, &merchant, &partner, cx.now)?;
-        limits::check_windows(&merchant.limits, &partner.limits, &windows, candidate)
-            .map_err(limit_refusal)?;
+        check_windows(cx, &merchant, candidate)?;
     }
     Ok(counted)
+}
+
+/// Refuse `candidate` where the usage of `merchant`, or of its partner, over
+/// the day, the rolling period or the month has no room for it.
+fn check_windows(
+    cx: &mut WriteContext<'_, '_>,
+    merchant: &MerchantRecord,
+    candidate: Candidate,
+) -> Result<(), Stop> {
+    let partner = tenant_lookup::load_partner(cx, &merchant.partner_id)?;
+    let windows = usage::windows(cx, merchant, &partner)?;
+    limits::check_windows(&merchant.limits, &partner.limits, &windows, candidate).map_err(limit_refusal)
 }
 
 /// A limit's refusal with the field it concerns.

@@ -8,7 +8,8 @@
 use chrono::{DateTime, Duration, Utc};
 
 use crate::clock::{Clock as _, ManualClock};
-use crate::engine::{Caller, Engine, EngineClock, EngineOptions, Operation, Outcome};
+use crate::engine::tenancy::test_tenant;
+use crate::engine::{Caller, Engine, EngineClock, EngineOptions, Operation};
 use crate::secrets::EncryptionKey;
 use crate::storage::{StorageError, Table};
 
@@ -48,39 +49,14 @@ fn positions(engine: &Engine) -> Vec<u64> {
     rows.iter().map(|(k, _)| u64::from_be_bytes(k.as_slice().try_into().unwrap())).collect()
 }
 
-/// A partner and an approved merchant declining duplicates.
+/// A partner and an approved merchant declining duplicates, its month's
+/// count (the one limit of the velocities' defaults 1,100 creates reach) out
+/// of the way.
 fn tenant(engine: &Engine) -> (String, Caller, String) {
-    let Ok(Outcome::PartnerCreated { partner_id, api_key }) =
-        engine.execute(&Caller::Operator, Operation::CreatePartner { name: "P".into() })
-    else {
-        panic!("no partner")
-    };
-    let partner = engine.authenticate(&api_key).unwrap();
-    let mut app: serde_json::Value =
-        serde_json::from_slice(&crate::engine::tenancy::test_tenant::application(&["PPD"])).unwrap();
+    let mut app: serde_json::Value = serde_json::from_slice(&test_tenant::application(&["PPD"])).unwrap();
     app["velocities"]["decline_duplicates"] = serde_json::json!(true);
-    let body = serde_json::to_vec(&app).unwrap();
-    let Ok(Outcome::MerchantSubmitted { merchant_id }) =
-        engine.execute(&partner, Operation::SubmitMerchant { partner_id: partner_id.clone(), body })
-    else {
-        panic!("no merchant")
-    };
-    let big = crate::Money::from_cents(9_999_999_999);
-    let limits = crate::limits::Limits {
-        max_transaction_amount: Some(big),
-        daily_count: Some(1_000_000_000),
-        daily_amount: Some(big),
-        period_count: Some(1_000_000_000),
-        period_amount: Some(big),
-        monthly_count: Some(1_000_000_000),
-        monthly_amount: Some(big),
-        monthly_average_amount: Some(big),
-        ..crate::limits::Limits::default()
-    };
-    engine
-        .execute(&Caller::Operator, Operation::ApproveMerchant { merchant_id: merchant_id.clone(), limits })
-        .unwrap();
-    (partner_id, partner, merchant_id)
+    let limits = crate::limits::Limits { monthly_count: Some(1_000_000_000), ..Default::default() };
+    test_tenant::tenant_with(engine, serde_json::to_vec(&app).unwrap(), limits)
 }
 
 fn at(text: &str) -> DateTime<Utc> {

@@ -172,13 +172,13 @@ fn period_days(setting: Option<u32>) -> u32 {
     setting.unwrap_or(DEFAULT_PERIOD_DAYS).clamp(1, MAX_PERIOD_DAYS)
 }
 
-/// The usage a new transaction of this merchant at `at` is measured against.
+/// The usage a new transaction of this merchant, now, is measured against.
 pub(crate) fn windows(
     cx: &mut WriteContext<'_, '_>,
     m: &MerchantRecord,
     p: &PartnerRecord,
-    at: DateTime<Utc>,
 ) -> Result<Windows, StorageError> {
+    let at = cx.now;
     let [(m_day, ..), (p_day, ..), (m_month, ..)] = counters_of(&m.id, &p.id, at);
     let today = calendar::eastern_date(at);
     let (c, w) = (&mut cx.usage, &*cx.write);

@@ -305,20 +305,6 @@ pub(in crate::engine) mod day {
         }
     }
 
-    struct DayVisitor;
-
-    impl Visitor<'_> for DayVisitor {
-        type Value = Day;
-
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("a date YYYY-MM-DD")
-        }
-
-        fn visit_str<E: Error>(self, text: &str) -> Result<Day, E> {
-            parse(text).or_else(|| text.parse().ok()).map(Day).ok_or_else(|| E::custom("an unreadable date"))
-        }
-    }
-
     /// `YYYY-MM-DD` exactly, or `None` (then chrono's parser decides).
     fn parse(text: &str) -> Option<NaiveDate> {
         let b = text.as_bytes();
@@ -368,7 +354,8 @@ pub(in crate::engine) mod day {
             if text == BLANK {
                 return Ok(Slot(None));
             }
-            DayVisitor.visit_str(text).map(|day| Slot(Some(day.0)))
+            let day = parse(text).or_else(|| text.parse().ok());
+            day.map(|day| Slot(Some(day))).ok_or_else(|| E::custom("an unreadable date"))
         }
     }
 }

@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used)]
 
 use crate::engine::{Caller, Engine, Operation, Outcome};
+use crate::limits::Limits;
 
 /// The example merchant application, for `classes`, without duplicate declining.
 pub(in crate::engine) fn application(classes: &[&str]) -> Vec<u8> {
@@ -15,6 +16,17 @@ pub(in crate::engine) fn application(classes: &[&str]) -> Vec<u8> {
 /// A new partner and an approved merchant of it for `classes` (no limits set):
 /// the partner's id and caller, and the merchant's id.
 pub(in crate::engine) fn tenant(engine: &Engine, classes: &[&str]) -> (String, Caller, String) {
+    tenant_with(engine, application(classes), Limits::default())
+}
+
+/// A new partner and a merchant of it that applied with `body` (an
+/// application's JSON), approved with `limits`: the partner's id and caller,
+/// and the merchant's id.
+pub(in crate::engine) fn tenant_with(
+    engine: &Engine,
+    body: Vec<u8>,
+    limits: Limits,
+) -> (String, Caller, String) {
     let run = |caller: &Caller, op| engine.execute(caller, op).unwrap();
     let Outcome::PartnerCreated { partner_id, api_key } =
         run(&Caller::Operator, Operation::CreatePartner { name: "P".into() })
@@ -22,13 +34,11 @@ pub(in crate::engine) fn tenant(engine: &Engine, classes: &[&str]) -> (String, C
         panic!("no partner")
     };
     let partner = engine.authenticate(&api_key).unwrap();
-    let body = application(classes);
     let Outcome::MerchantSubmitted { merchant_id } =
         run(&partner, Operation::SubmitMerchant { partner_id: partner_id.clone(), body })
     else {
         panic!("no merchant")
     };
-    let limits = crate::limits::Limits::default();
     run(&Caller::Operator, Operation::ApproveMerchant { merchant_id: merchant_id.clone(), limits });
     (partner_id, partner, merchant_id)
 }

@@ -14,7 +14,7 @@ use super::ahead::{self, Answers, Ask, Rows};
 use super::conn::Conn;
 use super::overlay::{Overlay, Seen};
 use super::owner::Owners;
-use crate::storage::kv::{KvRead, KvWrite, Visit};
+use crate::storage::kv::{Found, KvRead, KvWrite, Span, Visit};
 use crate::storage::{key_after, StorageError, Table};
 
 /// Rows a scan reads per query: a page of a feed or a run of index rows in
@@ -131,12 +131,7 @@ fn bytes(row: &Row, i: usize) -> Result<&[u8], StorageError> {
 }
 
 impl KvRead for PgTx {
-    fn get_with(
-        &self,
-        table: Table,
-        key: &[u8],
-        f: &mut dyn FnMut(&[u8]) -> Result<(), StorageError>,
-    ) -> Result<bool, StorageError> {
+    fn get_with(&self, table: Table, key: &[u8], f: &mut Found<'_>) -> Result<bool, StorageError> {
         match self.overlay.borrow().seen(table.name(), key) {
             Seen::Put(v) => return f(v).map(|()| true),
             Seen::Gone => return Ok(false),
@@ -157,17 +152,11 @@ impl KvRead for PgTx {
         }
     }
 
-    fn scan(
-        &self,
-        table: Table,
-        from: &[u8],
-        to: Option<&[u8]>,
-        (reverse, want): (bool, usize),
-        visit: &mut Visit<'_>,
-    ) -> Result<(), StorageError> {
-        if to.is_some_and(|to| to <= from) {
+    fn scan(&self, table: Table, span: Span<'_>, visit: &mut Visit<'_>) -> Result<(), StorageError> {
+        if span.is_empty() {
             return Ok(());
         }
+        let Span { from, to, reverse, limit: want } = span;
         let name = table.name();
         let overlay = self.overlay.borrow();
         // This transaction's own values in the range, merged into the
