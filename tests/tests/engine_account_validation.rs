@@ -52,6 +52,15 @@ impl Partner<'_> {
         self.call("POST", &format!("/customers/{customer}/validations"), body)
     }
 
+    /// A new customer for `account` whose validation by `method` was started:
+    /// its token and the validation's payload.
+    fn started(&self, account: &str, method: &str) -> (String, Value) {
+        let customer = self.customer(account);
+        let (status, v) = self.validate(&customer, method);
+        assert_eq!(status, 201, "{v}");
+        (customer, v["payload"].clone())
+    }
+
     fn validation(&self, customer: &str, id: &str) -> Value {
         let (status, v) = self.call("GET", &format!("/customers/{customer}/validations/{id}"), json!({}));
         assert_eq!(status, 200, "{v}");
@@ -149,12 +158,10 @@ fn a_web_debit_needs_an_account_validated_for_its_partner() {
 fn a_prenote_validates_from_the_third_banking_day_after_its_settlement() {
     let w = World::new("2026-11-23 10:00");
     let p = setup(&w);
-    let customer = p.customer("5555666677");
-    let (status, v) = p.validate(&customer, "prenote");
-    assert_eq!(status, 201, "{v}");
-    let id = v["payload"]["id"].as_str().unwrap().to_owned();
-    assert_eq!(v["payload"]["status"], "pending");
-    assert_eq!(v["payload"]["transaction_ids"].as_array().unwrap().len(), 1);
+    let (customer, v) = p.started("5555666677", "prenote");
+    let id = v["id"].as_str().unwrap().to_owned();
+    assert_eq!(v["status"], "pending");
+    assert_eq!(v["transaction_ids"].as_array().unwrap().len(), 1);
     let why = refused_unvalidated(p.web_debit(&customer));
     assert!(why.contains(&format!("its validation {id} is pending")), "{why}");
     // The cut-off sends a zero-dollar WEB debit prenote (code 28, checking).
@@ -178,14 +185,11 @@ fn a_prenote_validates_from_the_third_banking_day_after_its_settlement() {
 fn micro_entries_are_confirmed_in_either_order_and_three_wrong_pairs_lock() {
     let w = World::new("2026-11-23 10:00");
     let p = setup(&w);
-    let locked = p.customer("1212121212");
-    let (_, v) = p.validate(&locked, "micro_entries");
-    let locked_id = v["payload"]["id"].as_str().unwrap().to_owned();
-    let customer = p.customer("3434343434");
-    let (status, v) = p.validate(&customer, "micro_entries");
-    assert_eq!(status, 201, "{v}");
-    let id = v["payload"]["id"].as_str().unwrap().to_owned();
-    assert_eq!(v["payload"]["transaction_ids"].as_array().unwrap().len(), 3);
+    let (locked, v) = p.started("1212121212", "micro_entries");
+    let locked_id = v["id"].as_str().unwrap().to_owned();
+    let (customer, v) = p.started("3434343434", "micro_entries");
+    let id = v["id"].as_str().unwrap().to_owned();
+    assert_eq!(v["transaction_ids"].as_array().unwrap().len(), 3);
     w.at("2026-11-23 18:00");
     // Each validation: two credits of 0.01–0.99 and a debit of their sum in ACCTVERIFY batches.
     let sent = entries(&w.engine);
@@ -287,10 +291,9 @@ fn a_merchant_that_validates_accounts_itself_skips_the_check() {
 fn a_returned_prenote_fails_its_validation_with_the_code() {
     let w = World::new("2026-11-23 10:00");
     let p = setup(&w);
-    let customer = p.customer("2323232323");
-    let (_, v) = p.validate(&customer, "prenote");
-    let id = v["payload"]["id"].as_str().unwrap().to_owned();
-    let prenote = v["payload"]["transaction_ids"][0].as_str().unwrap().to_owned();
+    let (customer, v) = p.started("2323232323", "prenote");
+    let id = v["id"].as_str().unwrap().to_owned();
+    let prenote = v["transaction_ids"][0].as_str().unwrap().to_owned();
     w.at("2026-11-24 09:00");
     let op = json!({"transaction_id": prenote, "return_code": "R03"});
     assert_eq!(call(&w.engine, OPERATOR_KEY, "POST", "/admin/returns", op).0, 200);

@@ -106,7 +106,7 @@ fn receiver(
 }
 
 /// The new transaction's record: A Pending, for the next cut-off.
-fn pending(
+pub(crate) fn pending(
     cx: &WriteContext<'_, '_>,
     partner_id: &str,
     merchant: &MerchantRecord,

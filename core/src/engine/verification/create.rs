@@ -7,19 +7,19 @@
 use std::sync::Arc;
 
 use super::record::{self, ValidationRecord};
-use crate::engine::lifecycle::transactions::insert;
-use crate::engine::rows::records::{MerchantRecord, MerchantStatus, SealedAccount, TransactionRecord};
+use crate::engine::lifecycle::transactions::{insert, pending};
+use crate::engine::rows::records::{MerchantRecord, MerchantStatus, SealedAccount};
 use crate::engine::tenancy::{customers, tenant_lookup};
 use crate::engine::{Outcome, Refusal, Stop, WriteContext};
-use crate::ids::{self, IdKind};
-use crate::lifecycle::State;
+use crate::ids::{self, CustomerId, IdKind, MerchantId};
 use crate::model::{
-    Direction, EntryClass, NewValidation, OutsideValidation, ValidationMethod, ValidationStatus,
+    CustomerRef, Direction, EntryClass, NewTransaction, NewValidation, OutsideValidation, ValidationMethod,
+    ValidationStatus,
 };
 use crate::money::Money;
 use crate::storage::StorageError;
 use crate::validation::ProblemCode;
-use crate::{calendar, AchError};
+use crate::AchError;
 
 /// What the entries of a validation say they are (the transaction's
 /// `description`; their batch is described `ACCTVERIFY` for micro-entries).
@@ -162,38 +162,26 @@ fn entry(
     amount: Money,
 ) -> Result<String, Stop> {
     let id = cx.new_transaction_id(&v.partner_id)?;
-    let (_, cutoff_at) = calendar::next_cutoff_after(cx.now);
-    let record = TransactionRecord {
-        id: id.clone(),
-        partner_id: v.partner_id.clone(),
-        merchant_id: merchant.id.clone(),
+    let customer = v.customer_id.as_deref().and_then(CustomerId::parse);
+    let Some(token) = customer else { return Err(Refusal::refused(AchError::SystemUnable).into()) };
+    let t = NewTransaction {
+        merchant_id: MerchantId::parse(&merchant.id)
+            .ok_or_else(|| Refusal::refused(AchError::SystemUnable))?,
         amount,
-        direction,
-        class,
         description: ENTRY_DESCRIPTION.to_owned(),
+        direction,
+        standard_entry_class: class,
         check_number: None,
-        terminal_state: None,
-        customer_id: v.customer_id.clone(),
-        account: account.clone(),
-        has_images: false,
+        check_image_front: None,
+        check_image_back: None,
+        state: None,
+        customer: CustomerRef::Token { id: token },
         purpose: None,
-        reinitiation_of: None,
-        validation_of: Some(v.id.clone()),
-        validated_by: None,
-        state: State::Pending,
-        created_at: cx.now,
-        cutoff_at,
-        origination_date: None,
-        effective_date: None,
-        settlement_date: None,
-        settles_at: None,
-        return_date: None,
-        return_code: None,
-        return_reason: None,
-        reversal_of: None,
-        reversed_by: None,
-        reinitiated_by: None,
+        account_validation: None,
     };
+    let mut record =
+        pending(cx, &v.partner_id, merchant, &t, id.clone(), account.clone(), v.customer_id.clone());
+    record.validation_of = Some(v.id.clone());
     insert(cx, &record)?;
     Ok(id)
 }
