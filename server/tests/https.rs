@@ -139,6 +139,17 @@ async fn every_endpoint_and_every_router_error_over_https() {
     assert_eq!((status, v["success"].clone()), (201, json!("true")), "{v}");
     let customer_id = v["payload"]["id"].as_str().unwrap().to_owned();
 
+    // The account validated by an outside service (Nacha Rules 2.5.17.4), read back.
+    let path = format!("/customers/{customer_id}/validations");
+    let body = json!({"partner_id": pid, "merchant_id": t.merchant_id, "method": "outside",
+                      "provider": "Acme Verify", "reference": "https-1"});
+    let (status, v) = c.call("POST", &path, Some(pkey), Some(body)).await;
+    assert_eq!((status, &v["payload"]["status"]), (201, &json!("validated")), "{v}");
+    let validation = v["payload"]["id"].as_str().unwrap();
+    let (status, read) =
+        c.call("GET", &format!("{path}/{validation}?partner_id={pid}"), Some(pkey), None).await;
+    assert_eq!((status, &read["payload"]), (200, &v["payload"]));
+
     // A transaction by customer token, made idempotent by the header.
     let mut by_token = t.transaction("10.00");
     by_token["customer"] = json!({"id": customer_id});

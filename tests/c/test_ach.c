@@ -422,6 +422,58 @@ static void test_lifecycle(void) {
 }
 
 /* ------------------------------------------------------------------------ */
+/* Account validation before WEB debits (Nacha Rules 2.5.17.4)               */
+
+static void test_account_validation(void) {
+    AchEngine *engine = open_sandbox();
+    struct partner_merchant t;
+    char body[1024], path[200], customer[64], other[64], validation[64];
+    AchBuffer out = {0};
+
+    make_test_partner_merchant(engine, &t);
+    for (int i = 0; i < 2; i++) {
+        snprintf(body, sizeof body,
+                 "{\"partner_id\":\"%s\",\"merchant_id\":\"%s\",\"name\":\"Grace Hopper\","
+                 "\"routing_number\":\"026009593\",\"account_number\":\"4444555%d\",\"account_type\":\"checking\"}",
+                 t.partner_id, t.merchant_id, i);
+        expect(engine, 201, "POST", "/customers", NULL, t.partner_key, body, "id", i == 0 ? customer : other,
+               sizeof customer);
+    }
+    /* A WEB debit to an account not validated for the partner: refused. */
+    snprintf(body, sizeof body,
+             "{\"partner_id\":\"%s\",\"merchant_id\":\"%s\",\"amount\":\"9.99\",\"description\":\"C test\","
+             "\"type\":\"debit\",\"standard_entry_class\":\"WEB\",\"customer\":{\"id\":\"%s\"}}",
+             t.partner_id, t.merchant_id, customer);
+    CHECK(request(engine, &out, "POST", "/transactions", NULL, t.partner_key, body) == 422);
+    CHECK(strstr((const char *)out.data, "\"code\":\"account_not_validated\"") != NULL);
+    ach_buffer_free(out);
+    /* Validated by an outside service, it takes the debit. */
+    char validate[512];
+    snprintf(validate, sizeof validate,
+             "{\"partner_id\":\"%s\",\"merchant_id\":\"%s\",\"method\":\"outside\",\"provider\":\"Acme Verify\","
+             "\"reference\":\"c-1\"}",
+             t.partner_id, t.merchant_id);
+    snprintf(path, sizeof path, "/customers/%s/validations", customer);
+    CHECK(request(engine, &out, "POST", path, NULL, t.partner_key, validate) == 201);
+    CHECK(strstr((const char *)out.data, "\"status\":\"validated\"") != NULL);
+    ach_buffer_free(out);
+    CHECK(request(engine, &out, "POST", "/transactions", NULL, t.partner_key, body) == 201);
+    ach_buffer_free(out);
+    /* Micro-entries for the other account: a wrong pair is refused and counted. */
+    snprintf(validate, sizeof validate, "{\"partner_id\":\"%s\",\"merchant_id\":\"%s\",\"method\":\"micro_entries\"}",
+             t.partner_id, t.merchant_id);
+    snprintf(path, sizeof path, "/customers/%s/validations", other);
+    expect(engine, 201, "POST", path, NULL, t.partner_key, validate, "id", validation, sizeof validation);
+    CHECK(strncmp(validation, "val_", 4) == 0);
+    snprintf(path, sizeof path, "/customers/%s/validations/%s/confirm", other, validation);
+    snprintf(body, sizeof body, "{\"partner_id\":\"%s\",\"amounts\":[\"1.00\",\"2.00\"]}", t.partner_id);
+    CHECK(request(engine, &out, "POST", path, NULL, t.partner_key, body) == 422);
+    CHECK(strstr((const char *)out.data, "\"code\":\"invalid_amount\"") != NULL);
+    ach_buffer_free(out);
+    ach_engine_close(engine);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Threads                                                                    */
 
 /* Sixteen threads, as a host's worker pool: their concurrent creates share
@@ -591,6 +643,7 @@ int main(int argc, char **argv) {
     test_file_database(dir);
     test_handles_and_envelopes();
     test_lifecycle();
+    test_account_validation();
     test_threads();
 
     rmdir(dir);

@@ -128,3 +128,50 @@ test('misuse of Engine throws Error', () => {
   engine.free();
   assert.throws(() => engine.request({ method: 'GET', path: '/categories' }), Error, 'a freed engine');
 });
+
+test('a WEB debit needs an account validated for its partner', () => {
+  const engine = new ach.Engine({ operatorKey: OPERATOR, sandbox: true, start: '2026-11-23T10:00:00-05:00' });
+  const call = (request) => engine.request(request);
+  const partner = call({ method: 'POST', path: '/admin/partners', apiKey: OPERATOR, body: { name: 'Node Partner' } });
+  const { partner_id: pid, api_key: partnerKey } = partner.body.payload;
+  const application = JSON.parse(readFileSync(join(repoRoot, 'examples/requests/merchant.json'), 'utf8'));
+  application.partner_id = pid;
+  application.standard_entry_classes = ['WEB'];
+  const mid = call({ method: 'POST', path: '/merchants', apiKey: partnerKey, body: application }).body.id;
+  assert.equal(call({ method: 'POST', path: `/admin/merchants/${mid}/approve`, apiKey: OPERATOR, body: {} }).status, 200);
+  const customer = call({
+    method: 'POST', path: '/customers', apiKey: partnerKey,
+    body: { partner_id: pid, merchant_id: mid, name: 'Ada', routing_number: '021000021', account_number: '24682468', account_type: 'checking' },
+  });
+  assert.equal(customer.status, 201);
+  const token = customer.body.payload.id;
+  const debit = {
+    partner_id: pid, merchant_id: mid, amount: '19.00', description: 'node', type: 'debit',
+    standard_entry_class: 'WEB', customer: { id: token },
+  };
+  const refused = call({ method: 'POST', path: '/transactions', apiKey: partnerKey, body: debit });
+  assert.equal(refused.status, 422);
+  assert.deepEqual([refused.body.errors[0].field, refused.body.errors[0].code], ['customer', 'account_not_validated']);
+
+  const started = call({
+    method: 'POST', path: `/customers/${token}/validations`, apiKey: partnerKey,
+    body: { partner_id: pid, merchant_id: mid, method: 'prenote' },
+  });
+  assert.equal(started.status, 201);
+  assert.match(started.body.payload.id, id('val'));
+  assert.equal(started.body.payload.status, 'pending');
+  const read = call({
+    method: 'GET', path: `/customers/${token}/validations/${started.body.payload.id}`, apiKey: partnerKey,
+    query: { partner_id: pid },
+  });
+  assert.deepEqual(read.body.payload, started.body.payload);
+  assert.equal(call({ method: 'POST', path: '/transactions', apiKey: partnerKey, body: debit }).status, 422);
+  // The prenote settles 11-27 (a debit, Thanksgiving week); from 12-02 the account takes WEB debits.
+  assert.equal(call({ method: 'POST', path: '/admin/clock', apiKey: OPERATOR, body: { now: '2026-12-02T09:00:00-05:00' } }).status, 200);
+  const validated = call({
+    method: 'GET', path: `/customers/${token}/validations/${started.body.payload.id}`, apiKey: partnerKey,
+    query: { partner_id: pid },
+  });
+  assert.deepEqual([validated.body.payload.status, validated.body.payload.usable_from], ['validated', '2026-12-02']);
+  assert.equal(call({ method: 'POST', path: '/transactions', apiKey: partnerKey, body: debit }).status, 201);
+});
