@@ -302,3 +302,20 @@ fn a_returned_prenote_fails_its_validation_with_the_code() {
     let why = refused_unvalidated(p.web_debit(&customer));
     assert!(why.contains("is failed"), "{why}");
 }
+
+#[test]
+fn micro_entries_not_confirmed_in_thirty_days_expire() {
+    let w = World::new("2026-11-02 10:00");
+    let p = setup(&w);
+    let (customer, v) = p.started("6565656565", "micro_entries");
+    let id = v["id"].as_str().unwrap().to_owned();
+    // Created 11-02: confirmable through 12-02.
+    w.at("2026-12-02 23:00");
+    assert_eq!(p.validation(&customer, &id)["status"], "pending");
+    w.at("2026-12-03 00:01");
+    assert_eq!(p.validation(&customer, &id)["status"], "expired");
+    let (status, v) = p.confirm(&customer, &id, ["0.01", "0.02"]);
+    assert_eq!((status, &v["errors"][0]["message"]), (409, &json!("the validation is expired")), "{v}");
+    let why = refused_unvalidated(p.web_debit(&customer));
+    assert!(why.contains("is expired"), "{why}");
+}

@@ -318,3 +318,54 @@ fn returns_match_entries_in_every_chunk_of_a_large_file() {
         assert_eq!(latest[id], want, "{id}");
     }
 }
+
+/// A notification of change moves an account's validation to the corrected
+/// data when the customer took it, and ends it when nobody did.
+#[test]
+fn a_notice_carries_a_validation_to_the_corrected_account_or_ends_it() {
+    let w = World::new("2026-11-23 10:00");
+    let (partner_id, partner) = w.partner();
+    let (m, _) = w.merchant(&partner_id, &partner, &["PPD", "WEB"]);
+    let token = w.customer(&partner_id, &partner, &m, "111122223333");
+    let mut body = ach_tests::world::outside_validation();
+    body["merchant_id"] = json!(m);
+    let op = ach_core::engine::Operation::CreateValidation {
+        partner_id: partner_id.clone(),
+        customer_id: token.clone(),
+        body: body.to_string().into_bytes(),
+    };
+    w.run(&partner, op).unwrap();
+    let web = |customer: Value, carried: bool| {
+        let mut v = transaction(&m, "debit", "40.00");
+        v["standard_entry_class"] = json!("WEB");
+        v["customer"] = customer;
+        if carried {
+            v["account_validation"] = ach_tests::world::outside_validation();
+        }
+        w.create(&partner_id, &partner, &v)
+    };
+    let inline = json!({"name": "Ada", "routing_number": "021000021", "account_number": "555566667777",
+                        "account_type": "checking"});
+    let mut by_token = transaction(&m, "debit", "30.00");
+    by_token["customer"] = json!({"id": token});
+    w.create(&partner_id, &partner, &by_token).unwrap();
+    web(inline.clone(), true).unwrap();
+    w.at("2026-11-23 18:00");
+    w.at("2026-11-27 09:00");
+    let entries = originated(&w.engine);
+    let by_amount = |cents: i64| entries.iter().find(|e| e.amount.cents() == cents).unwrap();
+    let effective = NaiveDate::from_ymd_opt(2026, 11, 27).unwrap();
+    let file = bank_file(
+        &[],
+        &[(by_amount(3_000), "C01", "999988887777"), (by_amount(4_000), "C05", "32")],
+        effective,
+    );
+    let (status, body) = post_file(&w.engine, &file);
+    assert_eq!(status, 200, "{body}");
+    // The token now holds the corrected account, still validated.
+    assert!(web(json!({"id": token}), false).is_ok());
+    // Nobody took the inline account's correction: its validation ended.
+    let refused = web(inline, false).unwrap_err();
+    assert_eq!(refused.errors()[0].code.as_str(), "account_not_validated");
+    assert!(refused.errors()[0].message.contains("is failed"), "{refused:?}");
+}
