@@ -17,11 +17,6 @@
 //! `achd demo [--on YYYY-MM-DD]` is a newcomer's tour of the whole service against
 //! a sandbox server.
 
-/// The allocator: mimalloc's per-thread free lists cost a create over HTTPS
-/// less than the system allocator's locked arenas (`BENCHMARKS.md`).
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 mod body;
 mod connections;
 mod datadir;
