@@ -319,3 +319,21 @@ fn micro_entries_not_confirmed_in_thirty_days_expire() {
     let why = refused_unvalidated(p.web_debit(&customer));
     assert!(why.contains("is expired"), "{why}");
 }
+
+#[test]
+fn an_outside_validation_takes_over_from_a_prenote_not_yet_usable() {
+    let w = World::new("2026-11-23 10:00");
+    let p = setup(&w);
+    let (customer, _) = p.started("8080808080", "prenote");
+    w.at("2026-11-23 18:00");
+    // 12-01: the prenote has passed, but the account takes WEB debits only from 12-02.
+    w.at("2026-12-01 09:00");
+    refused_unvalidated(p.web_debit(&customer));
+    let (status, v) = p.validate(&customer, "outside");
+    assert_eq!(status, 201, "{v}");
+    assert_eq!(p.web_debit(&customer).0, 201);
+    // A later prenote leaves the outside validation in force.
+    let (status, v) = p.validate(&customer, "prenote");
+    assert_eq!((status, &v["payload"]["status"]), (201, &json!("pending")), "{v}");
+    assert_eq!(p.web_debit(&customer).0, 201);
+}

@@ -118,8 +118,9 @@ fn new_record(
 }
 
 /// Make `v` the validation its account's index names, unless the one it
-/// names already validates the account (a new prenote never undoes a
-/// validation in force).
+/// names already lets the account take WEB debits today (a new prenote never
+/// undoes a validation in force; a prenote still short of its `usable_from`
+/// gives way to one usable now).
 pub(crate) fn index_if_better(
     cx: &mut WriteContext<'_, '_>,
     v: &ValidationRecord,
@@ -131,7 +132,11 @@ pub(crate) fn index_if_better(
             &record::key(&v.partner_id, &current),
         )?;
         if let Some(stored) = stored {
-            if current != v.id && record::view_now(cx, &stored)?.status == ValidationStatus::Validated {
+            let view = record::view_now(cx, &stored)?;
+            let today = crate::calendar::eastern_date(cx.now);
+            let usable =
+                view.status == ValidationStatus::Validated && view.usable_from.is_none_or(|d| d <= today);
+            if current != v.id && usable {
                 return Ok(());
             }
         }
