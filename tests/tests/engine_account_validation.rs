@@ -337,3 +337,25 @@ fn an_outside_validation_takes_over_from_a_prenote_not_yet_usable() {
     assert_eq!((status, &v["payload"]["status"]), (201, &json!("pending")), "{v}");
     assert_eq!(p.web_debit(&customer).0, 201);
 }
+
+#[test]
+fn the_operator_may_record_an_outside_validation_for_a_partners_customer() {
+    let w = World::new("2026-11-23 10:00");
+    let p = setup(&w);
+    let customer = p.customer("9191919191");
+    refused_unvalidated(p.web_debit(&customer));
+    let path = format!("/admin/customers/{customer}/validations");
+    let body = |method: &str| json!({"merchant_id": p.merchant, "method": method, "provider": "Bank review", "reference": "ops-7"});
+    let (status, v) = call(&w.engine, OPERATOR_KEY, "POST", &path, body("prenote"));
+    assert_eq!((status, &v["errors"][0]["field"]), (422, &json!("method")), "{v}");
+    let (status, v) = call(&w.engine, &p.key, "POST", &path, body("outside"));
+    assert_eq!(status, 401, "a partner's key never reaches the operator plane: {v}");
+    let (status, v) = call(&w.engine, OPERATOR_KEY, "POST", &path, body("outside"));
+    assert_eq!((status, &v["payload"]["status"]), (201, &json!("validated")), "{v}");
+    // The validation is the customer's partner's: it reads it, and its WEB debit goes.
+    let id = v["payload"]["id"].as_str().unwrap();
+    assert_eq!(p.validation(&customer, id)["method"], "outside");
+    assert_eq!(p.web_debit(&customer).0, 201);
+    let unknown = "/admin/customers/cus_0000000000000000000000/validations";
+    assert_eq!(call(&w.engine, OPERATOR_KEY, "POST", unknown, body("outside")).0, 404);
+}

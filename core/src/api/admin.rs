@@ -146,6 +146,9 @@ pub(crate) fn plan(e: Endpoint, params: &[String], req: &Request) -> Result<Oper
         Endpoint::AdminMerchantLimits => {
             Operation::SetMerchantLimits { merchant_id: param(), limits: limits(typed_body(req)?)? }
         }
+        Endpoint::AdminRecordValidation => {
+            Operation::RecordValidation { customer_id: param(), body: req.body.clone() }
+        }
         Endpoint::AdminRouting => {
             let text = String::from_utf8(req.body.clone())
                 .map_err(|_| invalid("", "the directory file is not text (UTF-8)"))?;

@@ -50,6 +50,7 @@ pub(crate) enum Endpoint {
     AdminMerchantSuspend,
     AdminMerchantResume,
     AdminOperatorRotate,
+    AdminRecordValidation,
 }
 
 impl Endpoint {
@@ -80,6 +81,7 @@ impl Endpoint {
                 | Endpoint::AdminMerchantSuspend
                 | Endpoint::AdminMerchantResume
                 | Endpoint::AdminOperatorRotate
+                | Endpoint::AdminRecordValidation
         )
     }
 }
@@ -118,6 +120,7 @@ pub(super) const ROUTES: &[(&str, &str, Endpoint)] = &[
     ("GET", "/admin/origination-files", Endpoint::AdminFiles),
     ("GET", "/admin/origination-files/{}", Endpoint::AdminFile),
     ("POST", "/admin/return-files", Endpoint::AdminReturnFiles),
+    ("POST", "/admin/customers/{}/validations", Endpoint::AdminRecordValidation),
     ("POST", "/admin/partners/{}/keys/rotate", Endpoint::AdminPartnerRotate),
     ("POST", "/admin/partners/{}/keys/revoke", Endpoint::AdminPartnerRevoke),
     ("POST", "/admin/partners/{}/suspend", Endpoint::AdminPartnerSuspend),

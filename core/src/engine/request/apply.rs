@@ -62,6 +62,10 @@ fn run(cx: &mut WriteContext<'_, '_>, caller: &Caller, work: Validated) -> Resul
                 &confirmation,
             )?)
         }
+        Validated::RecordValidation { customer_id, request } => {
+            let request = request.map_err(Refusal::from_report)?;
+            done(crate::engine::verification::create::record(cx, &customer_id, &request)?)
+        }
         Validated::LoadDirectory { directory } => load_directory(cx, directory),
         Validated::SetMerchantSettings { merchant_id, settings } => {
             done(merchant_settings::set(cx, &merchant_id, settings)?)

@@ -118,6 +118,15 @@ pub enum Operation {
         /// The request's JSON (`amounts`).
         body: Vec<u8>,
     },
+    /// Operator: record an outside validation of a customer's account
+    /// (`POST /admin/customers/{customer_token}/validations`).
+    RecordValidation {
+        /// The customer (of any partner: the validation is its partner's).
+        customer_id: String,
+        /// The request's JSON (`merchant_id`, `method` `outside`, `provider`,
+        /// `reference`).
+        body: Vec<u8>,
+    },
     /// Partner: re-initiate a debit returned R01 or R09 (Nacha Rules 2.12.4).
     ReinitiateTransaction {
         /// The calling partner.

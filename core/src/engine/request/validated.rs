@@ -45,6 +45,10 @@ pub(crate) enum Validated {
         validation_id: String,
         confirmation: Result<crate::model::Confirmation, Report>,
     },
+    RecordValidation {
+        customer_id: String,
+        request: Result<crate::model::NewValidation, Report>,
+    },
     LoadDirectory {
         directory: Result<(RoutingDirectory, String), String>,
     },
@@ -137,6 +141,10 @@ pub(crate) fn prepare_plain(
                 confirmation: validate(body, parsed, validation::account_validation::confirmation),
             }
         }
+        Operation::RecordValidation { customer_id, body } => Validated::RecordValidation {
+            customer_id: customer_id.clone(),
+            request: validate(body, parsed, validation::account_validation::new_validation),
+        },
         Operation::LoadDirectory { text } => Validated::LoadDirectory {
             directory: RoutingDirectory::parse_fedach(text)
                 .map(|d| (d, text.clone()))

@@ -85,6 +85,15 @@ fn load(
     }
 }
 
+/// The partner a customer belongs to (`None`: no such customer).
+pub(crate) fn partner_of(
+    cx: &WriteContext<'_, '_>,
+    customer_id: &str,
+) -> Result<Option<String>, crate::storage::StorageError> {
+    let record: Option<CustomerRecord> = cx.write.get(Table::Customers, customer_id.as_bytes())?;
+    Ok(record.map(|c| c.partner_id))
+}
+
 /// The keyed fingerprint of the partner's customer's account as stored now
 /// (`None`: no such customer, or deleted).
 pub(crate) fn fingerprint_of(

@@ -72,6 +72,39 @@ pub(crate) fn create(
     Ok(Outcome::ValidationCreated { validation: record::view_now(cx, &v)? })
 }
 
+/// Operator: record an outside validation of the account of customer
+/// `customer_id` (any partner's: the validation is that partner's).
+pub(crate) fn record(
+    cx: &mut WriteContext<'_, '_>,
+    customer_id: &str,
+    request: &NewValidation,
+) -> Result<Outcome, Stop> {
+    if request.method != ValidationMethod::Outside {
+        let why =
+            "the operator records outside validations; a prenote or micro-entries are the partner's to start";
+        return Err(
+            Refusal::problem(AchError::FailedToAccept, "method", ProblemCode::InvalidValue, why).into()
+        );
+    }
+    let Some(partner_id) = customers::partner_of(cx, customer_id)? else {
+        return Err(Refusal::not_found(
+            "customer_token",
+            format!("no customer '{}'", crate::echo::echo(customer_id)),
+        )
+        .into());
+    };
+    let merchant = tenant_lookup::merchant_of(cx, &partner_id, request.merchant_id.as_str())?;
+    let account = customers::resolve(cx, &partner_id, &merchant.id, customer_id)?;
+    let mut v =
+        new_record(cx, &partner_id, &merchant.id, Some(customer_id), ValidationMethod::Outside, &account);
+    v.recorded_by = "operator".to_owned();
+    v.provider = request.provider.clone();
+    v.reference = request.reference.clone();
+    record::save(cx, &v)?;
+    index_if_better(cx, &v)?;
+    Ok(Outcome::ValidationCreated { validation: record::view_now(cx, &v)? })
+}
+
 /// Record the outside validation a transaction carries for `account` (for
 /// the merchant `merchant_id`): the validation's id.
 pub(crate) fn outside(
