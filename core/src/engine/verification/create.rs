@@ -67,9 +67,7 @@ pub(crate) fn create(
             v.amounts_print = Some(amounts_print(cx, &v.id, [a, b]));
         }
     }
-    record::save(cx, &v)?;
-    index_if_better(cx, &v)?;
-    Ok(Outcome::ValidationCreated { validation: record::view_now(cx, &v)? })
+    created(cx, &v)
 }
 
 /// Operator: record an outside validation of the account of customer
@@ -100,9 +98,7 @@ pub(crate) fn record(
     v.recorded_by = "operator".to_owned();
     v.provider = request.provider.clone();
     v.reference = request.reference.clone();
-    record::save(cx, &v)?;
-    index_if_better(cx, &v)?;
-    Ok(Outcome::ValidationCreated { validation: record::view_now(cx, &v)? })
+    created(cx, &v)
 }
 
 /// Record the outside validation a transaction carries for `account` (for
@@ -118,9 +114,21 @@ pub(crate) fn outside(
     let mut v = new_record(cx, partner_id, merchant_id, customer_id, ValidationMethod::Outside, account);
     v.provider = Some(given.provider.clone());
     v.reference = Some(given.reference.clone());
-    record::save(cx, &v)?;
-    index_if_better(cx, &v)?;
+    keep(cx, &v)?;
     Ok(v.id)
+}
+
+/// Store a new validation, in force for its account unless one usable
+/// today already is.
+fn keep(cx: &mut WriteContext<'_, '_>, v: &ValidationRecord) -> Result<(), StorageError> {
+    record::save(cx, v)?;
+    index_if_better(cx, v)
+}
+
+/// Store a new validation and answer it as its partner sees it.
+fn created(cx: &mut WriteContext<'_, '_>, v: &ValidationRecord) -> Result<Outcome, Stop> {
+    keep(cx, v)?;
+    Ok(Outcome::ValidationCreated { validation: record::view_now(cx, v)? })
 }
 
 fn new_record(
