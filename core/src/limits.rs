@@ -62,6 +62,12 @@ pub struct Limits {
     /// stored before it existed, which read as `None`.
     #[serde(default)]
     pub monthly_average_min_count: Option<u64>,
+    /// The merchant's exposure limit: its credits not yet settled plus its
+    /// debits not yet settled or settled within the last two banking days. An
+    /// entry that would take it over is held for review, not refused. Merchants
+    /// only (a partner's limits refuse it).
+    #[serde(default)]
+    pub exposure_limit: Option<Money>,
 }
 
 /// The month a merchant's velocities announce: `(count, dollars)`, the count
@@ -96,6 +102,7 @@ impl Limits {
             monthly_amount: Some(Money::from_cents(dollars.cents().saturating_mul(headroom))),
             monthly_average_amount: Some(Money::from_cents(average.saturating_mul(headroom))),
             monthly_average_min_count: Some(count.div_ceil(2).max(AVERAGE_MIN_COUNT_FLOOR)),
+            exposure_limit: None,
         }
     }
 
@@ -110,6 +117,7 @@ impl Limits {
             ("period_amount", self.period_amount),
             ("monthly_amount", self.monthly_amount),
             ("monthly_average_amount", self.monthly_average_amount),
+            ("exposure_limit", self.exposure_limit),
         ]
         .into_iter()
         .find_map(|(field, m)| m.filter(|m| *m > crate::money::NACHA_MAX).map(|m| (field, m)))
@@ -130,6 +138,7 @@ impl Limits {
             monthly_amount: update.monthly_amount.or(self.monthly_amount),
             monthly_average_amount: update.monthly_average_amount.or(self.monthly_average_amount),
             monthly_average_min_count: update.monthly_average_min_count.or(self.monthly_average_min_count),
+            exposure_limit: update.exposure_limit.or(self.exposure_limit),
         }
     }
 }

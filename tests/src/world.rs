@@ -61,6 +61,18 @@ pub fn outside_validation() -> Value {
     json!({"method": "outside", "provider": "Test Verifier", "reference": "test-1"})
 }
 
+/// Turn every screening rule off on `engine`: for tests of volume, not of
+/// fraud monitoring (a test of many entries to one account trips `velocity`).
+pub fn screening_off(engine: &Engine) {
+    let update = ach_core::model::RiskRules::off().into();
+    engine.execute(&Caller::Operator, Operation::SetRiskRules { update }).unwrap_or_else(|e| panic!("{e:?}"));
+}
+
+/// `PUT /admin/risk-rules` body that turns every rule off.
+pub fn screening_off_body() -> Value {
+    serde_json::to_value(ach_core::model::RiskRules::off()).unwrap_or_default()
+}
+
 /// The body bytes of a JSON value.
 pub fn body(v: &Value) -> Vec<u8> {
     serde_json::to_vec(v).unwrap_or_default()
@@ -80,6 +92,11 @@ impl World {
     /// Run an operation as `caller`.
     pub fn run(&self, caller: &Caller, op: Operation) -> Result<Outcome, Refusal> {
         self.engine.execute(caller, op)
+    }
+
+    /// Turn every screening rule off ([`screening_off`]).
+    pub fn screening_off(&self) {
+        screening_off(&self.engine);
     }
 
     /// Move the sandbox clock to `when` (Eastern), running everything due.

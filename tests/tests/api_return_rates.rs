@@ -88,6 +88,7 @@ fn group(count: u64, debits: u64, threshold: f64, exceeded: bool) -> Value {
 #[test]
 fn return_rates_count_the_windows_debits_against_the_nacha_thresholds() {
     let api = Api::new();
+    ach_tests::world::screening_off(&api.engine);
     let (pid, key) = partner(&api);
     let mid = merchant(&api, &pid, &key);
     let quiet = merchant(&api, &pid, &key);

@@ -334,6 +334,7 @@ fn concurrent_writers_and_readers_see_each_acknowledged_change_once() {
 /// 10,000 events follow it).
 fn many() -> Many {
     let w = World::new("2026-03-16 10:00");
+    w.screening_off();
     let (p, pc) = w.partner();
     let (m1, _, mc1) = w.roomy_merchant(&p, &pc, &["PPD"]);
     let (m2, _, mc2) = w.roomy_merchant(&p, &pc, &["PPD"]);

@@ -69,6 +69,7 @@ fn purpose(mut v: Value, purpose: &str) -> Value {
 #[test]
 fn each_cutoff_writes_one_file_of_what_it_originated() {
     let w = World::new("2026-11-23 10:00");
+    w.screening_off();
     let (partner_id, partner, m1) = w.tenant(&["PPD", "WEB", "POP"]);
     let (m2, _) = w.merchant(&partner_id, &partner, &["PPD"]);
     let mut ids = BTreeSet::new();
@@ -267,6 +268,7 @@ fn a_production_engine_holds_its_files_until_an_originator_is_set() {
 #[test]
 fn a_cutoff_of_many_runs_in_chunks_and_writes_one_file() {
     let w = World::new("2026-11-23 10:00");
+    w.screening_off();
     let (partner_id, partner, m) = w.tenant(&["PPD"]);
     let ops = debits(&partner_id, &partner, &m, 2_500);
     for r in w.engine.execute_batch(ops) {
@@ -287,6 +289,7 @@ fn a_cutoff_of_many_runs_in_chunks_and_writes_one_file() {
 #[test]
 fn a_file_whose_rows_end_with_its_chunks_budget_is_listed() {
     let w = World::new("2026-11-23 10:00");
+    w.screening_off();
     let (partner_id, partner, first) = w.tenant(&["PPD"]);
     let (second, _) = w.merchant(&partner_id, &partner, &["PPD"]);
     let mut ops = debits(&partner_id, &partner, &first, 124);
@@ -337,6 +340,7 @@ fn a_cutoff_interrupted_between_chunks_resumes_into_one_file() {
         World::with(Engine::open(&path, opts).unwrap())
     };
     let w = open("2026-11-23 10:00");
+    w.screening_off();
     let good = json!({"odfi_routing_number": "021000021", "immediate_destination": "021000021", "immediate_origin": "021000021"});
     assert_eq!(call(&w.engine, "PUT", "/admin/originator", Some(good)).0, 200);
     let (partner_id, partner, m) = w.tenant(&["PPD"]);

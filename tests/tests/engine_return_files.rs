@@ -264,6 +264,7 @@ fn returns_match_entries_in_every_chunk_of_a_large_file() {
     use ach_core::engine::{Operation, Outcome};
     use ach_tests::world::et;
     let w = World::new("2026-11-23 10:00");
+    w.screening_off();
     let (partner_id, partner, m) = w.tenant(&["PPD"]);
     let count = 1_203;
     let ops = (0..count).map(|n: u64| {

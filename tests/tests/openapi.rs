@@ -227,6 +227,7 @@ fn the_limits_schemas_name_every_field_of_limits() {
         max_credit_amount: Some(ach_core::Money::from_cents(1)),
         period_days: Some(7),
         monthly_average_min_count: Some(10),
+        exposure_limit: Some(ach_core::Money::from_cents(1)),
         ..ach_tests::world::roomy_limits()
     };
     let serialized = serde_json::to_value(&l).unwrap();

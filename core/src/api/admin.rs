@@ -4,7 +4,7 @@
 use chrono::NaiveDate;
 use serde::Deserialize;
 
-use super::input::typed_body;
+use super::input::{typed_body, typed_data};
 use super::render::{self, Response};
 use super::request::Request;
 use super::routes::Endpoint;
@@ -16,8 +16,30 @@ use crate::{calendar, AchError};
 
 /// The operator's reads: the originator, the origination files, the return
 /// rates. `None`: the endpoint is an operation, not a read.
-pub(crate) fn read(engine: &Engine, e: Endpoint, params: &[String]) -> Result<Option<Response>, Refusal> {
+pub(crate) fn read(
+    engine: &Engine,
+    e: Endpoint,
+    params: &[String],
+    req: &Request,
+) -> Result<Option<Response>, Refusal> {
+    let param = || params.first().map_or("", String::as_str);
     Ok(Some(match e {
+        Endpoint::AdminRiskRules => {
+            typed_body::<Nothing>(req)?;
+            render::data(engine.risk_rules()?)
+        }
+        Endpoint::AdminReviews => {
+            typed_body::<Nothing>(req)?;
+            render::data(serde_json::json!({"reviews": engine.reviews()?}))
+        }
+        Endpoint::AdminRiskReport => {
+            let (from, to) = report_period(req)?;
+            render::data(engine.risk_report(from, to)?)
+        }
+        Endpoint::AdminExposure => {
+            typed_body::<Nothing>(req)?;
+            render::data(engine.exposure(param())?)
+        }
         Endpoint::AdminOriginator => match engine.originator()? {
             Some(o) => render::data(o),
             None => {
@@ -93,6 +115,38 @@ struct Rotation {
 #[serde(deny_unknown_fields)]
 struct Nothing {}
 
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct Decision {
+    #[serde(default)]
+    note: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReportPeriod {
+    from: String,
+    to: String,
+}
+
+/// The period of `GET /admin/risk-report`: `from` and `to`, Eastern dates,
+/// `from` not after `to`, at most [`crate::engine::REPORT_DAYS`] days.
+fn report_period(req: &Request) -> Result<(NaiveDate, NaiveDate), Refusal> {
+    let p: ReportPeriod = typed_data(req)?;
+    let date = |field: &str, text: &str| {
+        NaiveDate::parse_from_str(text, "%Y-%m-%d")
+            .map_err(|_| invalid(field, format!("{field} must be a date, YYYY-MM-DD")))
+    };
+    let (from, to) = (date("from", &p.from)?, date("to", &p.to)?);
+    if from > to {
+        return Err(invalid("to", "to must not be before from"));
+    }
+    if (to - from).num_days() >= crate::engine::REPORT_DAYS {
+        return Err(invalid("to", format!("a report covers at most {} days", crate::engine::REPORT_DAYS)));
+    }
+    Ok((from, to))
+}
+
 /// The grace window of a rotation: [`DEFAULT_GRACE_SECONDS`] unless the body
 /// names one from 0 to [`MAX_GRACE_SECONDS`].
 fn grace(req: &Request) -> Result<u32, Refusal> {
@@ -137,8 +191,18 @@ pub(crate) fn plan(e: Endpoint, params: &[String], req: &Request) -> Result<Oper
     Ok(match e {
         Endpoint::AdminPartners => Operation::CreatePartner { name: typed_body::<NewPartner>(req)?.name },
         Endpoint::AdminPartnerLimits => {
-            Operation::SetPartnerLimits { partner_id: param(), limits: limits(typed_body(req)?)? }
+            let limits = limits(typed_body(req)?)?;
+            if limits.exposure_limit.is_some() {
+                return Err(invalid("exposure_limit", "an exposure limit is set per merchant"));
+            }
+            Operation::SetPartnerLimits { partner_id: param(), limits }
         }
+        Endpoint::AdminSetRiskRules => Operation::SetRiskRules { update: typed_body(req)? },
+        Endpoint::AdminRelease | Endpoint::AdminReject => Operation::DecideReview {
+            transaction_id: param(),
+            release: e == Endpoint::AdminRelease,
+            note: typed_body::<Decision>(req)?.note,
+        },
         Endpoint::AdminApprove => Operation::ApproveMerchant {
             merchant_id: param(),
             limits: limits(typed_body::<Approval>(req)?.limits.unwrap_or_default())?,

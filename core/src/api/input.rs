@@ -117,6 +117,17 @@ pub(super) fn partner_id(data: &JsonBody<'_>, caller: &Caller) -> Result<String,
 pub(super) fn typed_body<T: for<'de> Deserialize<'de>>(req: &Request) -> Result<T, Refusal> {
     let text = if req.body.iter().all(u8::is_ascii_whitespace) { &b"{}"[..] } else { &req.body[..] };
     json_bounds(text)?;
+    typed_text(text)
+}
+
+/// The request's data ([`with_data`]: the query string's members and the
+/// body's) as a `T`.
+pub(super) fn typed_data<T: for<'de> Deserialize<'de>>(req: &Request) -> Result<T, Refusal> {
+    with_data(req, |_, text| typed_text(text))
+}
+
+/// A JSON text as a `T`: 400 if it is not JSON, 422 if it is not a `T`.
+fn typed_text<T: for<'de> Deserialize<'de>>(text: &[u8]) -> Result<T, Refusal> {
     serde_json::from_slice(text).map_err(|e| {
         let status = if e.is_syntax() || e.is_eof() { 400 } else { 422 };
         let code = if status == 400 { ProblemCode::InvalidJson } else { ProblemCode::InvalidValue };

@@ -60,7 +60,7 @@ fn plan_confirmed(engine: &Engine, admitted: Admitted, req: &Request) -> Result<
     let param = |i: usize| params.get(i).cloned().unwrap_or_default();
     let execute = |prepared| Ok(Plan::Execute { caller: caller.clone(), prepared: Box::new(prepared) });
     if endpoint.is_admin() {
-        if let Some(answer) = admin::read(engine, endpoint, &params)? {
+        if let Some(answer) = admin::read(engine, endpoint, &params, req)? {
             return Ok(Plan::Done(answer));
         }
         return admin::plan(endpoint, &params, req).map(|op| engine.prepare(op)).and_then(execute);

@@ -124,6 +124,8 @@ pub(crate) fn outcome(o: &Outcome) -> Response {
             }),
         ),
         Outcome::OriginatorSet { originator } => ok(200, Success::Bool, originator),
+        Outcome::RiskRulesSet { rules } => ok(200, Success::Bool, rules),
+        Outcome::ReviewDecided { review } => ok(200, Success::Bool, review),
         Outcome::ReturnFileIngested { ingested, .. } => ok(200, Success::Bool, ingested),
         Outcome::KeysRotated { id, api_key, previous_keys, previous_keys_valid_until } => ok(
             200,

@@ -51,6 +51,13 @@ pub(crate) enum Endpoint {
     AdminMerchantResume,
     AdminOperatorRotate,
     AdminRecordValidation,
+    AdminRiskRules,
+    AdminSetRiskRules,
+    AdminReviews,
+    AdminRelease,
+    AdminReject,
+    AdminRiskReport,
+    AdminExposure,
 }
 
 impl Endpoint {
@@ -82,6 +89,13 @@ impl Endpoint {
                 | Endpoint::AdminMerchantResume
                 | Endpoint::AdminOperatorRotate
                 | Endpoint::AdminRecordValidation
+                | Endpoint::AdminRiskRules
+                | Endpoint::AdminSetRiskRules
+                | Endpoint::AdminReviews
+                | Endpoint::AdminRelease
+                | Endpoint::AdminReject
+                | Endpoint::AdminRiskReport
+                | Endpoint::AdminExposure
         )
     }
 }
@@ -130,6 +144,13 @@ pub(super) const ROUTES: &[(&str, &str, Endpoint)] = &[
     ("POST", "/admin/merchants/{}/suspend", Endpoint::AdminMerchantSuspend),
     ("POST", "/admin/merchants/{}/resume", Endpoint::AdminMerchantResume),
     ("POST", "/admin/operator-key/rotate", Endpoint::AdminOperatorRotate),
+    ("GET", "/admin/risk-rules", Endpoint::AdminRiskRules),
+    ("PUT", "/admin/risk-rules", Endpoint::AdminSetRiskRules),
+    ("GET", "/admin/reviews", Endpoint::AdminReviews),
+    ("POST", "/admin/reviews/{}/release", Endpoint::AdminRelease),
+    ("POST", "/admin/reviews/{}/reject", Endpoint::AdminReject),
+    ("GET", "/admin/risk-report", Endpoint::AdminRiskReport),
+    ("GET", "/admin/merchants/{}/exposure", Endpoint::AdminExposure),
 ];
 
 /// The path's parameters if it matches `pattern`.

@@ -33,7 +33,10 @@ use chrono::{DateTime, Datelike, Utc};
 pub use credentials::authenticate::{Admission, Unconfirmed};
 pub(crate) use credentials::authorize::{may_call, Role};
 pub use credentials::{KeyHolder, DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS};
-pub use feeds::changes::{EventsPage, StatusPage, NOTICE_EVENT_TYPE, PAGE_LIMIT};
+pub use feeds::changes::{
+    EventsPage, StatusPage, HELD_EVENT_TYPE, NOTICE_EVENT_TYPE, PAGE_LIMIT, REJECTED_REASON,
+    RELEASED_EVENT_TYPE,
+};
 pub use host::host_options::{HostOptions, OptionNames, OptionsError, MAX_OPERATOR_KEY};
 pub use host::open::{key_file_for, OpenError};
 pub use host::options::{EngineClock, EngineOptions};
@@ -44,6 +47,7 @@ pub use request::outcome::Outcome;
 pub use request::prepare::PreparedOperation;
 pub use request::refusal::Refusal;
 pub use risk::return_rates::{GroupRate, ReturnGroup, ReturnRates, ThresholdCrossing, WINDOW_DAYS};
+pub use risk::reviews::{MAX_NOTE, REPORT_DAYS, REVIEWS_PAGE};
 pub use settlement::bank_files::Ingested;
 pub use settlement::origination::{HeldEntry, OriginationFile};
 pub use settlement::schedule::Progress;

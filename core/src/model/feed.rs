@@ -79,6 +79,17 @@ pub struct Event {
     /// change (the status change is then the transaction's current one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notice_of_change: Option<NoticeOfChange>,
+    /// For `transaction.held_for_review` and
+    /// `transaction.released_from_review`: the screening rules the entry tripped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review: Option<ReviewNotice>,
+}
+
+/// What a review event tells of the review.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReviewNotice {
+    /// The rules the entry tripped.
+    pub rules: Vec<crate::model::Rule>,
 }
 
 /// A notification of change as the events feed shows it.

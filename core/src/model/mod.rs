@@ -8,13 +8,18 @@ mod customer;
 mod feed;
 mod merchant;
 mod purpose;
+mod risk;
 mod transaction;
 
 pub use account_validation::{
     Confirmation, NewValidation, OutsideValidation, ValidationMethod, ValidationStatus, ValidationView,
 };
 pub use customer::{AccountType, BankAccount, CustomerScope, NewCustomer};
-pub use feed::{Event, NoticeOfChange, Status, StatusChange};
+pub use feed::{Event, NoticeOfChange, ReviewNotice, Status, StatusChange};
 pub use merchant::*;
 pub use purpose::Purpose;
+pub use risk::{
+    AmountOutlier, ChangedAccountCredit, Exposure, ExposureRule, NewAccountCredit, Review, ReviewStatus,
+    RiskReport, RiskRules, RiskRulesUpdate, Rule, RuleReport, Velocity, MAX_VELOCITY,
+};
 pub use transaction::{CustomerRef, Direction, EntryClass, NewTransaction};

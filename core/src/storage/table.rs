@@ -61,6 +61,17 @@ pub(crate) enum Table {
     /// Each partner's validated accounts: (partner, 0, the account's keyed
     /// fingerprint) → the id of the validation in force for it.
     ValidatedAccounts,
+    /// Screening's counters per merchant: (merchant, 0, kind, …) → a
+    /// payee account's history, a payee name's accounts, the average per
+    /// type, the exposure (`engine/risk/screening.rs`).
+    RiskCounters,
+    /// Entries held by screening, by transaction id → their review (kept
+    /// once decided: the risk report reads it).
+    Reviews,
+    /// The reviews still open: (instant held, transaction id) → nothing.
+    Held,
+    /// The risk report's counts per Eastern day of screening: date → counts per rule.
+    RiskDays,
 }
 
 impl Table {
@@ -100,6 +111,10 @@ impl Table {
             Table::WindowLog => "window_log",
             Table::Validations => "validations",
             Table::ValidatedAccounts => "validated_accounts",
+            Table::RiskCounters => "risk_counters",
+            Table::Reviews => "reviews",
+            Table::Held => "held",
+            Table::RiskDays => "risk_days",
         }
     }
 
@@ -107,7 +122,7 @@ impl Table {
         TableDefinition::new(self.name())
     }
 
-    pub(super) const ALL: [Table; 25] = [
+    pub(super) const ALL: [Table; 29] = [
         Table::Meta,
         Table::Partners,
         Table::Merchants,
@@ -133,5 +148,9 @@ impl Table {
         Table::WindowLog,
         Table::Validations,
         Table::ValidatedAccounts,
+        Table::RiskCounters,
+        Table::Reviews,
+        Table::Held,
+        Table::RiskDays,
     ];
 }

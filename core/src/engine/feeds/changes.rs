@@ -30,6 +30,9 @@ pub const EVENT_TYPE: &str = "transaction.status_changed";
 /// The reason a void shows in the feeds.
 pub const VOID_REASON: &str = "Voided";
 
+/// The reason an entry rejected in review shows in the feeds.
+pub const REJECTED_REASON: &str = "Rejected in review";
+
 /// `GET /status-changes/{pointer}`: `{new_pointer, changes}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct StatusPage {
@@ -86,10 +89,10 @@ fn status_change(
         return_date: date(returned),
         return_code: return_code.map(str::to_owned),
         status: state.feed_status(),
-        reason: if state == State::Voided {
-            Some(VOID_REASON.to_owned())
-        } else {
-            return_reason.map(str::to_owned)
+        // A void shows `Voided`, a rejection in review its own reason.
+        reason: match (state, return_reason) {
+            (State::Voided, None) => Some(VOID_REASON.to_owned()),
+            (_, reason) => reason.map(str::to_owned),
         },
     }
 }
@@ -170,20 +173,65 @@ pub(crate) fn record_notice(
 /// The first byte of a stored notification of change in the events table.
 const NOTICE_TAG: u8 = 0;
 
+/// The first byte of a stored review event (held or released) in the events
+/// table: a status change never starts with it either (its transaction id,
+/// written first, is longer than one byte).
+const REVIEW_TAG: u8 = 1;
+
+/// The type of an event reporting an entry held for review.
+pub const HELD_EVENT_TYPE: &str = "transaction.held_for_review";
+
+/// The type of an event reporting an entry released from review.
+pub const RELEASED_EVENT_TYPE: &str = "transaction.released_from_review";
+
+/// Append a review event to the transaction's merchant's events feed: the
+/// transaction's current status change, whether it was held (`true`) or
+/// released, and the rules it tripped. The status-changes feed is untouched:
+/// the status did not change.
+pub(crate) fn record_review(
+    cx: &mut WriteContext<'_, '_>,
+    t: &TransactionRecord,
+    held: bool,
+    rules: &[crate::model::Rule],
+) -> Result<(), StorageError> {
+    let mut bytes = vec![REVIEW_TAG, u8::from(held)];
+    bytes.extend(crate::storage::encode(Table::Events, &(change_of(t, cx.now), rules))?);
+    append(cx, Table::Events, &t.merchant_id, &bytes)
+}
+
 /// The type of an event reporting a notification of change.
 pub const NOTICE_EVENT_TYPE: &str = "transaction.notice_of_change";
 
-/// A stored event: a status change, or a notification of change.
-enum StoredEvent {
+/// A stored event: a status change, a notification of change, or a review.
+pub(crate) enum StoredEvent {
     Change(StatusChange),
     Notice(StatusChange, NoticeRecord),
+    Review { change: StatusChange, held: bool, rules: Vec<crate::model::Rule> },
 }
 
-fn decode_event(bytes: &[u8]) -> Result<StoredEvent, StorageError> {
+#[cfg(feature = "simulation")]
+impl StoredEvent {
+    /// The status change the event reports.
+    pub(crate) fn change(&self) -> &StatusChange {
+        match self {
+            StoredEvent::Change(c) | StoredEvent::Notice(c, _) | StoredEvent::Review { change: c, .. } => c,
+        }
+    }
+}
+
+/// An events-table row back as what it stores.
+pub(crate) fn decode_event(bytes: &[u8]) -> Result<StoredEvent, StorageError> {
     match bytes.split_first() {
         Some((&NOTICE_TAG, rest)) => {
             let (change, notice) = crate::storage::decode(Table::Events, rest)?;
             Ok(StoredEvent::Notice(change, notice))
+        }
+        Some((&REVIEW_TAG, rest)) => {
+            let Some((&held, rest)) = rest.split_first() else {
+                return Err(StorageError("a stored review event is cut short".into()));
+            };
+            let (change, rules) = crate::storage::decode(Table::Events, rest)?;
+            Ok(StoredEvent::Review { change, held: held == 1, rules })
         }
         _ => crate::storage::decode(Table::Events, bytes).map(StoredEvent::Change),
     }
@@ -197,6 +245,7 @@ pub(crate) fn event_at(seq: u64, change: StatusChange) -> Event {
         occurred_at: change.change_timestamp.clone(),
         change,
         notice_of_change: None,
+        review: None,
     }
 }
 
@@ -207,6 +256,11 @@ fn event_of(engine: &Engine, seq: u64, stored: StoredEvent) -> Event {
         StoredEvent::Notice(change, notice) => Event {
             kind: NOTICE_EVENT_TYPE.to_owned(),
             notice_of_change: Some(notice_shown(engine, &notice)),
+            ..event_at(seq, change)
+        },
+        StoredEvent::Review { change, held, rules } => Event {
+            kind: if held { HELD_EVENT_TYPE } else { RELEASED_EVENT_TYPE }.to_owned(),
+            review: Some(crate::model::ReviewNotice { rules }),
             ..event_at(seq, change)
         },
     }

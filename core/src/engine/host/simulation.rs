@@ -96,10 +96,9 @@ fn split(key: &[u8]) -> (String, u64) {
 
 /// Whether a change reports the transaction as it is stored (all but the time).
 fn reports(c: &StatusChange, t: &TransactionRecord) -> bool {
-    let reason = if t.state == State::Voided {
-        Some(crate::engine::feeds::changes::VOID_REASON.to_owned())
-    } else {
-        t.return_reason.clone()
+    let reason = match (t.state, &t.return_reason) {
+        (State::Voided, None) => Some(crate::engine::feeds::changes::VOID_REASON.to_owned()),
+        (_, reason) => reason.clone(),
     };
     c.status == t.state.feed_status()
         && c.origination_date == date(t.origination_date)
@@ -112,11 +111,11 @@ fn reports(c: &StatusChange, t: &TransactionRecord) -> bool {
 
 /// Walk one feed table: sequence numbers per scope, owners, the latest entry of
 /// each transaction.
-fn walk<T: serde::de::DeserializeOwned>(
+fn walk(
     r: &Snapshot,
     table: Table,
     txns: &BTreeMap<String, TransactionRecord>,
-    change: impl Fn(&T, u64) -> Result<StatusChange, String>,
+    change: impl Fn(&StatusChange, u64) -> Result<StatusChange, String>,
     owner: impl Fn(&TransactionRecord) -> &str,
     problems: &mut Vec<String>,
 ) -> Result<BTreeMap<String, StatusChange>, StorageError> {
@@ -135,7 +134,10 @@ fn walk<T: serde::de::DeserializeOwned>(
             problems.push(format!("{scope}: entry {seq} where {next} was due"));
         }
         *next = seq + 1;
-        let entry: T = crate::storage::decode(table, v)?;
+        let entry = match table {
+            Table::Events => crate::engine::feeds::changes::decode_event(v)?.change().clone(),
+            _ => crate::storage::decode(table, v)?,
+        };
         let c = match change(&entry, seq) {
             Ok(c) => c,
             Err(why) => {
@@ -183,16 +185,17 @@ fn audit(
             )),
         }
     }
-    index_audit(
-        r,
-        Table::Pending,
-        &txns,
-        (State::Pending, State::Voided),
-        |t| Some(t.cutoff_at),
-        &mut problems,
-    )?;
+    // Entries held for review wait outside the pending index.
+    let mut held = BTreeSet::new();
+    for (key, _) in r.range(Table::Held, &[], ALL, usize::MAX)? {
+        held.insert(row_keys::at_id(&key).unwrap_or_default().to_owned());
+    }
+    let pending = Audited { member: State::Pending, left: State::Voided, outside: &held };
+    index_audit(r, Table::Pending, &txns, pending, |t| Some(t.cutoff_at), &mut problems)?;
     let settles = |t: &TransactionRecord| t.settles_at;
-    index_audit(r, Table::Settlements, &txns, (State::Originated, State::Returned), settles, &mut problems)?;
+    let none = BTreeSet::new();
+    let settled = Audited { member: State::Originated, left: State::Returned, outside: &none };
+    index_audit(r, Table::Settlements, &txns, settled, settles, &mut problems)?;
     crate::engine::risk::duplicates::audit(window, fingerprints, &txns, now, duplicate_window, &mut problems);
     if problems.is_empty() {
         return Ok(Ok(()));
@@ -201,15 +204,23 @@ fn audit(
     Ok(Err(problems.join("; ")))
 }
 
-/// An index of transactions by instant (pending: by cut-off; settlements: by
-/// settlement instant) holds every transaction in state `member` at its
-/// instant (`at`), once, and nothing else but transactions in state `left`
+/// What an index of transactions holds: every transaction in state `member`
+/// but those `outside` it, and nothing else but transactions in state `left`
 /// (left in their packed rows; the run over the index skips them).
+struct Audited<'a> {
+    member: State,
+    left: State,
+    outside: &'a BTreeSet<String>,
+}
+
+/// An index of transactions by instant (pending: by cut-off; settlements: by
+/// settlement instant) holds what `audited` says, each at its instant
+/// (`at`), once.
 fn index_audit(
     r: &Snapshot,
     table: Table,
     txns: &BTreeMap<String, TransactionRecord>,
-    (member, left): (State, State),
+    Audited { member, left, outside }: Audited<'_>,
     at: fn(&TransactionRecord) -> Option<DateTime<Utc>>,
     problems: &mut Vec<String>,
 ) -> Result<(), StorageError> {
@@ -223,13 +234,16 @@ fn index_audit(
             }
         }
     }
-    for t in txns.values().filter(|t| t.state == member) {
+    for t in txns.values().filter(|t| t.state == member && !outside.contains(&t.id)) {
         if !indexed.contains(&(at(t), t.id.clone())) {
             problems.push(format!("{} is {member} but not in the {name} index at its instant", t.id));
         }
     }
     for (_, id) in &indexed {
         match txns.get(id).map(|t| t.state) {
+            Some(state) if outside.contains(id) && state == member => {
+                problems.push(format!("the {name} index holds {id}, which is held for review"));
+            }
             Some(state) if state == member || state == left => {}
             other => problems.push(format!("the {name} index holds {id}, which is {other:?}")),
         }

@@ -13,7 +13,7 @@
 
 use chrono::{Days, NaiveDate};
 
-use super::transactions::{check_debit_limits, current, insert, load};
+use super::transactions::{check_debit_limits, current, insert_screened, load};
 use crate::engine::risk::usage;
 use crate::engine::rows::records::TransactionRecord;
 use crate::engine::{Outcome, Refusal, Stop, WriteContext};
@@ -60,7 +60,7 @@ pub(crate) fn reinitiate(cx: &mut WriteContext<'_, '_>, partner_id: &str, id: &s
     let counted = check_debit_limits(cx, partner_id, &record)?;
     returned.reinitiated_by = Some(new_id.clone());
     cx.write.put(crate::storage::Table::Transactions, returned.id.as_bytes(), &returned)?;
-    insert(cx, &record)?;
+    insert_screened(cx, &merchant, &record)?;
     if counted {
         usage::apply(cx, &record, true)?;
     }

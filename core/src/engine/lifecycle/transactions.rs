@@ -8,6 +8,7 @@ use crate::engine::feeds::changes;
 use crate::engine::risk::duplicates;
 use crate::engine::risk::return_rates;
 use crate::engine::risk::usage;
+use crate::engine::risk::{reviews, screening};
 use crate::engine::rows::records::{MerchantRecord, MerchantStatus, SealedAccount, TransactionRecord};
 use crate::engine::settlement::schedule;
 use crate::engine::tenancy::customers;
@@ -44,7 +45,7 @@ pub(crate) fn create(
     let prints =
         if cx.engine.checks() { Some(check_limits_and_duplicates(cx, &merchant, &record)?) } else { None };
     // Decided: from here on only writes.
-    insert(cx, &record)?;
+    insert_screened(cx, &merchant, &record)?;
     if let Some(prints) = prints {
         usage::apply(cx, &record, true)?;
         duplicates::record(cx, &record, &prints)?;
@@ -211,29 +212,52 @@ fn limit_refusal(e: AchError) -> Stop {
     Refusal::problem(e, field, code, message).into()
 }
 
-/// Store a new Pending transaction, index it for its cut-off (in a batch,
-/// in its packed row), report it.
+/// Store a new Pending transaction, index it for its cut-off, report it.
 pub(crate) fn insert(cx: &mut WriteContext<'_, '_>, record: &TransactionRecord) -> Result<(), Stop> {
     cx.write.put(Table::Transactions, record.id.as_bytes(), record)?;
+    index_pending(cx, record)?;
+    changes::record_change(cx, record, cx.now)?;
+    Ok(())
+}
+
+/// Store a new Pending entry of `merchant` screened by the risk rules: one
+/// that trips none is [`insert`]ed; one that trips any is stored and
+/// reported but held for review, outside the pending index.
+pub(crate) fn insert_screened(
+    cx: &mut WriteContext<'_, '_>,
+    merchant: &MerchantRecord,
+    record: &TransactionRecord,
+) -> Result<(), Stop> {
+    let (on, tripped) = screening::screen(cx, merchant, record)?;
+    cx.write.put(Table::Transactions, record.id.as_bytes(), record)?;
+    if tripped.is_empty() {
+        index_pending(cx, record)?;
+    }
+    changes::record_change(cx, record, cx.now)?;
+    reviews::after_screening(cx, record, &on, tripped)?;
+    Ok(())
+}
+
+/// Index a Pending transaction for its cut-off (in a batch, in its packed row).
+pub(crate) fn index_pending(cx: &mut WriteContext<'_, '_>, record: &TransactionRecord) -> Result<(), Stop> {
     match &mut cx.pending_rows {
         Some(rows) => rows.add(record.cutoff_at, &record.id)?,
         None => cx.write.put_raw(Table::Pending, &row_keys::at(record.cutoff_at, &record.id), &[])?,
     }
-    changes::record_change(cx, record, cx.now)?;
     Ok(())
 }
 
 /// Finish every cut-off and settlement already due, so that a transaction's
 /// state is the one the clock says before it is voided, reversed or returned
 /// (a request's own catch-up is bounded: see `schedule::CATCH_UP_BUDGET`).
-pub(super) fn current(cx: &mut WriteContext<'_, '_>) -> Result<(), Stop> {
+pub(crate) fn current(cx: &mut WriteContext<'_, '_>) -> Result<(), Stop> {
     let now = cx.now;
     schedule::catch_up(cx, now, None)?;
     Ok(())
 }
 
 /// The partner's transaction (another partner's answers as unknown).
-pub(super) fn load(
+pub(crate) fn load(
     cx: &WriteContext<'_, '_>,
     partner_id: Option<&str>,
     id: &str,
@@ -250,16 +274,32 @@ pub(super) fn load(
 /// reason `Voided`.
 pub(crate) fn void(cx: &mut WriteContext<'_, '_>, partner_id: &str, id: &str) -> Result<Outcome, Stop> {
     current(cx)?;
-    let mut t = load(cx, Some(partner_id), id)?;
+    let t = load(cx, Some(partner_id), id)?;
     lifecycle::can_void(t.state).map_err(Refusal::from)?;
+    reviews::on_void(cx, &t)?;
+    let transaction_id = t.id.clone();
+    end_pending(cx, t, None)?;
+    Ok(Outcome::TransactionVoided { transaction_id })
+}
+
+/// End the Pending transaction `t` before it originates: status R with no
+/// return code and `reason` (`None`: `Voided`); out of its cut-off, its usage
+/// and the duplicate window; its check images deleted.
+pub(crate) fn end_pending(
+    cx: &mut WriteContext<'_, '_>,
+    mut t: TransactionRecord,
+    reason: Option<&str>,
+) -> Result<(), Stop> {
+    debug_assert_eq!(t.state, State::Pending);
     t.state = State::Voided;
+    t.return_reason = reason.map(str::to_owned);
     cx.write.remove(Table::Pending, &row_keys::at(t.cutoff_at, &t.id))?;
     usage::apply(cx, &t, false)?;
     duplicates::forget(cx, &t)?;
     images::drop_all(cx, &t)?;
     cx.write.put(Table::Transactions, t.id.as_bytes(), &t)?;
     changes::record_change(cx, &t, cx.now)?;
-    Ok(Outcome::TransactionVoided { transaction_id: t.id })
+    Ok(())
 }
 
 /// Partner: reverse a Settled transaction: a new transaction in the opposite
@@ -295,9 +335,10 @@ pub(crate) fn reverse(cx: &mut WriteContext<'_, '_>, partner_id: &str, id: &str)
     // A reversal debit takes money from the receiver like any debit: the
     // merchant's and the partner's limits apply, and it counts toward them.
     let counted = check_debit_limits(cx, partner_id, &record)?;
+    let merchant = tenant_lookup::merchant_of(cx, partner_id, &record.merchant_id)?;
     original.reversed_by = Some(rid.clone());
     cx.write.put(Table::Transactions, original.id.as_bytes(), &original)?;
-    insert(cx, &record)?;
+    insert_screened(cx, &merchant, &record)?;
     if counted {
         usage::apply(cx, &record, true)?;
     }
@@ -324,6 +365,7 @@ pub(crate) fn record_return(
     cx.write.put(Table::Transactions, t.id.as_bytes(), &t)?;
     changes::record_change(cx, &t, cx.now)?;
     crate::engine::verification::web_debit::after_return(cx, &t)?;
+    reviews::on_return(cx, &t, None)?;
     let crossings = return_rates::crossings(cx, &[&t])?;
     Ok(Outcome::ReturnRecorded { transaction_id: t.id, crossings })
 }

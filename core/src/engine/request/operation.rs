@@ -192,6 +192,21 @@ pub enum Operation {
         /// Suspended from now on, or resumed.
         suspended: bool,
     },
+    /// Operator: replace the screening rules the update names
+    /// (`PUT /admin/risk-rules`).
+    SetRiskRules {
+        /// The rules to replace.
+        update: crate::model::RiskRulesUpdate,
+    },
+    /// Operator: release (`true`) or reject an entry held for review.
+    DecideReview {
+        /// The held transaction.
+        transaction_id: String,
+        /// Release it (it originates at the next cut-off), or reject it.
+        release: bool,
+        /// The reviewer's note.
+        note: Option<String>,
+    },
     /// Any operation made idempotent by a client-chosen key (the
     /// `Idempotency-Key` header): a retry with the same key and the same request
     /// answers what the first answered, success or refusal, and does nothing

@@ -143,6 +143,16 @@ pub enum Outcome {
         /// Since when (`None` once resumed).
         since: Option<DateTime<Utc>>,
     },
+    /// The screening rules were set.
+    RiskRulesSet {
+        /// The rules now in force.
+        rules: crate::model::RiskRules,
+    },
+    /// A held entry was released or rejected.
+    ReviewDecided {
+        /// Its review, decided.
+        review: crate::model::Review,
+    },
     /// The sandbox clock was set.
     ClockSet {
         /// The new instant.

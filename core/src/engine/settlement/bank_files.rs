@@ -124,6 +124,7 @@ fn apply_return(
     let now = cx.now;
     changes::record_change(cx, &t, now)?;
     crate::engine::verification::web_debit::after_return(cx, &t)?;
+    crate::engine::risk::reviews::on_return(cx, &t, Some(&r.information))?;
     returned.push(t);
     Ok(Counted::Applied)
 }

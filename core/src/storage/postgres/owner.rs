@@ -12,7 +12,8 @@
 //!   accounts: the partner's id their keys begin with; events, usage counters, suspensions and a holder's keys: the
 //!   partner or merchant id they begin with (a merchant's partner read once
 //!   per process: it never changes);
-//! - check images and used check numbers: their transaction's partner;
+//! - screening's counters: the merchant they begin with;
+//! - check images, used check numbers and reviews: their transaction's partner;
 //! - everything else (`''`): rows of the whole service (meta, keys, the
 //!   routing directory, files, traces, the scheduling indexes a cut-off
 //!   reads across partners, the window log).
@@ -47,13 +48,16 @@ impl Owners {
             "changes" | "idempotency" | "validations" | "validated_accounts" => {
                 text(before_zero(key))?.to_owned()
             }
-            "events" | "usage" | "holder_keys" => self.of_holder(tx, text(before_zero(key))?)?,
+            "events" | "usage" | "holder_keys" | "risk_counters" => {
+                self.of_holder(tx, text(before_zero(key))?)?
+            }
             "suspensions" => self.of_holder(tx, text(key)?)?,
             "images" => {
                 let id = key.split(|&b| b == b'/').next().unwrap_or_default();
                 of_transaction(tx, id)?
             }
             "checks" => of_transaction(tx, value)?,
+            "reviews" => of_transaction(tx, key)?,
             _ => SERVICE.to_owned(),
         })
     }

@@ -1,0 +1,211 @@
+//! Screening a new entry against the operator's rules (Nacha Rules 2.2.4,
+//! 3.1.10: entries unauthorized or authorized under false pretenses).
+//!
+//! Each rule reads and moves on one small counter row of the entry's
+//! merchant in `Table::RiskCounters`, and only while the rule is on (a rule
+//! turned on later judges by what it has counted since):
+//! - an account's history (`a` + its keyed fingerprint): the credits sent
+//!   to it, the instants of its latest entries (`new_account_credit`,
+//!   `velocity`);
+//! - a payee name's accounts (`n` + the keyed fingerprint of the name, case
+//!   and spaces ignored): each account seen under it and since when
+//!   (`changed_account_credit`);
+//! - the entries of each type per Eastern day over 60 days (`v` + the type)
+//!   (`amount_outlier`);
+//! - the exposure (`x`, `exposure.rs`), kept whatever the rules say.
+//!
+//! A voided or rejected entry stays in the histories: it was attempted.
+
+use serde::{Deserialize, Serialize};
+
+use super::{exposure, rules};
+use crate::calendar;
+use crate::engine::rows::records::{MerchantRecord, TransactionRecord};
+use crate::engine::WriteContext;
+use crate::model::{Direction, RiskRules, Rule, MAX_VELOCITY};
+use crate::storage::{StorageError, Table};
+
+/// Counter kinds (the byte after the merchant's id and a 0).
+pub(super) const ACCOUNT: u8 = b'a';
+pub(super) const NAME: u8 = b'n';
+pub(super) const AVERAGE: u8 = b'v';
+pub(super) const EXPOSURE: u8 = b'x';
+
+/// How many days of history `amount_outlier` averages.
+pub(crate) const AVERAGE_DAYS: i64 = 60;
+
+/// The most accounts a payee name remembers (the latest).
+const NAME_ACCOUNTS: usize = 8;
+
+/// The key of a counter row: `merchant`, 0, `kind`, `rest`.
+pub(super) fn counter_key(merchant_id: &str, kind: u8, rest: &[u8]) -> Vec<u8> {
+    let mut k = Vec::with_capacity(merchant_id.len() + 2 + rest.len());
+    k.extend_from_slice(merchant_id.as_bytes());
+    k.push(0);
+    k.push(kind);
+    k.extend_from_slice(rest);
+    k
+}
+
+/// What a merchant sent one account.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct AccountHistory {
+    /// Credits sent to it.
+    credits: u32,
+    /// Instants (seconds) of its latest entries, oldest first, at most
+    /// [`MAX_VELOCITY`] + 1 within the last 24 hours.
+    recent: Vec<i64>,
+}
+
+/// The accounts a merchant sent under one payee name: (account fingerprint,
+/// first seen, seconds), oldest first.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct NameHistory {
+    accounts: Vec<(String, i64)>,
+}
+
+/// A merchant's entries of one type per Eastern day: (day, count, cents),
+/// oldest first, the last [`AVERAGE_DAYS`] days.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct DailyAmounts {
+    days: Vec<(i32, u64, i64)>,
+}
+
+/// Screen `t` (about to be stored) under the rules in force: the rules it
+/// trips, each rule's counters moved on. Also answers the rules that were on
+/// (the risk report counts what each screened).
+pub(crate) fn screen(
+    cx: &mut WriteContext<'_, '_>,
+    merchant: &MerchantRecord,
+    t: &TransactionRecord,
+) -> Result<(Vec<Rule>, Vec<Rule>), StorageError> {
+    let rules = rules::in_force(cx)?;
+    let on: Vec<Rule> = Rule::ALL.into_iter().filter(|r| rules.enabled(*r)).collect();
+    let mut tripped = Vec::new();
+    if on.is_empty() {
+        return Ok((on, tripped));
+    }
+    account(cx, &rules, t, &mut tripped)?;
+    if rules.changed_account_credit.enabled && changed_account(cx, &rules, t)? {
+        tripped.push(Rule::ChangedAccountCredit);
+    }
+    if rules.amount_outlier.enabled && outlier(cx, &rules, t)? {
+        tripped.push(Rule::AmountOutlier);
+    }
+    if rules.exposure_limit.enabled {
+        if let Some(limit) = merchant.limits.exposure_limit {
+            let after = exposure::current(cx, &t.merchant_id)?.saturating_add(t.amount.cents());
+            if after > limit.cents() {
+                tripped.push(Rule::ExposureLimit);
+            }
+        }
+    }
+    tripped.sort();
+    Ok((on, tripped))
+}
+
+/// `new_account_credit` and `velocity`, over the account's history.
+fn account(
+    cx: &mut WriteContext<'_, '_>,
+    rules: &RiskRules,
+    t: &TransactionRecord,
+    tripped: &mut Vec<Rule>,
+) -> Result<(), StorageError> {
+    let (first_credit, velocity) = (&rules.new_account_credit, &rules.velocity);
+    if !first_credit.enabled && !velocity.enabled {
+        return Ok(());
+    }
+    let key = counter_key(&t.merchant_id, ACCOUNT, t.account.fingerprint.as_bytes());
+    let mut h: AccountHistory = cx.write.get(Table::RiskCounters, &key)?.unwrap_or_default();
+    let credit = t.direction == Direction::Credit;
+    if first_credit.enabled && credit {
+        if h.credits == 0 && t.amount >= first_credit.min_amount {
+            tripped.push(Rule::NewAccountCredit);
+        }
+        h.credits = h.credits.saturating_add(1);
+    }
+    if velocity.enabled {
+        let now = cx.now.timestamp();
+        h.recent.retain(|&at| at > now - 86_400);
+        if h.recent.len() >= velocity.max_per_day as usize {
+            tripped.push(Rule::Velocity);
+        }
+        h.recent.push(now);
+        let keep = MAX_VELOCITY as usize + 1;
+        if h.recent.len() > keep {
+            h.recent.drain(..h.recent.len() - keep);
+        }
+    }
+    cx.write.put(Table::RiskCounters, &key, &h)
+}
+
+/// A payee's name as the rule compares it: case and spaces ignored.
+pub(crate) fn normalized_name(name: &str) -> String {
+    name.chars().filter(|c| !c.is_whitespace()).flat_map(char::to_lowercase).collect()
+}
+
+/// `changed_account_credit`: whether `t` is a credit to an account that,
+/// within the rule's days, replaced another account under the same payee
+/// name. Every entry records its account under its name.
+fn changed_account(
+    cx: &mut WriteContext<'_, '_>,
+    rules: &RiskRules,
+    t: &TransactionRecord,
+) -> Result<bool, StorageError> {
+    let name = normalized_name(&t.account.name);
+    let digest = cx.engine.fingerprints.digest(&[b"payee-name", name.as_bytes()]);
+    let key = counter_key(&t.merchant_id, NAME, &digest);
+    let mut h: NameHistory = cx.write.get(Table::RiskCounters, &key)?.unwrap_or_default();
+    let now = cx.now.timestamp();
+    let account = &t.account.fingerprint;
+    let position = h.accounts.iter().position(|(a, _)| a == account);
+    let since = position.and_then(|i| h.accounts.get(i)).map_or(now, |(_, since)| *since);
+    // The list is in the order accounts were first seen: an account after
+    // the first replaced one seen before it.
+    let replaced_another = position.unwrap_or(h.accounts.len()) > 0;
+    let window = i64::from(rules.changed_account_credit.days) * 86_400;
+    let tripped = t.direction == Direction::Credit && replaced_another && now - since <= window;
+    if position.is_none() {
+        h.accounts.push((account.clone(), now));
+        if h.accounts.len() > NAME_ACCOUNTS {
+            h.accounts.remove(0);
+        }
+        cx.write.put(Table::RiskCounters, &key, &h)?;
+    }
+    Ok(tripped)
+}
+
+/// `amount_outlier`: whether `t` is above the rule's factor times its
+/// merchant's average for its type over [`AVERAGE_DAYS`] days, once there
+/// are enough of them; `t` joins the history.
+fn outlier(
+    cx: &mut WriteContext<'_, '_>,
+    rules: &RiskRules,
+    t: &TransactionRecord,
+) -> Result<bool, StorageError> {
+    let kind = [u8::from(t.direction == Direction::Debit)];
+    let key = counter_key(&t.merchant_id, AVERAGE, &kind);
+    let mut h: DailyAmounts = cx.write.get(Table::RiskCounters, &key)?.unwrap_or_default();
+    let today = day_number(calendar::eastern_date(cx.now));
+    h.days.retain(|(day, _, _)| i64::from(today - day) < AVERAGE_DAYS);
+    let (count, cents) =
+        h.days.iter().fold((0u64, 0i128), |(n, c), (_, dn, dc)| (n + dn, c + i128::from(*dc)));
+    let rule = &rules.amount_outlier;
+    // amount > factor × (cents / count), compared without division.
+    let tripped = count >= u64::from(rule.min_history)
+        && i128::from(t.amount.cents()) * i128::from(count) > i128::from(rule.factor) * cents;
+    match h.days.last_mut() {
+        Some(last) if last.0 == today => {
+            last.1 += 1;
+            last.2 = last.2.saturating_add(t.amount.cents());
+        }
+        _ => h.days.push((today, 1, t.amount.cents())),
+    }
+    cx.write.put(Table::RiskCounters, &key, &h)?;
+    Ok(tripped)
+}
+
+/// Days since the Common Era of a date.
+fn day_number(d: chrono::NaiveDate) -> i32 {
+    chrono::Datelike::num_days_from_ce(&d)
+}
