@@ -14,6 +14,10 @@
 //!    days (their cut-offs and settlements run as the clock passes), the measured
 //!    batches on the next day. Set-up: `common/limits_fixture.rs`.
 //!
+//! 3. `screening`: the same batch (checks on) with every risk rule on (the
+//!    default; none holds these creates: each goes to its own account, with
+//!    amounts of $1.00 to $9.99) against the rules off.
+//!
 //! After criterion's measurements each group also times its two cases alternately
 //! and prints both medians and the ratio (`paired`), the figure `BENCHMARKS.md`
 //! reports: this shared machine's load then hits both cases alike.
@@ -73,5 +77,12 @@ fn history(c: &mut Criterion) {
     paired("history", "prior_1k", long_name, pairs, || small.batch(), || big.batch());
 }
 
-criterion_group!(benches, checks, history);
+fn screening(c: &mut Criterion) {
+    let (on, off) = (Fixture::screened(true, memory()), Fixture::new(true, memory()));
+    measure(c, "screening", &[("risk_rules_on", &on), ("risk_rules_off", &off)]);
+    let pairs = if test_mode() { 2 } else { 30 };
+    paired("screening", "risk_rules_off", "risk_rules_on", pairs, || off.batch(), || on.batch());
+}
+
+criterion_group!(benches, checks, history, screening);
 criterion_main!(benches);

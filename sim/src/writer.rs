@@ -17,7 +17,10 @@ use serde_json::json;
 /// The options of every open, the child's and the checking parent's.
 pub fn options() -> EngineOptions {
     let start = Utc.with_ymd_and_hms(2026, 11, 23, 15, 0, 0).single().unwrap_or_default();
-    EngineOptions::manual(start).with_operator_key(OPERATOR_KEY).sandbox()
+    EngineOptions::manual(start)
+        .with_operator_key(OPERATOR_KEY)
+        .sandbox()
+        .with_risk_rules(ach_core::model::RiskRules::off())
 }
 
 /// Open the database file.

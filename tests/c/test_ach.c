@@ -474,6 +474,52 @@ static void test_account_validation(void) {
 }
 
 /* ------------------------------------------------------------------------ */
+/* Fraud monitoring: a held entry, reviewed and released                     */
+
+static void test_review(void) {
+    AchEngine *engine = open_sandbox();
+    struct partner_merchant t;
+    char body[1024], path[200], held[64];
+    AchBuffer out = {0};
+
+    make_test_partner_merchant(engine, &t);
+    snprintf(body, sizeof body,
+             "{\"partner_id\":\"%s\",\"merchant_id\":\"%s\",\"amount\":\"5.00\",\"description\":\"C test\","
+             "\"type\":\"debit\",\"standard_entry_class\":\"PPD\",\"customer\":{\"name\":\"Ada Lovelace\","
+             "\"routing_number\":\"026009593\",\"account_number\":\"31415926\",\"account_type\":\"checking\"}}",
+             t.partner_id, t.merchant_id);
+    /* Ten entries to one account in a day pass; the eleventh is held. */
+    for (int i = 0; i < 10; i++) {
+        CHECK(request(engine, &out, "POST", "/transactions", NULL, t.partner_key, body) == 201);
+        ach_buffer_free(out);
+    }
+    CHECK(request(engine, &out, "GET", "/admin/reviews", NULL, OPERATOR_KEY, NULL) == 200);
+    CHECK(strstr((const char *)out.data, "\"reviews\":[]") != NULL);
+    ach_buffer_free(out);
+    expect(engine, 201, "POST", "/transactions", NULL, t.partner_key, body, "id", held, sizeof held);
+    CHECK(request(engine, &out, "GET", "/admin/reviews", NULL, OPERATOR_KEY, NULL) == 200);
+    CHECK(strstr((const char *)out.data, held) != NULL);
+    CHECK(strstr((const char *)out.data, "\"rules\":[\"velocity\"]") != NULL);
+    ach_buffer_free(out);
+    /* The merchant hears of the hold. */
+    CHECK(request(engine, &out, "GET", "/events", NULL, t.merchant_key, NULL) == 200);
+    CHECK(count_of((const char *)out.data, "\"type\":\"transaction.held_for_review\"") == 1);
+    ach_buffer_free(out);
+    /* Released once; a second decision is a conflict. */
+    snprintf(path, sizeof path, "/admin/reviews/%s/release", held);
+    CHECK(request(engine, &out, "POST", path, NULL, OPERATOR_KEY, "{\"note\":\"confirmed by phone\"}") == 200);
+    CHECK(strstr((const char *)out.data, "\"status\":\"released\"") != NULL);
+    ach_buffer_free(out);
+    snprintf(path, sizeof path, "/admin/reviews/%s/reject", held);
+    CHECK(request(engine, &out, "POST", path, NULL, OPERATOR_KEY, NULL) == 409);
+    ach_buffer_free(out);
+    CHECK(request(engine, &out, "GET", "/admin/reviews", NULL, OPERATOR_KEY, NULL) == 200);
+    CHECK(strstr((const char *)out.data, "\"reviews\":[]") != NULL);
+    ach_buffer_free(out);
+    ach_engine_close(engine);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Threads                                                                    */
 
 /* Sixteen threads, as a host's worker pool: their concurrent creates share
@@ -644,6 +690,7 @@ int main(int argc, char **argv) {
     test_handles_and_envelopes();
     test_lifecycle();
     test_account_validation();
+    test_review();
     test_threads();
 
     rmdir(dir);

@@ -44,8 +44,18 @@ pub struct Fixture {
 }
 
 impl Fixture {
-    /// A fresh engine (in memory when `memory`), its checks on or off.
+    /// A fresh engine (in memory when `memory`), its checks on or off, its
+    /// risk screening off.
     pub fn new(checks: bool, memory: bool) -> Fixture {
+        let f = Fixture::screened(checks, memory);
+        let update = ach_core::model::RiskRules::off().into();
+        let off = f.engine.execute(&Caller::Operator, Operation::SetRiskRules { update });
+        assert!(matches!(off, Ok(Outcome::RiskRulesSet { .. })), "{off:?}");
+        f
+    }
+
+    /// [`Fixture::new`] with every risk rule on (the default).
+    pub fn screened(checks: bool, memory: bool) -> Fixture {
         let (engine, dir) = if memory {
             (Engine::in_memory(sandbox_options()).unwrap(), None)
         } else {

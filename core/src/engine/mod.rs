@@ -83,6 +83,8 @@ pub struct Engine {
     cipher: Cipher,
     fingerprints: Fingerprinter,
     duplicate_window: chrono::Duration,
+    /// The screening rules until the operator stores some.
+    default_risk_rules: crate::model::RiskRules,
     /// The duplicate window in memory; locked for the whole of every write
     /// transaction (see `window.rs`).
     window: Mutex<risk::window::Window>,
@@ -164,6 +166,7 @@ impl Engine {
             cipher: Cipher::new(key.as_bytes()),
             fingerprints,
             duplicate_window: options.duplicate_window.unwrap_or_else(risk::duplicates::default_window),
+            default_risk_rules: options.risk_rules.unwrap_or_default(),
             window: Mutex::default(),
             pointers: PointerCodec::new(&secret_bytes),
             directory: RwLock::new(Arc::new(directory)),

@@ -186,15 +186,17 @@ fn create_transactions(
 ) -> Result<[String; 4], String> {
     say("\n4. Three debits and a credit".into());
     let mut ids = Vec::new();
-    for (kind, amount, account) in [
-        ("debit", "125.00", "1111222"),
-        ("debit", "60.00", "3333444"),
-        ("debit", "42.50", "5555666"),
-        ("credit", "20.00", "7777888"),
+    // Four payees, each with their own account (a credit to a second
+    // account under one name would be held for review).
+    for (kind, amount, name, account) in [
+        ("debit", "125.00", "Ada Lovelace", "1111222"),
+        ("debit", "60.00", "Grace Hopper", "3333444"),
+        ("debit", "42.50", "Alan Turing", "5555666"),
+        ("credit", "20.00", "Edsger Dijkstra", "7777888"),
     ] {
         let body = json!({"partner_id": pid, "merchant_id": mid, "amount": amount,
             "description": format!("demo {kind}"), "type": kind, "standard_entry_class": "PPD",
-            "customer": {"name": "Ada Lovelace", "routing_number": "021000021", "account_number": account,
+            "customer": {"name": name, "routing_number": "021000021", "account_number": account,
                          "account_type": "checking"}});
         let t = expect(api, say, ("POST", "/transactions", key), Some(body), 201)?;
         let id = field(&t, &["payload", "id"])?.to_owned();

@@ -242,7 +242,9 @@ impl Sim {
         let mut o = EngineOptions::manual(self.oracle.now)
             .with_operator_key(OPERATOR_KEY)
             .sandbox()
-            .with_encryption_key(self.key.clone());
+            .with_encryption_key(self.key.clone())
+            // The model has no fraud monitoring: nothing is held.
+            .with_risk_rules(ach_core::model::RiskRules::off());
         o.clock = EngineClock::Manual(self.clock.clone());
         o
     }

@@ -175,3 +175,34 @@ test('a WEB debit needs an account validated for its partner', () => {
   assert.deepEqual([validated.body.payload.status, validated.body.payload.usable_from], ['validated', '2026-12-02']);
   assert.equal(call({ method: 'POST', path: '/transactions', apiKey: partnerKey, body: debit }).status, 201);
 });
+
+test('an entry held by a risk rule waits for review, and a rejection ends it', () => {
+  const engine = new ach.Engine({ operatorKey: OPERATOR, sandbox: true, start: '2026-11-23T10:00:00-05:00' });
+  const call = (request) => engine.request(request);
+  const partner = call({ method: 'POST', path: '/admin/partners', apiKey: OPERATOR, body: { name: 'Node Partner' } });
+  const { partner_id: pid, api_key: partnerKey } = partner.body.payload;
+  const application = JSON.parse(readFileSync(join(repoRoot, 'examples/requests/merchant.json'), 'utf8'));
+  application.partner_id = pid;
+  const mid = call({ method: 'POST', path: '/merchants', apiKey: partnerKey, body: application }).body.id;
+  assert.equal(call({ method: 'POST', path: `/admin/merchants/${mid}/approve`, apiKey: OPERATOR, body: {} }).status, 200);
+  // A first credit of 1,000.00 or more to an account is held.
+  const credit = (amount, account) => ({
+    partner_id: pid, merchant_id: mid, amount, description: 'node', type: 'credit', standard_entry_class: 'PPD',
+    customer: { name: `Payee ${account}`, routing_number: '021000021', account_number: account, account_type: 'checking' },
+  });
+  assert.equal(call({ method: 'POST', path: '/transactions', apiKey: partnerKey, body: credit('999.99', '5550001') }).status, 201);
+  const held = call({ method: 'POST', path: '/transactions', apiKey: partnerKey, body: credit('2500.00', '5550002') });
+  assert.equal(held.status, 201);
+  const heldId = held.body.payload.id;
+  const reviews = call({ method: 'GET', path: '/admin/reviews', apiKey: OPERATOR });
+  assert.equal(reviews.status, 200);
+  assert.deepEqual(reviews.body.payload.reviews.map((r) => [r.transaction_id, r.rules, r.status]),
+    [[heldId, ['new_account_credit'], 'held']]);
+  const rejected = call({ method: 'POST', path: `/admin/reviews/${heldId}/reject`, apiKey: OPERATOR, body: { note: 'payee unknown' } });
+  assert.equal(rejected.status, 200);
+  assert.deepEqual([rejected.body.payload.status, rejected.body.payload.note], ['rejected', 'payee unknown']);
+  const feed = call({ method: 'GET', path: '/status-changes/0', apiKey: partnerKey, query: { partner_id: pid } });
+  const last = feed.body.payload.changes.filter((c) => c.transaction_id === heldId).at(-1);
+  assert.deepEqual([last.status, last.return_code, last.reason], ['R', null, 'Rejected in review']);
+  assert.equal(call({ method: 'POST', path: `/admin/reviews/${heldId}/release`, apiKey: OPERATOR }).status, 409);
+});

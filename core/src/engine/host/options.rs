@@ -27,6 +27,9 @@ pub struct EngineOptions {
     /// Told of every storage fault and recovery (the host logs them); `None`:
     /// nobody is told (the operations still answer message 7).
     pub storage_hook: Option<StorageHook>,
+    /// The screening rules in force until the operator sets some
+    /// (`PUT /admin/risk-rules`); `None`: every rule on, with its defaults.
+    pub risk_rules: Option<crate::model::RiskRules>,
 }
 
 /// The engine's clock.
@@ -49,6 +52,7 @@ impl EngineOptions {
             clock: EngineClock::Manual(ManualClock::new(start)),
             duplicate_window: None,
             storage_hook: None,
+            risk_rules: None,
         }
     }
 
@@ -62,6 +66,7 @@ impl EngineOptions {
             clock: EngineClock::System,
             duplicate_window: None,
             storage_hook: None,
+            risk_rules: None,
         }
     }
 
@@ -80,6 +85,12 @@ impl EngineOptions {
     /// With this encryption key.
     pub fn with_encryption_key(mut self, key: EncryptionKey) -> Self {
         self.encryption_key = Some(key);
+        self
+    }
+
+    /// With these screening rules until the operator sets some.
+    pub fn with_risk_rules(mut self, rules: crate::model::RiskRules) -> Self {
+        self.risk_rules = Some(rules);
         self
     }
 

@@ -13,7 +13,7 @@ use crate::storage::Table;
 impl Engine {
     /// The screening rules in force.
     pub fn risk_rules(&self) -> Result<RiskRules, Refusal> {
-        Ok(self.store.read_durable(rules::read)?)
+        Ok(self.store.read_durable(|r| rules::read(r, &self.default_risk_rules))?)
     }
 
     /// The entries held for review, oldest first (at most

@@ -1,5 +1,6 @@
 //! The screening rules in force: stored by the operator (`PUT
-//! /admin/risk-rules`), every rule on until then.
+//! /admin/risk-rules`); until then the engine's options' (every rule on by
+//! default).
 
 use crate::engine::{Outcome, Refusal, Stop, WriteContext};
 use crate::model::{RiskRules, RiskRulesUpdate};
@@ -12,16 +13,14 @@ const META_RISK_RULES: &[u8] = b"risk_rules";
 
 /// The rules in force, read in a write transaction.
 pub(crate) fn in_force(cx: &WriteContext<'_, '_>) -> Result<RiskRules, StorageError> {
-    Ok(cx
-        .write
-        .get_decoded::<RiskRules>(Table::Meta, META_RISK_RULES)?
-        .map(|r| (*r).clone())
-        .unwrap_or_default())
+    let stored = cx.write.get_decoded::<RiskRules>(Table::Meta, META_RISK_RULES)?;
+    Ok(stored.map_or_else(|| cx.engine.default_risk_rules.clone(), |r| (*r).clone()))
 }
 
-/// The rules in force, read on a snapshot.
-pub(crate) fn read(r: &Snapshot) -> Result<RiskRules, StorageError> {
-    Ok(r.get(Table::Meta, META_RISK_RULES)?.unwrap_or_default())
+/// The rules in force, read on a snapshot (`default`: the engine's until
+/// the operator stores some).
+pub(crate) fn read(r: &Snapshot, default: &RiskRules) -> Result<RiskRules, StorageError> {
+    Ok(r.get(Table::Meta, META_RISK_RULES)?.unwrap_or_else(|| default.clone()))
 }
 
 /// Operator: replace the rules `update` names; answers the rules now in force.
