@@ -1,14 +1,15 @@
 //! The random workload: which step comes next, chosen from the world the model
 //! describes.
 
+use ach_core::lifecycle::State;
 use ach_core::limits::Limits;
 use ach_core::Money;
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 
 use crate::calendar;
 use crate::oracle::{
-    Account, AmountSpec, AppSpec, CustomerSpec, Ix, MerchantRef, Oracle, Target, TxnSpec, TxnState,
-    BAD_ROUTING, CLASSES, KNOWN_ROUTING, RETURN_CODES, UNKNOWN_ROUTING,
+    Account, AmountSpec, AppSpec, CustomerSpec, Ix, MerchantRef, Oracle, Target, TxnSpec, BAD_ROUTING,
+    CLASSES, KNOWN_ROUTING, RETURN_CODES, UNKNOWN_ROUTING,
 };
 use crate::rng::Rng;
 pub use crate::step::{app_body, operation, txn_body, Step, IMAGE};
@@ -117,11 +118,11 @@ impl Workload {
             6 => self.delete_customer(m),
             7 => self.create_txn(m),
             8 => {
-                let (partner, caller, txn) = self.txn_target(m, |t| t.state == TxnState::Pending);
+                let (partner, caller, txn) = self.txn_target(m, |t| t.state == State::Pending);
                 Step::Void { partner, caller, txn }
             }
             9 => {
-                let (partner, caller, txn) = self.txn_target(m, |t| t.state == TxnState::Settled);
+                let (partner, caller, txn) = self.txn_target(m, |t| t.state == State::Settled);
                 Step::Reverse { partner, caller, txn }
             }
             10 => self.return_(m),
@@ -314,7 +315,7 @@ impl Workload {
     }
 
     fn return_(&mut self, m: &Oracle) -> Step {
-        let (_, _, txn) = self.txn_target(m, |t| matches!(t.state, TxnState::Originated | TxnState::Settled));
+        let (_, _, txn) = self.txn_target(m, |t| matches!(t.state, State::Originated | State::Settled));
         let r = &mut self.rng;
         let code = if r.percent(88) {
             r.pick(&RETURN_CODES).0.to_owned()

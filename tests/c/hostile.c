@@ -20,7 +20,8 @@
  * daily count, message 24).
  *
  * Built twice by tests/c/run.sh (libach.a and libach.so) and run under valgrind.
- * Usage: hostile [TMPDIR]   (default /tmp). Exit 0 when every check passes.
+ * Usage: hostile [TMPDIR]   (default /tmp), from the repository root (it reads
+ * the corpus's catalogue). Exit 0 when every check passes.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -218,59 +219,41 @@ static void must(AchEngine *engine, long status, struct req r, const char *field
 /* ------------------------------------------------------------------------ */
 /* The catalogue: every message the service may put in an envelope             */
 
-struct message {
-    int code;
-    const char *before; /* the text before the placeholder, or the whole text */
-    const char *after;  /* the text after the placeholder; NULL: no placeholder */
-};
+/* The spec's messages by number, `{}` for a placeholder: the corpus's own file,
+ * which the Rust and node runners read too (one `"N": "text"` member a line, no
+ * escapes). */
+#define CATALOGUE_FILE "tests/hostile/support/catalogue.json"
 
-static const struct message CATALOGUE[] = {
-    {1, "The system is unable to process your transaction at this time", NULL},
-    {2, "This transaction has already been submitted for processing", NULL},
-    {3, "Valid Referring ID or approved Credit PIN Required", NULL},
-    {4, "This credit has been submitted", NULL},
-    {5, "The original transaction has already been reversed with transaction ID ", ""},
-    {6, "The reversal for transaction has been submitted", NULL},
-    {7, "The database is currently unavailable", NULL},
-    {8, "Check Number Required For ", " Transactions"},
-    {9, "State Required For POP Transactions", NULL},
-    {10, "Failed to accept this transaction", NULL},
-    {11, "'", "' is an invalid Merchant ID"},
-    {12, "'", "' is an invalid Routing Number"},
-    {13, "'", "' is an invalid Account Number"},
-    {14, "'", "' is an invalid Amount"},
-    {15, "Credits are limited to 50,000,000 USD", NULL},
-    {16, "Routing Number '", "' was not found"},
-    {17, "This is a duplicate transaction", NULL},
-    {18, "Duplicate transaction for this check. Check number: ", ""},
-    {19, "Credit amount is over the maximum", NULL},
-    {20, "Unable to accept ", " transactions for this merchant"},
-    {21, "Exceeded maximum dollar amount (", ") for this merchant."},
-    {22, "You have exceeded the allowed max daily num checks for this merchant", NULL},
-    {23, "You have exceeded your allowed max dollar amount for this merchant of ", ""},
-    {24, "You have exceeded the allowed max daily num checks overall", NULL},
-    {25, "You have exceeded your allowed max dollar amount overall of ", ""},
-    {26, "You have exceeded the maximum number of checks for this merchant this period", NULL},
-    {27, "You have exceeded the maximum dollar amount for this merchant this period", NULL},
-    {28, "You have exceeded the maximum number of checks overall this period", NULL},
-    {29, "You have exceeded the maximum dollar amount overall this period", NULL},
-    {30, "You have exceeded your monthly transaction volume", NULL},
-    {31, "You have exceeded your monthly dollar amount cap", NULL},
-    {32, "This transaction brings your monthly dollar amount over the maximum average amount allowed", NULL},
-};
+static char catalogue[8192];
+
+/* Read CATALOGUE_FILE (relative to the repository root) into `catalogue`. */
+static int load_catalogue(void) {
+    FILE *f = fopen(CATALOGUE_FILE, "rb");
+    size_t got;
+    if (f == NULL) {
+        perror(CATALOGUE_FILE);
+        return 0;
+    }
+    got = fread(catalogue, 1, sizeof catalogue - 1, f);
+    catalogue[got] = '\0';
+    fclose(f);
+    return got > 0 && got < sizeof catalogue - 1;
+}
 
 /* Whether `text` is catalogue message `code` (its placeholder filled with anything). */
 static int is_catalogue_message(long code, const char *text) {
-    size_t i, n = strlen(text);
-    for (i = 0; i < sizeof CATALOGUE / sizeof CATALOGUE[0]; i++) {
-        const struct message *m = &CATALOGUE[i];
-        size_t b = strlen(m->before), a;
-        if (m->code != code) continue;
-        if (m->after == NULL) return strcmp(text, m->before) == 0;
-        a = strlen(m->after);
-        return n >= a + b && strncmp(text, m->before, b) == 0 && strcmp(text + n - a, m->after) == 0;
-    }
-    return 0;
+    char pattern[32];
+    const char *at, *end, *hole;
+    size_t n = strlen(text), b, a;
+    snprintf(pattern, sizeof pattern, "\"%ld\": \"", code);
+    if ((at = strstr(catalogue, pattern)) == NULL) return 0;
+    at += strlen(pattern);
+    if ((end = strchr(at, '"')) == NULL) return 0;
+    hole = strstr(at, "{}");
+    if (hole == NULL || hole > end) return (size_t)(end - at) == n && strncmp(text, at, n) == 0;
+    b = (size_t)(hole - at);
+    a = (size_t)(end - hole - 2);
+    return n >= a + b && strncmp(text, at, b) == 0 && strncmp(text + n - a, hole + 2, a) == 0;
 }
 
 /* The string member `key` found LAST in a JSON text (the top-level "message" of
@@ -1791,6 +1774,10 @@ int main(int argc, char **argv) {
     char dir[512], path[600];
     AchEngine *closed;
 
+    if (!load_catalogue()) {
+        fprintf(stderr, "cannot read the catalogue %s (run from the repository root)\n", CATALOGUE_FILE);
+        return 2;
+    }
     snprintf(dir, sizeof dir, "%s/ach-c-hostile-XXXXXX", tmp);
     if (mkdtemp(dir) == NULL) {
         perror("mkdtemp");

@@ -61,13 +61,7 @@ fn read(path: &std::path::Path) -> Value {
 /// number left out for it (`hosts.<host>.skip`).
 pub fn corpus(host: &str) -> (Vec<Case>, usize) {
     let bases = read(&dir().join("support/bases.json"));
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir())
-        .map(|d| {
-            d.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "json"))
-        })
-        .map(Iterator::collect)
-        .unwrap_or_default();
-    files.sort();
+    let files = crate::json_files(&dir());
     let (mut cases, mut skipped, mut names) = (Vec::new(), 0, std::collections::BTreeSet::new());
     for path in files {
         let file = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();

@@ -61,10 +61,9 @@ impl Case {
     }
 }
 
-/// Every case of the corpus, from every file.
-pub fn corpus() -> Vec<Case> {
-    let dir = repo_root().join("tests/corpus");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+/// The `.json` files directly in `dir`, by name (none when it cannot be read).
+pub fn json_files(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map(|d| {
             d.filter_map(|e| e.ok().map(|e| e.path()))
                 .filter(|p| p.extension().is_some_and(|x| x == "json"))
@@ -73,6 +72,11 @@ pub fn corpus() -> Vec<Case> {
         .unwrap_or_default();
     files.sort();
     files
+}
+
+/// Every case of the corpus, from every file.
+pub fn corpus() -> Vec<Case> {
+    json_files(&repo_root().join("tests/corpus"))
         .iter()
         .flat_map(|f| {
             let text = std::fs::read_to_string(f).unwrap_or_default();

@@ -53,12 +53,13 @@ impl Partner<'_> {
     }
 
     /// A new customer for `account` whose validation by `method` was started:
-    /// its token and the validation's payload.
-    fn started(&self, account: &str, method: &str) -> (String, Value) {
+    /// its token, the validation's id and its payload.
+    fn started(&self, account: &str, method: &str) -> (String, String, Value) {
         let customer = self.customer(account);
         let (status, v) = self.validate(&customer, method);
         assert_eq!(status, 201, "{v}");
-        (customer, v["payload"].clone())
+        let id = v["payload"]["id"].as_str().unwrap().to_owned();
+        (customer, id, v["payload"].clone())
     }
 
     fn validation(&self, customer: &str, id: &str) -> Value {
@@ -118,6 +119,7 @@ fn entries(engine: &Engine) -> Vec<Sent> {
     out
 }
 
+/// Asserts `answer` refuses a WEB debit for want of a validation.
 fn refused_unvalidated(answer: (u16, Value)) -> String {
     let (status, v) = answer;
     assert_eq!(status, 422, "{v}");
@@ -128,13 +130,25 @@ fn refused_unvalidated(answer: (u16, Value)) -> String {
     v["errors"][0]["message"].as_str().unwrap().to_owned()
 }
 
+/// Asserts `answer` refuses a WEB debit for want of a validation, saying `why`.
+fn refused_because(answer: (u16, Value), why: &str) {
+    let message = refused_unvalidated(answer);
+    assert!(message.contains(why), "{message}");
+}
+
+/// The operator records a return of `transaction_id` with `code`.
+fn record_return(engine: &Engine, transaction_id: &str, code: &str) {
+    let op = json!({"transaction_id": transaction_id, "return_code": code});
+    let (status, v) = call(engine, OPERATOR_KEY, "POST", "/admin/returns", op);
+    assert_eq!(status, 200, "{v}");
+}
+
 #[test]
 fn a_web_debit_needs_an_account_validated_for_its_partner() {
     let w = World::new("2026-11-23 10:00");
     let p = setup(&w);
     let customer = p.customer("1111222233");
-    let why = refused_unvalidated(p.web_debit(&customer));
-    assert!(why.contains("no validation of this account"), "{why}");
+    refused_because(p.web_debit(&customer), "no validation of this account");
     // A PPD debit to the same account needs none.
     let ppd = json!({"merchant_id": p.merchant, "amount": "5.00", "description": "x", "type": "debit",
                      "standard_entry_class": "PPD", "customer": {"id": customer}});
@@ -158,12 +172,10 @@ fn a_web_debit_needs_an_account_validated_for_its_partner() {
 fn a_prenote_validates_from_the_third_banking_day_after_its_settlement() {
     let w = World::new("2026-11-23 10:00");
     let p = setup(&w);
-    let (customer, v) = p.started("5555666677", "prenote");
-    let id = v["id"].as_str().unwrap().to_owned();
+    let (customer, id, v) = p.started("5555666677", "prenote");
     assert_eq!(v["status"], "pending");
     assert_eq!(v["transaction_ids"].as_array().unwrap().len(), 1);
-    let why = refused_unvalidated(p.web_debit(&customer));
-    assert!(why.contains(&format!("its validation {id} is pending")), "{why}");
+    refused_because(p.web_debit(&customer), &format!("its validation {id} is pending"));
     // The cut-off sends a zero-dollar WEB debit prenote (code 28, checking).
     w.at("2026-11-23 18:00");
     let sent: Vec<_> = entries(&w.engine).into_iter().map(|e| (e.0, e.1, e.2)).collect();
@@ -175,8 +187,7 @@ fn a_prenote_validates_from_the_third_banking_day_after_its_settlement() {
     w.at("2026-12-01 00:05");
     let view = p.validation(&customer, &id);
     assert_eq!(view["status"], "validated");
-    let why = refused_unvalidated(p.web_debit(&customer));
-    assert!(why.contains("from 2026-12-02"), "{why}");
+    refused_because(p.web_debit(&customer), "from 2026-12-02");
     w.at("2026-12-02 00:05");
     assert_eq!(p.web_debit(&customer).0, 201);
 }
@@ -185,10 +196,8 @@ fn a_prenote_validates_from_the_third_banking_day_after_its_settlement() {
 fn micro_entries_are_confirmed_in_either_order_and_three_wrong_pairs_lock() {
     let w = World::new("2026-11-23 10:00");
     let p = setup(&w);
-    let (locked, v) = p.started("1212121212", "micro_entries");
-    let locked_id = v["id"].as_str().unwrap().to_owned();
-    let (customer, v) = p.started("3434343434", "micro_entries");
-    let id = v["id"].as_str().unwrap().to_owned();
+    let (locked, locked_id, _) = p.started("1212121212", "micro_entries");
+    let (customer, id, v) = p.started("3434343434", "micro_entries");
     assert_eq!(v["transaction_ids"].as_array().unwrap().len(), 3);
     w.at("2026-11-23 18:00");
     // Each validation: two credits of 0.01–0.99 and a debit of their sum in ACCTVERIFY batches.
@@ -267,11 +276,8 @@ fn an_account_closed_return_ends_its_validation_and_a_carried_one_validates_late
     // Returned R02 (account closed): the account needs validating again.
     w.at("2026-11-24 09:00");
     let debit = second["payload"]["id"].as_str().unwrap();
-    let op = json!({"transaction_id": debit, "return_code": "R02"});
-    let (status, v) = call(&w.engine, OPERATOR_KEY, "POST", "/admin/returns", op);
-    assert_eq!(status, 200, "{v}");
-    let why = refused_unvalidated(inline(None));
-    assert!(why.contains("is failed"), "{why}");
+    record_return(&w.engine, debit, "R02");
+    refused_because(inline(None), "is failed");
 }
 
 #[test]
@@ -291,24 +297,20 @@ fn a_merchant_that_validates_accounts_itself_skips_the_check() {
 fn a_returned_prenote_fails_its_validation_with_the_code() {
     let w = World::new("2026-11-23 10:00");
     let p = setup(&w);
-    let (customer, v) = p.started("2323232323", "prenote");
-    let id = v["id"].as_str().unwrap().to_owned();
+    let (customer, id, v) = p.started("2323232323", "prenote");
     let prenote = v["transaction_ids"][0].as_str().unwrap().to_owned();
     w.at("2026-11-24 09:00");
-    let op = json!({"transaction_id": prenote, "return_code": "R03"});
-    assert_eq!(call(&w.engine, OPERATOR_KEY, "POST", "/admin/returns", op).0, 200);
+    record_return(&w.engine, &prenote, "R03");
     let view = p.validation(&customer, &id);
     assert_eq!((&view["status"], &view["code"]), (&json!("failed"), &json!("R03")));
-    let why = refused_unvalidated(p.web_debit(&customer));
-    assert!(why.contains("is failed"), "{why}");
+    refused_because(p.web_debit(&customer), "is failed");
 }
 
 #[test]
 fn micro_entries_not_confirmed_in_thirty_days_expire() {
     let w = World::new("2026-11-02 10:00");
     let p = setup(&w);
-    let (customer, v) = p.started("6565656565", "micro_entries");
-    let id = v["id"].as_str().unwrap().to_owned();
+    let (customer, id, _) = p.started("6565656565", "micro_entries");
     // Created 11-02: confirmable through 12-02.
     w.at("2026-12-02 23:00");
     assert_eq!(p.validation(&customer, &id)["status"], "pending");
@@ -316,15 +318,14 @@ fn micro_entries_not_confirmed_in_thirty_days_expire() {
     assert_eq!(p.validation(&customer, &id)["status"], "expired");
     let (status, v) = p.confirm(&customer, &id, ["0.01", "0.02"]);
     assert_eq!((status, &v["errors"][0]["message"]), (409, &json!("the validation is expired")), "{v}");
-    let why = refused_unvalidated(p.web_debit(&customer));
-    assert!(why.contains("is expired"), "{why}");
+    refused_because(p.web_debit(&customer), "is expired");
 }
 
 #[test]
 fn an_outside_validation_takes_over_from_a_prenote_not_yet_usable() {
     let w = World::new("2026-11-23 10:00");
     let p = setup(&w);
-    let (customer, _) = p.started("8080808080", "prenote");
+    let (customer, _, _) = p.started("8080808080", "prenote");
     w.at("2026-11-23 18:00");
     // 12-01: the prenote has passed, but the account takes WEB debits only from 12-02.
     w.at("2026-12-01 09:00");

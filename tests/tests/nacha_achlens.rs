@@ -44,10 +44,13 @@ fn originator() -> Originator {
 /// Receivers at real routing numbers.
 const RECEIVERS: [&str; 3] = ["231380104", "026009593", "091000019"];
 
+/// A batch's entries: account type, direction and cents each.
+type Entries = Vec<(AccountType, Direction, i64)>;
+
 struct Spec {
     sec: &'static str,
     description: &'static str,
-    entries: Vec<(AccountType, Direction, i64)>,
+    entries: Entries,
 }
 
 fn build(specs: &[Spec]) -> NachaFile {
@@ -101,72 +104,32 @@ fn build(specs: &[Spec]) -> NachaFile {
 use AccountType::{Checking as C, Savings as S};
 use Direction::{Credit as Cr, Debit as Dr};
 
+fn spec(sec: &'static str, description: &'static str, entries: Entries) -> Spec {
+    Spec { sec, description, entries }
+}
+
+/// A file of one batch.
+fn one(sec: &'static str, description: &'static str, entries: Entries) -> NachaFile {
+    build(&[spec(sec, description, entries)])
+}
+
 fn files() -> Vec<(&'static str, NachaFile)> {
     vec![
-        (
-            "ppd-debits",
-            build(&[Spec { sec: "PPD", description: "UTILITY", entries: vec![(C, Dr, 12_345), (S, Dr, 1)] }]),
-        ),
-        (
-            "ppd-payroll",
-            build(&[Spec {
-                sec: "PPD",
-                description: "PAYROLL",
-                entries: vec![(C, Cr, 250_000), (S, Cr, 9_999_999_999)],
-            }]),
-        ),
-        (
-            "ppd-retry",
-            build(&[Spec {
-                sec: "PPD",
-                description: "RETRY PYMT",
-                entries: vec![(C, Dr, 2_500), (S, Dr, 9_900)],
-            }]),
-        ),
-        (
-            "ccd-mixed",
-            build(&[Spec {
-                sec: "CCD",
-                description: "VENDOR PAY",
-                entries: vec![(C, Cr, 500_000), (C, Dr, 125), (S, Dr, 77)],
-            }]),
-        ),
-        (
-            "web",
-            build(&[Spec {
-                sec: "WEB",
-                description: "PURCHASE",
-                entries: vec![(C, Dr, 4_999), (S, Dr, 10_000), (C, Cr, 300)],
-            }]),
-        ),
-        (
-            "tel",
-            build(&[Spec {
-                sec: "TEL",
-                description: "PAYMENT",
-                entries: vec![(C, Dr, 5_000), (S, Dr, 6_000)],
-            }]),
-        ),
-        (
-            "boc",
-            build(&[Spec {
-                sec: "BOC",
-                description: "CHECK PYMT",
-                entries: vec![(C, Dr, 2_500_000), (C, Dr, 100)],
-            }]),
-        ),
-        ("pop", build(&[Spec { sec: "POP", description: "PURCHASE", entries: vec![(C, Dr, 250_500)] }])),
+        ("ppd-debits", one("PPD", "UTILITY", vec![(C, Dr, 12_345), (S, Dr, 1)])),
+        ("ppd-payroll", one("PPD", "PAYROLL", vec![(C, Cr, 250_000), (S, Cr, 9_999_999_999)])),
+        ("ppd-retry", one("PPD", "RETRY PYMT", vec![(C, Dr, 2_500), (S, Dr, 9_900)])),
+        ("ccd-mixed", one("CCD", "VENDOR PAY", vec![(C, Cr, 500_000), (C, Dr, 125), (S, Dr, 77)])),
+        ("web", one("WEB", "PURCHASE", vec![(C, Dr, 4_999), (S, Dr, 10_000), (C, Cr, 300)])),
+        ("tel", one("TEL", "PAYMENT", vec![(C, Dr, 5_000), (S, Dr, 6_000)])),
+        ("boc", one("BOC", "CHECK PYMT", vec![(C, Dr, 2_500_000), (C, Dr, 100)])),
+        ("pop", one("POP", "PURCHASE", vec![(C, Dr, 250_500)])),
         (
             "several-batches",
             build(&[
-                Spec { sec: "PPD", description: "PAYROLL", entries: vec![(C, Cr, 100), (S, Cr, 200)] },
-                Spec { sec: "PPD", description: "UTILITY", entries: vec![(C, Dr, 300)] },
-                Spec {
-                    sec: "WEB",
-                    description: "PURCHASE",
-                    entries: (0..25).map(|i| (C, Dr, 1_000 + i)).collect(),
-                },
-                Spec { sec: "CCD", description: "VENDOR PAY", entries: vec![(C, Cr, 42), (S, Dr, 43)] },
+                spec("PPD", "PAYROLL", vec![(C, Cr, 100), (S, Cr, 200)]),
+                spec("PPD", "UTILITY", vec![(C, Dr, 300)]),
+                spec("WEB", "PURCHASE", (0..25).map(|i| (C, Dr, 1_000 + i)).collect()),
+                spec("CCD", "VENDOR PAY", vec![(C, Cr, 42), (S, Dr, 43)]),
             ]),
         ),
     ]

@@ -2,14 +2,14 @@
 //! checks (`docs/decisions.md`): validation by rank, then tenancy, state, limits,
 //! duplicates and the history-wide windows.
 
+use ach_core::lifecycle::State;
 use ach_core::limits::Limits;
 use ach_core::Money;
 use chrono::{Datelike, Duration, NaiveDate};
 
 use super::{
     decimal, dollars, uses_check, Account, AmountSpec, AppSpec, CustomerSpec, Expect, Ix, MerchantRef,
-    Oracle, Target, Txn, TxnSpec, TxnState, CLASSES, DUPLICATE_WINDOW_HOURS, FAILED, KNOWN_ROUTING,
-    RETURN_CODES,
+    Oracle, Target, Txn, TxnSpec, CLASSES, DUPLICATE_WINDOW_HOURS, FAILED, KNOWN_ROUTING, RETURN_CODES,
 };
 use crate::calendar;
 
@@ -201,7 +201,7 @@ impl Oracle {
     pub fn expect_void(&self, partner: Ix, target: &Target) -> Expect {
         match self.txn_of(Some(partner), target) {
             None => no(FAILED, 404),
-            Some(t) if self.txns[t].state == TxnState::Pending => Expect::Ok,
+            Some(t) if self.txns[t].state == State::Pending => Expect::Ok,
             Some(_) => no(FAILED, 409),
         }
     }
@@ -215,10 +215,10 @@ impl Oracle {
         }
         if let Some(r) = t.reversed_by {
             match self.txns[r].state {
-                TxnState::Pending | TxnState::Originated => {
+                State::Pending | State::Originated => {
                     return no("The reversal for transaction has been submitted", 409)
                 }
-                TxnState::Settled => {
+                State::Settled => {
                     return no(
                         format!(
                             "The original transaction has already been reversed with transaction ID {}",
@@ -227,10 +227,10 @@ impl Oracle {
                         409,
                     )
                 }
-                TxnState::Returned | TxnState::Voided => {}
+                State::Returned | State::Voided => {}
             }
         }
-        if t.state != TxnState::Settled {
+        if t.state != State::Settled {
             return no(FAILED, 409);
         }
         // A credit's reversal debits the receiver: only until the cut-off five
@@ -261,7 +261,7 @@ impl Oracle {
     pub fn expect_return(&self, target: &Target, code: &str, date: Option<NaiveDate>) -> Expect {
         let Some(t) = self.txn_of(None, target) else { return no(FAILED, 404) };
         let t = &self.txns[t];
-        if !matches!(t.state, TxnState::Originated | TxnState::Settled) {
+        if !matches!(t.state, State::Originated | State::Settled) {
             return no(FAILED, 409);
         }
         if !RETURN_CODES.iter().any(|(c, _)| *c == code) {
@@ -359,7 +359,7 @@ impl Oracle {
                 t.amount == cents
                     && t.credit == spec.credit
                     && t.class == class
-                    && t.state != TxnState::Voided
+                    && t.state != State::Voided
                     && self.now - t.created_at < Duration::hours(DUPLICATE_WINDOW_HOURS)
             })
         {
@@ -372,7 +372,7 @@ impl Oracle {
     fn usage(&self, keep: impl Fn(&Txn) -> bool, from: NaiveDate, to: NaiveDate) -> UsageTally {
         let mut u = UsageTally::default();
         // A reversal credit does not count; a reversal debit does.
-        let counts = |t: &Txn| (t.reversal_of.is_none() || !t.credit) && t.state != TxnState::Voided;
+        let counts = |t: &Txn| (t.reversal_of.is_none() || !t.credit) && t.state != State::Voided;
         for t in self.txns.iter().filter(|t| counts(t) && keep(t)) {
             let d = calendar::eastern_date(t.created_at);
             if d >= from && d <= to {

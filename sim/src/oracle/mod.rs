@@ -13,6 +13,7 @@
 use std::collections::HashMap;
 
 use ach_core::engine::{Outcome, Progress, Refusal};
+use ach_core::lifecycle::State;
 use ach_core::limits::Limits;
 use ach_core::model::{Status, StatusChange};
 use ach_core::Money;
@@ -118,21 +119,6 @@ pub struct Customer {
     pub deleted_at: Option<DateTime<Utc>>,
 }
 
-/// A transaction's state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TxnState {
-    /// A.
-    Pending,
-    /// B.
-    Originated,
-    /// S.
-    Settled,
-    /// R with a code.
-    Returned,
-    /// R, reason Voided.
-    Voided,
-}
-
 /// A transaction.
 #[derive(Debug, Clone)]
 pub struct Txn {
@@ -155,7 +141,7 @@ pub struct Txn {
     /// Check number.
     pub check: Option<String>,
     /// State.
-    pub state: TxnState,
+    pub state: State,
     /// Created.
     pub created_at: DateTime<Utc>,
     /// The cut-off it waits for.
@@ -277,14 +263,14 @@ impl Oracle {
     fn change(&self, t: Ix, at: DateTime<Utc>) -> TxnChange {
         let x = &self.txns[t];
         let status = match x.state {
-            TxnState::Pending => Status::A,
-            TxnState::Originated => Status::B,
-            TxnState::Settled => Status::S,
-            TxnState::Returned | TxnState::Voided => Status::R,
+            State::Pending => Status::A,
+            State::Originated => Status::B,
+            State::Settled => Status::S,
+            State::Returned | State::Voided => Status::R,
         };
         let reason = match x.state {
-            TxnState::Voided => Some("Voided".to_owned()),
-            TxnState::Returned => RETURN_CODES
+            State::Voided => Some("Voided".to_owned()),
+            State::Returned => RETURN_CODES
                 .iter()
                 .find(|(c, _)| Some(*c) == x.dates.return_code.as_deref())
                 .map(|(_, r)| (*r).to_owned()),
@@ -329,7 +315,7 @@ impl Oracle {
             routing,
             number,
             check,
-            state: TxnState::Pending,
+            state: State::Pending,
             created_at: self.now,
             cutoff,
             dates: Dates::default(),
@@ -355,7 +341,7 @@ impl Oracle {
 
     /// Void `t` now.
     pub fn void(&mut self, t: Ix) {
-        self.txns[t].state = TxnState::Voided;
+        self.txns[t].state = State::Voided;
         self.report(t, self.now);
     }
 
@@ -382,7 +368,7 @@ impl Oracle {
     pub fn return_(&mut self, t: Ix, code: &str, date: Option<NaiveDate>) {
         let today = calendar::eastern_date(self.now);
         let x = &mut self.txns[t];
-        x.state = TxnState::Returned;
+        x.state = State::Returned;
         x.dates.return_code = Some(code.to_owned());
         x.dates.return_date = Some(date.unwrap_or(today));
         x.settles_at = None;
@@ -399,10 +385,8 @@ impl Oracle {
                 .iter()
                 .enumerate()
                 .filter_map(|(i, t)| match t.state {
-                    TxnState::Pending if t.cutoff <= to => Some((t.cutoff, 0, t.id.clone(), i)),
-                    TxnState::Originated => {
-                        t.settles_at.filter(|s| *s <= to).map(|s| (s, 1, t.id.clone(), i))
-                    }
+                    State::Pending if t.cutoff <= to => Some((t.cutoff, 0, t.id.clone(), i)),
+                    State::Originated => t.settles_at.filter(|s| *s <= to).map(|s| (s, 1, t.id.clone(), i)),
                     _ => None,
                 })
                 .min();
@@ -412,14 +396,14 @@ impl Oracle {
                 let effective = calendar::next_banking_day(day);
                 let x = &mut self.txns[t];
                 let settlement = if x.credit { effective } else { calendar::add_banking_days(effective, 2) };
-                x.state = TxnState::Originated;
+                x.state = State::Originated;
                 x.dates.origination = Some(day);
                 x.dates.effective = Some(effective);
                 x.dates.settlement = Some(settlement);
                 x.settles_at = Some(calendar::settlement_instant(settlement));
                 progress.originated += 1;
             } else {
-                self.txns[t].state = TxnState::Settled;
+                self.txns[t].state = State::Settled;
                 progress.settled += 1;
             }
             self.report(t, at);

@@ -6,91 +6,15 @@
 //! bytes are its head's bytes followed by its tail's. A cut-off reads the head
 //! in place (no string copied), and writes the record back as the same head
 //! bytes followed by the new tail: about a fifth of the instructions of
-//! decoding and encoding the whole [`TransactionRecord`]. The two structs list
-//! exactly the record's fields in its order; the tests below fail when one of
-//! the three changes alone.
-
-use chrono::{DateTime, NaiveDate, Utc};
-use serde::{Deserialize, Serialize};
+//! decoding and encoding the whole [`TransactionRecord`]. The record and its
+//! two parts are declared from one field list (`records.rs`); the tests below
+//! check that the parts read and write the record's bytes exactly.
 
 #[cfg(test)]
 use crate::engine::rows::records::TransactionRecord;
+pub(crate) use crate::engine::rows::records::{Head, Tail};
 use crate::engine::settlement::batch_kind::EntrySource;
-use crate::lifecycle::State;
-use crate::model::{AccountType, Direction, EntryClass, Purpose};
-use crate::money::Money;
 use crate::storage::StorageError;
-
-/// The fields of a [`TransactionRecord`] before its state, borrowed.
-#[derive(Debug, Serialize, Deserialize)]
-pub(crate) struct Head<'a> {
-    pub id: &'a str,
-    pub partner_id: &'a str,
-    pub merchant_id: &'a str,
-    #[serde(with = "crate::money::cents")]
-    pub amount: Money,
-    pub direction: Direction,
-    pub class: EntryClass,
-    pub description: &'a str,
-    #[serde(borrow)]
-    pub check_number: Option<&'a str>,
-    #[serde(borrow)]
-    pub terminal_state: Option<&'a str>,
-    #[serde(borrow)]
-    pub customer_id: Option<&'a str>,
-    #[serde(borrow)]
-    pub account: AccountPart<'a>,
-    pub has_images: bool,
-    pub purpose: Option<Purpose>,
-    #[serde(borrow)]
-    pub reinitiation_of: Option<&'a str>,
-    #[serde(borrow)]
-    pub validation_of: Option<&'a str>,
-    #[serde(borrow)]
-    pub validated_by: Option<&'a str>,
-}
-
-/// A record's [`crate::engine::rows::records::SealedAccount`], borrowed.
-#[derive(Debug, Serialize, Deserialize)]
-pub(crate) struct AccountPart<'a> {
-    pub name: &'a str,
-    pub routing_number: &'a str,
-    pub account_sealed: &'a str,
-    pub sealed_for: &'a str,
-    pub account_last4: &'a str,
-    pub account_type: AccountType,
-    pub fingerprint: &'a str,
-}
-
-/// The fields of a [`TransactionRecord`] from its state on, borrowed.
-#[derive(Debug, Serialize, Deserialize)]
-pub(crate) struct Tail<'a> {
-    pub state: State,
-    #[serde(with = "crate::engine::rows::records::instant")]
-    pub created_at: DateTime<Utc>,
-    #[serde(with = "crate::engine::rows::records::instant")]
-    pub cutoff_at: DateTime<Utc>,
-    #[serde(with = "crate::engine::rows::records::day")]
-    pub origination_date: Option<NaiveDate>,
-    #[serde(with = "crate::engine::rows::records::day")]
-    pub effective_date: Option<NaiveDate>,
-    #[serde(with = "crate::engine::rows::records::day")]
-    pub settlement_date: Option<NaiveDate>,
-    #[serde(with = "crate::engine::rows::records::instant::option")]
-    pub settles_at: Option<DateTime<Utc>>,
-    #[serde(with = "crate::engine::rows::records::day")]
-    pub return_date: Option<NaiveDate>,
-    #[serde(borrow)]
-    pub return_code: Option<&'a str>,
-    #[serde(borrow)]
-    pub return_reason: Option<&'a str>,
-    #[serde(borrow)]
-    pub reversal_of: Option<&'a str>,
-    #[serde(borrow)]
-    pub reversed_by: Option<&'a str>,
-    #[serde(borrow)]
-    pub reinitiated_by: Option<&'a str>,
-}
 
 /// A stored transaction record (postcard bytes) as its parts, and where its
 /// tail starts.
@@ -132,8 +56,13 @@ impl<'a> Head<'a> {
 
 #[cfg(test)]
 mod tests {
+    use chrono::{DateTime, NaiveDate, Utc};
+
     use super::*;
     use crate::engine::rows::records::SealedAccount;
+    use crate::lifecycle::State;
+    use crate::model::{AccountType, Direction, EntryClass};
+    use crate::money::Money;
 
     fn at(secs: i64) -> DateTime<Utc> {
         DateTime::from_timestamp(secs, 0).unwrap_or_default()

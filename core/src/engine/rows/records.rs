@@ -10,6 +10,48 @@ use crate::limits::Limits;
 use crate::model::{AccountType, Direction, EntryClass, Purpose};
 use crate::money::Money;
 
+/// Declares a stored record and the borrowed views of its consecutive parts
+/// from one field list: the record (`pub(crate) struct $record`) has every
+/// field, in order; each part (`pub(crate) struct $part<'a>`) has its own, a
+/// `String` borrowed as `&'a str`, an `Option<String>` as `Option<&'a str>`, a
+/// [`SealedAccount`] as [`AccountPart`], any other type as it is. Postcard
+/// writes a struct as its fields one after the other, so a record's bytes are
+/// its parts' bytes, one part after the other.
+macro_rules! record_with_parts {
+    (
+        $(#[$record_meta:meta])*
+        struct $record:ident;
+        $(
+            $(#[$part_meta:meta])*
+            struct $part:ident<'a> { $($fields:tt)* }
+        )+
+    ) => {
+        $(#[$record_meta])*
+        pub(crate) struct $record { $($($fields)*)+ }
+        $(record_with_parts!(@part [$(#[$part_meta])* $part] [] $($fields)*);)+
+    };
+    (@part $part:tt [$($done:tt)*] $(#[$m:meta])* pub $field:ident: String, $($rest:tt)*) => {
+        record_with_parts!(@part $part [$($done)* $(#[$m])* pub $field: &'a str,] $($rest)*);
+    };
+    (@part $part:tt [$($done:tt)*] $(#[$m:meta])* pub $field:ident: Option<String>, $($rest:tt)*) => {
+        record_with_parts!(
+            @part $part [$($done)* $(#[$m])* #[serde(borrow)] pub $field: Option<&'a str>,] $($rest)*
+        );
+    };
+    (@part $part:tt [$($done:tt)*] $(#[$m:meta])* pub $field:ident: SealedAccount, $($rest:tt)*) => {
+        record_with_parts!(
+            @part $part [$($done)* $(#[$m])* #[serde(borrow)] pub $field: AccountPart<'a>,] $($rest)*
+        );
+    };
+    (@part $part:tt [$($done:tt)*] $(#[$m:meta])* pub $field:ident: $type:ty, $($rest:tt)*) => {
+        record_with_parts!(@part $part [$($done)* $(#[$m])* pub $field: $type,] $($rest)*);
+    };
+    (@part [$(#[$m:meta])* $part:ident] [$($done:tt)*]) => {
+        $(#[$m])*
+        pub(crate) struct $part<'a> { $($done)* }
+    };
+}
+
 /// The holder id the operator's keys are indexed under (no partner or merchant
 /// id can be this text).
 pub(crate) const OPERATOR_HOLDER: &str = "operator";
@@ -113,20 +155,26 @@ pub(crate) struct SuspensionRecord {
     pub since: DateTime<Utc>,
 }
 
-/// A receiver's bank account, with the account number sealed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct SealedAccount {
-    pub name: String,
-    pub routing_number: String,
-    /// Base64 of the AEAD output (nonce ‖ ciphertext ‖ tag).
-    pub account_sealed: String,
-    /// The id the seal is bound to (associated data).
-    pub sealed_for: String,
-    pub account_last4: String,
-    pub account_type: AccountType,
-    /// Keyed fingerprint (hex) of routing + account number, for duplicate detection.
-    #[serde(default)]
-    pub fingerprint: String,
+record_with_parts! {
+    /// A receiver's bank account, with the account number sealed.
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+    struct SealedAccount;
+
+    /// A record's [`SealedAccount`], borrowed.
+    #[derive(Debug, Serialize, Deserialize)]
+    struct AccountPart<'a> {
+        pub name: String,
+        pub routing_number: String,
+        /// Base64 of the AEAD output (nonce ‖ ciphertext ‖ tag).
+        pub account_sealed: String,
+        /// The id the seal is bound to (associated data).
+        pub sealed_for: String,
+        pub account_last4: String,
+        pub account_type: AccountType,
+        /// Keyed fingerprint (hex) of routing + account number, for duplicate detection.
+        #[serde(default)]
+        pub fingerprint: String,
+    }
 }
 
 /// A stored customer (token). A deleted customer keeps a tombstone without the
@@ -142,56 +190,67 @@ pub(crate) struct CustomerRecord {
     pub deleted_at: Option<DateTime<Utc>>,
 }
 
-/// A transaction.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub(crate) struct TransactionRecord {
-    pub id: String,
-    pub partner_id: String,
-    pub merchant_id: String,
-    #[serde(with = "crate::money::cents")]
-    pub amount: Money,
-    pub direction: Direction,
-    pub class: EntryClass,
-    pub description: String,
-    pub check_number: Option<String>,
-    pub terminal_state: Option<String>,
-    pub customer_id: Option<String>,
-    pub account: SealedAccount,
-    pub has_images: bool,
-    /// What it pays for, when Nacha names it (its batch's description).
-    pub purpose: Option<Purpose>,
-    /// For a re-initiation: the returned entry it retries.
-    pub reinitiation_of: Option<String>,
-    /// For a prenote or a micro-entry: the account validation it makes.
-    pub validation_of: Option<String>,
-    /// For a WEB debit: what validated its account (a validation's id, or
-    /// `merchant` when the merchant validates its accounts itself).
-    pub validated_by: Option<String>,
-    pub state: State,
-    #[serde(with = "instant")]
-    pub created_at: DateTime<Utc>,
-    /// The cut-off this transaction waits for while Pending.
-    #[serde(with = "instant")]
-    pub cutoff_at: DateTime<Utc>,
-    #[serde(with = "day")]
-    pub origination_date: Option<NaiveDate>,
-    #[serde(with = "day")]
-    pub effective_date: Option<NaiveDate>,
-    #[serde(with = "day")]
-    pub settlement_date: Option<NaiveDate>,
-    /// When it settles (08:30 ET on the settlement date), once originated.
-    #[serde(with = "instant::option")]
-    pub settles_at: Option<DateTime<Utc>>,
-    #[serde(with = "day")]
-    pub return_date: Option<NaiveDate>,
-    pub return_code: Option<String>,
-    pub return_reason: Option<String>,
-    /// For a reversal: the transaction it reverses.
-    pub reversal_of: Option<String>,
-    /// For a reversed transaction: its reversal.
-    pub reversed_by: Option<String>,
-    /// For an entry returned and re-initiated: its re-initiation.
-    pub reinitiated_by: Option<String>,
+record_with_parts! {
+    /// A transaction.
+    #[derive(Debug, Clone, Serialize, Deserialize)]
+    struct TransactionRecord;
+
+    /// The fields of a [`TransactionRecord`] before its state, borrowed.
+    #[derive(Debug, Serialize, Deserialize)]
+    struct Head<'a> {
+        pub id: String,
+        pub partner_id: String,
+        pub merchant_id: String,
+        #[serde(with = "crate::money::cents")]
+        pub amount: Money,
+        pub direction: Direction,
+        pub class: EntryClass,
+        pub description: String,
+        pub check_number: Option<String>,
+        pub terminal_state: Option<String>,
+        pub customer_id: Option<String>,
+        pub account: SealedAccount,
+        pub has_images: bool,
+        /// What it pays for, when Nacha names it (its batch's description).
+        pub purpose: Option<Purpose>,
+        /// For a re-initiation: the returned entry it retries.
+        pub reinitiation_of: Option<String>,
+        /// For a prenote or a micro-entry: the account validation it makes.
+        pub validation_of: Option<String>,
+        /// For a WEB debit: what validated its account (a validation's id, or
+        /// `merchant` when the merchant validates its accounts itself).
+        pub validated_by: Option<String>,
+    }
+
+    /// The fields of a [`TransactionRecord`] from its state on, borrowed.
+    #[derive(Debug, Serialize, Deserialize)]
+    struct Tail<'a> {
+        pub state: State,
+        #[serde(with = "instant")]
+        pub created_at: DateTime<Utc>,
+        /// The cut-off this transaction waits for while Pending.
+        #[serde(with = "instant")]
+        pub cutoff_at: DateTime<Utc>,
+        #[serde(with = "day")]
+        pub origination_date: Option<NaiveDate>,
+        #[serde(with = "day")]
+        pub effective_date: Option<NaiveDate>,
+        #[serde(with = "day")]
+        pub settlement_date: Option<NaiveDate>,
+        /// When it settles (08:30 ET on the settlement date), once originated.
+        #[serde(with = "instant::option")]
+        pub settles_at: Option<DateTime<Utc>>,
+        #[serde(with = "day")]
+        pub return_date: Option<NaiveDate>,
+        pub return_code: Option<String>,
+        pub return_reason: Option<String>,
+        /// For a reversal: the transaction it reverses.
+        pub reversal_of: Option<String>,
+        /// For a reversed transaction: its reversal.
+        pub reversed_by: Option<String>,
+        /// For an entry returned and re-initiated: its re-initiation.
+        pub reinitiated_by: Option<String>,
+    }
 }
 
 impl TransactionRecord {
