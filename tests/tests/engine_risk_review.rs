@@ -57,6 +57,14 @@ impl Shop {
             .collect()
     }
 
+    /// Ten debits to one account, then an eleventh, held by `velocity`: its id.
+    fn held_by_velocity(&self) -> String {
+        for _ in 0..10 {
+            self.entry("debit", "10.00", "11110000", "Ada Lovelace");
+        }
+        self.entry("debit", "10.00", "11110000", "Ada Lovelace")
+    }
+
     fn decide(&self, id: &str, how: &str, note: Option<&str>) -> (u16, Value) {
         let body = note.map(|n| json!({ "note": n }));
         admin(&self.w.engine, "POST", &format!("/admin/reviews/{id}/{how}"), body)
@@ -141,10 +149,7 @@ fn velocity_holds_the_eleventh_entry_to_one_account_in_24_hours_until_released()
 #[test]
 fn a_rejected_entry_never_originates_and_shows_r_with_its_reason() {
     let s = Shop::new();
-    for _ in 0..10 {
-        s.entry("debit", "10.00", "11110000", "Ada Lovelace");
-    }
-    let held = s.entry("debit", "10.00", "11110000", "Ada Lovelace");
+    let held = s.held_by_velocity();
     let (status, review) = s.decide(&held, "reject", Some("payee unknown"));
     assert_eq!(status, 200, "{review}");
     assert_eq!(review["payload"]["status"], "rejected");
@@ -170,10 +175,7 @@ fn a_rejected_entry_never_originates_and_shows_r_with_its_reason() {
 #[test]
 fn the_partner_may_void_a_held_entry_and_its_review_closes() {
     let s = Shop::new();
-    for _ in 0..10 {
-        s.entry("debit", "10.00", "11110000", "Ada Lovelace");
-    }
-    let held = s.entry("debit", "10.00", "11110000", "Ada Lovelace");
+    let held = s.held_by_velocity();
     s.w.void(&s.p, &s.pc, &held).unwrap();
     assert!(s.held().is_empty());
     let last = s.w.history(&s.p, &s.pc, &held).pop().unwrap();
@@ -312,10 +314,7 @@ fn an_entry_over_the_exposure_limit_is_held_and_the_figure_follows_the_entries()
 #[test]
 fn the_risk_report_counts_each_rules_screening_and_what_came_of_it() {
     let s = Shop::new();
-    for _ in 0..10 {
-        s.entry("debit", "10.00", "11110000", "Ada Lovelace");
-    }
-    let released = s.entry("debit", "10.00", "11110000", "Ada Lovelace");
+    let released = s.held_by_velocity();
     let rejected = s.entry("debit", "10.00", "11110000", "Ada Lovelace");
     let first_credit = s.entry("credit", "5000.00", "70000001", "Big Payee");
     assert_eq!(s.decide(&released, "release", None).0, 200);

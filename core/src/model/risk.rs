@@ -48,25 +48,17 @@ impl Rule {
 /// `new_account_credit`: hold a merchant's first credit to an account when it
 /// is at least `min_amount`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub struct NewAccountCredit {
     /// Whether the rule holds entries.
-    #[serde(default = "on")]
     pub enabled: bool,
     /// The smallest first credit held (default 1000.00).
-    #[serde(default = "NewAccountCredit::default_min")]
     pub min_amount: Money,
-}
-
-impl NewAccountCredit {
-    fn default_min() -> Money {
-        Money::from_cents(100_000)
-    }
 }
 
 impl Default for NewAccountCredit {
     fn default() -> Self {
-        NewAccountCredit { enabled: true, min_amount: NewAccountCredit::default_min() }
+        NewAccountCredit { enabled: true, min_amount: Money::from_cents(100_000) }
     }
 }
 
@@ -74,95 +66,62 @@ impl Default for NewAccountCredit {
 /// days, replaced another account of a payee of the same merchant with the
 /// same name (case and spaces ignored).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub struct ChangedAccountCredit {
     /// Whether the rule holds entries.
-    #[serde(default = "on")]
     pub enabled: bool,
     /// How long a replacing account stays suspect (default 30 days).
-    #[serde(default = "ChangedAccountCredit::default_days")]
     pub days: u32,
-}
-
-impl ChangedAccountCredit {
-    fn default_days() -> u32 {
-        30
-    }
 }
 
 impl Default for ChangedAccountCredit {
     fn default() -> Self {
-        ChangedAccountCredit { enabled: true, days: ChangedAccountCredit::default_days() }
+        ChangedAccountCredit { enabled: true, days: 30 }
     }
 }
 
 /// `amount_outlier`: hold an entry above `factor` times the merchant's
 /// average over 60 days for the same type, once it has `min_history` of them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub struct AmountOutlier {
     /// Whether the rule holds entries.
-    #[serde(default = "on")]
     pub enabled: bool,
     /// How many times the average is an outlier (default 5).
-    #[serde(default = "AmountOutlier::default_factor")]
     pub factor: u32,
     /// The fewest entries of the type in 60 days before the rule judges (default 10).
-    #[serde(default = "AmountOutlier::default_history")]
     pub min_history: u32,
-}
-
-impl AmountOutlier {
-    fn default_factor() -> u32 {
-        5
-    }
-    fn default_history() -> u32 {
-        10
-    }
 }
 
 impl Default for AmountOutlier {
     fn default() -> Self {
-        AmountOutlier {
-            enabled: true,
-            factor: AmountOutlier::default_factor(),
-            min_history: AmountOutlier::default_history(),
-        }
+        AmountOutlier { enabled: true, factor: 5, min_history: 10 }
     }
 }
 
 /// `velocity`: hold an entry beyond `max_per_day` entries from one merchant
 /// to one account in 24 hours.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub struct Velocity {
     /// Whether the rule holds entries.
-    #[serde(default = "on")]
     pub enabled: bool,
     /// Entries allowed in 24 hours (default 10).
-    #[serde(default = "Velocity::default_max")]
     pub max_per_day: u32,
-}
-
-impl Velocity {
-    fn default_max() -> u32 {
-        10
-    }
 }
 
 impl Default for Velocity {
     fn default() -> Self {
-        Velocity { enabled: true, max_per_day: Velocity::default_max() }
+        Velocity { enabled: true, max_per_day: 10 }
     }
 }
 
 /// `exposure_limit`: hold an entry that would take its merchant over the
 /// `exposure_limit` of its limits.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub struct ExposureRule {
     /// Whether the rule holds entries.
-    #[serde(default = "on")]
     pub enabled: bool,
 }
 
@@ -170,10 +129,6 @@ impl Default for ExposureRule {
     fn default() -> Self {
         ExposureRule { enabled: true }
     }
-}
-
-fn on() -> bool {
-    true
 }
 
 /// The screening rules in force (`GET /admin/risk-rules`); every rule is on

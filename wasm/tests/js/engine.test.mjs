@@ -129,16 +129,22 @@ test('misuse of Engine throws Error', () => {
   assert.throws(() => engine.request({ method: 'GET', path: '/categories' }), Error, 'a freed engine');
 });
 
-test('a WEB debit needs an account validated for its partner', () => {
+/** A sandbox engine with a partner and its approved merchant for `classes`. */
+function tenant(classes) {
   const engine = new ach.Engine({ operatorKey: OPERATOR, sandbox: true, start: '2026-11-23T10:00:00-05:00' });
   const call = (request) => engine.request(request);
   const partner = call({ method: 'POST', path: '/admin/partners', apiKey: OPERATOR, body: { name: 'Node Partner' } });
   const { partner_id: pid, api_key: partnerKey } = partner.body.payload;
   const application = JSON.parse(readFileSync(join(repoRoot, 'examples/requests/merchant.json'), 'utf8'));
   application.partner_id = pid;
-  application.standard_entry_classes = ['WEB'];
+  if (classes) application.standard_entry_classes = classes;
   const mid = call({ method: 'POST', path: '/merchants', apiKey: partnerKey, body: application }).body.id;
   assert.equal(call({ method: 'POST', path: `/admin/merchants/${mid}/approve`, apiKey: OPERATOR, body: {} }).status, 200);
+  return { call, pid, partnerKey, mid };
+}
+
+test('a WEB debit needs an account validated for its partner', () => {
+  const { call, pid, partnerKey, mid } = tenant(['WEB']);
   const customer = call({
     method: 'POST', path: '/customers', apiKey: partnerKey,
     body: { partner_id: pid, merchant_id: mid, name: 'Ada', routing_number: '021000021', account_number: '24682468', account_type: 'checking' },
@@ -177,14 +183,7 @@ test('a WEB debit needs an account validated for its partner', () => {
 });
 
 test('an entry held by a risk rule waits for review, and a rejection ends it', () => {
-  const engine = new ach.Engine({ operatorKey: OPERATOR, sandbox: true, start: '2026-11-23T10:00:00-05:00' });
-  const call = (request) => engine.request(request);
-  const partner = call({ method: 'POST', path: '/admin/partners', apiKey: OPERATOR, body: { name: 'Node Partner' } });
-  const { partner_id: pid, api_key: partnerKey } = partner.body.payload;
-  const application = JSON.parse(readFileSync(join(repoRoot, 'examples/requests/merchant.json'), 'utf8'));
-  application.partner_id = pid;
-  const mid = call({ method: 'POST', path: '/merchants', apiKey: partnerKey, body: application }).body.id;
-  assert.equal(call({ method: 'POST', path: `/admin/merchants/${mid}/approve`, apiKey: OPERATOR, body: {} }).status, 200);
+  const { call, pid, partnerKey, mid } = tenant();
   // A first credit of 1,000.00 or more to an account is held.
   const credit = (amount, account) => ({
     partner_id: pid, merchant_id: mid, amount, description: 'node', type: 'credit', standard_entry_class: 'PPD',
