@@ -314,6 +314,51 @@ async fn every_endpoint_and_every_router_error_over_https() {
     }
 }
 
+/// Fraud monitoring over HTTPS: a large first credit is held, listed,
+/// released by the operator, and the merchant's events say so; the report
+/// and the exposure answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_held_entry_is_reviewed_and_released_over_https() {
+    let (_dir, _server, mut c, t) = sandbox_with_tenant().await;
+    let (op, pkey) = (t.operator.as_str(), t.partner_key.as_str());
+    let mut credit = t.transaction("2500.00");
+    credit["type"] = json!("credit");
+    let (status, v) = c.call("POST", "/transactions", Some(pkey), Some(credit)).await;
+    assert_eq!(status, 201, "{v}");
+    let held = v["payload"]["id"].as_str().unwrap().to_owned();
+    let (status, v) = c.call("GET", "/admin/reviews", Some(op), None).await;
+    assert_eq!(status, 200, "{v}");
+    let reviews = v["payload"]["reviews"].as_array().unwrap();
+    assert_eq!(reviews.len(), 1, "{v}");
+    assert_eq!(
+        (&reviews[0]["transaction_id"], &reviews[0]["rules"]),
+        (&json!(held), &json!(["new_account_credit"]))
+    );
+    // Not the partner's to see or decide.
+    assert_eq!(c.call("GET", "/admin/reviews", Some(pkey), None).await.0, 401);
+    let path = format!("/admin/reviews/{held}/release");
+    assert_eq!(c.call("POST", &path, Some(pkey), Some(json!({}))).await.0, 401);
+    let (status, v) = c.call("POST", &path, Some(op), Some(json!({"note": "payee confirmed"}))).await;
+    assert_eq!((status, &v["payload"]["status"]), (200, &json!("released")), "{v}");
+    let (status, v) = c.call("GET", "/events", Some(&t.merchant_key), None).await;
+    assert_eq!(status, 200, "{v}");
+    let kinds: Vec<&str> =
+        v["payload"]["events"].as_array().unwrap().iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        kinds,
+        ["transaction.status_changed", "transaction.held_for_review", "transaction.released_from_review"]
+    );
+    let (status, v) = c.call("GET", "/admin/risk-report?from=2026-01-01&to=2027-12-31", Some(op), None).await;
+    assert_eq!(status, 200, "{v}");
+    let line =
+        v["payload"]["rules"].as_array().unwrap().iter().find(|l| l["rule"] == "new_account_credit").unwrap();
+    assert_eq!((&line["screened"], &line["held"], &line["released"]), (&json!(1), &json!(1), &json!(1)));
+    let (status, v) =
+        c.call("GET", &format!("/admin/merchants/{}/exposure", t.merchant_id), Some(op), None).await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["payload"]["unsettled_credits"].to_string(), "2500.00");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn plain_http_is_not_served_and_secret_files_are_private() {
     let dir = temp_dir();

@@ -8,7 +8,7 @@ use std::cell::RefCell;
 use super::durability::Commit;
 use super::error::{fail, StorageError};
 use super::health::StorageEvent;
-use super::pending_commit::{self, bytes_of};
+use super::pending_commit::{self, bytes_of, commit_at};
 use super::store::Store;
 use super::table::Table;
 use super::write::Write;
@@ -298,10 +298,4 @@ impl Store {
         self.durability.durable(n);
         Ok(())
     }
-}
-
-/// Commit `tx` at durability `level`.
-pub(super) fn commit_at(mut tx: redb::WriteTransaction, level: redb::Durability) -> Result<(), StorageError> {
-    tx.set_durability(level).map_err(|e| StorageError(e.to_string()))?;
-    tx.commit().map_err(fail)
 }

@@ -27,7 +27,6 @@ use std::sync::{MutexGuard, PoisonError, RwLockReadGuard};
 
 use redb::Database;
 
-use super::commit::commit_at;
 use super::{fail, log, redb_kv, row_keys, StorageError, Store, Table, Write};
 
 /// The pending commit's slot and the open database, both locked.
@@ -166,4 +165,10 @@ pub(super) fn rebuild(
 /// The bytes of held payloads.
 pub(super) fn bytes_of(payloads: &[Vec<u8>]) -> usize {
     payloads.iter().map(Vec::len).sum()
+}
+
+/// Commit `tx` at durability `level`.
+pub(super) fn commit_at(mut tx: redb::WriteTransaction, level: redb::Durability) -> Result<(), StorageError> {
+    tx.set_durability(level).map_err(|e| StorageError(e.to_string()))?;
+    tx.commit().map_err(fail)
 }

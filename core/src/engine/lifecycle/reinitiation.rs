@@ -13,7 +13,8 @@
 
 use chrono::{Days, NaiveDate};
 
-use super::transactions::{check_debit_limits, current, insert_screened, load};
+use super::pending::insert_screened;
+use super::transactions::{check_debit_limits, current, load};
 use crate::engine::risk::usage;
 use crate::engine::rows::records::TransactionRecord;
 use crate::engine::{Outcome, Refusal, Stop, WriteContext};

@@ -118,10 +118,10 @@ fn run_plain(cx: &mut WriteContext<'_, '_>, caller: &Caller, op: Operation) -> R
         Operation::SetClock { now } => done(schedule::set_clock(cx, now)?),
         Operation::SetRiskRules { update } => done(crate::engine::risk::rules::set(cx, update)?),
         Operation::DecideReview { transaction_id, release: true, note } => {
-            done(crate::engine::risk::reviews::release(cx, &transaction_id, note)?)
+            done(crate::engine::lifecycle::review_decisions::release(cx, &transaction_id, note)?)
         }
         Operation::DecideReview { transaction_id, release: false, note } => {
-            done(crate::engine::risk::reviews::reject(cx, &transaction_id, note)?)
+            done(crate::engine::lifecycle::review_decisions::reject(cx, &transaction_id, note)?)
         }
         Operation::RotateKeys { holder, grace_seconds } => {
             done(credentials::rotate(cx, &holder, grace_seconds)?)

@@ -34,7 +34,7 @@ pub(crate) struct ExposureRow {
 
 /// The row's key: `merchant`, 0, `x`.
 fn key(merchant_id: &str) -> Vec<u8> {
-    super::screening::counter_key(merchant_id, super::screening::EXPOSURE, &[])
+    super::counters::counter_key(merchant_id, super::counters::EXPOSURE, &[])
 }
 
 /// When `t` settles: its settlement instant once originated, or the one its

@@ -1,4 +1,4 @@
-//! The review queue: entries screening held, and the operator's decisions.
+//! The review queue: entries screening held, and what becomes of them.
 //!
 //! A held entry stays A Pending but is outside the pending index, so no
 //! cut-off originates it, and outside its merchant's exposure; `Table::Held`
@@ -15,15 +15,11 @@ use chrono::NaiveDate;
 
 use super::exposure;
 use crate::calendar;
-use crate::echo::echo;
 use crate::engine::feeds::changes;
-use crate::engine::lifecycle::transactions;
 use crate::engine::rows::records::TransactionRecord;
-use crate::engine::{Outcome, Refusal, Stop, WriteContext};
+use crate::engine::WriteContext;
 use crate::model::{Review, ReviewStatus, RiskReport, Rule, RuleReport};
 use crate::storage::{row_keys, Snapshot, StorageError, Table};
-use crate::validation::ProblemCode;
-use crate::AchError;
 
 /// Most open reviews one answer lists (the oldest first).
 pub const REVIEWS_PAGE: usize = 1000;
@@ -104,13 +100,13 @@ pub(crate) fn after_screening(
 }
 
 /// The review of `id`, if it is held.
-fn held(cx: &WriteContext<'_, '_>, id: &str) -> Result<Option<Review>, StorageError> {
+pub(crate) fn held(cx: &WriteContext<'_, '_>, id: &str) -> Result<Option<Review>, StorageError> {
     let review: Option<Review> = cx.write.get(Table::Reviews, id.as_bytes())?;
     Ok(review.filter(|r| r.status == ReviewStatus::Held))
 }
 
 /// Close `review` as `status`, by the operator (or, voided, by its partner).
-fn close(
+pub(crate) fn close(
     cx: &mut WriteContext<'_, '_>,
     mut review: Review,
     status: ReviewStatus,
@@ -132,70 +128,6 @@ fn close(
         count(cx, calendar::eastern_date(review.held_at), &review.rules, column)?;
     }
     Ok(review)
-}
-
-/// A decision's note: at most [`MAX_NOTE`] characters.
-fn checked_note(note: Option<String>) -> Result<Option<String>, Stop> {
-    match note {
-        Some(n) if n.chars().count() > MAX_NOTE => Err(Refusal::problem(
-            AchError::FailedToAccept,
-            "note",
-            ProblemCode::InvalidValue,
-            format!("note must be at most {MAX_NOTE} characters"),
-        )
-        .into()),
-        other => Ok(other),
-    }
-}
-
-/// The held entry `id` and its review, or the refusal: 404 unknown, 409 not held.
-fn decidable(cx: &mut WriteContext<'_, '_>, id: &str) -> Result<(TransactionRecord, Review), Stop> {
-    transactions::current(cx)?;
-    let t = transactions::load(cx, None, id)?;
-    let Some(review) = held(cx, id)? else {
-        let why = match cx.write.get::<Review>(Table::Reviews, id.as_bytes())? {
-            Some(r) => format!("transaction '{}' is not held for review: it was {:?}", echo(id), r.status)
-                .to_lowercase(),
-            None => format!("transaction '{}' is not held for review", echo(id)),
-        };
-        return Err(Refusal::problem_with_status(
-            AchError::FailedToAccept,
-            409,
-            "transaction_id",
-            ProblemCode::Conflict,
-            why,
-        )
-        .into());
-    };
-    Ok((t, review))
-}
-
-/// Operator: release a held entry: it originates at the next cut-off.
-pub(crate) fn release(
-    cx: &mut WriteContext<'_, '_>,
-    id: &str,
-    note: Option<String>,
-) -> Result<Outcome, Stop> {
-    let note = checked_note(note)?;
-    let (mut t, review) = decidable(cx, id)?;
-    let (_, cutoff_at) = calendar::next_cutoff_after(cx.now);
-    t.cutoff_at = cutoff_at;
-    cx.write.put(Table::Transactions, t.id.as_bytes(), &t)?;
-    transactions::index_pending(cx, &t)?;
-    exposure::apply(cx, &t, true)?;
-    let review = close(cx, review, ReviewStatus::Released, "operator", note)?;
-    changes::record_review(cx, &t, false, &review.rules)?;
-    Ok(Outcome::ReviewDecided { review })
-}
-
-/// Operator: reject a held entry: it never originates (status R, no return
-/// code, reason `Rejected in review`).
-pub(crate) fn reject(cx: &mut WriteContext<'_, '_>, id: &str, note: Option<String>) -> Result<Outcome, Stop> {
-    let note = checked_note(note)?;
-    let (t, review) = decidable(cx, id)?;
-    transactions::end_pending(cx, t, Some(changes::REJECTED_REASON))?;
-    let review = close(cx, review, ReviewStatus::Rejected, "operator", note)?;
-    Ok(Outcome::ReviewDecided { review })
 }
 
 /// A Pending entry `t` is being voided by its partner: close its review if

@@ -18,6 +18,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::counters::{counter_key, ACCOUNT, AVERAGE, NAME};
 use super::{exposure, rules};
 use crate::calendar;
 use crate::engine::rows::records::{MerchantRecord, TransactionRecord};
@@ -25,27 +26,11 @@ use crate::engine::WriteContext;
 use crate::model::{Direction, RiskRules, Rule, MAX_VELOCITY};
 use crate::storage::{StorageError, Table};
 
-/// Counter kinds (the byte after the merchant's id and a 0).
-pub(super) const ACCOUNT: u8 = b'a';
-pub(super) const NAME: u8 = b'n';
-pub(super) const AVERAGE: u8 = b'v';
-pub(super) const EXPOSURE: u8 = b'x';
-
 /// How many days of history `amount_outlier` averages.
 pub(crate) const AVERAGE_DAYS: i64 = 60;
 
 /// The most accounts a payee name remembers (the latest).
 const NAME_ACCOUNTS: usize = 8;
-
-/// The key of a counter row: `merchant`, 0, `kind`, `rest`.
-pub(super) fn counter_key(merchant_id: &str, kind: u8, rest: &[u8]) -> Vec<u8> {
-    let mut k = Vec::with_capacity(merchant_id.len() + 2 + rest.len());
-    k.extend_from_slice(merchant_id.as_bytes());
-    k.push(0);
-    k.push(kind);
-    k.extend_from_slice(rest);
-    k
-}
 
 /// What a merchant sent one account.
 #[derive(Debug, Default, Serialize, Deserialize)]

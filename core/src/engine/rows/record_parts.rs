@@ -13,7 +13,6 @@
 #[cfg(test)]
 use crate::engine::rows::records::TransactionRecord;
 pub(crate) use crate::engine::rows::records::{Head, Tail};
-use crate::engine::settlement::batch_kind::EntrySource;
 use crate::storage::StorageError;
 
 /// A stored transaction record (postcard bytes) as its parts, and where its
@@ -35,27 +34,9 @@ pub(crate) fn with_tail(bytes: &[u8], at: usize, tail: &Tail<'_>) -> Result<Vec<
         .map_err(|e| StorageError(format!("a transactions record cannot be encoded: {e}")))
 }
 
-impl<'a> Head<'a> {
-    /// The entry fields a file needs.
-    pub(crate) fn entry_source(&self) -> EntrySource<'a> {
-        EntrySource {
-            id: self.id,
-            amount: self.amount,
-            direction: self.direction,
-            class: self.class,
-            check_number: self.check_number,
-            terminal_state: self.terminal_state,
-            name: self.account.name,
-            routing_number: self.account.routing_number,
-            account_type: self.account.account_type,
-            account_sealed: self.account.account_sealed,
-            sealed_for: self.account.sealed_for,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use crate::engine::settlement::batch_kind::EntrySource;
     use chrono::{DateTime, NaiveDate, Utc};
 
     use super::*;

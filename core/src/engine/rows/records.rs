@@ -95,7 +95,7 @@ pub(crate) struct MerchantRecord {
     pub company_entry_description: Option<String>,
     /// Who validates the accounts of its WEB debits.
     #[serde(default)]
-    pub web_debit_validation: crate::engine::tenancy::merchant_settings::WebDebitValidation,
+    pub web_debit_validation: WebDebitValidation,
 }
 
 /// Who an API key authenticates.
@@ -532,4 +532,18 @@ mod tests {
         assert_eq!(json, r#"{"date":null,"at":null}"#);
         assert_eq!(serde_json::from_str::<Settling>(&json).ok(), Some(Settling { date: None, at: None }));
     }
+}
+
+/// Who validates the account of a WEB debit before its first debit (Nacha
+/// Rules 2.5.17.4).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WebDebitValidation {
+    /// The engine: a WEB debit to an account not validated for its partner
+    /// is refused.
+    #[default]
+    Engine,
+    /// The merchant, under its agreement with its bank: its WEB debits skip
+    /// the engine's check, and each records that it did.
+    Merchant,
 }

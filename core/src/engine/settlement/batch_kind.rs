@@ -198,3 +198,22 @@ mod tests {
         assert_eq!(field("a\u{7}b", 5).as_str(), "A B");
     }
 }
+
+impl<'a> Head<'a> {
+    /// The entry fields a file needs.
+    pub(crate) fn entry_source(&self) -> EntrySource<'a> {
+        EntrySource {
+            id: self.id,
+            amount: self.amount,
+            direction: self.direction,
+            class: self.class,
+            check_number: self.check_number,
+            terminal_state: self.terminal_state,
+            name: self.account.name,
+            routing_number: self.account.routing_number,
+            account_type: self.account.account_type,
+            account_sealed: self.account.account_sealed,
+            sealed_for: self.account.sealed_for,
+        }
+    }
+}

@@ -51,19 +51,7 @@ pub struct MerchantSettings {
     pub web_debit_validation: WebDebitValidation,
 }
 
-/// Who validates the account of a WEB debit before its first debit (Nacha
-/// Rules 2.5.17.4).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum WebDebitValidation {
-    /// The engine: a WEB debit to an account not validated for its partner
-    /// is refused.
-    #[default]
-    Engine,
-    /// The merchant, under its agreement with its bank: its WEB debits skip
-    /// the engine's check, and each records that it did.
-    Merchant,
-}
+pub use crate::engine::rows::records::WebDebitValidation;
 
 /// What is wrong with `s`, field by field (empty: usable).
 pub(crate) fn problems(s: &MerchantSettings) -> Vec<FieldError> {

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use super::record::{self, ValidationRecord};
-use crate::engine::lifecycle::transactions::{insert, pending};
+use crate::engine::lifecycle::pending::{insert, pending};
 use crate::engine::rows::records::{MerchantRecord, MerchantStatus, SealedAccount};
 use crate::engine::tenancy::{customers, tenant_lookup};
 use crate::engine::{Outcome, Refusal, Stop, WriteContext};
