@@ -343,7 +343,7 @@ async fn a_held_entry_is_reviewed_and_released_over_https() {
     let (status, v) = c.call("GET", "/events", Some(&t.merchant_key), None).await;
     assert_eq!(status, 200, "{v}");
     let kinds: Vec<&str> =
-        v["payload"]["events"].as_array().unwrap().iter().map(|e| e["type"].as_str().unwrap()).collect();
+        v["events"].as_array().unwrap().iter().map(|e| e["type"].as_str().unwrap()).collect();
     assert_eq!(
         kinds,
         ["transaction.status_changed", "transaction.held_for_review", "transaction.released_from_review"]
