@@ -5,9 +5,8 @@
 //!
 //! 1. `checks`: every merchant limit and every overall limit set (none binding:
 //!    the bench creates are all accepted), duplicate declining on, a 30-day period,
-//!    against the same engine set-up with the checks switched off
-//!    (`Engine::without_limits_and_duplicates`: no limit or duplicate check, no
-//!    usage counters, no duplicate indexes).
+//!    against the fewest checks a merchant has (no overall limits, only the
+//!    approval's limits, out of reach, and duplicates allowed).
 //! 2. `history`: the same batch (checks on) on an engine whose merchant already has
 //!    1,000 transactions vs 1,000,000 (in test mode, `cargo bench -- --test`:
 //!    20,000; `ACH_LIMITS_PRIOR=N` sets it), made 50,000 a day on consecutive

@@ -44,8 +44,10 @@ pub struct Fixture {
 }
 
 impl Fixture {
-    /// A fresh engine (in memory when `memory`), its checks on or off, its
-    /// risk screening off.
+    /// A fresh engine (in memory when `memory`), its risk screening off: with
+    /// `checks`, every limit set (none binding) and duplicates declined; else
+    /// the fewest checks a merchant has: no overall limits, the merchant's
+    /// approval limits only (set out of reach), duplicates allowed.
     pub fn new(checks: bool, memory: bool) -> Fixture {
         let f = Fixture::screened(checks, memory);
         let update = ach_core::model::RiskRules::off().into();
@@ -62,7 +64,6 @@ impl Fixture {
             let dir = tempfile::tempdir().unwrap();
             (Engine::open(&dir.path().join("engine.redb"), sandbox_options()).unwrap(), Some(dir))
         };
-        let engine = if checks { engine } else { engine.without_limits_and_duplicates() };
         let operator = Caller::Operator;
         let Ok(Outcome::PartnerCreated { partner_id, api_key }) =
             engine.execute(&operator, Operation::CreatePartner { name: "Limits Bench".into() })
@@ -70,12 +71,13 @@ impl Fixture {
             panic!("create partner")
         };
         let partner = engine.authenticate(&api_key).unwrap();
-        let set = Operation::SetPartnerLimits { partner_id: partner_id.clone(), limits: every_limit() };
+        let overall = if checks { every_limit() } else { Limits::default() };
+        let set = Operation::SetPartnerLimits { partner_id: partner_id.clone(), limits: overall };
         assert!(matches!(engine.execute(&operator, set), Ok(Outcome::LimitsSet { .. })));
         let mut application: serde_json::Value =
             serde_json::from_str(include_str!("../../../examples/requests/merchant.json")).unwrap();
         application["partner_id"] = partner_id.clone().into();
-        application["velocities"]["decline_duplicates"] = true.into();
+        application["velocities"]["decline_duplicates"] = checks.into();
         let submit = Operation::SubmitMerchant {
             partner_id: partner_id.clone(),
             body: serde_json::to_vec(&application).unwrap(),
@@ -83,7 +85,8 @@ impl Fixture {
         let Ok(Outcome::MerchantSubmitted { merchant_id }) = engine.execute(&partner, submit) else {
             panic!("submit merchant")
         };
-        let approve = Operation::ApproveMerchant { merchant_id: merchant_id.clone(), limits: every_limit() };
+        let limits = if checks { every_limit() } else { generous_limits() };
+        let approve = Operation::ApproveMerchant { merchant_id: merchant_id.clone(), limits };
         assert!(matches!(engine.execute(&operator, approve), Ok(Outcome::MerchantApproved { .. })));
         Fixture { engine, partner, partner_id, merchant_id, next: std::cell::Cell::new(0), _dir: dir }
     }

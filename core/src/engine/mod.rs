@@ -92,11 +92,6 @@ pub struct Engine {
     directory: RwLock<Arc<RoutingDirectory>>,
     /// The stored directory epoch `directory` is of (`directory_epoch.rs`).
     directory_epoch: std::sync::atomic::AtomicU64,
-    /// Whether creates run the limit and duplicate checks: always, but in the
-    /// test build for the bench that prices them
-    /// ([`Engine::without_limits_and_duplicates`]).
-    #[cfg(feature = "simulation")]
-    checks: bool,
     /// This engine among the process's (a [`PreparedOperation`] is only used by its own).
     instance: u64,
     /// Requests waiting for the write lock (see [`Engine::advance_to`]).
@@ -171,8 +166,6 @@ impl Engine {
             pointers: PointerCodec::new(&secret_bytes),
             directory: RwLock::new(Arc::new(directory)),
             directory_epoch: std::sync::atomic::AtomicU64::new(meta.directory_epoch),
-            #[cfg(feature = "simulation")]
-            checks: true,
             instance: request::prepare::next_instance(),
             waiting: std::sync::atomic::AtomicUsize::new(0),
             groups: request::group_commit::Groups::default(),
@@ -197,15 +190,6 @@ impl Engine {
     /// The routing directory in use.
     pub fn directory(&self) -> Arc<RoutingDirectory> {
         self.directory.read().map_or_else(|p| p.into_inner().clone(), |d| d.clone())
-    }
-
-    /// Whether creates run the limit and duplicate checks: always in a
-    /// product build.
-    fn checks(&self) -> bool {
-        #[cfg(feature = "simulation")]
-        return self.checks;
-        #[cfg(not(feature = "simulation"))]
-        true
     }
 
     fn set_directory(&self, directory: Arc<RoutingDirectory>) {

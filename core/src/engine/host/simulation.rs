@@ -74,16 +74,6 @@ impl Engine {
         let window = self.lock_window()?;
         Ok(crate::engine::risk::duplicates::days(&window))
     }
-
-    /// This engine with its creates skipping every limit and duplicate check and
-    /// keeping neither usage counters nor duplicate indexes: the "checks off" side
-    /// of the bench that prices them (`benches/benches/limits.rs`). Its counters
-    /// and indexes no longer describe its transactions, so a void, a return or an
-    /// audit on it would be wrong: for that bench only.
-    pub fn without_limits_and_duplicates(mut self) -> Engine {
-        self.checks = false;
-        self
-    }
 }
 
 const ALL: &[u8] = &[0xff; 16];

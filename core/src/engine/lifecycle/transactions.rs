@@ -43,14 +43,11 @@ pub(crate) fn create(
     )?;
     let mut record = pending(cx, partner_id, &merchant, t, id, account, customer_id);
     record.validated_by = validated_by;
-    let prints =
-        if cx.engine.checks() { Some(check_limits_and_duplicates(cx, &merchant, &record)?) } else { None };
+    let prints = check_limits_and_duplicates(cx, &merchant, &record)?;
     // Decided: from here on only writes.
     insert_screened(cx, &merchant, &record)?;
-    if let Some(prints) = prints {
-        usage::apply(cx, &record, true)?;
-        duplicates::record(cx, &record, &prints)?;
-    }
+    usage::apply(cx, &record, true)?;
+    duplicates::record(cx, &record, &prints)?;
     for (side, image) in CheckSide::BOTH.into_iter().zip([&t.check_image_front, &t.check_image_back]) {
         if let Some(image) = image {
             images::store(cx, &record.id, side, image)?;
@@ -108,8 +105,8 @@ fn receiver(
 }
 
 /// The merchant's limits and duplicates, in the documented order: per
-/// transaction, then duplicates, then the history-wide windows (all skipped
-/// only by the bench that prices them). Answers the record's duplicate prints.
+/// transaction, then duplicates, then the history-wide windows. Answers the
+/// record's duplicate prints.
 fn check_limits_and_duplicates(
     cx: &mut WriteContext<'_, '_>,
     merchant: &MerchantRecord,
@@ -133,7 +130,7 @@ pub(super) fn check_debit_limits(
     partner_id: &str,
     record: &TransactionRecord,
 ) -> Result<bool, Stop> {
-    let counted = cx.engine.checks() && usage::counts(record);
+    let counted = usage::counts(record);
     if counted {
         let merchant = tenant_lookup::merchant_of(cx, partner_id, &record.merchant_id)?;
         let candidate = Candidate { amount: record.amount, credit: false };

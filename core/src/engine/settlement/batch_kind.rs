@@ -186,19 +186,6 @@ pub(crate) fn entry(
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn fields_are_upper_case_ascii_within_their_width() {
-        assert_eq!(field("José Núñez-García", 22).as_str(), "JOSE NUNEZ-GARCIA");
-        assert_eq!(field("株式会社", 16).as_str(), "?");
-        assert_eq!(field("  Acme Widgets International LLC", 16).as_str(), "ACME WIDGETS INT");
-        assert_eq!(field("a\u{7}b", 5).as_str(), "A B");
-    }
-}
-
 impl<'a> Head<'a> {
     /// The entry fields a file needs.
     pub(crate) fn entry_source(&self) -> EntrySource<'a> {
@@ -215,5 +202,18 @@ impl<'a> Head<'a> {
             account_sealed: self.account.account_sealed,
             sealed_for: self.account.sealed_for,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_are_upper_case_ascii_within_their_width() {
+        assert_eq!(field("José Núñez-García", 22).as_str(), "JOSE NUNEZ-GARCIA");
+        assert_eq!(field("株式会社", 16).as_str(), "?");
+        assert_eq!(field("  Acme Widgets International LLC", 16).as_str(), "ACME WIDGETS INT");
+        assert_eq!(field("a\u{7}b", 5).as_str(), "A B");
     }
 }
