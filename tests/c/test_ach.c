@@ -428,7 +428,6 @@ static void test_account_validation(void) {
     AchEngine *engine = open_sandbox();
     struct partner_merchant t;
     char body[1024], path[200], customer[64], other[64], validation[64];
-    AchBuffer out = {0};
 
     make_test_partner_merchant(engine, &t);
     for (int i = 0; i < 2; i++) {
@@ -444,9 +443,7 @@ static void test_account_validation(void) {
              "{\"partner_id\":\"%s\",\"merchant_id\":\"%s\",\"amount\":\"9.99\",\"description\":\"C test\","
              "\"type\":\"debit\",\"standard_entry_class\":\"WEB\",\"customer\":{\"id\":\"%s\"}}",
              t.partner_id, t.merchant_id, customer);
-    CHECK(request(engine, &out, "POST", "/transactions", NULL, t.partner_key, body) == 422);
-    CHECK(strstr((const char *)out.data, "\"code\":\"account_not_validated\"") != NULL);
-    ach_buffer_free(out);
+    expect_text(engine, 422, "POST", "/transactions", NULL, t.partner_key, body, "\"code\":\"account_not_validated\"");
     /* Validated by an outside service, it takes the debit. */
     char validate[512];
     snprintf(validate, sizeof validate,
@@ -454,11 +451,8 @@ static void test_account_validation(void) {
              "\"reference\":\"c-1\"}",
              t.partner_id, t.merchant_id);
     snprintf(path, sizeof path, "/customers/%s/validations", customer);
-    CHECK(request(engine, &out, "POST", path, NULL, t.partner_key, validate) == 201);
-    CHECK(strstr((const char *)out.data, "\"status\":\"validated\"") != NULL);
-    ach_buffer_free(out);
-    CHECK(request(engine, &out, "POST", "/transactions", NULL, t.partner_key, body) == 201);
-    ach_buffer_free(out);
+    expect_text(engine, 201, "POST", path, NULL, t.partner_key, validate, "\"status\":\"validated\"");
+    expect_text(engine, 201, "POST", "/transactions", NULL, t.partner_key, body, NULL);
     /* Micro-entries for the other account: a wrong pair is refused and counted. */
     snprintf(validate, sizeof validate, "{\"partner_id\":\"%s\",\"merchant_id\":\"%s\",\"method\":\"micro_entries\"}",
              t.partner_id, t.merchant_id);
@@ -467,9 +461,7 @@ static void test_account_validation(void) {
     CHECK(strncmp(validation, "val_", 4) == 0);
     snprintf(path, sizeof path, "/customers/%s/validations/%s/confirm", other, validation);
     snprintf(body, sizeof body, "{\"partner_id\":\"%s\",\"amounts\":[\"1.00\",\"2.00\"]}", t.partner_id);
-    CHECK(request(engine, &out, "POST", path, NULL, t.partner_key, body) == 422);
-    CHECK(strstr((const char *)out.data, "\"code\":\"invalid_amount\"") != NULL);
-    ach_buffer_free(out);
+    expect_text(engine, 422, "POST", path, NULL, t.partner_key, body, "\"code\":\"invalid_amount\"");
     ach_engine_close(engine);
 }
 
@@ -490,12 +482,9 @@ static void test_review(void) {
              t.partner_id, t.merchant_id);
     /* Ten entries to one account in a day pass; the eleventh is held. */
     for (int i = 0; i < 10; i++) {
-        CHECK(request(engine, &out, "POST", "/transactions", NULL, t.partner_key, body) == 201);
-        ach_buffer_free(out);
+        expect_text(engine, 201, "POST", "/transactions", NULL, t.partner_key, body, NULL);
     }
-    CHECK(request(engine, &out, "GET", "/admin/reviews", NULL, OPERATOR_KEY, NULL) == 200);
-    CHECK(strstr((const char *)out.data, "\"reviews\":[]") != NULL);
-    ach_buffer_free(out);
+    expect_text(engine, 200, "GET", "/admin/reviews", NULL, OPERATOR_KEY, NULL, "\"reviews\":[]");
     expect(engine, 201, "POST", "/transactions", NULL, t.partner_key, body, "id", held, sizeof held);
     CHECK(request(engine, &out, "GET", "/admin/reviews", NULL, OPERATOR_KEY, NULL) == 200);
     CHECK(strstr((const char *)out.data, held) != NULL);
@@ -507,15 +496,11 @@ static void test_review(void) {
     ach_buffer_free(out);
     /* Released once; a second decision is a conflict. */
     snprintf(path, sizeof path, "/admin/reviews/%s/release", held);
-    CHECK(request(engine, &out, "POST", path, NULL, OPERATOR_KEY, "{\"note\":\"confirmed by phone\"}") == 200);
-    CHECK(strstr((const char *)out.data, "\"status\":\"released\"") != NULL);
-    ach_buffer_free(out);
+    expect_text(engine, 200, "POST", path, NULL, OPERATOR_KEY, "{\"note\":\"confirmed by phone\"}",
+                "\"status\":\"released\"");
     snprintf(path, sizeof path, "/admin/reviews/%s/reject", held);
-    CHECK(request(engine, &out, "POST", path, NULL, OPERATOR_KEY, NULL) == 409);
-    ach_buffer_free(out);
-    CHECK(request(engine, &out, "GET", "/admin/reviews", NULL, OPERATOR_KEY, NULL) == 200);
-    CHECK(strstr((const char *)out.data, "\"reviews\":[]") != NULL);
-    ach_buffer_free(out);
+    expect_text(engine, 409, "POST", path, NULL, OPERATOR_KEY, NULL, NULL);
+    expect_text(engine, 200, "GET", "/admin/reviews", NULL, OPERATOR_KEY, NULL, "\"reviews\":[]");
     ach_engine_close(engine);
 }
 

@@ -179,6 +179,22 @@ static inline void expect(AchEngine *engine, long status, const char *method, co
     ach_buffer_free(out);
 }
 
+/* Send a request and check its status and that its answer holds `needle`
+ * (unless NULL). */
+static inline void expect_text(AchEngine *engine, long status, const char *method, const char *path,
+                               const char *query, const char *api_key, const char *body, const char *needle) {
+    AchBuffer out = {0};
+    long got = request(engine, &out, method, path, query, api_key, body);
+    const char *text = out.data ? (const char *)out.data : "(nothing)";
+    checks_run++;
+    if (got != status || (needle != NULL && strstr(text, needle) == NULL)) {
+        checks_failed++;
+        fprintf(stderr, "%s %s answered %ld, expected %ld with %s: %s\n", method, path, got, status,
+                needle ? needle : "anything", text);
+    }
+    ach_buffer_free(out);
+}
+
 /* A partner and an approved merchant of it, with their ids and keys. */
 struct partner_merchant {
     char partner_id[64];

@@ -43,7 +43,7 @@ impl Shop {
 
     /// The open reviews: (transaction id, rules).
     fn held(&self) -> Vec<(String, Vec<String>)> {
-        let (status, v) = admin(&self.w.engine, "GET", "/admin/reviews", None);
+        let (status, v) = self.admin("GET", "/admin/reviews", None);
         assert_eq!(status, 200, "{v}");
         v["payload"]["reviews"]
             .as_array()
@@ -65,9 +65,14 @@ impl Shop {
         self.entry("debit", "10.00", "11110000", "Ada Lovelace")
     }
 
+    /// An operator request.
+    fn admin(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+        admin(&self.w.engine, method, path, body)
+    }
+
     fn decide(&self, id: &str, how: &str, note: Option<&str>) -> (u16, Value) {
         let body = note.map(|n| json!({ "note": n }));
-        admin(&self.w.engine, "POST", &format!("/admin/reviews/{id}/{how}"), body)
+        self.admin("POST", &format!("/admin/reviews/{id}/{how}"), body)
     }
 
     fn status(&self, id: &str) -> Option<Status> {
@@ -79,7 +84,7 @@ impl Shop {
     }
 
     fn rules(&self, body: Value) -> (u16, Value) {
-        admin(&self.w.engine, "PUT", "/admin/risk-rules", Some(body))
+        self.admin("PUT", "/admin/risk-rules", Some(body))
     }
 }
 
@@ -255,7 +260,7 @@ fn parts(e: &Value) -> [String; 4] {
 fn an_entry_over_the_exposure_limit_is_held_and_the_figure_follows_the_entries() {
     let s = Shop::new();
     let exposure = || {
-        let (status, v) = admin(&s.w.engine, "GET", &format!("/admin/merchants/{}/exposure", s.m), None);
+        let (status, v) = s.admin("GET", &format!("/admin/merchants/{}/exposure", s.m), None);
         assert_eq!(status, 200, "{v}");
         v["payload"].clone()
     };
@@ -300,7 +305,7 @@ fn an_entry_over_the_exposure_limit_is_held_and_the_figure_follows_the_entries()
     assert_eq!(parts(&exposure()), ["0.00", "0.00", "0.00", "0.00"]);
     let _ = d60;
     // An unknown merchant is 404; a partner's limits take no exposure limit.
-    assert_eq!(admin(&s.w.engine, "GET", "/admin/merchants/mer_nope/exposure", None).0, 404);
+    assert_eq!(s.admin("GET", "/admin/merchants/mer_nope/exposure", None).0, 404);
     let (status, v) = admin(
         &s.w.engine,
         "POST",
@@ -328,7 +333,7 @@ fn the_risk_report_counts_each_rules_screening_and_what_came_of_it() {
         Some(json!({"transaction_id": released, "return_code": "R10"})),
     );
     assert_eq!(status, 200, "{v}");
-    let (status, v) = admin(&s.w.engine, "GET", "/admin/risk-report?from=2026-11-23&to=2026-11-23", None);
+    let (status, v) = s.admin("GET", "/admin/risk-report?from=2026-11-23&to=2026-11-23", None);
     assert_eq!(status, 200, "{v}");
     let line = |rule: &str| {
         v["payload"]["rules"].as_array().unwrap().iter().find(|l| l["rule"] == rule).unwrap().clone()
@@ -345,18 +350,18 @@ fn the_risk_report_counts_each_rules_screening_and_what_came_of_it() {
     assert_eq!(line("exposure_limit")["held"], 0);
     assert_eq!(ids(&s.held()), [first_credit.as_str()]);
     // Another period counts nothing; a period backwards or of bad dates is refused.
-    let (_, empty) = admin(&s.w.engine, "GET", "/admin/risk-report?from=2026-11-24&to=2026-12-31", None);
+    let (_, empty) = s.admin("GET", "/admin/risk-report?from=2026-11-24&to=2026-12-31", None);
     assert!(empty["payload"]["rules"].as_array().unwrap().iter().all(|l| l["screened"] == 0), "{empty}");
-    let (status, v) = admin(&s.w.engine, "GET", "/admin/risk-report?from=2026-11-24&to=2026-11-23", None);
+    let (status, v) = s.admin("GET", "/admin/risk-report?from=2026-11-24&to=2026-11-23", None);
     assert_eq!((status, v["errors"][0]["field"].clone()), (422, json!("to")));
-    let (status, v) = admin(&s.w.engine, "GET", "/admin/risk-report?from=2026-13-01&to=2026-11-23", None);
+    let (status, v) = s.admin("GET", "/admin/risk-report?from=2026-13-01&to=2026-11-23", None);
     assert_eq!((status, v["errors"][0]["field"].clone()), (422, json!("from")));
 }
 
 #[test]
 fn the_rules_are_the_operators_to_read_and_set_within_their_ranges() {
     let s = Shop::new();
-    let (status, rules) = admin(&s.w.engine, "GET", "/admin/risk-rules", None);
+    let (status, rules) = s.admin("GET", "/admin/risk-rules", None);
     assert_eq!(status, 200, "{rules}");
     assert_eq!(text(&rules["payload"]["new_account_credit"]["min_amount"]), "1000.00");
     let mut shown = rules["payload"].clone();
@@ -378,7 +383,7 @@ fn the_rules_are_the_operators_to_read_and_set_within_their_ranges() {
     assert_eq!(set["payload"]["velocity"], json!({"enabled": true, "max_per_day": 3}));
     assert_eq!(set["payload"]["amount_outlier"], json!({"enabled": false, "factor": 5, "min_history": 10}));
     assert_eq!(set["payload"]["changed_account_credit"], json!({"enabled": true, "days": 30}));
-    assert_eq!(admin(&s.w.engine, "GET", "/admin/risk-rules", None).1["payload"], set["payload"]);
+    assert_eq!(s.admin("GET", "/admin/risk-rules", None).1["payload"], set["payload"]);
     // The fourth entry to an account in a day is held now.
     for _ in 0..3 {
         s.entry("debit", "10.00", "11110000", "Ada Lovelace");
@@ -397,10 +402,10 @@ fn the_rules_are_the_operators_to_read_and_set_within_their_ranges() {
     }
     assert_eq!(s.rules(json!({"velocity": {"max": 3}})).0, 422);
     assert_eq!(s.rules(json!({"speed": {}})).0, 422);
-    assert_eq!(admin(&s.w.engine, "GET", "/admin/risk-rules", None).1["payload"], set["payload"]);
+    assert_eq!(s.admin("GET", "/admin/risk-rules", None).1["payload"], set["payload"]);
     // A partner's key does not reach the operator plane.
     let (p, key) = {
-        let (status, v) = admin(&s.w.engine, "POST", "/admin/partners", Some(json!({"name": "Other"})));
+        let (status, v) = s.admin("POST", "/admin/partners", Some(json!({"name": "Other"})));
         assert_eq!(status, 201);
         (v["payload"]["partner_id"].clone(), v["payload"]["api_key"].as_str().unwrap().to_owned())
     };

@@ -45,90 +45,71 @@ impl Rule {
     }
 }
 
-/// `new_account_credit`: hold a merchant's first credit to an account when it
-/// is at least `min_amount`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct NewAccountCredit {
-    /// Whether the rule holds entries.
-    pub enabled: bool,
-    /// The smallest first credit held (default 1000.00).
-    pub min_amount: Money,
+/// Declares a rule's settings: `enabled` (on by default) and its parameters,
+/// each with its default; a member not given takes its default, an unknown
+/// one is refused.
+macro_rules! rule_settings {
+    ($(#[$doc:meta])* $name:ident { $($(#[$field_doc:meta])* $field:ident: $ty:ty = $default:expr),* }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+        #[serde(deny_unknown_fields, default)]
+        pub struct $name {
+            /// Whether the rule holds entries.
+            pub enabled: bool,
+            $($(#[$field_doc])* pub $field: $ty,)*
+        }
+
+        impl Default for $name {
+            fn default() -> Self {
+                $name { enabled: true, $($field: $default,)* }
+            }
+        }
+    };
 }
 
-impl Default for NewAccountCredit {
-    fn default() -> Self {
-        NewAccountCredit { enabled: true, min_amount: Money::from_cents(100_000) }
+rule_settings! {
+    /// `new_account_credit`: hold a merchant's first credit to an account when
+    /// it is at least `min_amount`.
+    NewAccountCredit {
+        /// The smallest first credit held (default 1000.00).
+        min_amount: Money = Money::from_cents(100_000)
     }
 }
 
-/// `changed_account_credit`: hold a credit to an account that, within `days`
-/// days, replaced another account of a payee of the same merchant with the
-/// same name (case and spaces ignored).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct ChangedAccountCredit {
-    /// Whether the rule holds entries.
-    pub enabled: bool,
-    /// How long a replacing account stays suspect (default 30 days).
-    pub days: u32,
-}
-
-impl Default for ChangedAccountCredit {
-    fn default() -> Self {
-        ChangedAccountCredit { enabled: true, days: 30 }
+rule_settings! {
+    /// `changed_account_credit`: hold a credit to an account that, within
+    /// `days` days, replaced another account of a payee of the same merchant
+    /// with the same name (case and spaces ignored).
+    ChangedAccountCredit {
+        /// How long a replacing account stays suspect (default 30 days).
+        days: u32 = 30
     }
 }
 
-/// `amount_outlier`: hold an entry above `factor` times the merchant's
-/// average over 60 days for the same type, once it has `min_history` of them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct AmountOutlier {
-    /// Whether the rule holds entries.
-    pub enabled: bool,
-    /// How many times the average is an outlier (default 5).
-    pub factor: u32,
-    /// The fewest entries of the type in 60 days before the rule judges (default 10).
-    pub min_history: u32,
-}
-
-impl Default for AmountOutlier {
-    fn default() -> Self {
-        AmountOutlier { enabled: true, factor: 5, min_history: 10 }
+rule_settings! {
+    /// `amount_outlier`: hold an entry above `factor` times the merchant's
+    /// average over 60 days for the same type, once it has `min_history` of them.
+    AmountOutlier {
+        /// How many times the average is an outlier (default 5).
+        factor: u32 = 5,
+        /// The fewest entries of the type in 60 days before the rule judges (default 10).
+        min_history: u32 = 10
     }
 }
 
-/// `velocity`: hold an entry beyond `max_per_day` entries from one merchant
-/// to one account in 24 hours.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct Velocity {
-    /// Whether the rule holds entries.
-    pub enabled: bool,
-    /// Entries allowed in 24 hours (default 10).
-    pub max_per_day: u32,
-}
-
-impl Default for Velocity {
-    fn default() -> Self {
-        Velocity { enabled: true, max_per_day: 10 }
+rule_settings! {
+    /// `velocity`: hold an entry beyond `max_per_day` entries from one
+    /// merchant to one account in 24 hours.
+    Velocity {
+        /// Entries allowed in 24 hours (default 10).
+        max_per_day: u32 = 10
     }
 }
 
-/// `exposure_limit`: hold an entry that would take its merchant over the
-/// `exposure_limit` of its limits.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct ExposureRule {
-    /// Whether the rule holds entries.
-    pub enabled: bool,
-}
-
-impl Default for ExposureRule {
-    fn default() -> Self {
-        ExposureRule { enabled: true }
-    }
+rule_settings! {
+    /// `exposure_limit`: hold an entry that would take its merchant over the
+    /// `exposure_limit` of its limits.
+    ExposureRule {}
 }
 
 /// The screening rules in force (`GET /admin/risk-rules`); every rule is on
