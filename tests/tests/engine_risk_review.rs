@@ -401,6 +401,8 @@ fn the_rules_are_the_operators_to_read_and_set_within_their_ranges() {
         assert_eq!((status, v["errors"][0]["field"].as_str()), (422, Some(field)), "{v}");
     }
     assert_eq!(s.rules(json!({"velocity": {"max": 3}})).0, 422);
+    assert_eq!(s.rules(json!([null, null])).0, 422, "members in order are no object");
+    assert_eq!(s.rules(json!({"velocity": [true, 3]})).0, 422);
     assert_eq!(s.rules(json!({"speed": {}})).0, 422);
     assert_eq!(s.admin("GET", "/admin/risk-rules", None).1["payload"], set["payload"]);
     // A partner's key does not reach the operator plane.

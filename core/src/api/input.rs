@@ -12,7 +12,7 @@ use super::request::{form_to_json, FormError, Request};
 use crate::engine::{Caller, Refusal};
 use crate::validation::json::JsonBody;
 use crate::validation::json_bounds::{self as bounds};
-use crate::validation::{FieldError, ProblemCode};
+use crate::validation::ProblemCode;
 use crate::AchError;
 
 /// The request's data, parsed once, handed to `then` with the JSON text it
@@ -127,16 +127,34 @@ pub(super) fn typed_data<T: for<'de> Deserialize<'de>>(req: &Request) -> Result<
 }
 
 /// A JSON text as a `T`: 400 if it is not JSON, 422 if it is not a `T`.
+/// A typed body is an object of members that hold no arrays: an array is
+/// refused wherever it stands, even where serde would read a struct's
+/// members from it in order.
 fn typed_text<T: for<'de> Deserialize<'de>>(text: &[u8]) -> Result<T, Refusal> {
-    serde_json::from_slice(text).map_err(|e| {
+    let refusal = |e: serde_json::Error| {
         let status = if e.is_syntax() || e.is_eof() { 400 } else { 422 };
         let code = if status == 400 { ProblemCode::InvalidJson } else { ProblemCode::InvalidValue };
-        Refusal::Refused {
-            error: AchError::FailedToAccept,
-            status,
-            errors: vec![FieldError { field: String::new(), code, message: super::detail(e.to_string()) }],
-        }
-    })
+        refused(status, "", code, super::detail(e.to_string()))
+    };
+    let value: Value = serde_json::from_slice(text).map_err(refusal)?;
+    if !value.is_object() || holds_array(&value) {
+        return Err(refused(
+            422,
+            "",
+            ProblemCode::InvalidValue,
+            "the body must be a JSON object without arrays",
+        ));
+    }
+    serde_json::from_slice(text).map_err(refusal)
+}
+
+/// Whether an array stands anywhere in `v`.
+fn holds_array(v: &Value) -> bool {
+    match v {
+        Value::Array(_) => true,
+        Value::Object(members) => members.values().any(holds_array),
+        _ => false,
+    }
 }
 
 /// Message 10 with one problem and the status given: how the router refuses
