@@ -7,11 +7,12 @@
 //!    the bench creates are all accepted), duplicate declining on, a 30-day period,
 //!    against the fewest checks a merchant has (no overall limits, only the
 //!    approval's limits, out of reach, and duplicates allowed).
-//! 2. `history`: the same batch (checks on) on an engine whose merchant already has
+//! 2. `history`: the same batch (checks and screening on) on an engine whose merchant already has
 //!    1,000 transactions vs 1,000,000 (in test mode, `cargo bench -- --test`:
 //!    20,000; `ACH_LIMITS_PRIOR=N` sets it), made 50,000 a day on consecutive
 //!    days (their cut-offs and settlements run as the clock passes), the measured
-//!    batches on the next day. Set-up: `common/limits_fixture.rs`.
+//!    batches on the next day; then, on the long history, its risk rules off
+//!    against on. Set-up: `common/limits_fixture.rs`.
 //!
 //! 3. `screening`: the same batch (checks on) with every risk rule on (the
 //!    default; none holds these creates: each goes to its own account, with
@@ -74,6 +75,14 @@ fn history(c: &mut Criterion) {
     measure(c, "history", &[("prior_1k", &small), (long_name, &big)]);
     let pairs = if test_mode() { 2 } else { 30 };
     paired("history", "prior_1k", long_name, pairs, || small.batch(), || big.batch());
+    // Screening's cost with the long history: its rules off and on in turn
+    // (each side sets its rules, one small write, then runs its batch).
+    let (off, on) = (format!("{long_name}_risk_rules_off"), format!("{long_name}_risk_rules_on"));
+    let batch = |rules_on: bool| {
+        big.screening(rules_on);
+        big.batch()
+    };
+    paired("history", &off, &on, pairs, || batch(false), || batch(true));
 }
 
 fn screening(c: &mut Criterion) {

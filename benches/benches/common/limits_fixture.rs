@@ -127,7 +127,7 @@ impl Fixture {
     /// creates happen on a day of their own, as they would for a merchant with a
     /// long history.
     pub fn with_history(prior: usize, memory: bool) -> Fixture {
-        let f = Fixture::new(true, memory);
+        let f = Fixture::screened(true, memory);
         let mut done = 0;
         while done < prior {
             let mut today = 0;
@@ -141,6 +141,15 @@ impl Fixture {
             f.next_day();
         }
         f
+    }
+
+    /// Turn every risk rule on (the defaults) or off.
+    pub fn screening(&self, on: bool) {
+        let rules =
+            if on { ach_core::model::RiskRules::default() } else { ach_core::model::RiskRules::off() };
+        let set = Operation::SetRiskRules { update: rules.into() };
+        let done = self.engine.execute(&Caller::Operator, set);
+        assert!(matches!(done, Ok(Outcome::RiskRulesSet { .. })), "{done:?}");
     }
 
     /// Move the sandbox clock a day ahead (running every cut-off and settlement due).

@@ -76,12 +76,15 @@ pub(crate) enum Table {
 
 impl Table {
     /// Whether the table's records are postcard (compact binary) rather than JSON:
-    /// the transactions and the two feeds, the records every create and every
-    /// lifecycle step writes (a status change is ~60 bytes instead of ~230, and a
+    /// the transactions, the two feeds and screening's rows, the records every
+    /// create and every lifecycle step writes (a status change is ~60 bytes instead of ~230, and a
     /// feed page decodes 10,000 of them). Their types must not need a
     /// self-describing format (no untagged enums, no flatten, no skipped fields).
     pub(crate) const fn binary(self) -> bool {
-        matches!(self, Table::Transactions | Table::Changes | Table::Events)
+        matches!(
+            self,
+            Table::Transactions | Table::Changes | Table::Events | Table::RiskCounters | Table::RiskDays
+        )
     }
 
     pub(crate) const fn name(self) -> &'static str {

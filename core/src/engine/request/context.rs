@@ -24,6 +24,9 @@ pub(crate) struct WriteContext<'a, 'tx> {
     /// Usage counters read or changed by the transaction, written back by
     /// [`WriteContext::finish`].
     pub usage: usage::Counters,
+    /// Screening's rows read or changed by the transaction, written back by
+    /// [`WriteContext::finish`].
+    pub counter_rows: crate::engine::risk::counter_rows::CounterRows,
     /// The sandbox clock's new instant, set on the clock once the commit succeeds.
     pub clock_to: Option<DateTime<Utc>>,
     /// Each origination batch summary row's flags as this transaction left
@@ -68,6 +71,7 @@ impl<'a, 'tx> WriteContext<'a, 'tx> {
             engine,
             seqs: Default::default(),
             usage: usage::Counters::default(),
+            counter_rows: Default::default(),
             clock_to: None,
             batch_flags: FastMap::default(),
             feed_rows: None,
@@ -110,6 +114,7 @@ impl<'a, 'tx> WriteContext<'a, 'tx> {
     pub(in crate::engine) fn finish(mut self) -> Result<Option<DateTime<Utc>>, StorageError> {
         crate::engine::multiprocess::window_log::write_row(&mut self)?;
         self.usage.write_back(self.write)?;
+        self.counter_rows.write_back(self.write)?;
         for (partner_id, (_, id)) in &self.last_txn {
             self.write.put_raw(Table::Meta, &row_keys::last_transaction(partner_id), id.as_bytes())?;
         }

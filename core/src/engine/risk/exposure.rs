@@ -95,8 +95,8 @@ impl ExposureRow {
 }
 
 /// The merchant's exposure at `now` as a figure (cents), in a write transaction.
-pub(crate) fn current(cx: &WriteContext<'_, '_>, merchant_id: &str) -> Result<i64, StorageError> {
-    let row: ExposureRow = cx.write.get(Table::RiskCounters, &key(merchant_id))?.unwrap_or_default();
+pub(crate) fn current(cx: &mut WriteContext<'_, '_>, merchant_id: &str) -> Result<i64, StorageError> {
+    let row: ExposureRow = cx.counter_row(Table::RiskCounters, &key(merchant_id))?;
     Ok(row.parts(cx.now).iter().fold(0i64, |a, b| a.saturating_add(*b)))
 }
 
@@ -112,10 +112,10 @@ pub(crate) fn apply(
         return Ok(());
     }
     let key = key(&t.merchant_id);
-    let mut row: ExposureRow = cx.write.get(Table::RiskCounters, &key)?.unwrap_or_default();
+    let mut row: ExposureRow = cx.counter_row(Table::RiskCounters, &key)?;
     let cents = if add { t.amount.cents() } else { -t.amount.cents() };
     row.add(t, cents, cx.now);
-    cx.write.put(Table::RiskCounters, &key, &row)
+    cx.set_counter_row(Table::RiskCounters, key, &row)
 }
 
 /// `GET /admin/merchants/{id}/exposure`, on a snapshot at `now`.

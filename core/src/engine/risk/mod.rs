@@ -1,5 +1,6 @@
 //! Risk: usage per day, period and month; the duplicate window; return
 //! rates; screening, the review queue and exposure.
+pub(crate) mod counter_rows;
 mod counters;
 pub(crate) mod duplicates;
 pub(crate) mod exposure;

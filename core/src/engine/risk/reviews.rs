@@ -55,12 +55,12 @@ fn count(
         return Ok(());
     }
     let key = calendar::format_date(day);
-    let mut counts: DayCounts = cx.write.get(Table::RiskDays, key.as_bytes())?.unwrap_or_default();
+    let mut counts: DayCounts = cx.counter_row(Table::RiskDays, key.as_bytes())?;
     for rule in rules {
         let c = counts.entry(*rule).or_default();
         c[column] = c[column].saturating_add(1);
     }
-    cx.write.put(Table::RiskDays, key.as_bytes(), &counts)
+    cx.set_counter_row(Table::RiskDays, key.into_bytes(), &counts)
 }
 
 /// Record a screening of `t` (just stored): the rules that were `on`, and, if

@@ -101,7 +101,7 @@ fn account(
         return Ok(());
     }
     let key = counter_key(&t.merchant_id, ACCOUNT, t.account.fingerprint.as_bytes());
-    let mut h: AccountHistory = cx.write.get(Table::RiskCounters, &key)?.unwrap_or_default();
+    let mut h: AccountHistory = cx.counter_row(Table::RiskCounters, &key)?;
     let credit = t.direction == Direction::Credit;
     if first_credit.enabled && credit {
         if h.credits == 0 && t.amount >= first_credit.min_amount {
@@ -121,7 +121,7 @@ fn account(
             h.recent.drain(..h.recent.len() - keep);
         }
     }
-    cx.write.put(Table::RiskCounters, &key, &h)
+    cx.set_counter_row(Table::RiskCounters, key, &h)
 }
 
 /// A payee's name as the rule compares it: case and spaces ignored.
@@ -140,7 +140,7 @@ fn changed_account(
     let name = normalized_name(&t.account.name);
     let digest = cx.engine.fingerprints.digest(&[b"payee-name", name.as_bytes()]);
     let key = counter_key(&t.merchant_id, NAME, &digest);
-    let mut h: NameHistory = cx.write.get(Table::RiskCounters, &key)?.unwrap_or_default();
+    let mut h: NameHistory = cx.counter_row(Table::RiskCounters, &key)?;
     let now = cx.now.timestamp();
     let account = &t.account.fingerprint;
     let position = h.accounts.iter().position(|(a, _)| a == account);
@@ -155,7 +155,7 @@ fn changed_account(
         if h.accounts.len() > NAME_ACCOUNTS {
             h.accounts.remove(0);
         }
-        cx.write.put(Table::RiskCounters, &key, &h)?;
+        cx.set_counter_row(Table::RiskCounters, key, &h)?;
     }
     Ok(tripped)
 }
@@ -170,7 +170,7 @@ fn outlier(
 ) -> Result<bool, StorageError> {
     let kind = [u8::from(t.direction == Direction::Debit)];
     let key = counter_key(&t.merchant_id, AVERAGE, &kind);
-    let mut h: DailyAmounts = cx.write.get(Table::RiskCounters, &key)?.unwrap_or_default();
+    let mut h: DailyAmounts = cx.counter_row(Table::RiskCounters, &key)?;
     let today = day_number(calendar::eastern_date(cx.now));
     h.days.retain(|(day, _, _)| i64::from(today - day) < AVERAGE_DAYS);
     let (count, cents) =
@@ -186,7 +186,7 @@ fn outlier(
         }
         _ => h.days.push((today, 1, t.amount.cents())),
     }
-    cx.write.put(Table::RiskCounters, &key, &h)?;
+    cx.set_counter_row(Table::RiskCounters, key, &h)?;
     Ok(tripped)
 }
 
