@@ -15,10 +15,14 @@ use crate::engine::request::fast_map::FastMap;
 use crate::engine::WriteContext;
 use crate::storage::{StorageError, Table, Write};
 
-/// Rows read (`dirty: false`) or changed in this transaction, encoded as
-/// their table stores them (`None`: absent).
+/// A row as this transaction has it: its stored bytes (`None`: absent) and
+/// whether the transaction changed it.
+type Row = (Option<Vec<u8>>, bool);
+
+/// Rows read or changed in this transaction, by table and key, encoded as
+/// their table stores them.
 #[derive(Default)]
-pub(crate) struct CounterRows(FastMap<(Table, Vec<u8>), (Option<Vec<u8>>, bool)>);
+pub(crate) struct CounterRows(FastMap<(Table, Vec<u8>), Row>);
 
 impl CounterRows {
     /// Store every changed row.
