@@ -31,9 +31,13 @@ fn tenant(a: &World, limits: Limits) -> (String, Caller, String) {
     (partner_id, partner, merchant_id)
 }
 
+/// Two engines over one shared store, screening off (these tests are of
+/// the processes' coordination; one account takes many entries).
 fn pair() -> Option<(World, World)> {
     let (a, b) = ach_tests::store::two_engines(|| options(START))?;
-    Some((World::with(a), World::with(b)))
+    let (a, b) = (World::with(a), World::with(b));
+    a.screening_off();
+    Some((a, b))
 }
 
 /// Create the transaction `v` through `w`: its id, or the refusal's message.
