@@ -26,7 +26,7 @@ use crate::storage::{Snapshot, StorageError, Table};
 const SETTLED_DEBIT_DAYS: u32 = 2;
 
 /// One merchant's amounts by when they settle.
-#[derive(Debug, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub(crate) struct ExposureRow {
     /// (settlement instant in seconds, debit?, cents), ordered by instant.
     buckets: Vec<(i64, bool, i64)>,
@@ -111,11 +111,10 @@ pub(crate) fn apply(
     if t.validation_of.is_some() {
         return Ok(());
     }
-    let key = key(&t.merchant_id);
-    let mut row: ExposureRow = cx.counter_row(Table::RiskCounters, &key)?;
-    let cents = if add { t.amount.cents() } else { -t.amount.cents() };
-    row.add(t, cents, cx.now);
-    cx.set_counter_row(Table::RiskCounters, key, &row)
+    let now = cx.now;
+    let row: &mut ExposureRow = cx.counter_row_mut(Table::RiskCounters, &key(&t.merchant_id))?;
+    row.add(t, if add { t.amount.cents() } else { -t.amount.cents() }, now);
+    Ok(())
 }
 
 /// `GET /admin/merchants/{id}/exposure`, on a snapshot at `now`.

@@ -55,12 +55,12 @@ fn count(
         return Ok(());
     }
     let key = calendar::format_date(day);
-    let mut counts: DayCounts = cx.counter_row(Table::RiskDays, key.as_bytes())?;
+    let counts: &mut DayCounts = cx.counter_row_mut(Table::RiskDays, key.as_bytes())?;
     for rule in rules {
         let c = counts.entry(*rule).or_default();
         c[column] = c[column].saturating_add(1);
     }
-    cx.set_counter_row(Table::RiskDays, key.into_bytes(), &counts)
+    Ok(())
 }
 
 /// Record a screening of `t` (just stored): the rules that were `on`, and, if
@@ -72,7 +72,7 @@ pub(crate) fn after_screening(
     on: &[Rule],
     tripped: Vec<Rule>,
 ) -> Result<bool, StorageError> {
-    let today = calendar::eastern_date(cx.now);
+    let today = calendar::eastern_date_cached(cx.now);
     count(cx, today, on, SCREENED)?;
     if tripped.is_empty() {
         exposure::apply(cx, t, true)?;

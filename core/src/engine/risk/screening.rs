@@ -101,7 +101,8 @@ fn account(
         return Ok(());
     }
     let key = counter_key(&t.merchant_id, ACCOUNT, t.account.fingerprint.as_bytes());
-    let mut h: AccountHistory = cx.counter_row(Table::RiskCounters, &key)?;
+    let now = cx.now.timestamp();
+    let h: &mut AccountHistory = cx.counter_row_mut(Table::RiskCounters, &key)?;
     let credit = t.direction == Direction::Credit;
     if first_credit.enabled && credit {
         if h.credits == 0 && t.amount >= first_credit.min_amount {
@@ -110,7 +111,6 @@ fn account(
         h.credits = h.credits.saturating_add(1);
     }
     if velocity.enabled {
-        let now = cx.now.timestamp();
         h.recent.retain(|&at| at > now - 86_400);
         if h.recent.len() >= velocity.max_per_day as usize {
             tripped.push(Rule::Velocity);
@@ -121,7 +121,7 @@ fn account(
             h.recent.drain(..h.recent.len() - keep);
         }
     }
-    cx.set_counter_row(Table::RiskCounters, key, &h)
+    Ok(())
 }
 
 /// A payee's name as the rule compares it: case and spaces ignored.
@@ -140,8 +140,8 @@ fn changed_account(
     let name = normalized_name(&t.account.name);
     let digest = cx.engine.fingerprints.digest(&[b"payee-name", name.as_bytes()]);
     let key = counter_key(&t.merchant_id, NAME, &digest);
-    let mut h: NameHistory = cx.counter_row(Table::RiskCounters, &key)?;
     let now = cx.now.timestamp();
+    let h: &mut NameHistory = cx.counter_row_mut(Table::RiskCounters, &key)?;
     let account = &t.account.fingerprint;
     let position = h.accounts.iter().position(|(a, _)| a == account);
     let since = position.and_then(|i| h.accounts.get(i)).map_or(now, |(_, since)| *since);
@@ -155,7 +155,6 @@ fn changed_account(
         if h.accounts.len() > NAME_ACCOUNTS {
             h.accounts.remove(0);
         }
-        cx.set_counter_row(Table::RiskCounters, key, &h)?;
     }
     Ok(tripped)
 }
@@ -170,8 +169,8 @@ fn outlier(
 ) -> Result<bool, StorageError> {
     let kind = [u8::from(t.direction == Direction::Debit)];
     let key = counter_key(&t.merchant_id, AVERAGE, &kind);
-    let mut h: DailyAmounts = cx.counter_row(Table::RiskCounters, &key)?;
-    let today = day_number(calendar::eastern_date(cx.now));
+    let today = day_number(calendar::eastern_date_cached(cx.now));
+    let h: &mut DailyAmounts = cx.counter_row_mut(Table::RiskCounters, &key)?;
     h.days.retain(|(day, _, _)| i64::from(today - day) < AVERAGE_DAYS);
     let (count, cents) =
         h.days.iter().fold((0u64, 0i128), |(n, c), (_, dn, dc)| (n + dn, c + i128::from(*dc)));
@@ -186,7 +185,6 @@ fn outlier(
         }
         _ => h.days.push((today, 1, t.amount.cents())),
     }
-    cx.set_counter_row(Table::RiskCounters, key, &h)?;
     Ok(tripped)
 }
 
