@@ -328,28 +328,30 @@ fn the_duplicate_window_keeps_about_one_window_and_forgets_older_days() {
     let s = Shop::with_app("2026-11-23 09:00", ach_tests::world::roomy_limits(), &app);
     let epoch = chrono::NaiveDate::from_ymd_opt(1970, 1, 1).unwrap();
     let d = (chrono::NaiveDate::from_ymd_opt(2026, 11, 23).unwrap() - epoch).num_days();
+    // Each live transaction holds two entries: its similar-transaction print
+    // and its account print (screening's velocity).
     let days = || s.w.engine.duplicate_index_days().unwrap();
     for n in 1..=3 {
         assert_eq!(s.debit("25.00", n), "ok");
     }
     s.w.at("2026-11-24 09:00");
     assert_eq!(s.debit("25.00", 4), "ok");
-    assert_eq!(days(), vec![(d, 3), (d + 1, 1)], "yesterday is still inside the 24-hour window");
+    assert_eq!(days(), vec![(d, 6), (d + 1, 2)], "yesterday is still inside the 24-hour window");
     assert_eq!(s.debit("25.00", 4), "This is a duplicate transaction");
     s.w.at("2026-11-25 08:00");
     assert_eq!(s.debit("25.00", 5), "ok");
-    assert_eq!(days(), vec![(d + 1, 1), (d + 2, 1)], "a create lets go of what no window reaches");
+    assert_eq!(days(), vec![(d + 1, 2), (d + 2, 2)], "a create lets go of what no window reaches");
     assert_eq!(s.debit("25.00", 6), "ok");
-    assert_eq!(days(), vec![(d + 1, 1), (d + 2, 2)]);
+    assert_eq!(days(), vec![(d + 1, 2), (d + 2, 4)]);
     assert_eq!(s.debit("25.00", 4), "This is a duplicate transaction", "made yesterday, 23 hours ago");
     assert_eq!(s.debit("25.00", 6), "This is a duplicate transaction", "made today");
     assert_eq!(s.debit("25.00", 1), "ok", "made two days ago: outside the window");
     let mut t = transaction(&s.m, "debit", "31.00");
     t["customer"]["account_number"] = json!("55509999");
     let id = s.w.create(&s.p, &s.pc, &t).unwrap();
-    assert_eq!(days(), vec![(d + 1, 1), (d + 2, 4)]);
+    assert_eq!(days(), vec![(d + 1, 2), (d + 2, 8)]);
     s.w.run(&s.pc, Operation::VoidTransaction { partner_id: s.p.clone(), transaction_id: id }).unwrap();
-    assert_eq!(days(), vec![(d + 1, 1), (d + 2, 3)], "a void removes its entry");
+    assert_eq!(days(), vec![(d + 1, 2), (d + 2, 6)], "a void removes its entries");
     assert_eq!(s.w.engine.audit_records().unwrap(), Ok(()));
 }
 

@@ -26,6 +26,8 @@ pub const DEFAULT_DUPLICATE_WINDOW_HOURS: i64 = 24;
 /// The two fingerprints of a transaction.
 pub(crate) struct Prints {
     similar: Print,
+    /// The merchant's entries to the account (screening's `velocity`).
+    account: Print,
     check: Option<[u8; 32]>,
 }
 
@@ -46,7 +48,16 @@ pub(crate) fn prints(f: &Fingerprinter, t: &TransactionRecord) -> Prints {
     let check = t.check_number.as_ref().map(|n| {
         f.digest(&[b"check", t.merchant_id.as_bytes(), account, n.trim_start_matches('0').as_bytes()])
     });
-    Prints { similar, check }
+    Prints { similar, account: account_print(f, &t.merchant_id, &t.account.fingerprint), check }
+}
+
+/// The window's key of a merchant's entries to one account (by its keyed
+/// fingerprint): never a similar transaction's key (another domain).
+pub(crate) fn account_print(f: &Fingerprinter, merchant_id: &str, account_fingerprint: &str) -> Print {
+    let digest = f.digest(&[b"account-entries", merchant_id.as_bytes(), account_fingerprint.as_bytes()]);
+    let mut print = [0u8; PRINT_LEN];
+    print.copy_from_slice(&digest[..PRINT_LEN]);
+    print
 }
 
 /// Refuse `t` if it repeats a check (always) or, when the merchant declines
@@ -87,9 +98,11 @@ pub(crate) fn record(
 ) -> Result<(), StorageError> {
     cx.window.expire(window::micros(window_start(cx.now, cx.engine.duplicate_window)), cx.window_log);
     let at = window::micros(t.created_at);
-    cx.window.add(p.similar, at);
-    cx.window_log.push(WindowChange::Added(p.similar, at));
-    crate::engine::multiprocess::window_log::added(cx, &p.similar, at)?;
+    for print in [p.similar, p.account] {
+        cx.window.add(print, at);
+        cx.window_log.push(WindowChange::Added(print, at));
+        crate::engine::multiprocess::window_log::added(cx, &print, at)?;
+    }
     if let Some(key) = &p.check {
         cx.write.put_raw(Table::Checks, key, t.id.as_bytes())?;
     }
@@ -99,11 +112,13 @@ pub(crate) fn record(
 /// A voided transaction is no one's duplicate: remove its entry (an older alike
 /// transaction's entry, if any, counts again). Its check stays spent.
 pub(crate) fn forget(cx: &mut WriteContext<'_, '_>, t: &TransactionRecord) -> Result<(), StorageError> {
-    let print = prints(&cx.engine.fingerprints, t).similar;
+    let p = prints(&cx.engine.fingerprints, t);
     let at = window::micros(t.created_at);
-    if cx.window.remove(&print, at) {
-        cx.window_log.push(WindowChange::Removed(print, at));
-        crate::engine::multiprocess::window_log::removed(cx, &print, at)?;
+    for print in [p.similar, p.account] {
+        if cx.window.remove(&print, at) {
+            cx.window_log.push(WindowChange::Removed(print, at));
+            crate::engine::multiprocess::window_log::removed(cx, &print, at)?;
+        }
     }
     Ok(())
 }
@@ -131,16 +146,19 @@ pub(crate) fn load(
     for (_, v) in r.range(Table::Transactions, from.as_bytes(), &[0xff], usize::MAX)? {
         let t: TransactionRecord = crate::storage::decode(Table::Transactions, &v)?;
         if counts(&t) && t.created_at >= start {
-            w.add(prints(f, &t).similar, window::micros(t.created_at));
+            let p = prints(f, &t);
+            w.add(p.similar, window::micros(t.created_at));
+            w.add(p.account, window::micros(t.created_at));
         }
     }
     Ok(w)
 }
 
-/// The first instant the window keeps: the duplicate window and its margin
-/// before `now` (the calendar's first instant for a longer window).
+/// The first instant the window keeps: the duplicate window, or the 24
+/// hours `velocity` counts if longer, and the margin before `now` (the
+/// calendar's first instant for a longer window).
 fn window_start(now: DateTime<Utc>, duplicate_window: Duration) -> DateTime<Utc> {
-    now.checked_sub_signed(duplicate_window + window::margin())
+    now.checked_sub_signed(duplicate_window.max(Duration::hours(24)) + window::margin())
         .unwrap_or(DateTime::<Utc>::MIN_UTC)
         .max(calendar_start())
 }
@@ -182,10 +200,13 @@ pub(crate) fn audit(
     let mut live: BTreeMap<(Print, i64), usize> = BTreeMap::new();
     let mut due: BTreeMap<(Print, i64), usize> = BTreeMap::new();
     for t in txns.values().filter(|t| counts(t)) {
-        let entry = (prints(f, t).similar, window::micros(t.created_at));
-        *live.entry(entry).or_insert(0) += 1;
-        if now - t.created_at < duplicate_window {
-            *due.entry(entry).or_insert(0) += 1;
+        let p = prints(f, t);
+        for print in [p.similar, p.account] {
+            let entry = (print, window::micros(t.created_at));
+            *live.entry(entry).or_insert(0) += 1;
+            if now - t.created_at < duplicate_window {
+                *due.entry(entry).or_insert(0) += 1;
+            }
         }
     }
     let mut held: BTreeMap<(Print, i64), usize> = BTreeMap::new();

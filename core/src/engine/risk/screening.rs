@@ -1,12 +1,11 @@
 //! Screening a new entry against the operator's rules (Nacha Rules 2.2.4,
 //! 3.1.10: entries unauthorized or authorized under false pretenses).
 //!
-//! Each rule reads and moves on one small counter row of the entry's
-//! merchant in `Table::RiskCounters`, and only while the rule is on (a rule
-//! turned on later judges by what it has counted since):
-//! - an account's history (`a` + its keyed fingerprint): the credits sent
-//!   to it, the instants of its latest entries (`new_account_credit`,
-//!   `velocity`);
+//! Each rule but `velocity` reads and moves on one small counter row of the
+//! entry's merchant in `Table::RiskCounters`, and only while the rule is on
+//! (a rule turned on later judges by what it has counted since):
+//! - the credits sent to an account (`a` + its keyed fingerprint), written
+//!   by credits only (`new_account_credit`);
 //! - a payee name's accounts (`n` + the keyed fingerprint of the name, case
 //!   and spaces ignored): each account seen under it and since when
 //!   (`changed_account_credit`);
@@ -14,16 +13,20 @@
 //!   (`amount_outlier`);
 //! - the exposure (`x`, `exposure.rs`), kept whatever the rules say.
 //!
-//! A voided or rejected entry stays in the histories: it was attempted.
+//! `velocity` keeps no row: it counts the merchant's live entries to the
+//! account in the duplicate window (`window.rs`), in memory.
+//!
+//! A voided or rejected entry stays in the rows' histories (it was
+//! attempted); `velocity` counts live entries only.
 
 use serde::{Deserialize, Serialize};
 
 use super::counters::{counter_key, ACCOUNT, AVERAGE, NAME};
-use super::{exposure, rules};
+use super::{duplicates, exposure, rules, window};
 use crate::calendar;
 use crate::engine::rows::records::{MerchantRecord, TransactionRecord};
 use crate::engine::WriteContext;
-use crate::model::{Direction, RiskRules, Rule, MAX_VELOCITY};
+use crate::model::{Direction, RiskRules, Rule};
 use crate::storage::{StorageError, Table};
 
 /// How many days of history `amount_outlier` averages.
@@ -31,16 +34,6 @@ pub(crate) const AVERAGE_DAYS: i64 = 60;
 
 /// The most accounts a payee name remembers (the latest).
 const NAME_ACCOUNTS: usize = 8;
-
-/// What a merchant sent one account.
-#[derive(Debug, Default, Serialize, Deserialize)]
-struct AccountHistory {
-    /// Credits sent to it.
-    credits: u32,
-    /// Instants (seconds) of its latest entries, oldest first, at most
-    /// [`MAX_VELOCITY`] + 1 within the last 24 hours.
-    recent: Vec<i64>,
-}
 
 /// The accounts a merchant sent under one payee name: (account fingerprint,
 /// first seen, seconds), oldest first.
@@ -89,36 +82,30 @@ pub(crate) fn screen(
     Ok((on, tripped))
 }
 
-/// `new_account_credit` and `velocity`, over the account's history.
+/// `new_account_credit` (the credits sent to the account, a row written by
+/// credits only) and `velocity` (the merchant's live entries to the account
+/// in the duplicate window, which holds at least 24 hours: no row at all).
 fn account(
     cx: &mut WriteContext<'_, '_>,
     rules: &RiskRules,
     t: &TransactionRecord,
     tripped: &mut Vec<Rule>,
 ) -> Result<(), StorageError> {
-    let (first_credit, velocity) = (&rules.new_account_credit, &rules.velocity);
-    if !first_credit.enabled && !velocity.enabled {
-        return Ok(());
-    }
-    let key = counter_key(&t.merchant_id, ACCOUNT, t.account.fingerprint.as_bytes());
-    let now = cx.now.timestamp();
-    let h: &mut AccountHistory = cx.counter_row_mut(Table::RiskCounters, &key)?;
-    let credit = t.direction == Direction::Credit;
-    if first_credit.enabled && credit {
-        if h.credits == 0 && t.amount >= first_credit.min_amount {
+    let first_credit = &rules.new_account_credit;
+    if first_credit.enabled && t.direction == Direction::Credit {
+        let key = counter_key(&t.merchant_id, ACCOUNT, t.account.fingerprint.as_bytes());
+        let credits: &mut u32 = cx.counter_row_mut(Table::RiskCounters, &key)?;
+        if *credits == 0 && t.amount >= first_credit.min_amount {
             tripped.push(Rule::NewAccountCredit);
         }
-        h.credits = h.credits.saturating_add(1);
+        *credits = credits.saturating_add(1);
     }
-    if velocity.enabled {
-        h.recent.retain(|&at| at > now - 86_400);
-        if h.recent.len() >= velocity.max_per_day as usize {
+    if rules.velocity.enabled {
+        let print =
+            duplicates::account_print(&cx.engine.fingerprints, &t.merchant_id, &t.account.fingerprint);
+        let since = window::micros(cx.now - chrono::Duration::hours(24)) + 1;
+        if cx.window.count_since(&print, since) >= rules.velocity.max_per_day as usize {
             tripped.push(Rule::Velocity);
-        }
-        h.recent.push(now);
-        let keep = MAX_VELOCITY as usize + 1;
-        if h.recent.len() > keep {
-            h.recent.drain(..h.recent.len() - keep);
         }
     }
     Ok(())

@@ -1,6 +1,8 @@
 //! The duplicate window, held in memory: for each keyed fingerprint of (merchant,
-//! account, amount, direction, class), the creation instants of the live
-//! (not voided) transactions that still fall within reach of the window.
+//! account, amount, direction, class), and of (merchant, account) for
+//! screening's `velocity`, the creation instants of the live (not voided)
+//! transactions that still fall within reach of the window (at least 24
+//! hours).
 //!
 //! It is derived data, never stored: [`Window::load`] rebuilds it when the engine
 //! opens, from the transactions created within the window (transaction ids begin
@@ -143,6 +145,11 @@ impl Window {
     /// The newest instant of `print`, if any.
     pub(crate) fn latest(&self, print: &Print) -> Option<i64> {
         self.by_print.get(print).and_then(|v| v.as_slice().last().copied())
+    }
+
+    /// How many entries of `print` are at or after `since`.
+    pub(crate) fn count_since(&self, print: &Print, since: i64) -> usize {
+        self.by_print.get(print).map_or(0, |v| v.as_slice().iter().filter(|&&at| at >= since).count())
     }
 
     /// Add an entry.
