@@ -154,11 +154,16 @@ pub(crate) fn load(
     Ok(w)
 }
 
-/// The first instant the window keeps: the duplicate window, or the 24
-/// hours `velocity` counts if longer, and the margin before `now` (the
-/// calendar's first instant for a longer window).
+/// How far back the window keeps entries: the duplicate window, or the 24
+/// hours screening's `velocity` counts if longer.
+pub(crate) fn horizon(duplicate_window: Duration) -> Duration {
+    duplicate_window.max(Duration::hours(24))
+}
+
+/// The first instant the window keeps: its [`horizon`] and the margin
+/// before `now` (the calendar's first instant for a longer window).
 fn window_start(now: DateTime<Utc>, duplicate_window: Duration) -> DateTime<Utc> {
-    now.checked_sub_signed(duplicate_window.max(Duration::hours(24)) + window::margin())
+    now.checked_sub_signed(horizon(duplicate_window) + window::margin())
         .unwrap_or(DateTime::<Utc>::MIN_UTC)
         .max(calendar_start())
 }
