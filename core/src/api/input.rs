@@ -145,6 +145,8 @@ fn typed_text<T: for<'de> Deserialize<'de>>(text: &[u8]) -> Result<T, Refusal> {
             "the body must be a JSON object without arrays",
         ));
     }
+    // Read again from the text, not the value: a refusal keeps the status
+    // the text gives it (a number too large for its field is malformed, 400).
     serde_json::from_slice(text).map_err(refusal)
 }
 

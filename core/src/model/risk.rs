@@ -233,8 +233,7 @@ impl RiskRules {
     }
 }
 
-/// The largest `velocity.max_per_day` (an account's recent entries are kept
-/// up to it).
+/// The largest `velocity.max_per_day`.
 pub const MAX_VELOCITY: u32 = 1000;
 
 /// Where a review stands.

@@ -4,6 +4,7 @@
 
 use crate::calendar;
 use crate::engine::feeds::changes;
+use crate::engine::risk::window::Print;
 use crate::engine::risk::{reviews, screening};
 use crate::engine::rows::records::{MerchantRecord, SealedAccount, TransactionRecord};
 use crate::engine::{Stop, WriteContext};
@@ -65,13 +66,15 @@ pub(crate) fn insert(cx: &mut WriteContext<'_, '_>, record: &TransactionRecord) 
 
 /// Store a new Pending entry of `merchant` screened by the risk rules: one
 /// that trips none is [`insert`]ed; one that trips any is stored and
-/// reported but held for review, outside the pending index.
+/// reported but held for review, outside the pending index. `account_print`:
+/// the entry's account print, when its duplicate prints were already made.
 pub(crate) fn insert_screened(
     cx: &mut WriteContext<'_, '_>,
     merchant: &MerchantRecord,
     record: &TransactionRecord,
+    account_print: Option<Print>,
 ) -> Result<(), Stop> {
-    let (on, tripped) = screening::screen(cx, merchant, record)?;
+    let (on, tripped) = screening::screen(cx, merchant, record, account_print)?;
     cx.write.put(Table::Transactions, record.id.as_bytes(), record)?;
     if tripped.is_empty() {
         index_pending(cx, record)?;

@@ -61,7 +61,7 @@ pub(crate) fn reinitiate(cx: &mut WriteContext<'_, '_>, partner_id: &str, id: &s
     let counted = check_debit_limits(cx, partner_id, &record)?;
     returned.reinitiated_by = Some(new_id.clone());
     cx.write.put(crate::storage::Table::Transactions, returned.id.as_bytes(), &returned)?;
-    insert_screened(cx, &merchant, &record)?;
+    insert_screened(cx, &merchant, &record, None)?;
     if counted {
         usage::apply(cx, &record, true)?;
     }

@@ -45,7 +45,7 @@ pub(crate) fn create(
     record.validated_by = validated_by;
     let prints = check_limits_and_duplicates(cx, &merchant, &record)?;
     // Decided: from here on only writes.
-    insert_screened(cx, &merchant, &record)?;
+    insert_screened(cx, &merchant, &record, Some(prints.account()))?;
     usage::apply(cx, &record, true)?;
     duplicates::record(cx, &record, &prints)?;
     for (side, image) in CheckSide::BOTH.into_iter().zip([&t.check_image_front, &t.check_image_back]) {
@@ -257,7 +257,7 @@ pub(crate) fn reverse(cx: &mut WriteContext<'_, '_>, partner_id: &str, id: &str)
     let merchant = tenant_lookup::merchant_of(cx, partner_id, &record.merchant_id)?;
     original.reversed_by = Some(rid.clone());
     cx.write.put(Table::Transactions, original.id.as_bytes(), &original)?;
-    insert_screened(cx, &merchant, &record)?;
+    insert_screened(cx, &merchant, &record, None)?;
     if counted {
         usage::apply(cx, &record, true)?;
     }

@@ -51,6 +51,13 @@ pub(crate) fn prints(f: &Fingerprinter, t: &TransactionRecord) -> Prints {
     Prints { similar, account: account_print(f, &t.merchant_id, &t.account.fingerprint), check }
 }
 
+impl Prints {
+    /// The print of the merchant's entries to the account.
+    pub(crate) fn account(&self) -> Print {
+        self.account
+    }
+}
+
 /// The window's key of a merchant's entries to one account (by its keyed
 /// fingerprint): never a similar transaction's key (another domain).
 pub(crate) fn account_print(f: &Fingerprinter, merchant_id: &str, account_fingerprint: &str) -> Print {

@@ -51,11 +51,14 @@ struct DailyAmounts {
 
 /// Screen `t` (about to be stored) under the rules in force: the rules it
 /// trips, each rule's counters moved on. Also answers the rules that were on
-/// (the risk report counts what each screened).
+/// (the risk report counts what each screened). `account_print`: the entry's
+/// account print in the duplicate window, if already made (else made here,
+/// when `velocity` is on).
 pub(crate) fn screen(
     cx: &mut WriteContext<'_, '_>,
     merchant: &MerchantRecord,
     t: &TransactionRecord,
+    account_print: Option<window::Print>,
 ) -> Result<(Vec<Rule>, Vec<Rule>), StorageError> {
     let rules = rules::in_force(cx)?;
     let on: Vec<Rule> = Rule::ALL.into_iter().filter(|r| rules.enabled(*r)).collect();
@@ -63,7 +66,7 @@ pub(crate) fn screen(
     if on.is_empty() {
         return Ok((on, tripped));
     }
-    account(cx, &rules, t, &mut tripped)?;
+    account(cx, &rules, t, account_print, &mut tripped)?;
     if rules.changed_account_credit.enabled && changed_account(cx, &rules, t)? {
         tripped.push(Rule::ChangedAccountCredit);
     }
@@ -89,6 +92,7 @@ fn account(
     cx: &mut WriteContext<'_, '_>,
     rules: &RiskRules,
     t: &TransactionRecord,
+    account_print: Option<window::Print>,
     tripped: &mut Vec<Rule>,
 ) -> Result<(), StorageError> {
     let first_credit = &rules.new_account_credit;
@@ -101,8 +105,9 @@ fn account(
         *credits = credits.saturating_add(1);
     }
     if rules.velocity.enabled {
-        let print =
-            duplicates::account_print(&cx.engine.fingerprints, &t.merchant_id, &t.account.fingerprint);
+        let print = account_print.unwrap_or_else(|| {
+            duplicates::account_print(&cx.engine.fingerprints, &t.merchant_id, &t.account.fingerprint)
+        });
         let since = window::micros(cx.now - chrono::Duration::hours(24)) + 1;
         if cx.window.count_since(&print, since) >= rules.velocity.max_per_day as usize {
             tripped.push(Rule::Velocity);
