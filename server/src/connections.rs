@@ -19,6 +19,9 @@ pub const DEFAULT_MAX: usize = 4096;
 /// Connections at most from one client address by default (and at most a
 /// quarter of the connection cap).
 pub const DEFAULT_PER_CLIENT: usize = 100;
+/// Connections the operator plane holds at most, in a pool of its own (not
+/// counted against the public cap, which therefore cannot lock it out).
+pub const OPERATOR_CONNECTIONS: usize = 16;
 
 /// The connection flags of `achd serve`.
 #[derive(clap::Args)]
@@ -61,6 +64,14 @@ pub struct ConnectionLimits {
     pub lifetime: Duration,
 }
 
+impl ConnectionLimits {
+    /// The limits of the operator plane's own pool: [`OPERATOR_CONNECTIONS`],
+    /// from any one address; the same timeouts.
+    pub fn operator_plane(self) -> ConnectionLimits {
+        ConnectionLimits { max: OPERATOR_CONNECTIONS, per_client: OPERATOR_CONNECTIONS, ..self }
+    }
+}
+
 impl ConnectionArgs {
     /// The limits, given the open-file limit (`None`: unknown).
     pub fn limits(&self, open_files: Option<OpenFiles>) -> ConnectionLimits {
@@ -78,9 +89,10 @@ impl ConnectionArgs {
 }
 
 /// Connections the open-file limit leaves room for: the limit less a reserve
-/// (the database, standard streams, the runtime's own, files being written).
+/// (the database, standard streams, the runtime's own, files being written)
+/// and the operator plane's own pool.
 fn usable(open_files: u64) -> usize {
-    let reserve = (open_files / 8).max(32);
+    let reserve = (open_files / 8).max(32) + OPERATOR_CONNECTIONS as u64;
     usize::try_from(open_files.saturating_sub(reserve)).unwrap_or(usize::MAX)
 }
 
@@ -205,10 +217,12 @@ mod tests {
         let l = limits(&[], Some(1_048_576));
         assert_eq!((l.max, l.per_client), (4096, 100));
         assert_eq!((l.write_timeout.as_secs(), l.lifetime.as_secs()), (30, 300));
-        assert_eq!(limits(&[], Some(1024)).max, 896, "systemd's soft limit when it cannot be raised");
+        let operator = l.operator_plane();
+        assert_eq!((operator.max, operator.per_client, operator.write_timeout), (16, 16, l.write_timeout));
+        assert_eq!(limits(&[], Some(1024)).max, 880, "systemd's soft limit when it cannot be raised");
         let l = limits(&[], Some(64));
-        assert_eq!((l.max, l.per_client), (32, 8));
-        assert_eq!(limits(&["--max-connections", "100000"], Some(2048)).max, 1792, "never past the files");
+        assert_eq!((l.max, l.per_client), (16, 4));
+        assert_eq!(limits(&["--max-connections", "100000"], Some(2048)).max, 1776, "never past the files");
         assert_eq!(limits(&["--max-connections", "10"], Some(2048)).per_client, 2);
         assert_eq!(limits(&[], Some(10)).max, 1);
         assert_eq!(limits(&[], None).max, 4096);

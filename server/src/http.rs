@@ -63,6 +63,9 @@ pub async fn handle(
     let mut admitted_caller = None;
     let response = respond(&app, request, &mut admitted_caller).await;
     let latency_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+    let mut response = response;
+    // Browsers reach this address over HTTPS only, for a year.
+    response.headers_mut().insert(hyper::header::STRICT_TRANSPORT_SECURITY, HeaderValue::from_static(HSTS));
     let status = response.status();
     // The caller the router admitted; none for an answer given before
     // admission (a path the API lacks) or a key refused after it (a
@@ -82,6 +85,9 @@ pub async fn handle(
     response
 }
 
+/// `Strict-Transport-Security` on every answer.
+pub const HSTS: &str = "max-age=31536000";
+
 /// Answer `request`; `caller` gets the caller the router admitted it for.
 ///
 /// The steps: the plane and the router admit the request on its head, the body
@@ -94,11 +100,15 @@ async fn respond(
 ) -> hyper::Response<ResponseBody> {
     let (parts, mut body) = request.into_parts();
     let declared = declared_length(&parts.headers);
-    let head = to_api_request(&parts, Vec::new());
+    let head = to_api_request(&parts, !hyper::body::Body::is_end_stream(&body), Vec::new());
     // Each plane answers only its own paths: the other's are unknown here.
     if api::is_operator_path(parts.uri.path()) != app.operator_plane {
         discard(&mut body, declared).await;
         return json(api::unknown_endpoint(parts.method.as_str(), parts.uri.path()));
+    }
+    if let Some(refused) = crate::guard::refusal(&parts) {
+        discard(&mut body, declared).await;
+        return json(refused);
     }
     // The router admits the request on its head before a byte of the body is
     // kept: an unknown path, a missing or wrong key, or a key that may not use
@@ -269,15 +279,18 @@ fn refusal(status: u16, code: ProblemCode, why: &str) -> api::Response {
     }))
 }
 
-/// The router's request for these HTTP parts and body.
-pub fn to_api_request(parts: &hyper::http::request::Parts, body: Vec<u8>) -> api::Request {
+/// The router's request for these HTTP parts and body. Its content type is
+/// the `Content-Type` header, or the empty text when a request that may
+/// carry a body (`with_body`) has none: an HTTP host states what it was sent.
+pub fn to_api_request(parts: &hyper::http::request::Parts, with_body: bool, body: Vec<u8>) -> api::Request {
+    let content_type = text(&parts.headers, &CONTENT_TYPE).or_else(|| with_body.then(String::new));
     api::Request {
         method: parts.method.as_str().to_owned(),
         path: parts.uri.path().to_owned(),
         query: parts.uri.query().unwrap_or_default().to_owned(),
         api_key: basic_user(&parts.headers),
         idempotency_key: text(&parts.headers, &HeaderName::from_static("idempotency-key")),
-        content_type: text(&parts.headers, &CONTENT_TYPE),
+        content_type,
         body,
     }
 }
@@ -320,11 +333,8 @@ pub fn json(response: api::Response) -> hyper::Response<ResponseBody> {
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     headers.insert(hyper::header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     headers.insert(hyper::header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
-    if status == StatusCode::UNAUTHORIZED {
-        // RFC 9110: a 401 names the scheme to authenticate with (the API key as
-        // the Basic user name).
-        headers.insert(hyper::header::WWW_AUTHENTICATE, HeaderValue::from_static(r#"Basic realm="ach""#));
-    }
+    // A 401 carries no `WWW-Authenticate: Basic`: a browser would prompt for
+    // the key and then send it with every request, another site's included.
     out
 }
 
@@ -378,7 +388,7 @@ mod tests {
             .unwrap()
             .into_parts();
         parts.headers.extend(headers(&[("authorization", "Basic cGtfMTo=")]));
-        let r = to_api_request(&parts, b"x=1".to_vec());
+        let r = to_api_request(&parts, true, b"x=1".to_vec());
         assert_eq!(r.method, "PUT");
         assert_eq!(r.path, "/transactions/txn_1/void");
         assert_eq!(r.query, "partner_id=par_x&a=%20b");
@@ -386,6 +396,13 @@ mod tests {
         assert_eq!(r.idempotency_key.as_deref(), Some("k-1"));
         assert_eq!(r.content_type.as_deref(), Some("application/x-www-form-urlencoded"));
         assert_eq!(r.body, b"x=1");
+        let (bare, ()) = hyper::Request::builder().method("POST").uri("/x").body(()).unwrap().into_parts();
+        assert_eq!(
+            to_api_request(&bare, true, Vec::new()).content_type.as_deref(),
+            Some(""),
+            "a body, no type"
+        );
+        assert_eq!(to_api_request(&bare, false, Vec::new()).content_type, None, "no body at all");
     }
 
     #[test]
@@ -401,7 +418,7 @@ mod tests {
         assert_eq!(r.status(), 422);
         assert!(r.headers().get(hyper::header::WWW_AUTHENTICATE).is_none());
         let r = json(api::Response { status: 401, body: "{}".into() });
-        assert_eq!(r.headers()[hyper::header::WWW_AUTHENTICATE], r#"Basic realm="ach""#);
+        assert!(r.headers().get(hyper::header::WWW_AUTHENTICATE).is_none(), "no browser prompt");
         assert_eq!(r.headers()[CONTENT_TYPE], "application/json");
     }
 }

@@ -22,6 +22,7 @@ mod connections;
 mod datadir;
 mod demo;
 mod directory;
+mod guard;
 mod http;
 mod init;
 mod logging;

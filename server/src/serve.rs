@@ -289,8 +289,8 @@ fn shut_down(writer_thread: std::thread::JoinHandle<()>, exporter: Option<Export
     }
 }
 
-/// `connections: at most N (M per client address), open-file limit F (raised
-/// from S); write timeout W s, lifetime L s`.
+/// `connections: at most N (M per client address; O more for the operator
+/// plane), open-file limit F (raised from S); write timeout W s, lifetime L s`.
 fn limits_line(limits: &ConnectionLimits, open_files: Option<open_files::OpenFiles>) -> String {
     let files = match open_files {
         Some(f) if f.now > f.before => format!(", open-file limit {} (raised from {})", f.now, f.before),
@@ -298,9 +298,10 @@ fn limits_line(limits: &ConnectionLimits, open_files: Option<open_files::OpenFil
         None => String::new(),
     };
     format!(
-        "connections: at most {} ({} per client address){files}; write timeout {} s, lifetime {} s",
+        "connections: at most {} ({} per client address; {} more for the operator plane){files}; write timeout {} s, lifetime {} s",
         limits.max,
         limits.per_client,
+        crate::connections::OPERATOR_CONNECTIONS,
         limits.write_timeout.as_secs(),
         limits.lifetime.as_secs()
     )
@@ -364,20 +365,27 @@ async fn listen_and_serve(
     let ticker = (!sandbox).then(|| crate::tasks::spawn(tick(Arc::clone(&app.engine), stopped.clone())));
     info!(address = %admin_local, "operator plane listening");
     say(&format!("operator plane on https://{admin_local}"));
+    if !admin_local.ip().is_loopback() {
+        let why = "the operator plane listens beyond loopback: anyone who reaches this address may try the operator key";
+        warn!(address = %admin_local, "{why}");
+        say(&format!("warning: {why} ({admin_local})"));
+    }
     info!(address = %local, sandbox, "listening");
     say(&format!("listening on https://{local}"));
 
     let acceptor = TlsAcceptor::from(config);
-    let slots = ConnectionSlots::new(limits);
-    let mut accept_warnings = logging::Throttle::new(ACCEPT_WARNINGS);
+    // The operator plane has a pool of its own: no number of public
+    // connections keeps the operator from reaching `/admin`.
+    let mut public = Plane::new("public", ConnectionSlots::new(limits));
+    let mut operator = Plane::new("operator", ConnectionSlots::new(limits.operator_plane()));
     let signal = loop {
         tokio::select! {
             signal = signals.next() => break signal,
             accepted = listener.accept() => {
-                serve_accepted(accepted, &slots, &acceptor, &app, limits, &stopped, &mut accept_warnings).await;
+                serve_accepted(accepted, &mut public, &acceptor, &app, limits, &stopped).await;
             }
             accepted = admin_listener.accept() => {
-                serve_accepted(accepted, &slots, &acceptor, &admin, limits, &stopped, &mut accept_warnings).await;
+                serve_accepted(accepted, &mut operator, &acceptor, &admin, limits, &stopped).await;
             }
         }
     };
@@ -386,7 +394,7 @@ async fn listen_and_serve(
     drop(admin_listener);
     let _ = stop_ticker.send(true);
     tokio::select! {
-        finished = tokio::time::timeout(SHUTDOWN_GRACE, slots.all_closed()) => {
+        finished = tokio::time::timeout(SHUTDOWN_GRACE, async { public.slots.all_closed().await; operator.slots.all_closed().await }) => {
             if finished.is_err() {
                 warn!("requests still in flight after {} s: closing them", SHUTDOWN_GRACE.as_secs());
             }
@@ -401,23 +409,40 @@ async fn listen_and_serve(
     Ok(())
 }
 
-/// Serve an accepted connection with `app` if a slot is free for it (the
-/// connection cap and the per-client cap).
+/// One listener's connection pool and its throttled warnings.
+struct Plane {
+    name: &'static str,
+    slots: Arc<ConnectionSlots>,
+    refusals: logging::Throttle,
+    accept_failures: logging::Throttle,
+}
+
+impl Plane {
+    fn new(name: &'static str, slots: Arc<ConnectionSlots>) -> Plane {
+        let throttle = || logging::Throttle::new(ACCEPT_WARNINGS);
+        Plane { name, slots, refusals: throttle(), accept_failures: throttle() }
+    }
+}
+
+/// Serve an accepted connection with `app` if a slot is free for it in its
+/// plane's pool (the connection cap and the per-client cap); a refusal is
+/// logged as a warning, at most one line per interval with the count left out.
 async fn serve_accepted(
     accepted: std::io::Result<(TcpStream, SocketAddr)>,
-    slots: &Arc<ConnectionSlots>,
+    plane: &mut Plane,
     acceptor: &TlsAcceptor,
     app: &Arc<App>,
     limits: ConnectionLimits,
     stopped: &watch::Receiver<bool>,
-    accept_warnings: &mut logging::Throttle,
 ) {
     match accepted {
         Ok((tcp, peer)) => {
-            let ticket = match slots.take(peer.ip()) {
+            let ticket = match plane.slots.take(peer.ip()) {
                 Ok(ticket) => ticket,
                 Err(refusal) => {
-                    debug!(%peer, "{refusal}: closed");
+                    if let Some(suppressed) = plane.refusals.allow(Instant::now()) {
+                        warn!(%peer, plane = plane.name, suppressed, "{refusal}: connection closed");
+                    }
                     return;
                 }
             };
@@ -430,8 +455,8 @@ async fn serve_accepted(
         Err(e) => {
             // Out of file descriptors and the like: do not spin, and do not
             // flood the log.
-            if let Some(suppressed) = accept_warnings.allow(Instant::now()) {
-                warn!(error = %e, suppressed, "accept failed");
+            if let Some(suppressed) = plane.accept_failures.allow(Instant::now()) {
+                warn!(error = %e, plane = plane.name, suppressed, "accept failed");
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }

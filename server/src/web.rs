@@ -8,7 +8,10 @@ use std::path::{Path, PathBuf};
 
 use http_body_util::Full;
 use hyper::body::Bytes;
-use hyper::header::{HeaderValue, CACHE_CONTROL, CONTENT_TYPE, X_CONTENT_TYPE_OPTIONS};
+use hyper::header::{
+    HeaderValue, CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE, REFERRER_POLICY,
+    X_CONTENT_TYPE_OPTIONS, X_FRAME_OPTIONS,
+};
 
 /// The built-in page at `/` when no `--web` directory has an `index.html`.
 const INDEX: &str = "<!doctype html>
@@ -78,8 +81,17 @@ fn response(bytes: Vec<u8>, content_type: &'static str) -> hyper::Response<Full<
     headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
     headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert(CONTENT_SECURITY_POLICY, HeaderValue::from_static(PAGE_POLICY));
+    headers.insert(X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
     out
 }
+
+/// What a page may load and do: its own site's files only (the WebAssembly
+/// module compiled from them), no inline script, never framed, no form sent
+/// elsewhere.
+pub const PAGE_POLICY: &str = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; \
+    img-src 'self' data: blob:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 fn content_type(file: &Path) -> &'static str {
     let ext = file.extension().and_then(|e| e.to_str()).unwrap_or_default().to_ascii_lowercase();

@@ -85,7 +85,9 @@ impl Server {
     /// A request with a `Content-Length` body (and `Connection: close`).
     async fn send(&self, method: &str, target: &[u8], headers: &[(&str, &[u8])], body: &[u8]) -> Raw {
         let host = self.addr().to_string();
-        self.raw(ach_testkit::request_bytes(method, target, &host, headers, body)).await
+        let headers: Vec<(&str, Vec<u8>)> = headers.iter().map(|(k, v)| (*k, v.to_vec())).collect();
+        self.raw(ach_testkit::request_bytes(method, target, &host, &typed(target, &headers, body), body))
+            .await
     }
 
     /// A JSON call with the key as the Basic-auth user name.
@@ -173,13 +175,10 @@ async fn tenant(s: &Server, op: &str, n: usize) -> Tenant {
     let form = format!(
         "merchant_id={merchant}&amount=20.00&description=form&type=debit&standard_entry_class=PPD&customer[name]=Ada&customer[routing_number]=021000021&customer[account_number]={form_account}&customer[account_type]=checking"
     );
-    let target = format!("/transactions?partner_id={id}");
-    let headers = [
-        ("authorization", basic(&key).into_bytes()),
-        ("content-type", b"application/x-www-form-urlencoded".to_vec()),
-    ];
-    let headers: Vec<(&str, &[u8])> = headers.iter().map(|(k, v)| (*k, v.as_slice())).collect();
-    let formed = s.send("POST", target.as_bytes(), &headers, form.as_bytes()).await;
+    // Form fields in the query string (a body is JSON only).
+    let target = format!("/transactions?partner_id={id}&{form}");
+    let auth = basic(&key);
+    let formed = s.send("POST", target.as_bytes(), &[("authorization", auth.as_bytes())], b"").await;
     assert_eq!(formed.status, 201, "{}", formed.text());
     // Room for exactly one more 1.00 debit today, for the merchant and overall.
     let path = format!("/admin/merchants/{merchant}/limits");
@@ -288,7 +287,17 @@ struct Row {
 /// A request's bytes: request line, headers (host and `connection: close`
 /// added), body with its `Content-Length`.
 fn http(method: &str, target: &[u8], headers: &[(&str, Vec<u8>)], body: &[u8]) -> Vec<Vec<u8>> {
-    ach_testkit::request_bytes(method, target, "localhost", headers, body)
+    ach_testkit::request_bytes(method, target, "localhost", &typed(target, headers, body), body)
+}
+
+/// `headers` with a `Content-Type` for the body ([`ach_testkit::body_type`])
+/// unless they name one or there is no body.
+fn typed<'a>(target: &[u8], headers: &[(&'a str, Vec<u8>)], body: &[u8]) -> Vec<(&'a str, Vec<u8>)> {
+    let mut out = headers.to_vec();
+    if !body.is_empty() && !headers.iter().any(|(name, _)| name.eq_ignore_ascii_case("content-type")) {
+        out.push(("content-type", ach_testkit::body_type(target).as_bytes().to_vec()));
+    }
+    out
 }
 
 /// What only HTTP has: NUL and invalid UTF-8 raw in the request line and
@@ -417,7 +426,7 @@ fn rows(a: &Tenant) -> Vec<Row> {
     // 10 MB streamed in chunks without a length: the server reads up to twice the
     // limit, answers 413, and closes.
     let mut streamed = vec![format!(
-        "POST /transactions HTTP/1.1\r\nhost: localhost\r\nauthorization: {}\r\ntransfer-encoding: chunked\r\n\r\n",
+        "POST /transactions HTTP/1.1\r\nhost: localhost\r\nauthorization: {}\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n",
         basic(&a.side.key)
     )
     .into_bytes()];
@@ -835,9 +844,38 @@ async fn clients_that_never_read_lock_no_one_else_out() {
     assert!(attackers.iter().all(|a| !a.is_finished()), "the server gave up on the admitted ones early");
     assert!(s.alive(), "log: {}", s.log());
     let said = s.said().join("\n");
-    assert!(said.contains("connections: at most 32 (8 per client address), open-file limit 64"), "{said}");
+    assert!(
+        said.contains("connections: at most 16 (4 per client address; 16 more for the operator plane), open-file limit 64"),
+        "{said}"
+    );
     let log = s.log();
     assert!(log.contains("client=127.0.0.2:") && log.contains(r#"caller="none""#), "{log}");
+    for attacker in attackers {
+        attacker.abort();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_operator_plane_answers_while_the_public_pool_is_full() {
+    let s = Server::start_with("", &["--max-connections", "4", "--max-connections-per-client", "4"]);
+    let attackers: Vec<_> = futures_join_all((0..4).map(|_| s.non_reader(Duration::from_secs(3))))
+        .await
+        .into_iter()
+        .map(|a| a.expect("admitted"))
+        .collect();
+    assert!(s.quick_answer(ELSEWHERE).await.is_none(), "the public pool is full");
+    // The operator reaches /admin all the same, over and over.
+    let op = s.operator_key();
+    for round in 0..3 {
+        let (status, v) = s.call("GET", "/admin/return-rates", Some(&op), None).await;
+        assert_eq!(status, 200, "round {round}: {v}");
+    }
+    // The refused connection is a warning in the log, naming the plane.
+    let log = s.log();
+    assert!(
+        log.contains("too many connections: connection closed") && log.contains(r#"plane="public""#),
+        "{log}"
+    );
     for attacker in attackers {
         attacker.abort();
     }

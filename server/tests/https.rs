@@ -167,19 +167,13 @@ async fn every_endpoint_and_every_router_error_over_https() {
         (409, json!("This transaction has already been submitted for processing"))
     );
 
-    // Form data, partner_id in the query string; then void it.
+    // Every member in the query string, no body; then void it.
     let form = format!(
         "merchant_id={}&amount=12.34&description=form&type=debit&standard_entry_class=PPD&customer[name]=Ada&customer[routing_number]=021000021&customer[account_number]=5551234&customer[account_type]=checking",
         t.merchant_id
     );
     let formed = c
-        .send(
-            "POST",
-            &format!("/transactions?partner_id={pid}"),
-            Some(pkey),
-            &[("content-type", "application/x-www-form-urlencoded")],
-            form.into_bytes(),
-        )
+        .send("POST", &format!("/transactions?partner_id={pid}&{form}"), Some(pkey), &[], Vec::new())
         .await
         .unwrap();
     assert_eq!(formed.status, 201, "{}", formed.text());
@@ -251,6 +245,17 @@ async fn every_endpoint_and_every_router_error_over_https() {
     assert_eq!(home.status, 200);
     assert!(home.content_type.starts_with("text/html"), "{}", home.content_type);
     assert!(home.text().contains("/openapi.json"));
+    // A page loads only its own site's files, is never framed, leaks no referrer.
+    let csp = home.headers["content-security-policy"].to_str().unwrap();
+    assert!(csp.contains("default-src 'self'") && csp.contains("frame-ancestors 'none'"), "{csp}");
+    assert_eq!(
+        (
+            home.headers["x-frame-options"].to_str().unwrap(),
+            home.headers["referrer-policy"].to_str().unwrap()
+        ),
+        ("DENY", "no-referrer")
+    );
+    assert_eq!(home.headers["strict-transport-security"], "max-age=31536000");
 
     // The whole FedACH directory: a body near the limit.
     let fedach = std::fs::read(fedach_path()).unwrap();
@@ -618,18 +623,19 @@ fn a_routing_directory_that_cannot_be_loaded_stops_the_start() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_answers_as_clients_expect_them() {
-    let (_dir, _server, mut c, t) = sandbox_with_tenant().await;
-    let auth = r#"Basic realm="ach""#;
+    let (_dir, server, mut c, t) = sandbox_with_tenant().await;
 
-    // Every 401 names the scheme; a wrong key says nothing more.
+    // No 401 asks a browser for the key (it would send it to every site's
+    // forms after); a wrong key says nothing more. Every answer says HTTPS only.
     let body = t.transaction("1.00").to_string().into_bytes();
     let answer = c.send("POST", "/transactions", Some("pk_wrong"), &[], body.clone()).await.unwrap();
     assert_eq!(answer.status, 401);
-    assert_eq!(answer.headers["www-authenticate"], auth);
+    assert_eq!(answer.headers.get("www-authenticate"), None);
+    assert_eq!(answer.headers["strict-transport-security"], "max-age=31536000");
     assert_eq!(answer.json(), json!({"success": false, "message": "Authentication failed."}));
     let answer = c.send("GET", "/status-changes/0", None, &[], Vec::new()).await.unwrap();
     assert_eq!(answer.status, 401);
-    assert_eq!(answer.headers["www-authenticate"], auth);
+    assert_eq!(answer.headers.get("www-authenticate"), None);
 
     // The right key without partner_id: the answer names partner_id.
     let mut without = t.transaction("1.00");
@@ -639,7 +645,6 @@ async fn http_answers_as_clients_expect_them() {
         .await
         .unwrap();
     assert_eq!(answer.status, 401);
-    assert_eq!(answer.headers["www-authenticate"], auth);
     let v = answer.json();
     assert_eq!(v["message"], "Authentication failed.");
     assert_eq!(
@@ -657,20 +662,80 @@ async fn http_answers_as_clients_expect_them() {
         .unwrap();
     assert_eq!(answer.json(), json!({"success": false, "message": "Authentication failed."}));
 
-    // A JSON object sent as form data (what `curl -d` sends) is read as JSON.
-    let form = [("content-type", "application/x-www-form-urlencoded")];
-    let answer = c.send("POST", "/transactions", Some(&t.partner_key), &form, body).await.unwrap();
-    assert_eq!(answer.status, 201, "{}", answer.text());
-    // Real form data still works.
+    // A body is read only as JSON: what another site's form or `text/plain`
+    // fetch can send (a JSON text included, as `curl -d` sends it) is 415.
     let fields = format!(
         "partner_id={}&merchant_id={}&amount=2.00&description=form&type=debit&standard_entry_class=PPD\
          &customer[name]=Ada&customer[routing_number]=021000021&customer[account_number]=12345678\
          &customer[account_type]=checking",
         t.partner_id, t.merchant_id
     );
-    let answer =
-        c.send("POST", "/transactions", Some(&t.partner_key), &form, fields.into_bytes()).await.unwrap();
+    let feed = format!("/status-changes/0?partner_id={}", t.partner_id);
+    let before = c.call("GET", &feed, Some(&t.partner_key), None).await;
+    for (content_type, sent) in [
+        ("application/x-www-form-urlencoded", &body),
+        ("application/x-www-form-urlencoded", &fields.clone().into_bytes()),
+        ("text/plain;charset=UTF-8", &body),
+        ("multipart/form-data; boundary=x", &body),
+    ] {
+        let headers = [("content-type", content_type)];
+        let answer =
+            c.send("POST", "/transactions", Some(&t.partner_key), &headers, sent.clone()).await.unwrap();
+        let v = answer.json();
+        assert_eq!(
+            (answer.status, v["errors"][0]["code"].as_str()),
+            (415, Some("unsupported_media_type")),
+            "{v}"
+        );
+        let named = content_type.split(';').next().unwrap();
+        assert_eq!(
+            v["errors"][0]["message"],
+            format!("the body was sent as {named}; send JSON as application/json (curl: -H 'Content-Type: application/json')")
+        );
+    }
+    // No Content-Type at all (a no-cors fetch of a Blob): 415 too.
+    let bare = ach_testkit::request_bytes(
+        "POST",
+        b"/transactions",
+        "localhost",
+        &[("authorization", ach_testkit::basic_auth(&t.partner_key).as_bytes())],
+        &body,
+    );
+    let answer = server.raw(bare).await;
+    assert_eq!(answer.status, 415, "{}", answer.text());
+    assert!(answer.text().contains("the body was sent without a Content-Type"), "{}", answer.text());
+    // A write a browser sent from another site: 403, whatever its type.
+    let json_type = ("content-type", "application/json");
+    for header in [("origin", "https://evil.example"), ("sec-fetch-site", "cross-site"), ("origin", "null")] {
+        let answer = c
+            .send("POST", "/transactions", Some(&t.partner_key), &[json_type, header], body.clone())
+            .await
+            .unwrap();
+        assert_eq!(
+            (answer.status, answer.json()["errors"][0]["code"].clone()),
+            (403, json!("cross_site")),
+            "{header:?}"
+        );
+    }
+    assert_eq!(c.call("GET", &feed, Some(&t.partner_key), None).await, before, "nothing was created");
+    // The same origin, and any read, pass.
+    let own =
+        [json_type, ("origin", &format!("https://{}", server.addr())), ("sec-fetch-site", "same-origin")];
+    let answer = c.send("POST", "/transactions", Some(&t.partner_key), &own, body.clone()).await.unwrap();
     assert_eq!(answer.status, 201, "{}", answer.text());
+    let answer = c
+        .send("GET", &feed, Some(&t.partner_key), &[("sec-fetch-site", "cross-site")], Vec::new())
+        .await
+        .unwrap();
+    assert_eq!(answer.status, 200);
+    // Two keys in one request: neither is chosen.
+    let second = ach_testkit::basic_auth(&t.partner_key);
+    let answer =
+        c.send("GET", &feed, Some(&t.partner_key), &[("authorization", &second)], Vec::new()).await.unwrap();
+    assert_eq!(
+        (answer.status, answer.json()["errors"][0]["message"].clone()),
+        (400, json!("the request carries 2 Authorization headers; send one"))
+    );
 }
 
 /// Wait (up to 10 s) for `path` to exist.

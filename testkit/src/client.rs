@@ -84,8 +84,9 @@ impl Conn {
         self
     }
 
-    /// One request (`key` as the Basic-auth user name); the whole answer, or
-    /// why the connection failed.
+    /// One request (`key` as the Basic-auth user name; a body sent as
+    /// [`crate::body_type`] unless `headers` name a `Content-Type`); the whole
+    /// answer, or why the connection failed.
     pub async fn send(
         &mut self,
         method: &str,
@@ -103,6 +104,9 @@ impl Conn {
         }
         for (name, value) in headers {
             request = request.header(*name, *value);
+        }
+        if !body.is_empty() && !headers.iter().any(|(name, _)| name.eq_ignore_ascii_case("content-type")) {
+            request = request.header("content-type", crate::raw::body_type(path.as_bytes()));
         }
         let request = request.body(Full::new(Bytes::from(body))).map_err(|e| e.to_string())?;
         self.sender.ready().await.map_err(|e| e.to_string())?;

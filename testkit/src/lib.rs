@@ -21,7 +21,7 @@ mod server;
 mod strangers;
 
 pub use client::{basic_auth, connector, Answer, Conn};
-pub use raw::{complete, request_bytes, Raw};
+pub use raw::{body_type, complete, request_bytes, Raw};
 pub use server::{on_postgres, Achd, Exit, Server};
 pub use strangers::{Stranger, Strangers};
 /// The TLS stream [`Server::tls_stream`] opens.

@@ -53,6 +53,17 @@ pub fn complete(bytes: &[u8]) -> bool {
     length.is_some_and(|n: usize| bytes.len() >= end + 4 + n)
 }
 
+/// The `Content-Type` a client sends a body to `target` with: the files the
+/// operator uploads (the routing directory, return files) as `text/plain`,
+/// everything else as `application/json`.
+pub fn body_type(target: &[u8]) -> &'static str {
+    if target.starts_with(b"/admin/routing") || target.starts_with(b"/admin/return-files") {
+        "text/plain"
+    } else {
+        "application/json"
+    }
+}
+
 /// A request's bytes as two chunks: the request line and headers (`host` and
 /// `connection: close` first, `content-length` last), then the body.
 pub fn request_bytes<V: AsRef<[u8]>>(

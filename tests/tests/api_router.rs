@@ -201,12 +201,44 @@ fn unknown_paths_wrong_methods_bad_json_and_big_bodies() {
 }
 
 #[test]
-fn form_data_and_query_strings_carry_requests_and_the_body_wins() {
+fn form_data_is_refused_and_query_strings_carry_requests_the_body_wins() {
     let (api, pid, key, mid, _) = setup();
     let form = format!("partner_id={pid}&merchant_id={mid}&amount=12.34&description=form&type=debit&standard_entry_class=PPD&customer[name]=Ada&customer[routing_number]=021000021&customer[account_number]=5551234&customer[account_type]=checking");
+    let feed = format!("/status-changes/0?partner_id={pid}");
+    let before = api.call("GET", &feed, Some(&key), None);
+    for (content_type, named) in [
+        ("application/x-www-form-urlencoded", "sent as application/x-www-form-urlencoded"),
+        ("text/plain;charset=UTF-8", "sent as text/plain"),
+        ("multipart/form-data; boundary=b", "sent as multipart/form-data"),
+        ("", "sent without a Content-Type"),
+    ] {
+        let req = Request {
+            content_type: Some(content_type.into()),
+            ..request("POST", "/transactions", Some(&key), form.clone().into_bytes())
+        };
+        let (status, v) = ach_tests::router::send(&api.engine, &req);
+        assert_eq!(
+            (status, v["error_code"].clone(), v["errors"][0]["code"].clone()),
+            (415, json!(10), json!("unsupported_media_type"))
+        );
+        assert_eq!(
+            v["errors"][0]["message"],
+            json!(format!("the body was {named}; send JSON as application/json (curl: -H 'Content-Type: application/json')"))
+        );
+        // A JSON text sent as another type is refused alike (a cross-site form can send one).
+        let t = partner_transaction(&pid, &mid, "debit", "1.00");
+        let req = Request { body: t.to_string().into_bytes(), ..req };
+        assert_eq!(route(&api.engine, &req).status, 415);
+    }
+    assert_eq!(api.call("GET", &feed, Some(&key), None), before, "nothing created");
     let req = Request {
-        content_type: Some("application/x-www-form-urlencoded".into()),
-        ..request("POST", "/transactions", Some(&key), form.clone().into_bytes())
+        content_type: Some("application/json".into()),
+        ..request(
+            "POST",
+            "/transactions",
+            Some(&key),
+            partner_transaction(&pid, &mid, "debit", "1.00").to_string().into_bytes(),
+        )
     };
     assert_eq!(route(&api.engine, &req).status, 201);
     let query = Request {
@@ -225,7 +257,7 @@ fn form_data_and_query_strings_carry_requests_and_the_body_wins() {
 
 #[test]
 fn institutions_and_categories() {
-    let (api, _, key, _, merchant_key) = setup();
+    let (api, pid, key, _, merchant_key) = setup();
     let (status, v) = api.call("GET", "/institutions/021000021", Some(&key), None);
     assert_eq!(
         (status, v["payload"]["name"].clone(), v["payload"]["state"].clone()),
@@ -233,6 +265,22 @@ fn institutions_and_categories() {
     );
     let (status, v) = api.call("GET", "/institutions/021000022", Some(&key), None);
     assert_eq!((status, v["message"].clone()), (422, json!("'021000022' is an invalid Routing Number")));
+    // A partner_id is not needed here, but one given must be the key's own.
+    let own = format!("/institutions/021000021?partner_id={pid}");
+    assert_eq!(api.call("GET", &own, Some(&key), None).0, 200);
+    assert_eq!(api.call("GET", &own, Some(&merchant_key), None).0, 200, "the merchant's partner");
+    for path in
+        ["/institutions/021000021?partner_id=par_0000000000000000000000", "/categories?partner_id=par_x"]
+    {
+        let (status, v) = api.call("GET", path, Some(&key), None);
+        assert_eq!(
+            (status, v),
+            (401, json!({"success": false, "message": "Authentication failed."})),
+            "{path}"
+        );
+    }
+    let (status, _) = api.call("GET", &format!("/categories?partner_id={pid}"), Some(&key), None);
+    assert_eq!(status, 200);
     let (status, v) = api.call("GET", "/institutions/231380104", Some(&key), None);
     // Message 16 answers 422 here as it does for a transaction's routing number.
     assert_eq!((status, v["message"].clone()), (422, json!("Routing Number '231380104' was not found")));

@@ -18,8 +18,8 @@ use serde_json::Value;
 const METHODS: [&str; 8] = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 
 /// Every status the router (and so every host) can answer.
-const ROUTER_STATUSES: [&str; 11] =
-    ["200", "201", "400", "401", "403", "404", "405", "409", "413", "422", "503"];
+const ROUTER_STATUSES: [&str; 12] =
+    ["200", "201", "400", "401", "403", "404", "405", "409", "413", "415", "422", "503"];
 
 fn document_text() -> String {
     std::fs::read_to_string(repo_root().join("docs/openapi.json")).unwrap()
@@ -157,6 +157,16 @@ fn every_documented_operation_is_routed_with_the_security_it_declares() {
             );
         }
         assert!(responses.contains_key("413"), "{method} {path}: every endpoint answers 413 for a huge body");
+        if method != "GET" {
+            assert!(
+                responses.contains_key("415"),
+                "{method} {path}: every write answers 415 for a body of another type"
+            );
+            assert!(
+                responses.contains_key("403"),
+                "{method} {path}: every write answers 403 from another site"
+            );
+        }
     }
 }
 

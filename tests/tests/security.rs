@@ -62,11 +62,9 @@ impl Api {
         self.send(request(method, path, Some(key), body.to_string().into_bytes()))
     }
 
+    /// Form fields sent in the query string (a body is JSON only).
     fn form(&self, path: &str, key: &str, form: &str) -> (u16, Value) {
-        self.send(Request {
-            content_type: Some("application/x-www-form-urlencoded".into()),
-            ..request("POST", path, Some(key), form.as_bytes().to_vec())
-        })
+        self.send(request("POST", &format!("{path}?{form}"), Some(key), Vec::new()))
     }
 
     fn json_form(&self, request: &Value) -> (u16, Value) {

@@ -8,6 +8,7 @@
 
 use std::borrow::Cow;
 
+use super::media;
 use super::request::{Request, MAX_BODY_BYTES};
 use super::routes::{self, Endpoint};
 use super::{render, Response};
@@ -125,7 +126,8 @@ pub(super) fn split_query(req: &Request) -> Cow<'_, Request> {
 /// Admit a request on its head (its body, if any, is not looked at): 404 or 405
 /// for a path or method the API does not have, 401 for a missing or wrong key or
 /// a key that may not use the endpoint (an events-only merchant key on
-/// `POST /transactions`; any non-operator key on `/admin/…`). May read the
+/// `POST /transactions`; any non-operator key on `/admin/…`), 415 for a body
+/// sent as another type than the endpoint takes ([`media`]). May read the
 /// store (a key not remembered).
 pub fn admit(engine: &Engine, req: &Request) -> Result<Admitted, Refusal> {
     admit_with(req, |key| Some(engine.admit_key(key))).unwrap_or(Err(Refusal::Authentication))
@@ -150,6 +152,7 @@ fn admit_with(
         path: req.path.clone(),
         query: req.query.clone(),
         api_key: req.api_key.clone(),
+        content_type: req.content_type.clone(),
         ..Request::default()
     };
     let req = split_query(&head);
@@ -167,6 +170,9 @@ fn admit_with(
     };
     if !may_call(role, &caller) {
         return Some(Err(Refusal::Authentication));
+    }
+    if let Err(refused) = media::check(endpoint, &req.method, req.content_type.as_deref()) {
+        return Some(Err(refused));
     }
     Some(Ok(Admitted { endpoint, params, caller: Some(caller), unconfirmed }))
 }

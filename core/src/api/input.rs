@@ -2,8 +2,9 @@
 //! JSON value, the JSON caps held before any parse, an operator body read as its
 //! type, and the `partner_id` a partner's request names.
 //!
-//! Request data may come in the body (JSON, or form data) or the query string;
-//! when both carry a member, **the body wins**.
+//! Request data may come in the JSON body or the query string; when both carry
+//! a member, **the body wins**. (A body is JSON only: form data is refused on
+//! admission, as another site's browser can send it.)
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
@@ -16,14 +17,14 @@ use crate::validation::ProblemCode;
 use crate::AchError;
 
 /// The request's data, parsed once, handed to `then` with the JSON text it
-/// was parsed from: the query string's members, overlaid by the body's (JSON,
-/// or form data). A JSON body is parsed as sent, and that text is what `then`
+/// was parsed from: the query string's members, overlaid by the JSON body's.
+/// A JSON body is parsed as sent, and that text is what `then`
 /// gets, unless the query names members it lacks: then those members are
 /// added to the parsed object, and `then` gets the object's text. `Err` for a
 /// body that is not JSON or holds more than the JSON caps allow
-/// ([`crate::validation::json_bounds`]), form data nested deeper than
-/// [`super::MAX_FORM_DEPTH`], or a name given twice (in the query string, the
-/// form data, or a JSON object).
+/// ([`crate::validation::json_bounds`]), a query string nested deeper than
+/// [`super::MAX_FORM_DEPTH`], or a name given twice (in the query string or a
+/// JSON object).
 pub(super) fn with_data<R>(
     req: &Request,
     then: impl FnOnce(&JsonBody<'_>, &[u8]) -> Result<R, Refusal>,
@@ -38,17 +39,11 @@ pub(super) fn with_data<R>(
             }
         })
     };
-    let mut query = match form(req.query.as_bytes(), "the query string")? {
+    let query = match form(req.query.as_bytes(), "the query string")? {
         Value::Object(m) => m,
         _ => Map::new(),
     };
-    let blank = req.body.iter().all(u8::is_ascii_whitespace);
-    if blank || (req.is_form() && !looks_like_json(&req.body)) {
-        if !blank {
-            if let Value::Object(body) = form(&req.body, "the form data")? {
-                query.extend(body);
-            }
-        }
+    if req.body.iter().all(u8::is_ascii_whitespace) {
         return made(&Value::Object(query).to_string(), then);
     }
     json_bounds(&req.body)?;
@@ -95,13 +90,6 @@ pub(super) fn json_bounds(body: &[u8]) -> Result<(), Refusal> {
     })
 }
 
-/// Whether a body sent as form data is really a JSON text (`curl -d '{...}'`
-/// sends `application/x-www-form-urlencoded`): it starts with `{` or `[`, which
-/// no form field name does. Such a body is read as the JSON it is.
-fn looks_like_json(body: &[u8]) -> bool {
-    matches!(body.iter().find(|b| !b.is_ascii_whitespace()), Some(b'{' | b'['))
-}
-
 /// The request's `partner_id`. Absent (or not a string, or empty) with a
 /// partner's key, the answer names it; for any other caller it is only
 /// `Authentication failed.`.
@@ -110,6 +98,19 @@ pub(super) fn partner_id(data: &JsonBody<'_>, caller: &Caller) -> Result<String,
         Some(p) if !p.is_empty() => Ok(p.into_owned()),
         _ if matches!(caller, Caller::Partner { .. }) => Err(Refusal::PartnerIdRequired),
         _ => Err(Refusal::Authentication),
+    }
+}
+
+/// Where `partner_id` is not needed (the institution and category look-ups),
+/// one given must still be the caller's own: any other answers
+/// `Authentication failed.` as every other endpoint does.
+pub(super) fn named_partner(data: &JsonBody<'_>, caller: &Caller) -> Result<(), Refusal> {
+    match data.object().and_then(|o| o.get("partner_id")) {
+        None => Ok(()),
+        Some(p) => match p.as_str() {
+            Some(p) => crate::engine::names_own_partner(caller, &p),
+            None => Err(Refusal::Authentication),
+        },
     }
 }
 

@@ -16,6 +16,7 @@
 mod admin;
 mod admit;
 mod input;
+mod media;
 mod plan;
 mod render;
 mod request;

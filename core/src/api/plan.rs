@@ -3,7 +3,7 @@
 //! to run.
 
 use super::admit::{self, Admitted};
-use super::input::{partner_id, with_data};
+use super::input::{named_partner, partner_id, with_data};
 use super::request::Request;
 use super::routes::Endpoint;
 use super::{admin, render, Plan};
@@ -66,11 +66,17 @@ fn plan_confirmed(engine: &Engine, admitted: Admitted, req: &Request) -> Result<
         return admin::plan(endpoint, &params, req).map(|op| engine.prepare(op)).and_then(execute);
     }
     match endpoint {
-        Endpoint::Institution => institution(engine, &param(0)),
-        Endpoint::Categories => Ok(Plan::Done(render::data(serde_json::json!({
-            "groups": categories::groups(),
-            "categories": categories::all(),
-        })))),
+        Endpoint::Institution => {
+            with_data(req, |data, _| named_partner(data, &caller))?;
+            institution(engine, &param(0))
+        }
+        Endpoint::Categories => {
+            with_data(req, |data, _| named_partner(data, &caller))?;
+            Ok(Plan::Done(render::data(serde_json::json!({
+                "groups": categories::groups(),
+                "categories": categories::all(),
+            }))))
+        }
         Endpoint::Events => {
             let pointer = params.first().map(String::as_str);
             let page = engine.events(&caller, pointer)?;

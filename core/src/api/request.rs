@@ -24,7 +24,9 @@ pub struct Request {
     pub api_key: Option<String>,
     /// The `Idempotency-Key` header, if any.
     pub idempotency_key: Option<String>,
-    /// The `Content-Type` header, if any.
+    /// The body's media type as the host was given it: an HTTP host's
+    /// `Content-Type` (the empty text for a body sent without one); `None`
+    /// where the host vouches for the body (the embedded hosts).
     pub content_type: Option<String>,
     /// The body bytes.
     pub body: Vec<u8>,
@@ -105,13 +107,6 @@ impl Request {
     /// The query string's parameters.
     pub fn query_pairs(&self) -> Vec<(String, String)> {
         form_urlencoded::parse(self.query.as_bytes()).into_owned().collect()
-    }
-
-    /// Whether the body is form data (`application/x-www-form-urlencoded`).
-    pub fn is_form(&self) -> bool {
-        self.content_type
-            .as_deref()
-            .is_some_and(|c| c.trim().to_ascii_lowercase().starts_with("application/x-www-form-urlencoded"))
     }
 }
 

@@ -31,7 +31,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use chrono::{DateTime, Datelike, Utc};
 
 pub use credentials::authenticate::{Admission, Unconfirmed};
-pub(crate) use credentials::authorize::{may_call, Role};
+pub(crate) use credentials::authorize::{may_call, names_own_partner, Role};
 pub use credentials::{KeyHolder, DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS};
 pub use feeds::changes::{
     EventsPage, StatusPage, HELD_EVENT_TYPE, NOTICE_EVENT_TYPE, PAGE_LIMIT, REJECTED_REASON,

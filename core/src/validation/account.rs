@@ -172,7 +172,7 @@ pub(crate) fn bank_account(
     path: &Path<'_>,
     ctx: &Context<'_>,
 ) -> Option<BankAccount> {
-    let name = fields::text(r, Member::required(map, path, "name"), MAX_NAME);
+    let name = fields::file_text(r, Member::required(map, path, "name"), MAX_NAME);
     let routing = routing_number(r, map, path, "routing_number", ctx);
     let account = account_number(r, map, path, "account_number");
     let kind = account_type(r, map, path, "account_type");

@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use super::formats::has_control;
 use super::json::{JsonBody, JsonType, Node, Object};
 use super::report::{Path, ProblemCode, Rank, Report};
+use super::text;
 use crate::error::AchError;
 
 /// How a field's problems map to the catalogue and the precedence.
@@ -156,9 +157,36 @@ pub(crate) fn check_text<'v>(
         problem(r, path, ProblemCode::InvalidFormat, msg, rule, &s);
         return None;
     }
+    if let Some(c) = text::format_character(&s) {
+        let msg = format!("{} must not contain format characters ({})", path.render(), text::describe(c));
+        problem(r, path, ProblemCode::InvalidFormat, msg, rule, &s);
+        return None;
+    }
     if s.len() > max && s.chars().count() > max {
         let msg = format!("{} is longer than {max} characters", path.render());
         problem(r, path, ProblemCode::TooLong, msg, rule, &s);
+        return None;
+    }
+    Some(s)
+}
+
+/// A free text member (a name, an address): [`text`], kept in NFKC
+/// ([`text::nfkc`]).
+pub(crate) fn free_text<'v>(r: &mut Report, m: Member<'_, 'v>, max: usize) -> Option<Cow<'v, str>> {
+    text(r, m, max).map(text::nfkc)
+}
+
+/// A free text member that a NACHA file carries (a customer's name, a
+/// description, a company name): [`free_text`] that folds to the file's
+/// ASCII ([`text::fold`]); one that does not is `unsupported_characters`.
+pub(crate) fn file_text<'v>(r: &mut Report, m: Member<'_, 'v>, max: usize) -> Option<Cow<'v, str>> {
+    let path = m.path();
+    let rule = m.rule;
+    let s = free_text(r, m, max)?;
+    if let Err(c) = text::fold(&s) {
+        let msg =
+            format!("{} has a character a NACHA file cannot carry: {}", path.render(), text::describe(c));
+        problem(r, &path, ProblemCode::UnsupportedCharacters, msg, rule, &s);
         return None;
     }
     Some(s)

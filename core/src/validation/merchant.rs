@@ -106,7 +106,7 @@ fn group<'v>(r: &mut Report, m: &Obj<'v>, parent: &Path<'_>, key: &str) -> Optio
 
 fn company_info(r: &mut Report, m: &Obj, at: &Path<'_>, web: bool) -> Option<CompanyInfo> {
     let guarantee = fields::boolean(r, Member::required(m, at, "check_guarantee"));
-    let name = req(r, m, at, "name", Fmt::Text(MAX_NAME));
+    let name = req(r, m, at, "name", Fmt::FileText(MAX_NAME));
     let dba = opt(r, m, at, "dba", Fmt::Text(MAX_NAME));
     let website = opt(r, m, at, "website", Fmt::Website);
     if web && matches!(website, Some(None)) {
@@ -528,8 +528,11 @@ type Check = (fn(&str) -> bool, C, &'static str);
 /// What a text member must look like: its longest length and its format check.
 #[derive(Clone, Copy)]
 enum Fmt {
-    /// Any text of at most this many characters.
+    /// Any text of at most this many characters (kept in NFKC).
     Text(usize),
+    /// Text a NACHA file carries (the company's name): [`Fmt::Text`] that
+    /// folds to the file's ASCII.
+    FileText(usize),
     State,
     Zip,
     Phone,
@@ -540,7 +543,7 @@ enum Fmt {
 impl Fmt {
     fn max(self) -> usize {
         match self {
-            Fmt::Text(max) => max,
+            Fmt::Text(max) | Fmt::FileText(max) => max,
             Fmt::State | Fmt::Zip => 16,
             Fmt::Phone => MAX_PHONE,
             Fmt::Email => MAX_EMAIL,
@@ -551,7 +554,7 @@ impl Fmt {
     /// The check, the problem code, and what was expected.
     fn check(self) -> Option<Check> {
         Some(match self {
-            Fmt::Text(_) => return None,
+            Fmt::Text(_) | Fmt::FileText(_) => return None,
             Fmt::State => (postal_state_ok, C::InvalidValue, "a US postal state code"),
             Fmt::Zip => (zip_ok, C::InvalidFormat, "a ZIP code (12345 or 12345-6789)"),
             Fmt::Phone => (phone_ok, C::InvalidFormat, "a US phone number (ten digits)"),
@@ -574,7 +577,13 @@ fn opt(r: &mut Report, m: &Obj, at: &Path<'_>, key: &str, f: Fmt) -> Maybe<Strin
 /// A text member in format `f`.
 fn text(r: &mut Report, m: &Obj, at: &Path<'_>, key: &str, need: Need, f: Fmt) -> Maybe<String> {
     let before = r.problems().len();
-    let Some(text) = fields::text(r, Member::new(m, at, key, need), f.max()) else {
+    let member = Member::new(m, at, key, need);
+    let read = match f {
+        Fmt::Text(max) => fields::free_text(r, member, max),
+        Fmt::FileText(max) => fields::file_text(r, member, max),
+        _ => fields::text(r, member, f.max()),
+    };
+    let Some(text) = read else {
         return (r.problems().len() == before).then_some(None);
     };
     match f.check() {

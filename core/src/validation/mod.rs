@@ -18,6 +18,7 @@ pub mod json_bounds;
 pub mod merchant;
 mod purpose;
 mod report;
+pub mod text;
 pub mod transaction;
 
 use chrono::NaiveDate;

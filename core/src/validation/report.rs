@@ -49,11 +49,17 @@ pub enum ProblemCode {
     AccountNotValidated,
     /// Micro-entry amounts that are not the ones sent.
     AmountsMismatch,
+    /// A body sent as another media type than its endpoint takes.
+    UnsupportedMediaType,
+    /// A state-changing request a browser sent from another site.
+    CrossSite,
+    /// Text that does not fold to the characters a NACHA file carries.
+    UnsupportedCharacters,
 }
 
 impl ProblemCode {
     /// Every code.
-    pub const ALL: [ProblemCode; 20] = [
+    pub const ALL: [ProblemCode; 23] = [
         ProblemCode::InvalidJson,
         ProblemCode::Required,
         ProblemCode::InvalidType,
@@ -74,6 +80,9 @@ impl ProblemCode {
         ProblemCode::ReinitiationNotAllowed,
         ProblemCode::AccountNotValidated,
         ProblemCode::AmountsMismatch,
+        ProblemCode::UnsupportedMediaType,
+        ProblemCode::CrossSite,
+        ProblemCode::UnsupportedCharacters,
     ];
 
     /// The code's name as it is serialized (`snake_case`), without serde.
@@ -99,6 +108,9 @@ impl ProblemCode {
             ProblemCode::ReinitiationNotAllowed => "reinitiation_not_allowed",
             ProblemCode::AccountNotValidated => "account_not_validated",
             ProblemCode::AmountsMismatch => "amounts_mismatch",
+            ProblemCode::UnsupportedMediaType => "unsupported_media_type",
+            ProblemCode::CrossSite => "cross_site",
+            ProblemCode::UnsupportedCharacters => "unsupported_characters",
         }
     }
 }

@@ -32,7 +32,7 @@ fn walk(r: &mut Report, value: &JsonBody<'_>, ctx: &Context<'_>) -> Option<NewTr
     let root = Path::ROOT;
     let merchant = account::merchant_id(r, map, &root, false);
     let amount = amount(r, map, &root);
-    let description = fields::text(r, Member::required(map, &root, "description"), MAX_DESCRIPTION);
+    let description = fields::file_text(r, Member::required(map, &root, "description"), MAX_DESCRIPTION);
     let direction = direction(r, map, &root);
     let class = entry_class(r, map, &root);
     // A member the class does not use is ignored like an unknown member: not read,

@@ -515,3 +515,17 @@ fn customers_may_be_global_or_a_merchant() {
     let v = check_value(Kind::Customer, &m, &ctx(&d));
     assert_eq!(v.message.as_deref(), Some("'Global' is an invalid Merchant ID"));
 }
+
+#[test]
+fn names_and_descriptions_are_kept_in_nfkc() {
+    let d = dir();
+    let mut v = ppd();
+    v["description"] = json!("ﬁne Cafe\u{301}");
+    v["customer"]["name"] = json!("ＡＤＡ Jose\u{301}");
+    let t = transaction::validate_value(&v, &ctx(&d)).unwrap();
+    assert_eq!(t.description, "fine Café");
+    match t.customer {
+        CustomerRef::Inline(account) => assert_eq!(account.name, "ADA José"),
+        other => panic!("{other:?}"),
+    }
+}

@@ -54,6 +54,18 @@ pub(crate) fn acts_for(caller: &Caller, partner_id: &str) -> Result<(), Refusal>
     }
 }
 
+/// A `partner_id` named where none is needed (the institution and category
+/// look-ups) must still be the caller's own partner: the key's partner, or a
+/// merchant key's.
+pub(crate) fn names_own_partner(caller: &Caller, partner_id: &str) -> Result<(), Refusal> {
+    match caller {
+        Caller::Partner { partner_id: p } | Caller::Merchant { partner_id: p, .. } if p == partner_id => {
+            Ok(())
+        }
+        _ => Err(Refusal::Authentication),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -72,5 +84,9 @@ mod tests {
         assert_eq!(acts_for(&partner, "par_2"), Err(Refusal::Authentication));
         assert_eq!(acts_for(&operator, "par_1"), Err(Refusal::Authentication));
         assert_eq!(acts_for(&merchant, "par_1"), Err(Refusal::Authentication));
+        assert_eq!(names_own_partner(&partner, "par_1"), Ok(()));
+        assert_eq!(names_own_partner(&merchant, "par_1"), Ok(()));
+        assert_eq!(names_own_partner(&merchant, "par_2"), Err(Refusal::Authentication));
+        assert_eq!(names_own_partner(&operator, "par_1"), Err(Refusal::Authentication));
     }
 }

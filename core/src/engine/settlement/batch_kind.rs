@@ -68,38 +68,22 @@ pub(crate) fn of(
 }
 
 /// `text` as a NACHA alphanumeric field of at most `width` characters: upper
-/// case, accented Latin letters without their accents, anything else that is not
-/// printable ASCII as a space; never empty (`?` stands for nothing printable).
+/// case, folded to ASCII ([`crate::validation::text::fold_lossy`]: what the
+/// service takes always folds; anything else becomes a space); never empty
+/// (`?` stands for nothing printable).
 pub(crate) fn field(text: &str, width: usize) -> Text {
     // Written into the stack (three fields per entry of a file): every
     // character becomes one printable ASCII byte.
     let mut out = [b' '; 64];
     let width = width.min(out.len());
     let mut len = 0;
-    for c in text.trim().chars() {
+    for c in crate::validation::text::fold_lossy(text.trim()).chars() {
         let Some(slot) = out.get_mut(len).filter(|_| len < width) else { break };
-        let folded = fold(c);
-        *slot = if (' '..='~').contains(&folded) { folded.to_ascii_uppercase() as u8 } else { b' ' };
+        *slot = if (' '..='~').contains(&c) { c.to_ascii_uppercase() as u8 } else { b' ' };
         len += 1;
     }
     let trimmed = out[..len].trim_ascii();
     Text::from_ascii(if trimmed.is_empty() { b"?" } else { trimmed })
-}
-
-/// A Latin-1 letter without its accent (`é` → `e`); other characters as they are.
-fn fold(c: char) -> char {
-    match c {
-        'À'..='Å' | 'à'..='å' => 'a',
-        'Ç' | 'ç' => 'c',
-        'È'..='Ë' | 'è'..='ë' => 'e',
-        'Ì'..='Ï' | 'ì'..='ï' => 'i',
-        'Ñ' | 'ñ' => 'n',
-        'Ò'..='Ö' | 'Ø' | 'ò'..='ö' | 'ø' => 'o',
-        'Ù'..='Ü' | 'ù'..='ü' => 'u',
-        'Ý' | 'ý' | 'ÿ' => 'y',
-        'ß' => 's',
-        _ => c,
-    }
 }
 
 /// What a transaction's entry detail is made of: the fields of its record a
@@ -212,6 +196,7 @@ mod tests {
     #[test]
     fn fields_are_upper_case_ascii_within_their_width() {
         assert_eq!(field("José Núñez-García", 22).as_str(), "JOSE NUNEZ-GARCIA");
+        assert_eq!(field("Straße ＡＣＭＥ", 22).as_str(), "STRASSE ACME");
         assert_eq!(field("株式会社", 16).as_str(), "?");
         assert_eq!(field("  Acme Widgets International LLC", 16).as_str(), "ACME WIDGETS INT");
         assert_eq!(field("a\u{7}b", 5).as_str(), "A B");

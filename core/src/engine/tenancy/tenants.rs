@@ -23,9 +23,12 @@ fn b64() -> &'static base64::engine::GeneralPurpose {
 
 /// Operator: a new partner and its API key.
 pub(crate) fn create_partner(cx: &mut WriteContext<'_, '_>, name: &str) -> Result<Outcome, Stop> {
-    let name = name.trim();
-    if name.is_empty() || name.chars().count() > MAX_PARTNER_NAME || name.chars().any(char::is_control) {
-        let msg = format!("name must be 1 to {MAX_PARTNER_NAME} characters without control characters");
+    let name = crate::validation::text::nfkc(std::borrow::Cow::Borrowed(name.trim()));
+    let unseen =
+        name.chars().any(char::is_control) || crate::validation::text::format_character(&name).is_some();
+    if name.is_empty() || name.chars().count() > MAX_PARTNER_NAME || unseen {
+        let msg =
+            format!("name must be 1 to {MAX_PARTNER_NAME} characters without control or format characters");
         return Err(
             Refusal::problem(AchError::FailedToAccept, "name", ProblemCode::InvalidFormat, msg).into()
         );
@@ -33,7 +36,7 @@ pub(crate) fn create_partner(cx: &mut WriteContext<'_, '_>, name: &str) -> Resul
     let id = ids::generate(IdKind::Partner);
     let record = PartnerRecord {
         id: id.clone(),
-        name: name.to_owned(),
+        name: name.into_owned(),
         created_at: cx.now,
         limits: Limits::default(),
     };
