@@ -17,10 +17,9 @@ use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{HeaderMap, HeaderName, HeaderValue, AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE};
 use hyper::{Method, StatusCode};
-use tokio::sync::SemaphorePermit;
 use tracing::info;
 
-use crate::body::{self, BodyRead, LargeBodies};
+use crate::body::{self, BodyRead, LargeBodies, LargePermit};
 use crate::logging;
 use crate::web::Site;
 use crate::writer::Writer;
@@ -162,14 +161,24 @@ async fn receive<'a>(
     admitted: &api::Admitted,
     body: &mut Incoming,
     declared: Option<u64>,
-) -> Result<(Vec<u8>, Option<SemaphorePermit<'a>>), hyper::Response<ResponseBody>> {
-    let read = body::read(body, declared, admitted.body_limit(), &app.large_bodies);
+) -> Result<(Vec<u8>, Option<LargePermit<'a>>), hyper::Response<ResponseBody>> {
+    let read = body::read(body, declared, admitted.body_limit(), admitted.caller(), &app.large_bodies);
     match tokio::time::timeout(REQUEST_TIMEOUT, read).await {
         Ok(Ok(BodyRead::Whole(whole, permit))) => Ok((whole, permit)),
         Ok(Ok(BodyRead::TooLarge)) => Err(json(admitted.too_large())),
         Ok(Ok(BodyRead::Busy)) => {
+            let why = "a large body turned away: the partner's share or every permit is taken";
+            crate::logging::throttled_warning(why, admitted.caller());
             discard(body, declared).await;
             Err(busy())
+        }
+        Ok(Ok(BodyRead::TooSlow)) => {
+            crate::logging::throttled_warning(
+                "a body cut: it arrived slower than the minimum rate",
+                admitted.caller(),
+            );
+            let why = format!("the body arrived slower than {} KiB/s", body::MIN_BYTES_PER_SECOND / 1024);
+            Err(json(refusal(408, ProblemCode::OverLimit, &why)))
         }
         Ok(Err(_)) => Err(json(refusal(400, ProblemCode::InvalidJson, "the body could not be read"))),
         Err(_) => {
@@ -249,10 +258,12 @@ async fn answer(
     out
 }
 
-/// 503, message 1, `Retry-After: 1`: every large-body permit stayed taken for
+/// 503, message 1, `Retry-After: 1`: the caller's share of large-body
+/// permits is taken, or every permit stayed taken for
 /// [`body::LARGE_BODY_WAIT`].
 fn busy() -> hyper::Response<ResponseBody> {
-    let why = "too many large bodies are being received at once; retry in a second";
+    let why =
+        "too many large bodies are being received at once (for this partner, or in all); retry in a second";
     let failure = Refusal::refused(AchError::SystemUnable).with("", ProblemCode::OverLimit, why);
     let mut out = json(api::finish(Err(failure)));
     out.headers_mut().insert(hyper::header::RETRY_AFTER, HeaderValue::from_static("1"));

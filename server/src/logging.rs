@@ -67,6 +67,24 @@ pub fn caller(caller: Option<&Caller>) -> (&'static str, &str) {
     }
 }
 
+/// How often one kind of throttled warning is written at most.
+const WARNING_EVERY: Duration = Duration::from_secs(10);
+
+/// A warning that a client may cause very fast (a body turned away or cut):
+/// written at most once per 10 s per kind, with the caller that caused the
+/// line written and the count of those left out.
+pub fn throttled_warning(what: &'static str, caller: Option<&Caller>) {
+    static THROTTLES: std::sync::LazyLock<
+        std::sync::Mutex<std::collections::HashMap<&'static str, Throttle>>,
+    > = std::sync::LazyLock::new(Default::default);
+    let mut throttles = THROTTLES.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let throttle = throttles.entry(what).or_insert_with(|| Throttle::new(WARNING_EVERY));
+    if let Some(suppressed) = throttle.allow(Instant::now()) {
+        let (kind, id) = self::caller(caller);
+        warn!(caller = kind, caller_id = id, suppressed, "{what}");
+    }
+}
+
 /// At most one line per interval for a warning that may repeat very fast (a
 /// failing `accept`), with the count of those left out.
 pub struct Throttle {

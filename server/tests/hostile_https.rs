@@ -881,6 +881,81 @@ async fn the_operator_plane_answers_while_the_public_pool_is_full() {
     }
 }
 
+impl Server {
+    /// A connection that sends `POST /transactions` with `key`, a declared
+    /// 3,000,000-byte JSON body, then 10 bytes every half second: the answer
+    /// it ends with (or none within 40 s).
+    async fn trickler(&self, key: &str) -> tokio::task::JoinHandle<Option<Raw>> {
+        let head = format!(
+            "POST /transactions HTTP/1.1\r\nhost: achd\r\nauthorization: {}\r\ncontent-type: application/json\r\ncontent-length: 3000000\r\n\r\n",
+            basic(key)
+        );
+        let connected = self.tls_stream_from(IpAddr::from([127, 0, 0, 1]), self.addr()).await;
+        tokio::spawn(async move {
+            let mut stream = connected.ok()?;
+            stream.write_all(head.as_bytes()).await.ok()?;
+            let trickle = async {
+                while stream.write_all(b"          ").await.is_ok() {
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                }
+            };
+            let _ = tokio::time::timeout(Duration::from_secs(40), trickle).await;
+            let mut bytes = Vec::new();
+            let _ = tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut bytes)).await;
+            Some(Raw::parse(&bytes))
+        })
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_partner_trickling_large_bodies_starves_no_one() {
+    let s = Server::start();
+    let op = s.operator_key();
+    let (a, b) = (tenant(&s, &op, 1).await, tenant(&s, &op, 2).await);
+    let mut tricklers = Vec::new();
+    for _ in 0..4 {
+        tricklers.push(s.trickler(&a.side.key).await);
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    // Another partner's 100 KB create, and the operator's files, are read.
+    let mut t = transaction_of(&b.side.id, &b.side.merchant);
+    t["amount"] = json!("1.00");
+    let padded = format!("{t}{}", " ".repeat(100 * 1024));
+    let auth = basic(&b.side.key);
+    let created =
+        s.send("POST", b"/transactions", &[("authorization", auth.as_bytes())], padded.as_bytes()).await;
+    assert_eq!(created.status, 201, "{}", created.text());
+    let not_a_file = "x".repeat(100 * 1024);
+    let operator = basic(&op);
+    let file = s
+        .send(
+            "POST",
+            b"/admin/return-files",
+            &[("authorization", operator.as_bytes())],
+            not_a_file.as_bytes(),
+        )
+        .await;
+    assert_eq!(file.status, 422, "read and refused as no NACHA file, not turned away: {}", file.text());
+    // Past its share the partner is turned away at once; the bodies it holds
+    // are cut for their rate, well before the 30 s body timeout.
+    let mut statuses = Vec::new();
+    for (n, trickler) in tricklers.into_iter().enumerate() {
+        let answer = tokio::time::timeout(Duration::from_secs(20), trickler).await;
+        let answer = answer.unwrap_or_else(|_| panic!("trickler {n} not cut within 20 s: {statuses:?}"));
+        let answer = answer.unwrap().expect("connected");
+        statuses.push(answer.status);
+        if answer.status == 408 {
+            assert!(answer.text().contains("the body arrived slower than 16 KiB/s"), "{}", answer.text());
+        }
+    }
+    // Two within the share, cut (408); two past it (503), unless a place
+    // came free first (the share itself: `body.rs`'s tests).
+    assert!(statuses.iter().all(|s| [408, 503].contains(s)) && statuses.contains(&408), "{statuses:?}");
+    let log = s.log();
+    assert!(log.contains("a body cut: it arrived slower than the minimum rate"), "{log}");
+    assert!(!statuses.contains(&503) || log.contains("a large body turned away"), "{log}");
+}
+
 /// Run every future at once; their outputs, in the order they finish.
 async fn futures_join_all<F: std::future::Future>(futures: impl Iterator<Item = F>) -> Vec<F::Output> {
     let mut outputs = Vec::new();

@@ -36,11 +36,21 @@ pub fn basic_auth(key: &str) -> String {
 }
 
 /// One HTTP/1.1 keep-alive connection (and one to the operator plane, if any,
-/// for `/admin/*`).
+/// for `/admin/*`, opened at its first use).
 pub struct Conn {
     sender: SendRequest<Full<Bytes>>,
     host: String,
-    admin: Option<Box<Conn>>,
+    admin: Admin,
+}
+
+/// The operator plane's connection of a [`Conn`].
+enum Admin {
+    /// None: every path goes to the one connection.
+    None,
+    /// Not opened yet: the TLS configuration and address to open it with.
+    Later(TlsConnector, std::net::SocketAddr),
+    /// Open.
+    Open(Box<Conn>),
 }
 
 /// An answer read whole.
@@ -75,12 +85,28 @@ impl Conn {
         let (sender, connection) =
             hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(|e| e.to_string())?;
         tokio::spawn(connection);
-        Ok(Conn { sender, host, admin: None })
+        Ok(Conn { sender, host, admin: Admin::None })
     }
 
-    /// This connection, with `/admin/*` sent over `admin` instead.
-    pub(crate) fn with_admin(mut self, admin: Conn) -> Conn {
-        self.admin = Some(Box::new(admin));
+    /// The operator plane's connection, opened now if it was left for later.
+    async fn admin(&mut self) -> Result<Option<&mut Conn>, String> {
+        if let Admin::Later(tls, addr) = &self.admin {
+            let tcp = TcpStream::connect(addr).await.map_err(|e| e.to_string())?;
+            tcp.set_nodelay(true).map_err(|e| e.to_string())?;
+            let name = rustls::pki_types::ServerName::IpAddress(addr.ip().into());
+            let stream = tls.connect(name, tcp).await.map_err(|e| e.to_string())?;
+            self.admin = Admin::Open(Box::new(Box::pin(Conn::handshake(stream, addr.to_string())).await?));
+        }
+        Ok(match &mut self.admin {
+            Admin::Open(conn) => Some(conn),
+            _ => None,
+        })
+    }
+
+    /// This connection, with `/admin/*` sent over a connection to `addr`
+    /// (the operator plane), opened at its first use.
+    pub(crate) fn with_admin(mut self, tls: TlsConnector, addr: std::net::SocketAddr) -> Conn {
+        self.admin = Admin::Later(tls, addr);
         self
     }
 
@@ -95,8 +121,10 @@ impl Conn {
         headers: &[(&str, &str)],
         body: Vec<u8>,
     ) -> Result<Answer, String> {
-        if let Some(admin) = self.admin.as_mut().filter(|_| path.starts_with("/admin")) {
-            return Box::pin(admin.send(method, path, key, headers, body)).await;
+        if path.starts_with("/admin") {
+            if let Some(admin) = self.admin().await? {
+                return Box::pin(admin.send(method, path, key, headers, body)).await;
+            }
         }
         let mut request = hyper::Request::builder().method(method).uri(path).header("host", &self.host);
         if let Some(key) = key {

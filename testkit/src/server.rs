@@ -398,10 +398,10 @@ impl Server {
     }
 
     /// A connection to the public address that sends `/admin/*` over a second
-    /// one, to the operator plane.
+    /// one, to the operator plane, opened at the first such request.
     pub async fn try_conn(&self) -> Result<Conn, String> {
         let public = self.connect(self.addr).await?;
-        Ok(public.with_admin(self.connect(self.admin).await?))
+        Ok(public.with_admin(self.tls.clone(), self.admin))
     }
 
     /// [`Server::try_conn`], which must succeed.
