@@ -128,7 +128,9 @@ fn main() {
         fail("--servers above 1 needs a shared store: set ACH_TEST_POSTGRES");
     }
     let start = |data: Option<&Path>| {
-        let mut a = Achd::new(&achd).sandbox().log_level(Some(&o.log));
+        // The load is one partner's: its request rate is not what is measured.
+        let mut a =
+            Achd::new(&achd).sandbox().log_level(Some(&o.log)).flags(["--requests-per-second", "1000000"]);
         if let Some(data) = data {
             a = a.data(data);
         }

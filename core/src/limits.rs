@@ -68,6 +68,11 @@ pub struct Limits {
     /// only (a partner's limits refuse it).
     #[serde(default)]
     pub exposure_limit: Option<Money>,
+    /// Requests per second each of the partner's keys may make over HTTPS
+    /// (bursts of twice as many); `None`: the server's default. Partners only
+    /// (a merchant's limits refuse it).
+    #[serde(default)]
+    pub requests_per_second: Option<u32>,
 }
 
 /// The month a merchant's velocities announce: `(count, dollars)`, the count
@@ -103,6 +108,7 @@ impl Limits {
             monthly_average_amount: Some(Money::from_cents(average.saturating_mul(headroom))),
             monthly_average_min_count: Some(count.div_ceil(2).max(AVERAGE_MIN_COUNT_FLOOR)),
             exposure_limit: None,
+            requests_per_second: None,
         }
     }
 
@@ -139,6 +145,7 @@ impl Limits {
             monthly_average_amount: update.monthly_average_amount.or(self.monthly_average_amount),
             monthly_average_min_count: update.monthly_average_min_count.or(self.monthly_average_min_count),
             exposure_limit: update.exposure_limit.or(self.exposure_limit),
+            requests_per_second: update.requests_per_second.or(self.requests_per_second),
         }
     }
 }

@@ -13,19 +13,20 @@ use ach_core::engine::{Caller, Engine, PreparedOperation, Refusal};
 use ach_core::validation::{FieldError, ProblemCode};
 use ach_core::AchError;
 use base64::Engine as _;
-use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{HeaderMap, HeaderName, HeaderValue, AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE};
 use hyper::{Method, StatusCode};
 use tracing::info;
 
+use crate::answers::{AnswerBody, Answers, Refused, Ticket};
 use crate::body::{self, BodyRead, LargeBodies, LargePermit};
 use crate::logging;
+use crate::rate::RequestRates;
 use crate::web::Site;
 use crate::writer::Writer;
 
 /// The body of every response achd sends (the site's pages too).
-pub type ResponseBody = Full<Bytes>;
+pub type ResponseBody = AnswerBody;
 
 /// How long a request's body may take to arrive (and a refused one's rest to be
 /// read and dropped).
@@ -46,6 +47,10 @@ pub struct App {
     pub operator_key_file: Option<std::path::PathBuf>,
     /// The permits a large body is read with (shared by both planes).
     pub large_bodies: Arc<LargeBodies>,
+    /// The request buckets of the key holders.
+    pub rates: Arc<RequestRates>,
+    /// The budget of large answers held at once (the public plane's).
+    pub answers: Arc<Answers>,
 }
 
 /// Answer one request from `client` and log it (client address, method, path
@@ -116,10 +121,27 @@ async fn respond(
         Ok(admitted) => admitted,
         Err(response) => {
             discard(&mut body, declared).await;
-            return answer(app, &parts, response).await;
+            return answer(app, &parts, response, None).await;
         }
     };
     *caller = admitted.caller().cloned();
+    if let Err(wait) = app.rates.take(admitted.caller(), admitted.request_rate()) {
+        crate::logging::throttled_warning("requests over the caller's rate refused (429)", admitted.caller());
+        discard(&mut body, declared).await;
+        return too_many(wait);
+    }
+    // A large answer is built only within the budget (the operator plane's
+    // own connections bound its answers).
+    let ticket = match admitted.largest_answer().filter(|_| !app.operator_plane) {
+        None => None,
+        Some(largest) => match app.answers.reserve(admitted.caller(), largest).await {
+            Ok(ticket) => Some(ticket),
+            Err(refused) => {
+                discard(&mut body, declared).await;
+                return answers_refused(refused, admitted.caller());
+            }
+        },
+    };
     let (body, _permit) = match receive(app, &admitted, &mut body, declared).await {
         Ok(received) => received,
         Err(response) => return response,
@@ -128,7 +150,7 @@ async fn respond(
     let short = is_short(&parts.method, parts.uri.path(), body.len()) && !admitted.unconfirmed();
     let request = api::Request { body, ..head };
     match plan(app, admitted, request, short).await {
-        Ok(Plan::Done(response)) => answer(app, &parts, response).await,
+        Ok(Plan::Done(response)) => answer(app, &parts, response, ticket).await,
         Ok(Plan::Execute { caller, prepared }) => execute(app, caller, *prepared).await,
         Err(response) => response,
     }
@@ -232,11 +254,13 @@ async fn execute(app: &App, caller: Caller, prepared: PreparedOperation) -> hype
 }
 
 /// The router's answer as HTTP: a page of the site where the API has no such
-/// path, the `Allow` header on a 405.
+/// path, the `Allow` header on a 405; the answer carries `ticket`, its place
+/// in the budget of large answers, until it is written.
 async fn answer(
     app: &App,
     parts: &hyper::http::request::Parts,
     response: api::Response,
+    ticket: Option<Ticket>,
 ) -> hyper::Response<ResponseBody> {
     if (parts.method == Method::GET || parts.method == Method::HEAD)
         && response.status == 404
@@ -247,7 +271,7 @@ async fn answer(
         }
     }
     let method_not_allowed = response.status == 405;
-    let mut out = json(response);
+    let mut out = json_with(response, ticket);
     if method_not_allowed {
         // RFC 9110: a 405 names the methods the resource does accept.
         let allow = api::allowed_methods(parts.uri.path()).join(", ");
@@ -267,6 +291,52 @@ fn busy() -> hyper::Response<ResponseBody> {
     let failure = Refusal::refused(AchError::SystemUnable).with("", ProblemCode::OverLimit, why);
     let mut out = json(api::finish(Err(failure)));
     out.headers_mut().insert(hyper::header::RETRY_AFTER, HeaderValue::from_static("1"));
+    out
+}
+
+/// The answer to a large read not let through: 429 when its holder has its
+/// reads in flight (wait for one to be taken), 503 when the budget is full;
+/// `Retry-After: 1` either way.
+fn answers_refused(refused: Refused, caller: Option<&Caller>) -> hyper::Response<ResponseBody> {
+    let (status, error, why) = match refused {
+        Refused::HolderBusy => (
+            429,
+            AchError::SystemUnable,
+            "this key has 2 large answers (feed pages) not yet taken; read them, then ask again",
+        ),
+        Refused::Full => {
+            (503, AchError::SystemUnable, "too many large answers are waiting to be read; retry in a second")
+        }
+    };
+    crate::logging::throttled_warning("a large read refused: answers not yet taken", caller);
+    let code = if status == 429 { ProblemCode::RateLimited } else { ProblemCode::OverLimit };
+    let failure = Refusal::Refused {
+        error,
+        status,
+        errors: vec![FieldError { field: String::new(), code, message: why.to_owned() }],
+    };
+    let mut out = json(api::finish(Err(failure)));
+    out.headers_mut().insert(hyper::header::RETRY_AFTER, HeaderValue::from_static("1"));
+    out
+}
+
+/// 429, message 1, `Retry-After` (whole seconds): the caller's bucket is
+/// empty for `wait`.
+fn too_many(wait: Duration) -> hyper::Response<ResponseBody> {
+    let why = "too many requests for this key's rate; retry after the seconds Retry-After gives";
+    let failure = Refusal::Refused {
+        error: AchError::SystemUnable,
+        status: 429,
+        errors: vec![FieldError {
+            field: String::new(),
+            code: ProblemCode::RateLimited,
+            message: why.to_owned(),
+        }],
+    };
+    let mut out = json(api::finish(Err(failure)));
+    if let Ok(value) = HeaderValue::from_str(&crate::rate::retry_after(wait).to_string()) {
+        out.headers_mut().insert(hyper::header::RETRY_AFTER, value);
+    }
     out
 }
 
@@ -337,8 +407,16 @@ fn declared_length(headers: &HeaderMap) -> Option<u64> {
 
 /// The router's response as HTTP.
 pub fn json(response: api::Response) -> hyper::Response<ResponseBody> {
+    json_with(response, None)
+}
+
+/// [`json`], the body carrying `ticket` (shrunk to the body's size).
+fn json_with(response: api::Response, mut ticket: Option<Ticket>) -> hyper::Response<ResponseBody> {
     let status = StatusCode::from_u16(response.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let mut out = hyper::Response::new(Full::new(Bytes::from(response.body)));
+    if let Some(ticket) = ticket.as_mut() {
+        ticket.shrink_to(response.body.len());
+    }
+    let mut out = hyper::Response::new(AnswerBody::new(Bytes::from(response.body), ticket));
     *out.status_mut() = status;
     let headers = out.headers_mut();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));

@@ -17,6 +17,7 @@
 //! `achd demo [--on YYYY-MM-DD]` is a newcomer's tour of the whole service against
 //! a sandbox server.
 
+mod answers;
 mod body;
 mod connections;
 mod datadir;
@@ -30,6 +31,7 @@ mod nacha;
 mod open_files;
 mod operator;
 mod outbox;
+mod rate;
 mod serve;
 mod shutdown;
 mod tasks;

@@ -11,6 +11,7 @@
 use std::convert::Infallible;
 use std::io::Write as _;
 use std::net::{SocketAddr, ToSocketAddrs};
+use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -112,6 +113,13 @@ pub struct ServeArgs {
     #[cfg(feature = "postgres")]
     #[arg(long, value_name = "URL")]
     store: Option<String>,
+    /// Requests per second each partner's keys (and each merchant's key) may
+    /// make, in bursts of twice as many, where the operator set no rate for
+    /// the partner (its limits' `requests_per_second`); past it the answer is
+    /// 429 with `Retry-After`. The operator is never rated.
+    #[arg(long, value_name = "N", default_value_t = crate::rate::DEFAULT_PER_SECOND,
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    requests_per_second: u32,
     #[command(flatten)]
     connections: connections::ConnectionArgs,
 }
@@ -170,7 +178,8 @@ fn serve(args: ServeArgs) -> Result<(), String> {
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
     let (writer, writer_thread) =
         writer::start(Arc::clone(&engine)).map_err(|e| format!("cannot start the writer thread: {e}"))?;
-    let (app, admin) = planes(&engine, writer, site, operator.path.clone());
+    let rates = NonZeroU32::new(args.requests_per_second).unwrap_or(NonZeroU32::MIN);
+    let (app, admin) = planes(&engine, writer, site, operator.path.clone(), rates);
     let served = runtime.block_on(ach_core::nonblocking::Marked::new(listen_and_serve(
         [(app, listen), (admin, admin_listen)],
         tls.config,
@@ -241,15 +250,18 @@ fn start_exporter(engine: &Arc<Engine>, outbox: Outbox) -> Result<Exporter, Stri
 }
 
 /// What the public API's and the operator plane's handlers share: one engine,
-/// one writer and one set of large-body permits. The site is the public
+/// one writer, one set of large-body permits and one of request buckets. The site is the public
 /// plane's; the operator key file is the operator plane's.
 fn planes(
     engine: &Arc<Engine>,
     writer: Writer,
     site: Option<web::Site>,
     key_file: PathBuf,
+    requests_per_second: NonZeroU32,
 ) -> (Arc<App>, Arc<App>) {
     let large_bodies = Arc::new(crate::body::LargeBodies::default());
+    let rates = Arc::new(crate::rate::RequestRates::new(requests_per_second));
+    let answers = Arc::new(crate::answers::Answers::default());
     let admin = Arc::new(App {
         engine: Arc::clone(engine),
         writer: writer.clone(),
@@ -257,6 +269,8 @@ fn planes(
         operator_plane: true,
         operator_key_file: Some(key_file),
         large_bodies: large_bodies.clone(),
+        rates: Arc::clone(&rates),
+        answers: Arc::clone(&answers),
     });
     let app = Arc::new(App {
         engine: Arc::clone(engine),
@@ -265,6 +279,8 @@ fn planes(
         operator_plane: false,
         operator_key_file: None,
         large_bodies,
+        rates,
+        answers,
     });
     (app, admin)
 }
@@ -343,6 +359,10 @@ fn warn_if_shared(path: &Path) {
     #[cfg(not(unix))]
     let _ = path;
 }
+
+/// The send buffer of a connection (Linux doubles it for its bookkeeping):
+/// what the kernel may hold of answers a client does not read, per connection.
+const SEND_BUFFER: usize = 128 * 1024;
 
 /// Accept TLS connections on the public address and the operator plane's (each
 /// with its [`App`]) until a signal, then shut down gracefully.
@@ -475,6 +495,9 @@ async fn connection(
 ) {
     let end_of_life = tokio::time::Instant::now() + limits.lifetime;
     let _ = tcp.set_nodelay(true);
+    // The kernel holds at most this much of an answer its client does not
+    // take (autotuned, it would grow to megabytes per connection).
+    let _ = socket2::SockRef::from(&tcp).set_send_buffer_size(SEND_BUFFER);
     let tcp = WriteTimeout::new(tcp, limits.write_timeout);
     let stream = match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(tcp)).await {
         Ok(Ok(stream)) => stream,

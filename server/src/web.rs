@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use http_body_util::Full;
+use crate::http::ResponseBody;
 use hyper::body::Bytes;
 use hyper::header::{
     HeaderValue, CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE, REFERRER_POLICY,
@@ -64,7 +64,7 @@ impl Site {
 
 /// The page for a GET on a path the API does not serve: a file of the site, the
 /// built-in page at `/`, or `None` (the router's 404 stands).
-pub async fn page(site: Option<&Site>, url_path: &str) -> Option<hyper::Response<Full<Bytes>>> {
+pub async fn page(site: Option<&Site>, url_path: &str) -> Option<hyper::Response<ResponseBody>> {
     if let Some(site) = site {
         if let Some(file) = site.file(url_path).await {
             if let Ok(bytes) = tokio::fs::read(&file).await {
@@ -75,8 +75,8 @@ pub async fn page(site: Option<&Site>, url_path: &str) -> Option<hyper::Response
     (url_path == "/").then(|| response(INDEX.as_bytes().to_vec(), "text/html; charset=utf-8"))
 }
 
-fn response(bytes: Vec<u8>, content_type: &'static str) -> hyper::Response<Full<Bytes>> {
-    let mut out = hyper::Response::new(Full::new(Bytes::from(bytes)));
+fn response(bytes: Vec<u8>, content_type: &'static str) -> hyper::Response<ResponseBody> {
+    let mut out = hyper::Response::new(ResponseBody::from(Bytes::from(bytes)));
     let headers = out.headers_mut();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
     headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));

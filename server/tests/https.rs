@@ -449,6 +449,11 @@ async fn load(server: &Server, t: &Arc<Tenant>, clients: usize) -> tokio::task::
                     Ok(a) if a.status == 201 => {
                         ids.push(a.json()["payload"]["id"].as_str().unwrap().to_owned())
                     }
+                    // Over the partner's request rate: wait as told, as a client does.
+                    Ok(a) if a.status == 429 => {
+                        let retry: u64 = a.headers["retry-after"].to_str().unwrap().parse().unwrap();
+                        tokio::time::sleep(Duration::from_secs(retry)).await;
+                    }
                     Ok(a) => panic!("{} {}", a.status, a.text()),
                     Err(_) => break,
                 }
@@ -621,6 +626,102 @@ fn a_routing_directory_that_cannot_be_loaded_stops_the_start() {
     }
 }
 
+/// A connection that asks for `path` with `key` and never reads.
+async fn never_reading(server: &Server, path: &str, key: &str) -> ach_testkit::TlsStream<TcpStream> {
+    let mut stream = server.tls_stream_not_reading([127, 0, 0, 1].into()).await.unwrap();
+    let request = format!(
+        "GET {path} HTTP/1.1\r\nhost: achd\r\nauthorization: {}\r\n\r\n",
+        ach_testkit::basic_auth(key)
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    stream
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_key_holds_two_feed_pages_not_taken_at_most() {
+    let dir = temp_dir();
+    let server = Arc::new(start(dir.path(), &[]));
+    let t = Arc::new(Tenant::create(&server, &mut server.conn().await).await);
+    for client in creating_clients(&server, &t, 16, 90) {
+        client.await.unwrap();
+    }
+    let mut c = server.conn().await;
+    let page = c.send("GET", "/events", Some(&t.merchant_key), &[], Vec::new()).await.unwrap();
+    assert!(page.body.len() > 300_000, "a page larger than the socket buffers: {}", page.body.len());
+    // Two pages asked for and never read: the key's third waits for one.
+    let held = [
+        never_reading(&server, "/events", &t.merchant_key).await,
+        never_reading(&server, "/events", &t.merchant_key).await,
+    ];
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let refused = loop {
+        let answer = c.send("GET", "/events", Some(&t.merchant_key), &[], Vec::new()).await.unwrap();
+        if answer.status != 200 {
+            break answer;
+        }
+        assert!(Instant::now() < deadline, "the third page was never refused");
+    };
+    let v = refused.json();
+    assert_eq!((refused.status, v["errors"][0]["code"].clone()), (429, json!("rate_limited")), "{v}");
+    assert_eq!(refused.headers["retry-after"], "1");
+    assert_eq!(
+        v["errors"][0]["message"],
+        "this key has 2 large answers (feed pages) not yet taken; read them, then ask again"
+    );
+    // Another key is untouched; once the pages are dropped, the key reads again.
+    let feed = format!("/status-changes/0?partner_id={}", t.partner_id);
+    assert_eq!(c.send("GET", &feed, Some(&t.partner_key), &[], Vec::new()).await.unwrap().status, 200);
+    drop(held);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while c.send("GET", "/events", Some(&t.merchant_key), &[], Vec::new()).await.unwrap().status != 200 {
+        assert!(Instant::now() < deadline, "the pages' places never came back");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(server.log().contains("a large read refused: answers not yet taken"), "{}", server.log());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_partner_is_held_to_its_request_rate() {
+    let dir = temp_dir();
+    let server = start(dir.path(), &["--requests-per-second", "1"]);
+    let mut c = server.conn().await;
+    let (a, b) = (Tenant::create(&server, &mut c).await, Tenant::create(&server, &mut c).await);
+    let path = format!("/admin/partners/{}/limits", b.partner_id);
+    let (status, v) =
+        c.call("POST", &path, Some(&a.operator), Some(json!({"requests_per_second": 1000}))).await;
+    assert_eq!(status, 200, "{v}");
+    let path = format!("/admin/merchants/{}/limits", b.merchant_id);
+    let (status, v) = c.call("POST", &path, Some(&a.operator), Some(json!({"requests_per_second": 5}))).await;
+    assert_eq!((status, v["errors"][0]["field"].clone()), (422, json!("requests_per_second")), "{v}");
+
+    // A holds the default of 1 a second (bursts of 2); B the 1000 the operator gave it.
+    let mut refused = 0;
+    for t in [&a, &b] {
+        let feed = format!("/status-changes/0?partner_id={}", t.partner_id);
+        for _ in 0..20 {
+            let answer = c.send("GET", &feed, Some(&t.partner_key), &[], Vec::new()).await.unwrap();
+            if answer.status == 200 {
+                continue;
+            }
+            assert_eq!(t.partner_id, a.partner_id, "B is within its rate: {}", answer.text());
+            let v = answer.json();
+            assert_eq!(
+                (answer.status, v["error_code"].clone(), v["errors"][0]["code"].clone()),
+                (429, json!(1), json!("rate_limited"))
+            );
+            let retry: u64 = answer.headers["retry-after"].to_str().unwrap().parse().unwrap();
+            assert!((1..=2).contains(&retry), "{retry}");
+            refused += 1;
+        }
+    }
+    assert!(refused >= 1, "A went past its rate");
+    // The operator is never rated.
+    for _ in 0..20 {
+        assert_eq!(c.call("GET", "/admin/return-rates", Some(&a.operator), None).await.0, 200);
+    }
+    assert!(server.log().contains("requests over the caller's rate refused (429)"), "{}", server.log());
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_answers_as_clients_expect_them() {
     let (_dir, server, mut c, t) = sandbox_with_tenant().await;
@@ -738,10 +839,15 @@ async fn http_answers_as_clients_expect_them() {
     );
 }
 
-/// Wait (up to 10 s) for `path` to exist.
+/// Wait (up to 10 s) for the outbox file `path` to exist and be recorded.
 async fn wait_for_file(path: &Path, server: &Server) {
+    // The outbox records a file in `.exported` right after its rename: both
+    // are awaited.
+    let id = path.file_stem().unwrap().to_string_lossy().into_owned();
+    let record = path.with_file_name(".exported");
+    let recorded = || std::fs::read_to_string(&record).is_ok_and(|r| r.lines().any(|l| l == id));
     let deadline = Instant::now() + Duration::from_secs(10);
-    while !path.exists() {
+    while !(path.exists() && recorded()) {
         assert!(Instant::now() < deadline, "{} did not appear; log: {}", path.display(), server.log());
         tokio::time::sleep(Duration::from_millis(50)).await;
     }

@@ -386,6 +386,17 @@ impl Server {
         self.handshake(addr, tcp).await
     }
 
+    /// [`Server::tls_stream_from`] the public address, with a receive buffer
+    /// as small as the kernel allows: for a client that never reads, so
+    /// what it is sent stays on the server.
+    pub async fn tls_stream_not_reading(&self, from: IpAddr) -> std::io::Result<TlsStream<TcpStream>> {
+        let socket = if from.is_ipv4() { TcpSocket::new_v4()? } else { TcpSocket::new_v6()? };
+        socket.set_recv_buffer_size(1)?;
+        socket.bind(SocketAddr::new(from, 0))?;
+        let tcp = socket.connect(self.addr).await?;
+        self.handshake(self.addr, tcp).await
+    }
+
     async fn handshake(&self, addr: SocketAddr, tcp: TcpStream) -> std::io::Result<TlsStream<TcpStream>> {
         tcp.set_nodelay(true)?;
         self.tls.connect(ServerName::IpAddress(addr.ip().into()), tcp).await

@@ -498,7 +498,8 @@ fn a_merchant_approved_with_no_limits_runs_an_ordinary_month_and_no_more() {
     let expected = r#"{"max_transaction_amount": 5000.00, "min_transaction_amount": 1.00,
         "max_credit_amount": null, "daily_count": null, "daily_amount": null, "period_days": 7,
         "period_count": null, "period_amount": null, "monthly_count": 300, "monthly_amount": 75000.00,
-        "monthly_average_amount": 750.00, "monthly_average_min_count": 50, "exposure_limit": null}"#;
+        "monthly_average_amount": 750.00, "monthly_average_min_count": 50, "exposure_limit": null,
+        "requests_per_second": null}"#;
     assert_eq!(limits, serde_json::from_str::<serde_json::Value>(expected).unwrap());
     let month: Vec<u64> = ach_tests::ordinary_month().into_iter().map(i64::unsigned_abs).collect();
     assert_eq!((month.len(), month.iter().sum::<u64>()), (100, 2_500_000));

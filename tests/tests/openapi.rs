@@ -18,8 +18,8 @@ use serde_json::Value;
 const METHODS: [&str; 8] = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 
 /// Every status the router (and so every host) can answer.
-const ROUTER_STATUSES: [&str; 12] =
-    ["200", "201", "400", "401", "403", "404", "405", "409", "413", "415", "422", "503"];
+const ROUTER_STATUSES: [&str; 13] =
+    ["200", "201", "400", "401", "403", "404", "405", "409", "413", "415", "422", "429", "503"];
 
 fn document_text() -> String {
     std::fs::read_to_string(repo_root().join("docs/openapi.json")).unwrap()
@@ -238,6 +238,7 @@ fn the_limits_schemas_name_every_field_of_limits() {
         period_days: Some(7),
         monthly_average_min_count: Some(10),
         exposure_limit: Some(ach_core::Money::from_cents(1)),
+        requests_per_second: Some(100),
         ..ach_tests::world::roomy_limits()
     };
     let serialized = serde_json::to_value(&l).unwrap();

@@ -222,7 +222,8 @@ fn create_admitted(
     partner_id: &str,
     v: &serde_json::Value,
 ) -> Result<Outcome, String> {
-    let (caller, unconfirmed) = engine.admit_key(key).map_err(|r| r.message())?;
+    let ach_core::engine::Admission { caller, unconfirmed, .. } =
+        engine.admit_key(key).map_err(|r| r.message())?;
     let op = Operation::CreateTransaction { partner_id: partner_id.into(), body: body(v) };
     let prepared = engine.prepare(op).confirming(unconfirmed);
     engine.execute_prepared(vec![(caller, prepared)]).remove(0).map_err(|r| r.message())
@@ -237,7 +238,7 @@ fn a_key_admitted_from_memory_is_confirmed_before_any_answer() {
     let feed = format!("/status-changes/0?partner_id={partner_id}");
     assert_eq!(status(&b.engine, &key, "POST", "/transactions", Some(&t)), 201);
     // B now admits the key from memory, leaving it to be confirmed.
-    let (caller, unconfirmed) = b.engine.admit_key(&key).unwrap();
+    let ach_core::engine::Admission { caller, unconfirmed, .. } = b.engine.admit_key(&key).unwrap();
     assert_eq!((caller, unconfirmed.is_some()), (partner.clone(), true));
     create_admitted(&b.engine, &key, &partner_id, &t).unwrap();
 
@@ -245,7 +246,7 @@ fn a_key_admitted_from_memory_is_confirmed_before_any_answer() {
     let holder = ach_core::engine::KeyHolder::Partner { partner_id: partner_id.clone() };
     let suspend = |on| Operation::SetSuspended { holder: holder.clone(), suspended: on };
     a.run(&Caller::Operator, suspend(true)).unwrap();
-    assert!(b.engine.admit_key(&key).unwrap().1.is_some(), "still remembered, unconfirmed");
+    assert!(b.engine.admit_key(&key).unwrap().unconfirmed.is_some(), "still remembered, unconfirmed");
     assert_eq!(
         create_admitted(&b.engine, &key, &partner_id, &t).unwrap_err(),
         Refusal::Authentication.message()
@@ -261,7 +262,7 @@ fn a_key_admitted_from_memory_is_confirmed_before_any_answer() {
     assert_eq!(status(&b.engine, &key, "GET", &feed, None), 200);
 
     // Suspended earlier in the same write transaction: refused too.
-    let (caller, unconfirmed) = b.engine.admit_key(&key).unwrap();
+    let ach_core::engine::Admission { caller, unconfirmed, .. } = b.engine.admit_key(&key).unwrap();
     assert!(unconfirmed.is_some());
     let op = Operation::CreateTransaction { partner_id: partner_id.clone(), body: body(&t) };
     let answers = b.engine.execute_prepared(vec![

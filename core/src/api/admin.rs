@@ -177,12 +177,25 @@ fn holder(e: Endpoint, id: String) -> KeyHolder {
 
 /// Limits from the body, every amount within what an entry can carry.
 fn limits(l: Limits) -> Result<Limits, Refusal> {
-    match l.amount_out_of_range() {
-        None => Ok(l),
-        Some((field, m)) => {
-            Err(invalid(field, format!("{field} is {}; limits are at most $99,999,999.99", m.dollars())))
-        }
+    if let Some((field, m)) = l.amount_out_of_range() {
+        return Err(invalid(field, format!("{field} is {}; limits are at most $99,999,999.99", m.dollars())));
     }
+    if l.requests_per_second.is_some_and(|n| !(1..=MAX_REQUESTS_PER_SECOND).contains(&n)) {
+        let why = format!("requests_per_second must be 1 to {MAX_REQUESTS_PER_SECOND}");
+        return Err(invalid("requests_per_second", why));
+    }
+    Ok(l)
+}
+
+/// The highest request rate an operator may give a partner.
+const MAX_REQUESTS_PER_SECOND: u32 = 1_000_000;
+
+/// A merchant's limits: [`limits`] without the partner-only request rate.
+fn merchant_limits(l: Limits) -> Result<Limits, Refusal> {
+    if l.requests_per_second.is_some() {
+        return Err(invalid("requests_per_second", "a request rate is set per partner"));
+    }
+    limits(l)
 }
 
 /// The operation an admin request asks for.
@@ -205,10 +218,10 @@ pub(crate) fn plan(e: Endpoint, params: &[String], req: &Request) -> Result<Oper
         },
         Endpoint::AdminApprove => Operation::ApproveMerchant {
             merchant_id: param(),
-            limits: limits(typed_body::<Approval>(req)?.limits.unwrap_or_default())?,
+            limits: merchant_limits(typed_body::<Approval>(req)?.limits.unwrap_or_default())?,
         },
         Endpoint::AdminMerchantLimits => {
-            Operation::SetMerchantLimits { merchant_id: param(), limits: limits(typed_body(req)?)? }
+            Operation::SetMerchantLimits { merchant_id: param(), limits: merchant_limits(typed_body(req)?)? }
         }
         Endpoint::AdminRecordValidation => {
             Operation::RecordValidation { customer_id: param(), body: req.body.clone() }

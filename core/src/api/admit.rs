@@ -21,6 +21,12 @@ use crate::AchError;
 /// them is under 4 KiB.
 pub const SMALL_BODY_BYTES: usize = 64 * 1024;
 
+/// The largest feed page, rendered: 10,000 events of about 320 bytes.
+const LARGEST_FEED_PAGE: usize = 4 * 1024 * 1024;
+
+/// The OpenAPI document, with room to grow.
+const LARGEST_OPENAPI: usize = 512 * 1024;
+
 /// Who may call an endpoint (decided by `engine/credentials/authorize.rs`).
 fn role(endpoint: Endpoint) -> Role {
     match endpoint {
@@ -56,6 +62,8 @@ pub struct Admitted {
     /// The caller's authentication, if answered from memory and still to be
     /// confirmed ([`Engine::admit_key`]).
     pub(super) unconfirmed: Option<Unconfirmed>,
+    /// The request rate the operator set for the caller's partner, if any.
+    pub(super) request_rate: Option<u32>,
 }
 
 impl Admitted {
@@ -69,6 +77,23 @@ impl Admitted {
     /// refused then reads the store ([`Engine::confirm`]).
     pub fn unconfirmed(&self) -> bool {
         self.unconfirmed.is_some()
+    }
+
+    /// The requests per second the operator set for the caller's partner
+    /// (`None`: none set, or no partner: the host's default holds).
+    pub fn request_rate(&self) -> Option<u32> {
+        self.request_rate
+    }
+
+    /// The largest answer this request can get, for an endpoint whose answer
+    /// may be large (a feed page, the OpenAPI document); `None` for the
+    /// others, whose answers are a few kilobytes.
+    pub fn largest_answer(&self) -> Option<usize> {
+        match self.endpoint {
+            Endpoint::Events | Endpoint::StatusChanges => Some(LARGEST_FEED_PAGE),
+            Endpoint::OpenApi => Some(LARGEST_OPENAPI),
+            _ => None,
+        }
     }
 
     /// The largest body this request may carry, in bytes.
@@ -162,9 +187,9 @@ fn admit_with(
     };
     let role = role(endpoint);
     if role == Role::Anyone {
-        return Some(Ok(Admitted { endpoint, params, caller: None, unconfirmed: None }));
+        return Some(Ok(Admitted { endpoint, params, caller: None, unconfirmed: None, request_rate: None }));
     }
-    let (caller, unconfirmed) = match check(req.api_key.as_deref().unwrap_or(""))? {
+    let Admission { caller, unconfirmed, request_rate } = match check(req.api_key.as_deref().unwrap_or(""))? {
         Ok(admission) => admission,
         Err(refused) => return Some(Err(refused)),
     };
@@ -174,7 +199,7 @@ fn admit_with(
     if let Err(refused) = media::check(endpoint, &req.method, req.content_type.as_deref()) {
         return Some(Err(refused));
     }
-    Some(Ok(Admitted { endpoint, params, caller: Some(caller), unconfirmed }))
+    Some(Ok(Admitted { endpoint, params, caller: Some(caller), unconfirmed, request_rate }))
 }
 
 #[cfg(test)]

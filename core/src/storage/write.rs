@@ -98,14 +98,16 @@ impl<'tx> Write<'tx> {
         Ok(Some(record))
     }
 
-    /// Whether this transaction changed a key or a suspension so far.
+    /// Whether this transaction changed a key, a suspension or a partner
+    /// (its request rate) so far.
     pub(crate) fn changed_credentials(&self) -> bool {
         self.credentials.get()
     }
 
     /// Before a change of `table`: note a change of credentials.
     fn changing(&self, table: Table) {
-        if matches!(table, Table::Keys | Table::Suspensions) {
+        // A partner's record carries its request rate, which admissions remember.
+        if matches!(table, Table::Keys | Table::Suspensions | Table::Partners) {
             self.credentials.set(true);
         }
     }

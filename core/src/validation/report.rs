@@ -55,11 +55,13 @@ pub enum ProblemCode {
     CrossSite,
     /// Text that does not fold to the characters a NACHA file carries.
     UnsupportedCharacters,
+    /// More requests than the key's rate allows.
+    RateLimited,
 }
 
 impl ProblemCode {
     /// Every code.
-    pub const ALL: [ProblemCode; 23] = [
+    pub const ALL: [ProblemCode; 24] = [
         ProblemCode::InvalidJson,
         ProblemCode::Required,
         ProblemCode::InvalidType,
@@ -83,6 +85,7 @@ impl ProblemCode {
         ProblemCode::UnsupportedMediaType,
         ProblemCode::CrossSite,
         ProblemCode::UnsupportedCharacters,
+        ProblemCode::RateLimited,
     ];
 
     /// The code's name as it is serialized (`snake_case`), without serde.
@@ -111,6 +114,7 @@ impl ProblemCode {
             ProblemCode::UnsupportedMediaType => "unsupported_media_type",
             ProblemCode::CrossSite => "cross_site",
             ProblemCode::UnsupportedCharacters => "unsupported_characters",
+            ProblemCode::RateLimited => "rate_limited",
         }
     }
 }

@@ -20,6 +20,7 @@
 
 use chrono::{DateTime, Utc};
 
+use super::CallerUntil;
 use crate::engine::{Caller, Engine, Refusal, WriteContext};
 use crate::secrets::KeyHash;
 use crate::storage::{row_keys, StorageError, Table};
@@ -39,9 +40,23 @@ impl std::fmt::Debug for Unconfirmed {
     }
 }
 
-/// A caller admitted on its key, with what is left to confirm (`None`:
-/// nothing).
-pub type Admission = (Caller, Option<Unconfirmed>);
+/// A caller admitted on its key.
+#[derive(Debug, Clone)]
+pub struct Admission {
+    /// Who.
+    pub caller: Caller,
+    /// What is left to confirm (`None`: nothing).
+    pub unconfirmed: Option<Unconfirmed>,
+    /// The requests per second the operator set for the caller's partner
+    /// (`None`: none set; the host's default holds).
+    pub request_rate: Option<u32>,
+}
+
+impl Admission {
+    fn of(found: CallerUntil, unconfirmed: Option<Unconfirmed>) -> Admission {
+        Admission { caller: found.caller, unconfirmed, request_rate: found.request_rate }
+    }
+}
 
 /// The hash of an API key, or [`Refusal::Authentication`] for an empty key
 /// or one over 256 bytes (no key is).
@@ -62,11 +77,17 @@ impl Engine {
 
     /// [`Engine::authenticate`] of a key's hash.
     fn authenticate_hash(&self, hash: &KeyHash) -> Result<Caller, Refusal> {
+        self.found_hash(hash).map(|found| found.caller)
+    }
+
+    /// Who the key hashed `hash` authenticates, with its key's end and its
+    /// partner's request rate.
+    fn found_hash(&self, hash: &KeyHash) -> Result<CallerUntil, Refusal> {
         let now = self.now();
         // The epoch is read first, so a change after it is seen by the next request.
         let epoch = self.store.credentials_epoch()?;
-        if let Some(caller) = self.credentials_cache.get(hash.as_bytes(), &epoch, now) {
-            return Ok(caller);
+        if let Some(found) = self.credentials_cache.get(hash.as_bytes(), &epoch, now) {
+            return Ok(found);
         }
         if self.credentials_cache.refused(hash.as_bytes(), &epoch) {
             return Err(Refusal::Authentication);
@@ -81,12 +102,12 @@ impl Engine {
         hash: &KeyHash,
         epoch: Vec<u8>,
         now: DateTime<Utc>,
-    ) -> Result<Option<Caller>, StorageError> {
+    ) -> Result<Option<CallerUntil>, StorageError> {
         let found = self.store.read_latest(|r| super::caller_until(r, self.operator.as_ref(), hash, now))?;
         Ok(match found {
-            Some((caller, until)) => {
-                self.credentials_cache.put(*hash.as_bytes(), epoch, caller.clone(), until);
-                Some(caller)
+            Some(found) => {
+                self.credentials_cache.put(*hash.as_bytes(), epoch, found.clone());
+                Some(found)
             }
             None => {
                 self.credentials_cache.put_refused(*hash.as_bytes(), epoch);
@@ -104,7 +125,7 @@ impl Engine {
         if let Some(remembered) = self.remembered(hash) {
             return remembered;
         }
-        self.authenticate_hash(&hash).map(|caller| (caller, None))
+        self.found_hash(&hash).map(|found| Admission::of(found, None))
     }
 
     /// [`Engine::admit_key`] from memory alone, never waiting on storage:
@@ -121,13 +142,13 @@ impl Engine {
     fn remembered(&self, hash: KeyHash) -> Option<Result<Admission, Refusal>> {
         let now = self.now();
         if self.store.multiprocess() {
-            let (caller, epoch) = self.credentials_cache.get_remembered(hash.as_bytes(), now)?;
-            return Some(Ok((caller, Some(Unconfirmed { hash, epoch }))));
+            let (found, epoch) = self.credentials_cache.get_remembered(hash.as_bytes(), now)?;
+            return Some(Ok(Admission::of(found, Some(Unconfirmed { hash, epoch }))));
         }
         // On redb the epoch is a count in memory.
         let epoch = self.store.credentials_epoch().ok()?;
-        if let Some(caller) = self.credentials_cache.get(hash.as_bytes(), &epoch, now) {
-            return Some(Ok((caller, None)));
+        if let Some(found) = self.credentials_cache.get(hash.as_bytes(), &epoch, now) {
+            return Some(Ok(Admission::of(found, None)));
         }
         self.credentials_cache.refused(hash.as_bytes(), &epoch).then_some(Err(Refusal::Authentication))
     }
@@ -141,7 +162,7 @@ impl Engine {
             return Ok(());
         }
         match self.look_up(&unconfirmed.hash, epoch, self.now())? {
-            Some(found) if found == *caller => Ok(()),
+            Some(found) if found.caller == *caller => Ok(()),
             _ => Err(Refusal::Authentication),
         }
     }
@@ -165,5 +186,5 @@ pub(crate) fn holds(
         return Ok(true);
     }
     let found = super::caller_until_in(cx.write, cx.engine.operator.as_ref(), &unconfirmed.hash, now)?;
-    Ok(found.is_some_and(|(found, _)| found == *caller))
+    Ok(found.is_some_and(|found| found.caller == *caller))
 }

@@ -18,7 +18,7 @@ use std::sync::{Mutex, PoisonError};
 
 use chrono::{DateTime, Utc};
 
-use crate::engine::Caller;
+use super::CallerUntil;
 
 /// Callers remembered at most; past it they are forgotten all at once.
 const MOST: usize = 100_000;
@@ -28,9 +28,7 @@ const MOST_REFUSED: usize = 10_000;
 /// One remembered authentication.
 struct Entry {
     epoch: Vec<u8>,
-    caller: Caller,
-    /// Refused from this instant on (its key's expiry), if any.
-    until: Option<DateTime<Utc>>,
+    found: CallerUntil,
 }
 
 /// What is remembered, by key hash.
@@ -58,10 +56,10 @@ impl CredentialsCache {
     }
 
     /// The caller of `hash` if remembered at `epoch` and its key still valid at `now`.
-    pub(crate) fn get(&self, hash: &[u8; 32], epoch: &[u8], now: DateTime<Utc>) -> Option<Caller> {
+    pub(crate) fn get(&self, hash: &[u8; 32], epoch: &[u8], now: DateTime<Utc>) -> Option<CallerUntil> {
         let map = self.lock();
         let e = map.callers.get(hash)?;
-        (e.epoch == epoch && e.until.is_none_or(|t| now < t)).then(|| e.caller.clone())
+        (e.epoch == epoch && e.found.until.is_none_or(|t| now < t)).then(|| e.found.clone())
     }
 
     /// Whether `hash` was refused at `epoch` (and so is still refused).
@@ -72,20 +70,24 @@ impl CredentialsCache {
     /// The caller of `hash` as remembered, whatever the epoch now, with the
     /// epoch it was remembered at, if its key is still valid at `now`: for a
     /// caller confirmed later (`authenticate.rs`).
-    pub(crate) fn get_remembered(&self, hash: &[u8; 32], now: DateTime<Utc>) -> Option<(Caller, Vec<u8>)> {
+    pub(crate) fn get_remembered(
+        &self,
+        hash: &[u8; 32],
+        now: DateTime<Utc>,
+    ) -> Option<(CallerUntil, Vec<u8>)> {
         let map = self.lock();
         let e = map.callers.get(hash)?;
-        e.until.is_none_or(|t| now < t).then(|| (e.caller.clone(), e.epoch.clone()))
+        e.found.until.is_none_or(|t| now < t).then(|| (e.found.clone(), e.epoch.clone()))
     }
 
-    /// Remember `caller` for `hash`, looked up after the epoch was `epoch`.
-    pub(crate) fn put(&self, hash: [u8; 32], epoch: Vec<u8>, caller: Caller, until: Option<DateTime<Utc>>) {
+    /// Remember `found` for `hash`, looked up after the epoch was `epoch`.
+    pub(crate) fn put(&self, hash: [u8; 32], epoch: Vec<u8>, found: CallerUntil) {
         let mut map = self.lock();
         if map.callers.len() >= MOST {
             map.callers.clear();
         }
         map.refused.remove(&hash);
-        map.callers.insert(hash, Entry { epoch, caller, until });
+        map.callers.insert(hash, Entry { epoch, found });
     }
 
     /// Remember that `hash` authenticates nobody, looked up after the epoch was `epoch`.
@@ -103,18 +105,28 @@ impl CredentialsCache {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use crate::engine::Caller;
+
+    fn found(caller: &Caller, until: Option<DateTime<Utc>>) -> CallerUntil {
+        CallerUntil { caller: caller.clone(), until, request_rate: Some(5) }
+    }
 
     #[test]
     fn an_entry_holds_only_at_its_epoch_and_before_its_expiry() {
         let c = CredentialsCache::default();
         let now = DateTime::from_timestamp(1_800_000_000, 0).unwrap();
         let partner = Caller::Partner { partner_id: "par_1".into() };
-        c.put([1; 32], vec![0, 1], partner.clone(), Some(now + chrono::Duration::seconds(10)));
-        assert_eq!(c.get(&[1; 32], &[0, 1], now), Some(partner.clone()));
+        let until = Some(now + chrono::Duration::seconds(10));
+        c.put([1; 32], vec![0, 1], found(&partner, until));
+        assert_eq!(c.get(&[1; 32], &[0, 1], now), Some(found(&partner, until)));
         assert_eq!(c.get(&[1; 32], &[0, 2], now), None, "the epoch moved on");
         assert_eq!(c.get(&[1; 32], &[0, 1], now + chrono::Duration::seconds(10)), None, "expired");
         assert_eq!(c.get(&[2; 32], &[0, 1], now), None);
-        assert_eq!(c.get_remembered(&[1; 32], now), Some((partner, vec![0, 1])), "at its own epoch");
+        assert_eq!(
+            c.get_remembered(&[1; 32], now),
+            Some((found(&partner, until), vec![0, 1])),
+            "at its own epoch"
+        );
         assert_eq!(c.get_remembered(&[1; 32], now + chrono::Duration::seconds(10)), None, "expired");
     }
 
@@ -123,7 +135,7 @@ mod tests {
         let c = CredentialsCache::default();
         let now = DateTime::from_timestamp(1_800_000_000, 0).unwrap();
         let partner = Caller::Partner { partner_id: "par_1".into() };
-        c.put([1; 32], vec![7], partner.clone(), None);
+        c.put([1; 32], vec![7], found(&partner, None));
         c.put_refused([2; 32], vec![7]);
         assert!(c.refused(&[2; 32], &[7]));
         assert!(!c.refused(&[2; 32], &[8]), "a key may have been issued since");
@@ -133,10 +145,10 @@ mod tests {
             hash[..4].copy_from_slice(&i.to_be_bytes());
             c.put_refused(hash, vec![7]);
         }
-        assert_eq!(c.get(&[1; 32], &[7], now), Some(partner.clone()), "refusals past their bound");
+        assert_eq!(c.get(&[1; 32], &[7], now), Some(found(&partner, None)), "refusals past their bound");
         assert!(c.lock().refused.len() <= MOST_REFUSED);
-        c.put([2; 32], vec![8], partner.clone(), None);
+        c.put([2; 32], vec![8], found(&partner, None));
         assert!(!c.refused(&[2; 32], &[7]), "a key found later is no longer refused");
-        assert_eq!(c.get(&[2; 32], &[8], now), Some(partner));
+        assert_eq!(c.get(&[2; 32], &[8], now), Some(found(&partner, None)));
     }
 }

@@ -17,7 +17,9 @@ pub(crate) mod cache;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::engine::rows::records::{KeyOwner, KeyRecord, MerchantStatus, SuspensionRecord, OPERATOR_HOLDER};
+use crate::engine::rows::records::{
+    KeyOwner, KeyRecord, MerchantStatus, PartnerRecord, SuspensionRecord, OPERATOR_HOLDER,
+};
 use crate::engine::tenancy::tenant_lookup;
 use crate::engine::{Caller, Outcome, Refusal, Stop, WriteContext};
 use crate::secrets::{ApiKey, KeyHash, KeyKind};
@@ -217,8 +219,44 @@ pub(crate) fn is_suspended(w: &Write<'_>, id: &str) -> Result<bool, StorageError
     Ok(w.get_decoded::<SuspensionRecord>(Table::Suspensions, id.as_bytes())?.is_some())
 }
 
-/// A caller and the instant its key stops working (a rotation's grace), if any.
-pub(crate) type CallerUntil = (Caller, Option<DateTime<Utc>>);
+/// A caller found for a key: who, the instant its key stops working (a
+/// rotation's grace) if any, and its partner's request rate if the operator
+/// set one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct CallerUntil {
+    pub caller: Caller,
+    pub until: Option<DateTime<Utc>>,
+    pub request_rate: Option<u32>,
+}
+
+/// What [`owner_at`] reads of a holder: whether it is suspended, and a
+/// partner's request rate.
+trait HolderReads {
+    fn suspended(&self, id: &str) -> Result<bool, StorageError>;
+    fn request_rate(&self, partner_id: &str) -> Result<Option<u32>, StorageError>;
+}
+
+impl HolderReads for Snapshot {
+    fn suspended(&self, id: &str) -> Result<bool, StorageError> {
+        Ok(self.get_raw(Table::Suspensions, id.as_bytes())?.is_some())
+    }
+
+    fn request_rate(&self, partner_id: &str) -> Result<Option<u32>, StorageError> {
+        let partner = self.get::<PartnerRecord>(Table::Partners, partner_id.as_bytes())?;
+        Ok(partner.and_then(|p| p.limits.requests_per_second))
+    }
+}
+
+impl HolderReads for Write<'_> {
+    fn suspended(&self, id: &str) -> Result<bool, StorageError> {
+        is_suspended(self, id)
+    }
+
+    fn request_rate(&self, partner_id: &str) -> Result<Option<u32>, StorageError> {
+        let partner = self.get_decoded::<PartnerRecord>(Table::Partners, partner_id.as_bytes())?;
+        Ok(partner.and_then(|p| p.limits.requests_per_second))
+    }
+}
 
 /// Who the key with this hash authenticates at `now`, and the instant its
 /// key stops working (a rotation's grace), if any: a stored key that still
@@ -232,7 +270,7 @@ pub(crate) fn caller_until(
     now: DateTime<Utc>,
 ) -> Result<Option<CallerUntil>, StorageError> {
     let key = r.get::<KeyRecord>(Table::Keys, hash.as_bytes())?;
-    owner_at(key, |id| Ok(r.get_raw(Table::Suspensions, id.as_bytes())?.is_some()), configured, hash, now)
+    owner_at(key, r, configured, hash, now)
 }
 
 /// [`caller_until`] inside a write transaction: what it sees, its own
@@ -244,33 +282,44 @@ pub(crate) fn caller_until_in(
     now: DateTime<Utc>,
 ) -> Result<Option<CallerUntil>, StorageError> {
     let key = w.get::<KeyRecord>(Table::Keys, hash.as_bytes())?;
-    owner_at(key, |id| is_suspended(w, id), configured, hash, now)
+    owner_at(key, w, configured, hash, now)
 }
 
 /// The caller of the stored `key` record (if any) for the key hashed `hash`,
-/// with `suspended` telling whether a holder is suspended.
+/// its holders read through `holders`.
 fn owner_at(
     key: Option<KeyRecord>,
-    suspended: impl Fn(&str) -> Result<bool, StorageError>,
+    holders: &impl HolderReads,
     configured: Option<&KeyHash>,
     hash: &KeyHash,
     now: DateTime<Utc>,
 ) -> Result<Option<CallerUntil>, StorageError> {
+    let found = |caller, until| CallerUntil { caller, until, request_rate: None };
     let Some(record) = key else {
-        return Ok(configured.filter(|op| op.ct_eq(hash)).map(|_| (Caller::Operator, None)));
+        return Ok(configured.filter(|op| op.ct_eq(hash)).map(|_| found(Caller::Operator, None)));
     };
     if !record.valid_at(now) {
         return Ok(None);
     }
     let until = record.expires_at;
+    let rated = |caller: Caller, partner_id: &str| -> Result<CallerUntil, StorageError> {
+        Ok(CallerUntil { request_rate: holders.request_rate(partner_id)?, ..found(caller, until) })
+    };
     Ok(match record.owner {
         // A host that configures no operator key has no operator plane at all.
-        KeyOwner::Operator => configured.map(|_| (Caller::Operator, until)),
-        KeyOwner::Partner { partner_id } => {
-            (!suspended(&partner_id)?).then_some((Caller::Partner { partner_id }, until))
+        KeyOwner::Operator => configured.map(|_| found(Caller::Operator, until)),
+        KeyOwner::Partner { partner_id } => match holders.suspended(&partner_id)? {
+            true => None,
+            false => Some(rated(Caller::Partner { partner_id: partner_id.clone() }, &partner_id)?),
+        },
+        KeyOwner::Merchant { partner_id, merchant_id } => {
+            match holders.suspended(&partner_id)? || holders.suspended(&merchant_id)? {
+                true => None,
+                false => Some(rated(
+                    Caller::Merchant { partner_id: partner_id.clone(), merchant_id },
+                    &partner_id,
+                )?),
+            }
         }
-        KeyOwner::Merchant { partner_id, merchant_id } => (!suspended(&partner_id)?
-            && !suspended(&merchant_id)?)
-        .then_some((Caller::Merchant { partner_id, merchant_id }, until)),
     })
 }
