@@ -4,7 +4,7 @@
 //! with one merchant's events-only key, or for the OpenAPI document without a
 //! key, and never read a byte.
 //!
-//!     cargo run --release -p ach-benches --example non_readers -- [--clients 1000] [--events 3000]
+//!     cargo run --release -p ach-benches --example non_readers -- [--clients 1000] [--events 3000] [--only healthz]
 //!
 //! Builds `achd` (the example's profile), starts a sandbox through the tests'
 //! harness, makes `--events` transactions (each one event in the merchant's
@@ -112,17 +112,22 @@ async fn main() {
     }
     let page = conn.send("GET", "/events", Some(&merchant_key), &[], Vec::new()).await.unwrap();
     println!("an events page: {} bytes", page.body.len());
-    let idle = rss_mb(&server);
-    println!("idle: {idle:.0} MB");
-    let events_request =
-        format!("GET /events HTTP/1.1\r\nhost: achd\r\nauthorization: {}\r\n\r\n", basic_auth(&merchant_key));
-    let (highest, connected) = attack(&server, clients, &events_request).await;
-    println!(
-        "{connected} connections asking for events pages, never reading: at most {highest:.0} MB (+{:.0} MB)",
-        highest - idle
-    );
-    let idle = rss_mb(&server);
-    let openapi = "GET /openapi.json HTTP/1.1\r\nhost: achd\r\n\r\n".to_owned();
-    let (highest, connected) = attack(&server, clients, &openapi).await;
-    println!("{connected} connections asking for the OpenAPI document, never reading: at most {highest:.0} MB (+{:.0} MB)", highest - idle);
+    let attacks = [
+        (
+            "events pages",
+            format!(
+                "GET /events HTTP/1.1\r\nhost: achd\r\nauthorization: {}\r\n\r\n",
+                basic_auth(&merchant_key)
+            ),
+        ),
+        ("the OpenAPI document", "GET /openapi.json HTTP/1.1\r\nhost: achd\r\n\r\n".to_owned()),
+        ("/healthz", "GET /healthz HTTP/1.1\r\nhost: achd\r\n\r\n".to_owned()),
+    ];
+    let only = std::env::args().skip_while(|a| a != "--only").nth(1);
+    for (what, request) in attacks.iter().filter(|(what, _)| only.as_deref().is_none_or(|o| what.contains(o)))
+    {
+        let idle = rss_mb(&server);
+        let (highest, connected) = attack(&server, clients, request).await;
+        println!("{connected} connections asking for {what}, never reading: idle {idle:.0} MB, at most {highest:.0} MB (+{:.0} MB)", highest - idle);
+    }
 }

@@ -5,18 +5,15 @@
 //! held at once, and each key holder has at most [`READS_PER_HOLDER`] of them
 //! in flight. A read reserves the largest answer its endpoint gives before
 //! it is built, keeps what its answer really holds, and frees it when the
-//! answer is written or its connection is closed. The operator plane is not
+//! answer's bytes are written or its connection is closed. The operator plane is not
 //! budgeted: its own pool of connections bounds it.
 
 use std::collections::HashMap;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use ach_core::engine::Caller;
-use http_body_util::Full;
-use hyper::body::{Body, Bytes, Frame, SizeHint};
+use hyper::body::Bytes;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// Bytes of large answers held at once, in all.
@@ -147,44 +144,26 @@ impl Ticket {
     }
 }
 
-/// The body of an answer, with the ticket of the read it answers (if any):
-/// the ticket is freed when the body is dropped, once written or with its
-/// connection.
-pub struct AnswerBody {
-    inner: Full<Bytes>,
-    _ticket: Option<Ticket>,
-}
-
-impl AnswerBody {
-    /// `bytes`, carrying `ticket`.
-    pub fn new(bytes: Bytes, ticket: Option<Ticket>) -> AnswerBody {
-        AnswerBody { inner: Full::new(bytes), _ticket: ticket }
+/// An answer's bytes carrying the ticket of the read it answers (if any):
+/// the ticket is freed when the last of the bytes is let go, once written
+/// to the connection or with the connection (hyper keeps the bytes, not the
+/// body they came in, until the socket takes them).
+pub fn carrying(body: String, ticket: Option<Ticket>) -> Bytes {
+    match ticket {
+        None => Bytes::from(body),
+        Some(ticket) => Bytes::from_owner(Carried { body, _ticket: ticket }),
     }
 }
 
-impl From<Bytes> for AnswerBody {
-    fn from(bytes: Bytes) -> AnswerBody {
-        AnswerBody::new(bytes, None)
-    }
+/// An answer and its ticket, owned by the [`Bytes`] that show it.
+struct Carried {
+    body: String,
+    _ticket: Ticket,
 }
 
-impl Body for AnswerBody {
-    type Data = Bytes;
-    type Error = std::convert::Infallible;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
-        Pin::new(&mut self.inner).poll_frame(cx)
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.inner.is_end_stream()
-    }
-
-    fn size_hint(&self) -> SizeHint {
-        self.inner.size_hint()
+impl AsRef<[u8]> for Carried {
+    fn as_ref(&self) -> &[u8] {
+        self.body.as_bytes()
     }
 }
 
@@ -233,9 +212,12 @@ mod tests {
         // A holder refused for the budget keeps no place.
         let c = merchant("mer_c");
         assert!(answers.reserve(Some(&c), 1 << 20).await.is_ok());
-        let body = AnswerBody::new(Bytes::from_static(b"{}"), Some(a));
-        drop(body);
-        assert_eq!(answers.free(), 4 << 20, "the body dropped, its bytes are back");
+        let bytes = carrying("{}".to_owned(), Some(a));
+        let written = bytes.slice(1..);
+        drop(bytes);
+        assert_eq!(answers.free(), (4 << 20) - 3 * 1024, "a part of the answer is still to be written");
+        drop(written);
+        assert_eq!(answers.free(), 4 << 20, "all of it written, its bytes are back");
         assert!(answers.per_holder.lock().unwrap().get("mer_a").is_none());
     }
 }

@@ -13,12 +13,13 @@ use ach_core::engine::{Caller, Engine, PreparedOperation, Refusal};
 use ach_core::validation::{FieldError, ProblemCode};
 use ach_core::AchError;
 use base64::Engine as _;
+use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{HeaderMap, HeaderName, HeaderValue, AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE};
 use hyper::{Method, StatusCode};
 use tracing::info;
 
-use crate::answers::{AnswerBody, Answers, Refused, Ticket};
+use crate::answers::{Answers, Refused, Ticket};
 use crate::body::{self, BodyRead, LargeBodies, LargePermit};
 use crate::logging;
 use crate::rate::RequestRates;
@@ -26,7 +27,7 @@ use crate::web::Site;
 use crate::writer::Writer;
 
 /// The body of every response achd sends (the site's pages too).
-pub type ResponseBody = AnswerBody;
+pub type ResponseBody = Full<Bytes>;
 
 /// How long a request's body may take to arrive (and a refused one's rest to be
 /// read and dropped).
@@ -416,7 +417,7 @@ fn json_with(response: api::Response, mut ticket: Option<Ticket>) -> hyper::Resp
     if let Some(ticket) = ticket.as_mut() {
         ticket.shrink_to(response.body.len());
     }
-    let mut out = hyper::Response::new(AnswerBody::new(Bytes::from(response.body), ticket));
+    let mut out = hyper::Response::new(Full::new(crate::answers::carrying(response.body, ticket)));
     *out.status_mut() = status;
     let headers = out.headers_mut();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));

@@ -76,7 +76,7 @@ pub async fn page(site: Option<&Site>, url_path: &str) -> Option<hyper::Response
 }
 
 fn response(bytes: Vec<u8>, content_type: &'static str) -> hyper::Response<ResponseBody> {
-    let mut out = hyper::Response::new(ResponseBody::from(Bytes::from(bytes)));
+    let mut out = hyper::Response::new(ResponseBody::new(Bytes::from(bytes)));
     let headers = out.headers_mut();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
     headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
