@@ -60,18 +60,15 @@ pub struct Limits {
     /// brings the month's count, itself included, to at least this many; `None`
     /// (or 0 or 1): from the month's first transaction. Missing from limits
     /// stored before it existed, which read as `None`.
-    #[serde(default)]
     pub monthly_average_min_count: Option<u64>,
     /// The merchant's exposure limit: its credits not yet settled plus its
     /// debits not yet settled or settled within the last two banking days. An
     /// entry that would take it over is held for review, not refused. Merchants
     /// only (a partner's limits refuse it).
-    #[serde(default)]
     pub exposure_limit: Option<Money>,
     /// Requests per second each of the partner's keys may make over HTTPS
     /// (bursts of twice as many); `None`: the server's default. Partners only
     /// (a merchant's limits refuse it).
-    #[serde(default)]
     pub requests_per_second: Option<u32>,
 }
 

@@ -1,11 +1,13 @@
 //! Group commit: ONE thread runs every write. Handlers prepare their operation
 //! ([`Engine::prepare`]: validation and fingerprints, on the request's thread) and
-//! queue `(caller, prepared operation, reply)`; the thread takes everything queued
-//! (up to [`MAX_BATCH`]), runs it with [`Engine::execute_prepared`] — one redb
+//! queue `(caller, prepared operation, reply)`; the thread takes what is queued
+//! (up to [`MAX_BATCH`], from every partner's line in turn), runs it with
+//! [`Engine::execute_prepared`] — one redb
 //! write transaction, one durable commit, one fsync for all of them — and only
 //! then answers each request. So concurrent clients share fsyncs, no answer
 //! leaves before its commit is on disk, and the serial part is storage work.
 
+use std::collections::{HashMap, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -56,17 +58,99 @@ pub fn start(engine: Arc<Engine>) -> std::io::Result<(Writer, JoinHandle<()>)> {
 }
 
 fn run(engine: &Engine, mut jobs: mpsc::Receiver<Job>) {
-    while let Some(first) = jobs.blocking_recv() {
-        let mut batch = vec![first];
-        while batch.len() < MAX_BATCH {
+    let mut waiting = Waiting::default();
+    loop {
+        if waiting.is_empty() {
+            match jobs.blocking_recv() {
+                Some(job) => waiting.push(job),
+                None => break,
+            }
+        }
+        // Everything queued joins the partners' lines (at most QUEUE jobs
+        // wait here: past it the senders wait, as on the channel).
+        while waiting.len() < QUEUE {
             match jobs.try_recv() {
-                Ok(job) => batch.push(job),
+                Ok(job) => waiting.push(job),
                 Err(_) => break,
             }
         }
-        commit(engine, batch);
+        commit(engine, waiting.take_fairly(MAX_BATCH));
     }
     debug!("writer stopped: queue drained");
+}
+
+/// The jobs waiting for a group commit, one line per partner (a merchant's
+/// key counts as its partner; the operator has a line of its own). A group
+/// takes from every line in turn, so a partner that queues thousands of
+/// operations delays another partner's one by a group at most; within a
+/// line, jobs keep their order.
+struct Waiting<T = Job> {
+    /// Each holder's line, in order.
+    lines: HashMap<String, VecDeque<T>>,
+    /// The holders with a line, in the order they are served.
+    turns: VecDeque<String>,
+    count: usize,
+}
+
+impl<T> Default for Waiting<T> {
+    fn default() -> Waiting<T> {
+        Waiting { lines: HashMap::new(), turns: VecDeque::new(), count: 0 }
+    }
+}
+
+/// Whose line a job joins.
+trait Holder {
+    fn holder(&self) -> &str;
+}
+
+impl Holder for Job {
+    fn holder(&self) -> &str {
+        match &self.caller {
+            Caller::Partner { partner_id } | Caller::Merchant { partner_id, .. } => partner_id,
+            Caller::Operator => "",
+        }
+    }
+}
+
+impl<T: Holder> Waiting<T> {
+    fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    fn len(&self) -> usize {
+        self.count
+    }
+
+    fn push(&mut self, job: T) {
+        self.count += 1;
+        if let Some(line) = self.lines.get_mut(job.holder()) {
+            line.push_back(job);
+            return;
+        }
+        let holder = job.holder().to_owned();
+        self.turns.push_back(holder.clone());
+        self.lines.insert(holder, VecDeque::from([job]));
+    }
+
+    /// Up to `most` jobs, one from each line in turn; lines left empty go,
+    /// and the next group starts with the line after the last one served.
+    fn take_fairly(&mut self, most: usize) -> Vec<T> {
+        let mut group = Vec::with_capacity(most.min(self.count));
+        while group.len() < most {
+            let Some(holder) = self.turns.pop_front() else { break };
+            let Some(line) = self.lines.get_mut(&holder) else { continue };
+            if let Some(job) = line.pop_front() {
+                group.push(job);
+                self.count -= 1;
+            }
+            if line.is_empty() {
+                self.lines.remove(&holder);
+            } else {
+                self.turns.push_back(holder);
+            }
+        }
+        group
+    }
 }
 
 /// One write transaction for the whole batch, then the answers.
@@ -122,6 +206,38 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
     use ach_core::engine::{EngineOptions, Operation};
+
+    struct Tagged(&'static str, usize);
+
+    impl Holder for Tagged {
+        fn holder(&self) -> &str {
+            self.0
+        }
+    }
+
+    #[test]
+    fn a_group_takes_from_every_partner_in_turn() {
+        let mut waiting = Waiting::default();
+        for n in 0..3000 {
+            waiting.push(Tagged("par_flood", n));
+        }
+        waiting.push(Tagged("par_quiet", 0));
+        waiting.push(Tagged("", 0));
+        let first = waiting.take_fairly(MAX_BATCH);
+        assert_eq!(first.len(), MAX_BATCH);
+        assert!(first.iter().any(|t| t.0 == "par_quiet"), "the quiet partner is in the first group");
+        assert!(first.iter().any(|t| t.0.is_empty()), "so is the operator");
+        let flood: Vec<usize> = first.iter().filter(|t| t.0 == "par_flood").map(|t| t.1).collect();
+        assert_eq!(flood, (0..MAX_BATCH - 2).collect::<Vec<_>>(), "a partner's own keep their order");
+        assert_eq!(waiting.len(), 3002 - MAX_BATCH);
+        let rest: Vec<usize> =
+            std::iter::from_fn(|| Some(waiting.take_fairly(MAX_BATCH)).filter(|g| !g.is_empty()))
+                .flatten()
+                .map(|t| t.1)
+                .collect();
+        assert_eq!(rest, (MAX_BATCH - 2..3000).collect::<Vec<_>>());
+        assert!(waiting.is_empty());
+    }
 
     #[test]
     fn concurrent_operations_share_commits_and_all_answer() {

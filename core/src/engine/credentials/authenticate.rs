@@ -185,6 +185,6 @@ pub(crate) fn holds(
     if cx.credentials_epoch.as_ref() == Some(&unconfirmed.epoch) && !cx.write.changed_credentials() {
         return Ok(true);
     }
-    let found = super::caller_until_in(cx.write, cx.engine.operator.as_ref(), &unconfirmed.hash, now)?;
+    let found = super::caller_until(cx.write, cx.engine.operator.as_ref(), &unconfirmed.hash, now)?;
     Ok(found.is_some_and(|found| found.caller == *caller))
 }

@@ -229,14 +229,22 @@ pub(crate) struct CallerUntil {
     pub request_rate: Option<u32>,
 }
 
-/// What [`owner_at`] reads of a holder: whether it is suspended, and a
-/// partner's request rate.
-trait HolderReads {
+/// What a key's caller is read from: a snapshot, or a write transaction (its
+/// own changes included).
+pub(crate) trait HolderReads {
+    /// The stored key hashed `hash`, if any.
+    fn key(&self, hash: &KeyHash) -> Result<Option<KeyRecord>, StorageError>;
+    /// Whether the partner or merchant `id` is suspended.
     fn suspended(&self, id: &str) -> Result<bool, StorageError>;
+    /// The request rate the operator set for the partner, if any.
     fn request_rate(&self, partner_id: &str) -> Result<Option<u32>, StorageError>;
 }
 
 impl HolderReads for Snapshot {
+    fn key(&self, hash: &KeyHash) -> Result<Option<KeyRecord>, StorageError> {
+        self.get::<KeyRecord>(Table::Keys, hash.as_bytes())
+    }
+
     fn suspended(&self, id: &str) -> Result<bool, StorageError> {
         Ok(self.get_raw(Table::Suspensions, id.as_bytes())?.is_some())
     }
@@ -248,6 +256,10 @@ impl HolderReads for Snapshot {
 }
 
 impl HolderReads for Write<'_> {
+    fn key(&self, hash: &KeyHash) -> Result<Option<KeyRecord>, StorageError> {
+        self.get::<KeyRecord>(Table::Keys, hash.as_bytes())
+    }
+
     fn suspended(&self, id: &str) -> Result<bool, StorageError> {
         is_suspended(self, id)
     }
@@ -258,31 +270,19 @@ impl HolderReads for Write<'_> {
     }
 }
 
-/// Who the key with this hash authenticates at `now`, and the instant its
-/// key stops working (a rotation's grace), if any: a stored key that still
-/// works and whose holders are not suspended (an operator key only while the
-/// host configures one), or else the host's `configured` operator key if no
-/// rotation retired it. `None`: refused, exactly like an unknown key.
+/// Who the key with this hash authenticates at `now`, read through `reads`,
+/// and the instant its key stops working (a rotation's grace), if any: a
+/// stored key that still works and whose holders are not suspended (an
+/// operator key only while the host configures one), or else the host's
+/// `configured` operator key if no rotation retired it. `None`: refused,
+/// exactly like an unknown key.
 pub(crate) fn caller_until(
-    r: &Snapshot,
+    reads: &impl HolderReads,
     configured: Option<&KeyHash>,
     hash: &KeyHash,
     now: DateTime<Utc>,
 ) -> Result<Option<CallerUntil>, StorageError> {
-    let key = r.get::<KeyRecord>(Table::Keys, hash.as_bytes())?;
-    owner_at(key, r, configured, hash, now)
-}
-
-/// [`caller_until`] inside a write transaction: what it sees, its own
-/// changes included.
-pub(crate) fn caller_until_in(
-    w: &Write<'_>,
-    configured: Option<&KeyHash>,
-    hash: &KeyHash,
-    now: DateTime<Utc>,
-) -> Result<Option<CallerUntil>, StorageError> {
-    let key = w.get::<KeyRecord>(Table::Keys, hash.as_bytes())?;
-    owner_at(key, w, configured, hash, now)
+    owner_at(reads.key(hash)?, reads, configured, hash, now)
 }
 
 /// The caller of the stored `key` record (if any) for the key hashed `hash`,
@@ -302,24 +302,19 @@ fn owner_at(
         return Ok(None);
     }
     let until = record.expires_at;
-    let rated = |caller: Caller, partner_id: &str| -> Result<CallerUntil, StorageError> {
-        Ok(CallerUntil { request_rate: holders.request_rate(partner_id)?, ..found(caller, until) })
-    };
-    Ok(match record.owner {
+    let (caller, partner_id) = match record.owner {
         // A host that configures no operator key has no operator plane at all.
-        KeyOwner::Operator => configured.map(|_| found(Caller::Operator, until)),
-        KeyOwner::Partner { partner_id } => match holders.suspended(&partner_id)? {
-            true => None,
-            false => Some(rated(Caller::Partner { partner_id: partner_id.clone() }, &partner_id)?),
-        },
+        KeyOwner::Operator => return Ok(configured.map(|_| found(Caller::Operator, until))),
+        KeyOwner::Partner { partner_id } => (Caller::Partner { partner_id: partner_id.clone() }, partner_id),
         KeyOwner::Merchant { partner_id, merchant_id } => {
-            match holders.suspended(&partner_id)? || holders.suspended(&merchant_id)? {
-                true => None,
-                false => Some(rated(
-                    Caller::Merchant { partner_id: partner_id.clone(), merchant_id },
-                    &partner_id,
-                )?),
+            if holders.suspended(&merchant_id)? {
+                return Ok(None);
             }
+            (Caller::Merchant { partner_id: partner_id.clone(), merchant_id }, partner_id)
         }
-    })
+    };
+    if holders.suspended(&partner_id)? {
+        return Ok(None);
+    }
+    Ok(Some(CallerUntil { request_rate: holders.request_rate(&partner_id)?, ..found(caller, until) }))
 }
