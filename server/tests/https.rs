@@ -648,19 +648,22 @@ async fn a_key_holds_two_feed_pages_not_taken_at_most() {
     let mut c = server.conn().await;
     let page = c.send("GET", "/events", Some(&t.merchant_key), &[], Vec::new()).await.unwrap();
     assert!(page.body.len() > 300_000, "a page larger than the socket buffers: {}", page.body.len());
-    // Two pages asked for and never read: the key's third waits for one.
-    let held = [
-        never_reading(&server, "/events", &t.merchant_key).await,
-        never_reading(&server, "/events", &t.merchant_key).await,
-    ];
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let refused = loop {
-        let answer = c.send("GET", "/events", Some(&t.merchant_key), &[], Vec::new()).await.unwrap();
-        if answer.status != 200 {
-            break answer;
+    // Two pages asked for and never read, each served (its request line
+    // logged: its answer built, its place held) before the next: the key's
+    // third waits for one of them.
+    let served =
+        |server: &Server| server.log().matches(r#"path=/events status=200 caller="merchant""#).count();
+    let before = served(&server);
+    let mut held = Vec::new();
+    for n in 1..=2 {
+        held.push(never_reading(&server, "/events", &t.merchant_key).await);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while served(&server) < before + n {
+            assert!(Instant::now() < deadline, "page {n} was never served: {}", server.log());
+            tokio::time::sleep(Duration::from_millis(20)).await;
         }
-        assert!(Instant::now() < deadline, "the third page was never refused");
-    };
+    }
+    let refused = c.send("GET", "/events", Some(&t.merchant_key), &[], Vec::new()).await.unwrap();
     let v = refused.json();
     assert_eq!((refused.status, v["errors"][0]["code"].clone()), (429, json!("rate_limited")), "{v}");
     assert_eq!(refused.headers["retry-after"], "1");
