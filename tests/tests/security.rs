@@ -91,7 +91,7 @@ fn account_numbers_ssns_and_tax_ids_are_never_stored_or_answered_in_clear() {
         engine: Engine::open(&path, options("2026-11-23 10:00")).unwrap(),
         answers: RefCell::default(),
     };
-    let (status, p) = api.call("POST", "/admin/partners", OPERATOR_KEY, &json!({"name": "Acme"}));
+    let (status, p) = api.call("POST", "/admin/partners", OPERATOR_KEY, &json!({"name": NAMES[0]}));
     assert_eq!(status, 201);
     let (pid, key) =
         (p["payload"]["partner_id"].as_str().unwrap(), p["payload"]["api_key"].as_str().unwrap());
@@ -119,7 +119,7 @@ fn account_numbers_ssns_and_tax_ids_are_never_stored_or_answered_in_clear() {
     assert_eq!(status, 200);
 
     // Customers: a JSON body, form data, the query string.
-    let customer = json!({"partner_id": pid, "merchant_id": "global", "name": "Grace Hopper",
+    let customer = json!({"partner_id": pid, "merchant_id": "global", "name": NAMES[1],
                           "routing_number": "026009593", "account_number": s(6), "account_type": "savings"});
     let (status, c) = api.call("POST", "/customers", key, &customer);
     assert_eq!(status, 201, "{c}");
@@ -136,10 +136,10 @@ fn account_numbers_ssns_and_tax_ids_are_never_stored_or_answered_in_clear() {
     // idempotent retry, the JSON form, by token.
     let png = "iVBORw0KGgoAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
     let tx = |account: &str, amount: &str| {
-        json!({"partner_id": pid, "merchant_id": mid, "amount": amount, "description": "test", "type": "debit",
+        json!({"partner_id": pid, "merchant_id": mid, "amount": amount, "description": NAMES[2], "type": "debit",
                "standard_entry_class": "BOC", "check_number": "1001",
                "check_image_front": png, "check_image_back": png,
-               "customer": {"name": "Ada", "routing_number": "021000021", "account_number": account, "account_type": "checking"}})
+               "customer": {"name": NAMES[3], "routing_number": "021000021", "account_number": account, "account_type": "checking"}})
     };
     let (status, t1) = api.call("POST", "/transactions", key, &tx(s(9), "10.00"));
     assert_eq!(status, 201, "{t1}");
@@ -213,4 +213,18 @@ fn account_numbers_ssns_and_tax_ids_are_never_stored_or_answered_in_clear() {
             assert!(!answers.contains(&form), "{form} is in an answer");
         }
     }
+    // Names and descriptions are sealed like account numbers, in the
+    // database and in every file beside it (the redo log).
+    for file in std::fs::read_dir(dir.path()).unwrap() {
+        let path = file.unwrap().path();
+        let bytes = std::fs::read(&path).unwrap();
+        for name in NAMES.iter().chain(SECRETS.iter()) {
+            assert!(!contains(&bytes, name), "{name} is in {}", path.display());
+        }
+    }
 }
+
+/// A partner's, a customer's and a receiver's name and a description: none
+/// is kept in clear.
+const NAMES: [&str; 4] =
+    ["Quillfeather Payments", "Grace Hopperwell", "Invoice Zephyrine", "Ada Lovelacewise"];

@@ -7,6 +7,7 @@ use crate::engine::feeds::changes;
 use crate::engine::risk::window::Print;
 use crate::engine::risk::{reviews, screening};
 use crate::engine::rows::records::{MerchantRecord, SealedAccount, TransactionRecord};
+use crate::engine::tenancy::sealed_text;
 use crate::engine::{Stop, WriteContext};
 use crate::lifecycle::State;
 use crate::model::NewTransaction;
@@ -23,6 +24,7 @@ pub(crate) fn pending(
     customer_id: Option<String>,
 ) -> TransactionRecord {
     let (_, cutoff_at) = calendar::next_cutoff_after(cx.now);
+    let description_sealed = sealed_text::seal(&cx.engine.cipher, "description", &id, &t.description);
     TransactionRecord {
         id,
         partner_id: partner_id.to_owned(),
@@ -30,7 +32,7 @@ pub(crate) fn pending(
         amount: t.amount,
         direction: t.direction,
         class: t.standard_entry_class,
-        description: t.description.clone(),
+        description_sealed,
         check_number: t.check_number.clone(),
         terminal_state: t.state.clone(),
         customer_id,

@@ -13,6 +13,7 @@ use crate::engine::risk::usage;
 use crate::engine::rows::records::{MerchantRecord, MerchantStatus, SealedAccount, TransactionRecord};
 use crate::engine::settlement::schedule;
 use crate::engine::tenancy::customers;
+use crate::engine::tenancy::sealed_text;
 use crate::engine::tenancy::tenant_lookup;
 use crate::engine::{Outcome, Refusal, Stop, WriteContext};
 use crate::lifecycle::{self, State};
@@ -243,7 +244,7 @@ pub(crate) fn reverse(cx: &mut WriteContext<'_, '_>, partner_id: &str, id: &str)
     let mut record = original.clone();
     record.id = rid.clone();
     record.direction = original.direction.opposite();
-    record.description = description;
+    record.description_sealed = sealed_text::seal(&cx.engine.cipher, "description", &rid, &description);
     record.check_number = None;
     record.has_images = false;
     record.reversal_of = Some(original.id.clone());

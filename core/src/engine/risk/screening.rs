@@ -116,22 +116,17 @@ fn account(
     Ok(())
 }
 
-/// A payee's name as the rule compares it: case and spaces ignored.
-pub(crate) fn normalized_name(name: &str) -> String {
-    name.chars().filter(|c| !c.is_whitespace()).flat_map(char::to_lowercase).collect()
-}
-
 /// `changed_account_credit`: whether `t` is a credit to an account that,
 /// within the rule's days, replaced another account under the same payee
-/// name. Every entry records its account under its name.
+/// name (compared by the keyed fingerprint of the name, case and spaces
+/// ignored: the name itself is sealed). Every entry records its account
+/// under its name.
 fn changed_account(
     cx: &mut WriteContext<'_, '_>,
     rules: &RiskRules,
     t: &TransactionRecord,
 ) -> Result<bool, StorageError> {
-    let name = normalized_name(&t.account.name);
-    let digest = cx.engine.fingerprints.digest(&[b"payee-name", name.as_bytes()]);
-    let key = counter_key(&t.merchant_id, NAME, &digest);
+    let key = counter_key(&t.merchant_id, NAME, t.account.name_print.as_bytes());
     let now = cx.now.timestamp();
     let h: &mut NameHistory = cx.counter_row_mut(Table::RiskCounters, &key)?;
     let account = &t.account.fingerprint;

@@ -62,12 +62,12 @@ mod tests {
             amount: Money::from_cents(12_345),
             direction: Direction::Debit,
             class: EntryClass::POP,
-            description: "Invoice 7".into(),
+            description_sealed: "ZGVzY3JpcHRpb24=".into(),
             check_number: Some("1234".into()),
             terminal_state: Some("NY".into()),
             customer_id: Some("cus_1".into()),
             account: SealedAccount {
-                name: "José Núñez".into(),
+                name_print: "cd".repeat(32),
                 routing_number: "021000021".into(),
                 account_sealed: "c2VhbGVk".into(),
                 sealed_for: "tx_full".into(),
@@ -116,7 +116,7 @@ mod tests {
             // Every field read back, as the record has it.
             assert_eq!(head.id, record.id);
             assert_eq!(head.entry_source(), EntrySource::of(&record));
-            assert_eq!(head.description, record.description);
+            assert_eq!(head.description_sealed, record.description_sealed);
             assert_eq!(head.customer_id, record.customer_id.as_deref());
             assert_eq!(head.partner_id, record.partner_id);
             assert_eq!(head.merchant_id, record.merchant_id);

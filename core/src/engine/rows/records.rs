@@ -60,7 +60,8 @@ pub(crate) const OPERATOR_HOLDER: &str = "operator";
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct PartnerRecord {
     pub id: String,
-    pub name: String,
+    /// The partner's name, sealed for it ([`crate::engine::tenancy::sealed_text`]).
+    pub name_sealed: String,
     pub created_at: DateTime<Utc>,
     /// Overall limits across the partner's merchants.
     #[serde(default)]
@@ -156,16 +157,20 @@ pub(crate) struct SuspensionRecord {
 }
 
 record_with_parts! {
-    /// A receiver's bank account, with the account number sealed.
+    /// A receiver's bank account, with the holder's name and the account
+    /// number sealed.
     #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
     struct SealedAccount;
 
     /// A record's [`SealedAccount`], borrowed.
     #[derive(Debug, Serialize, Deserialize)]
     struct AccountPart<'a> {
-        pub name: String,
+        /// Keyed fingerprint (hex) of the holder's name, case and spaces
+        /// ignored: what a rule comparing names compares.
+        pub name_print: String,
         pub routing_number: String,
-        /// Base64 of the AEAD output (nonce ‖ ciphertext ‖ tag).
+        /// Base64 of the AEAD output (nonce ‖ ciphertext ‖ tag) of the account
+        /// number, a line feed and the holder's name.
         pub account_sealed: String,
         /// The id the seal is bound to (associated data).
         pub sealed_for: String,
@@ -205,7 +210,8 @@ record_with_parts! {
         pub amount: Money,
         pub direction: Direction,
         pub class: EntryClass,
-        pub description: String,
+        /// The description, sealed for the record ([`crate::engine::tenancy::sealed_text`]).
+        pub description_sealed: String,
         pub check_number: Option<String>,
         pub terminal_state: Option<String>,
         pub customer_id: Option<String>,

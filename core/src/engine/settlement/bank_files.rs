@@ -199,14 +199,11 @@ fn update_customer(
         return Ok(false);
     };
     let Some(current) = c.account.as_ref() else { return Ok(false) };
-    let number = match account {
-        Some(a) => a.to_owned(),
-        None => cx.engine.unseal_account(current).map_err(|e| StorageError(e.to_string()))?,
-    };
+    let (number, name) = cx.engine.unseal_account(current).map_err(|e| StorageError(e.to_string()))?;
     let corrected = BankAccount {
-        name: current.name.clone(),
+        name,
+        account_number: account.map_or(number, str::to_owned),
         routing_number: routing.unwrap_or(&current.routing_number).to_owned(),
-        account_number: number,
         account_type: account_type.unwrap_or(current.account_type),
     };
     let fingerprint = customers::account_fingerprint(&cx.engine.fingerprints, &corrected);

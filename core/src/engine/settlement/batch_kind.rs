@@ -101,10 +101,10 @@ pub(crate) struct EntrySource<'a> {
     pub check_number: Option<&'a str>,
     #[serde(borrow)]
     pub terminal_state: Option<&'a str>,
-    pub name: &'a str,
     pub routing_number: &'a str,
     pub account_type: AccountType,
-    /// Base64 of the sealed account number, and the id its seal is bound to.
+    /// Base64 of the sealed account number and holder's name, and the id
+    /// its seal is bound to.
     pub account_sealed: &'a str,
     pub sealed_for: &'a str,
 }
@@ -121,7 +121,6 @@ impl<'a> EntrySource<'a> {
             class: t.class,
             check_number: t.check_number.as_deref(),
             terminal_state: t.terminal_state.as_deref(),
-            name: &t.account.name,
             routing_number: &t.account.routing_number,
             account_type: t.account.account_type,
             account_sealed: &t.account.account_sealed,
@@ -130,12 +129,13 @@ impl<'a> EntrySource<'a> {
     }
 }
 
-/// The entry detail of `t` in a batch of class `sec`, with its `account_number`
-/// (unsealed) and `trace`; `terminal` is the merchant's city and state (POP).
+/// The entry detail of `t` in a batch of class `sec`, with its account
+/// number and holder's name (unsealed) and `trace`; `terminal` is the
+/// merchant's city and state (POP).
 pub(crate) fn entry(
     t: &EntrySource<'_>,
     sec: &str,
-    account_number: &str,
+    (account_number, name): (&str, &str),
     trace: Text,
     terminal: (&str, &str),
 ) -> Entry {
@@ -163,7 +163,7 @@ pub(crate) fn entry(
         account_number: field(account_number, 17),
         amount: t.amount,
         identification,
-        name: field(t.name, 22),
+        name: field(name, 22),
         discretionary_data: Text::from(discretionary),
         trace_number: trace,
         addenda: Vec::new(),
@@ -180,7 +180,6 @@ impl<'a> Head<'a> {
             class: self.class,
             check_number: self.check_number,
             terminal_state: self.terminal_state,
-            name: self.account.name,
             routing_number: self.account.routing_number,
             account_type: self.account.account_type,
             account_sealed: self.account.account_sealed,

@@ -390,11 +390,11 @@ fn add_entry(
 ) -> Result<(), StorageError> {
     let sequence = a.sequence + 1;
     let trace = a.originator.trace_number(u32::try_from(sequence % 10_000_000).unwrap_or(0));
-    let account = cx
+    let (account, name) = cx
         .engine
         .unseal_account_text(t.account_sealed, t.sealed_for)
         .map_err(|e| StorageError(e.to_string()))?;
-    let entry = batch_kind::entry(t, sec, &account, trace.clone(), (&company.city, &company.state));
+    let entry = batch_kind::entry(t, sec, (&account, &name), trace.clone(), (&company.city, &company.state));
     if let Err(e) = a.stream.entry(&entry, out) {
         a.held.push(HeldEntry { transaction_id: t.id.to_owned(), problem: e.to_string() });
         return Ok(());

@@ -21,10 +21,11 @@ pub(crate) fn seal(
     bound_to: &str,
     fingerprint: String,
 ) -> SealedAccount {
-    let sealed = cx.engine.cipher.encrypt(account.account_number.as_bytes(), bound_to.as_bytes());
+    let plain = [account.account_number.as_bytes(), b"\n", account.name.as_bytes()].concat();
+    let sealed = cx.engine.cipher.encrypt(&plain, bound_to.as_bytes());
     let n = account.account_number.chars().count();
     SealedAccount {
-        name: account.name.clone(),
+        name_print: name_print(&cx.engine.fingerprints, &account.name),
         routing_number: account.routing_number.clone(),
         account_sealed: base64::engine::general_purpose::STANDARD.encode(sealed),
         sealed_for: bound_to.to_owned(),
@@ -32,6 +33,13 @@ pub(crate) fn seal(
         account_type: account.account_type,
         fingerprint,
     }
+}
+
+/// The keyed fingerprint of a holder's name, case and spaces ignored, as hex
+/// (`changed_account_credit` compares payees by it).
+pub(crate) fn name_print(fingerprints: &Fingerprinter, name: &str) -> String {
+    let name: String = name.chars().filter(|c| !c.is_whitespace()).flat_map(char::to_lowercase).collect();
+    crate::secrets::hex::encode(&fingerprints.digest(&[b"payee-name", name.as_bytes()]))
 }
 
 /// The keyed fingerprint of an account (routing + number), as hex.
@@ -148,21 +156,27 @@ pub(crate) fn resolve(
 }
 
 impl Engine {
-    /// The account number of a stored account, unsealed.
-    pub(in crate::engine) fn unseal_account(&self, account: &SealedAccount) -> Result<String, SecretError> {
+    /// The account number and the holder's name of a stored account, unsealed.
+    pub(in crate::engine) fn unseal_account(
+        &self,
+        account: &SealedAccount,
+    ) -> Result<(String, String), SecretError> {
         self.unseal_account_text(&account.account_sealed, &account.sealed_for)
     }
 
-    /// An account number from its sealed form (base64) and the id it is bound to.
+    /// An account number and its holder's name from their sealed form
+    /// (base64) and the id it is bound to.
     pub(in crate::engine) fn unseal_account_text(
         &self,
         sealed: &str,
         sealed_for: &str,
-    ) -> Result<String, SecretError> {
+    ) -> Result<(String, String), SecretError> {
         use base64::Engine as _;
         let sealed =
             base64::engine::general_purpose::STANDARD.decode(sealed).map_err(|_| SecretError::Decrypt)?;
-        let plain = self.cipher.decrypt(&sealed, sealed_for.as_bytes())?;
-        String::from_utf8(plain).map_err(|_| SecretError::Decrypt)
+        let plain = String::from_utf8(self.cipher.decrypt(&sealed, sealed_for.as_bytes())?)
+            .map_err(|_| SecretError::Decrypt)?;
+        let (number, name) = plain.split_once('\n').ok_or(SecretError::Decrypt)?;
+        Ok((number.to_owned(), name.to_owned()))
     }
 }

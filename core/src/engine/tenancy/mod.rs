@@ -1,6 +1,7 @@
 //! Tenants: partners, merchants and their settings, customers.
 pub(crate) mod customers;
 pub(crate) mod merchant_settings;
+pub(crate) mod sealed_text;
 pub(crate) mod tenant_lookup;
 pub(crate) mod tenants;
 #[cfg(test)]
