@@ -248,7 +248,7 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 }
 
 /// Statuses the router may answer.
-const STATUSES: &[u16] = &[200, 201, 400, 401, 403, 404, 405, 409, 413, 422];
+const STATUSES: &[u16] = &[200, 201, 400, 401, 403, 404, 405, 409, 413, 415, 422];
 
 /// Whether `message` is the catalogue's message `code` (its placeholder, if any,
 /// filled with anything).
