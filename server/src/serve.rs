@@ -360,6 +360,19 @@ fn warn_if_shared(path: &Path) {
     let _ = path;
 }
 
+/// Why the operator plane's address deserves a warning, if it does: it is
+/// not a loopback address, so others may reach it and try the operator key.
+fn beyond_loopback(addr: SocketAddr) -> Option<&'static str> {
+    let ip = match addr.ip() {
+        std::net::IpAddr::V6(v6) => {
+            v6.to_ipv4_mapped().map_or(std::net::IpAddr::V6(v6), std::net::IpAddr::V4)
+        }
+        v4 => v4,
+    };
+    (!ip.is_loopback())
+        .then_some("the operator plane listens beyond loopback: anyone who reaches this address may try the operator key")
+}
+
 /// The send buffer of a connection (Linux doubles it for its bookkeeping):
 /// what the kernel may hold of answers a client does not read, per connection.
 const SEND_BUFFER: usize = 128 * 1024;
@@ -385,8 +398,7 @@ async fn listen_and_serve(
     let ticker = (!sandbox).then(|| crate::tasks::spawn(tick(Arc::clone(&app.engine), stopped.clone())));
     info!(address = %admin_local, "operator plane listening");
     say(&format!("operator plane on https://{admin_local}"));
-    if !admin_local.ip().is_loopback() {
-        let why = "the operator plane listens beyond loopback: anyone who reaches this address may try the operator key";
+    if let Some(why) = beyond_loopback(admin_local) {
         warn!(address = %admin_local, "{why}");
         say(&format!("warning: {why} ({admin_local})"));
     }
@@ -571,6 +583,23 @@ async fn tick(engine: Arc<Engine>, mut stop: watch::Receiver<bool>) {
             Ok(Ok(_)) => {}
             Ok(Err(failure)) => warn!(error = %failure, "cut-off and settlement failed; retrying"),
             Err(e) => error!(error = %e, "cut-off and settlement panicked; retrying"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn an_operator_plane_beyond_loopback_is_warned_of() {
+        let warned = |addr: &str| beyond_loopback(addr.parse().unwrap()).is_some();
+        for quiet in ["127.0.0.1:8444", "127.0.0.2:8444", "[::1]:8444", "[::ffff:127.0.0.1]:8444"] {
+            assert!(!warned(quiet), "{quiet}");
+        }
+        for loud in ["0.0.0.0:8444", "10.0.0.5:8444", "[::]:8444", "[2001:db8::1]:8444"] {
+            assert!(warned(loud), "{loud}");
         }
     }
 }
