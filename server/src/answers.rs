@@ -8,13 +8,14 @@
 //! answer's bytes are written or its connection is closed. The operator plane is not
 //! budgeted: its own pool of connections bounds it.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
 use ach_core::engine::Caller;
 use hyper::body::Bytes;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+use crate::holders::{self, Place, Places};
 
 /// Bytes of large answers held at once, in all.
 pub const BUDGET_BYTES: usize = 64 * 1024 * 1024;
@@ -32,7 +33,7 @@ const UNIT: usize = 1024;
 /// The budget and the reads in flight per holder.
 pub struct Answers {
     budget: Arc<Semaphore>,
-    per_holder: Mutex<HashMap<String, usize>>,
+    per_holder: Arc<Places>,
 }
 
 /// Why a read was not let through.
@@ -60,37 +61,19 @@ impl Default for Answers {
 impl Answers {
     /// A budget of `bytes`.
     pub fn with_budget(bytes: usize) -> Answers {
-        Answers { budget: Arc::new(Semaphore::new(bytes / UNIT)), per_holder: Mutex::default() }
+        Answers { budget: Arc::new(Semaphore::new(bytes / UNIT)), per_holder: Places::new(READS_PER_HOLDER) }
     }
 
     /// A place for `caller`'s read whose answer is at most `largest` bytes.
-    pub async fn reserve(
-        self: &Arc<Self>,
-        caller: Option<&Caller>,
-        largest: usize,
-    ) -> Result<Ticket, Refused> {
-        let holder = match caller {
-            Some(Caller::Partner { partner_id }) => partner_id.clone(),
-            Some(Caller::Merchant { merchant_id, .. }) => merchant_id.clone(),
-            // Reads without a key (the OpenAPI document) are budgeted only:
-            // they are not one holder's.
-            Some(Caller::Operator) | None => {
-                let permit = self.budget_for(largest).await?;
-                return Ok(Ticket { permit, _place: None });
-            }
+    /// Reads without a key (the OpenAPI document) are budgeted only: they
+    /// are not one holder's.
+    pub async fn reserve(&self, caller: Option<&Caller>, largest: usize) -> Result<Ticket, Refused> {
+        let place = match caller.and_then(holders::key_holder) {
+            Some(holder) => Some(self.per_holder.take(holder).ok_or(Refused::HolderBusy)?),
+            None => None,
         };
-        {
-            let mut held = self.per_holder.lock().unwrap_or_else(PoisonError::into_inner);
-            let count = held.entry(holder.clone()).or_insert(0);
-            if *count >= READS_PER_HOLDER {
-                return Err(Refused::HolderBusy);
-            }
-            *count += 1;
-        }
-        // From here the holder's place is freed with `place` (or the ticket).
-        let place = Place { of: Arc::clone(self), holder };
         let permit = self.budget_for(largest).await?;
-        Ok(Ticket { permit, _place: Some(place) })
+        Ok(Ticket { permit, _place: place })
     }
 
     /// `largest` bytes of the budget, waiting up to [`BUDGET_WAIT`].
@@ -107,29 +90,6 @@ impl Answers {
     #[cfg(test)]
     fn free(&self) -> usize {
         self.budget.available_permits() * UNIT
-    }
-}
-
-/// One of a holder's [`READS_PER_HOLDER`] places, freed when dropped.
-struct Place {
-    of: Arc<Answers>,
-    holder: String,
-}
-
-impl Drop for Place {
-    fn drop(&mut self) {
-        release(&self.of, &self.holder);
-    }
-}
-
-/// One read of `holder` less in flight.
-fn release(of: &Answers, holder: &str) {
-    let mut held = of.per_holder.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some(count) = held.get_mut(holder) {
-        *count -= 1;
-        if *count == 0 {
-            held.remove(holder);
-        }
     }
 }
 
@@ -218,6 +178,10 @@ mod tests {
         assert_eq!(answers.free(), (4 << 20) - 3 * 1024, "a part of the answer is still to be written");
         drop(written);
         assert_eq!(answers.free(), 4 << 20, "all of it written, its bytes are back");
-        assert!(answers.per_holder.lock().unwrap().get("mer_a").is_none());
+        assert_eq!(
+            answers.per_holder.held_by(&"mer_a".to_owned()),
+            0,
+            "the written answer's holder keeps no place"
+        );
     }
 }

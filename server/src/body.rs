@@ -3,8 +3,7 @@
 //! a body larger than `api::SMALL_BODY_BYTES` only while holding one of a few
 //! large-body permits, so the memory bodies cost is bounded whoever sends them.
 
-use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
 use ach_core::api::{MAX_BODY_BYTES, SMALL_BODY_BYTES};
@@ -13,6 +12,8 @@ use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use tokio::sync::{Semaphore, SemaphorePermit};
 use tokio::time::Instant;
+
+use crate::holders::{self, Place, Places};
 
 /// Large bodies the public API reads, parses and validates at once (each
 /// costs a few times its size, up to about 12 MiB for a 3 MiB transaction
@@ -49,8 +50,8 @@ const DRAIN_LIMIT: usize = 2 * MAX_BODY_BYTES;
 pub struct LargeBodies {
     public: Semaphore,
     operator: Semaphore,
-    /// Large bodies in flight per partner (waiting or held).
-    per_partner: Mutex<HashMap<String, usize>>,
+    /// Each partner's places among the public permits (waiting or held).
+    shares: Arc<Places>,
 }
 
 impl Default for LargeBodies {
@@ -58,35 +59,16 @@ impl Default for LargeBodies {
         LargeBodies {
             public: Semaphore::new(LARGE_BODIES),
             operator: Semaphore::new(OPERATOR_LARGE_BODIES),
-            per_partner: Mutex::default(),
+            shares: Places::new(PARTNER_SHARE),
         }
     }
 }
 
-/// A large-body permit; dropping it frees the permit and the partner's share.
+/// A large-body permit; dropping it frees the permit and the partner's place.
 #[derive(Debug)]
 pub struct LargePermit<'a> {
     _permit: SemaphorePermit<'a>,
-    _share: Option<Share<'a>>,
-}
-
-/// One of a partner's [`PARTNER_SHARE`] places.
-#[derive(Debug)]
-struct Share<'a> {
-    of: &'a LargeBodies,
-    partner: String,
-}
-
-impl Drop for Share<'_> {
-    fn drop(&mut self) {
-        let mut held = self.of.per_partner.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(count) = held.get_mut(&self.partner) {
-            *count -= 1;
-            if *count == 0 {
-                held.remove(&self.partner);
-            }
-        }
-    }
+    _share: Option<Place>,
 }
 
 impl LargeBodies {
@@ -95,27 +77,17 @@ impl LargeBodies {
     /// public permits within its share. `None`: the share is full, or no
     /// permit came free.
     async fn permit(&self, caller: Option<&Caller>) -> Option<LargePermit<'_>> {
-        let partner = match caller {
-            Some(Caller::Operator) => {
-                let permit =
-                    tokio::time::timeout(LARGE_BODY_WAIT, self.operator.acquire()).await.ok()?.ok()?;
-                return Some(LargePermit { _permit: permit, _share: None });
-            }
-            Some(Caller::Partner { partner_id } | Caller::Merchant { partner_id, .. }) => partner_id.clone(),
-            None => String::new(),
-        };
-        let share = {
-            let mut held = self.per_partner.lock().unwrap_or_else(PoisonError::into_inner);
-            let count = held.entry(partner.clone()).or_insert(0);
-            if *count >= PARTNER_SHARE {
-                return None;
-            }
-            *count += 1;
-            Share { of: self, partner }
-        };
-        let permit = tokio::time::timeout(LARGE_BODY_WAIT, self.public.acquire()).await.ok()?.ok()?;
-        Some(LargePermit { _permit: permit, _share: Some(share) })
+        if caller == Some(&Caller::Operator) {
+            return Some(LargePermit { _permit: waited(&self.operator).await?, _share: None });
+        }
+        let share = self.shares.take(caller.and_then(holders::partner).unwrap_or_default())?;
+        Some(LargePermit { _permit: waited(&self.public).await?, _share: Some(share) })
     }
+}
+
+/// A permit of `semaphore`, waiting up to [`LARGE_BODY_WAIT`].
+async fn waited(semaphore: &Semaphore) -> Option<SemaphorePermit<'_>> {
+    tokio::time::timeout(LARGE_BODY_WAIT, semaphore.acquire()).await.ok()?.ok()
 }
 
 /// What reading a body gave.

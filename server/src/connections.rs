@@ -2,14 +2,14 @@
 //! open connections (derived from the open-file limit), a cap per client
 //! address, the write timeout and the lifetime of a connection.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::net::IpAddr;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+use crate::holders::{Place, Places};
 use crate::open_files::OpenFiles;
 
 /// Connections at most by default, however many files may be open: each
@@ -138,13 +138,13 @@ impl fmt::Display for ConnectionRefusal {
 pub struct ConnectionSlots {
     places: Arc<Semaphore>,
     limits: ConnectionLimits,
-    open: Mutex<HashMap<ClientAddress, usize>>,
+    /// Each client address's connections.
+    open: Arc<Places<ClientAddress>>,
 }
 
-/// A connection's place; dropping it frees the place.
+/// A connection's place; dropping it frees the place and the client's.
 pub struct Ticket {
-    of: Arc<ConnectionSlots>,
-    client: ClientAddress,
+    _client: Place<ClientAddress>,
     _slot: OwnedSemaphorePermit,
 }
 
@@ -154,44 +154,22 @@ impl ConnectionSlots {
         Arc::new(ConnectionSlots {
             places: Arc::new(Semaphore::new(limits.max)),
             limits,
-            open: Mutex::default(),
+            open: Places::new(limits.per_client),
         })
     }
 
     /// A place for a connection from `ip`, or why there is none.
     pub fn take(self: &Arc<Self>, ip: IpAddr) -> Result<Ticket, ConnectionRefusal> {
-        let client = ClientAddress::of(ip);
-        let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
-        let count = open.entry(client).or_insert(0);
-        if *count >= self.limits.per_client {
-            return Err(ConnectionRefusal::ClientFull);
-        }
-        let Ok(slot) = Arc::clone(&self.places).try_acquire_owned() else {
-            if *count == 0 {
-                open.remove(&client);
-            }
-            return Err(ConnectionRefusal::Full);
-        };
-        *count += 1;
-        Ok(Ticket { of: Arc::clone(self), client, _slot: slot })
+        let client = self.open.take(&ClientAddress::of(ip)).ok_or(ConnectionRefusal::ClientFull)?;
+        // A client refused here gives its place back: it keeps no entry.
+        let slot = Arc::clone(&self.places).try_acquire_owned().map_err(|_| ConnectionRefusal::Full)?;
+        Ok(Ticket { _client: client, _slot: slot })
     }
 
     /// Wait until every connection is closed.
     pub async fn all_closed(&self) {
         let all = u32::try_from(self.limits.max).unwrap_or(u32::MAX);
         let _ = self.places.acquire_many(all).await;
-    }
-}
-
-impl Drop for Ticket {
-    fn drop(&mut self) {
-        let mut open = self.of.open.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(count) = open.get_mut(&self.client) {
-            *count -= 1;
-            if *count == 0 {
-                open.remove(&self.client);
-            }
-        }
     }
 }
 
@@ -267,10 +245,10 @@ mod tests {
         assert_eq!(slots.take(ip("2001:db8::3")).err(), Some(ConnectionRefusal::ClientFull), "the same /64");
         let c = slots.take(ip("2001:db8:0:1::1")).unwrap();
         assert_eq!(slots.take(ip("10.0.0.2")).err(), Some(ConnectionRefusal::Full));
-        assert_eq!(slots.open.lock().unwrap().len(), 3, "a refused client leaves no entry");
+        assert_eq!(slots.open.holders(), 3, "a refused client leaves no entry");
         drop(a1);
         let _again = slots.take(ip("10.0.0.1")).unwrap();
         drop((a2, b1, b2, c));
-        assert_eq!(slots.open.lock().unwrap().len(), 1);
+        assert_eq!(slots.open.holders(), 1);
     }
 }

@@ -289,55 +289,46 @@ async fn answer(
 fn busy() -> hyper::Response<ResponseBody> {
     let why =
         "too many large bodies are being received at once (for this partner, or in all); retry in a second";
-    let failure = Refusal::refused(AchError::SystemUnable).with("", ProblemCode::OverLimit, why);
-    let mut out = json(api::finish(Err(failure)));
-    out.headers_mut().insert(hyper::header::RETRY_AFTER, HeaderValue::from_static("1"));
-    out
+    retry_later(503, ProblemCode::OverLimit, why, 1)
 }
 
 /// The answer to a large read not let through: 429 when its holder has its
 /// reads in flight (wait for one to be taken), 503 when the budget is full;
 /// `Retry-After: 1` either way.
 fn answers_refused(refused: Refused, caller: Option<&Caller>) -> hyper::Response<ResponseBody> {
-    let (status, error, why) = match refused {
-        Refused::HolderBusy => (
-            429,
-            AchError::SystemUnable,
-            "this key has 2 large answers (feed pages) not yet taken; read them, then ask again",
-        ),
-        Refused::Full => {
-            (503, AchError::SystemUnable, "too many large answers are waiting to be read; retry in a second")
-        }
-    };
     crate::logging::throttled_warning("a large read refused: answers not yet taken", caller);
-    let code = if status == 429 { ProblemCode::RateLimited } else { ProblemCode::OverLimit };
-    let failure = Refusal::Refused {
-        error,
-        status,
-        errors: vec![FieldError { field: String::new(), code, message: why.to_owned() }],
-    };
-    let mut out = json(api::finish(Err(failure)));
-    out.headers_mut().insert(hyper::header::RETRY_AFTER, HeaderValue::from_static("1"));
-    out
+    match refused {
+        Refused::HolderBusy => {
+            let why = format!(
+                "this key has {} large answers (feed pages) not yet taken; read them, then ask again",
+                crate::answers::READS_PER_HOLDER
+            );
+            retry_later(429, ProblemCode::RateLimited, &why, 1)
+        }
+        Refused::Full => {
+            let why = "too many large answers are waiting to be read; retry in a second";
+            retry_later(503, ProblemCode::OverLimit, why, 1)
+        }
+    }
 }
 
 /// 429, message 1, `Retry-After` (whole seconds): the caller's bucket is
 /// empty for `wait`.
 fn too_many(wait: Duration) -> hyper::Response<ResponseBody> {
     let why = "too many requests for this key's rate; retry after the seconds Retry-After gives";
+    retry_later(429, ProblemCode::RateLimited, why, crate::rate::retry_after(wait))
+}
+
+/// A refusal to come back later: `status`, message 1 with one problem `code`
+/// saying `why`, and `Retry-After: seconds`.
+fn retry_later(status: u16, code: ProblemCode, why: &str, seconds: u64) -> hyper::Response<ResponseBody> {
     let failure = Refusal::Refused {
         error: AchError::SystemUnable,
-        status: 429,
-        errors: vec![FieldError {
-            field: String::new(),
-            code: ProblemCode::RateLimited,
-            message: why.to_owned(),
-        }],
+        status,
+        errors: vec![FieldError { field: String::new(), code, message: why.to_owned() }],
     };
     let mut out = json(api::finish(Err(failure)));
-    if let Ok(value) = HeaderValue::from_str(&crate::rate::retry_after(wait).to_string()) {
-        out.headers_mut().insert(hyper::header::RETRY_AFTER, value);
-    }
+    out.headers_mut().insert(hyper::header::RETRY_AFTER, HeaderValue::from(seconds));
     out
 }
 

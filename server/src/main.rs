@@ -24,6 +24,7 @@ mod datadir;
 mod demo;
 mod directory;
 mod guard;
+mod holders;
 mod http;
 mod init;
 mod logging;

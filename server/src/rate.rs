@@ -48,21 +48,23 @@ impl<C: Clock + Clone> RequestRates<C> {
     /// rate for its partner, if set): `Err` with how long until one is
     /// allowed when the bucket is empty.
     pub fn take(&self, caller: Option<&Caller>, rate: Option<u32>) -> Result<(), Duration> {
-        let holder = match caller {
-            None | Some(Caller::Operator) => return Ok(()),
-            Some(Caller::Partner { partner_id }) => partner_id,
-            Some(Caller::Merchant { merchant_id, .. }) => merchant_id,
-        };
+        let Some(holder) = caller.and_then(crate::holders::key_holder) else { return Ok(()) };
         let per_second = rate.and_then(NonZeroU32::new).unwrap_or(self.default);
         let mut buckets = self.buckets.lock().unwrap_or_else(PoisonError::into_inner);
-        if buckets.len() >= MOST && !buckets.contains_key(holder.as_str()) {
-            buckets.clear();
-        }
-        let bucket = buckets.entry(holder.clone()).or_insert_with(|| (per_second, self.bucket(per_second)));
-        if bucket.0 != per_second {
-            // The operator changed the rate: a new bucket at the new rate.
-            *bucket = (per_second, self.bucket(per_second));
-        }
+        // The holder's bucket at its rate; a new one for a holder not seen (or
+        // whose rate the operator changed). Only a new one copies the id.
+        let bucket = match buckets.get_mut(holder) {
+            Some(bucket) if bucket.0 == per_second => bucket,
+            _ => {
+                if buckets.len() >= MOST {
+                    buckets.clear();
+                }
+                buckets
+                    .entry(holder.to_owned())
+                    .insert_entry((per_second, self.bucket(per_second)))
+                    .into_mut()
+            }
+        };
         bucket.1.check().map_err(|not_until| not_until.wait_time_from(self.clock.now()))
     }
 

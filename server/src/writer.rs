@@ -105,10 +105,7 @@ trait Holder {
 
 impl Holder for Job {
     fn holder(&self) -> &str {
-        match &self.caller {
-            Caller::Partner { partner_id } | Caller::Merchant { partner_id, .. } => partner_id,
-            Caller::Operator => "",
-        }
+        crate::holders::partner(&self.caller).unwrap_or_default()
     }
 }
 

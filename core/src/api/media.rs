@@ -14,21 +14,18 @@ use crate::engine::Refusal;
 use crate::validation::{FieldError, ProblemCode};
 use crate::AchError;
 
-/// The types an endpoint's body may be sent as, first the one to name.
-fn accepted(endpoint: Endpoint) -> &'static [&'static str] {
+/// The types an endpoint's body may be sent as, and how a client sends a
+/// body of them with curl.
+fn accepted(endpoint: Endpoint) -> (&'static [&'static str], &'static str) {
     match endpoint {
-        Endpoint::AdminRouting | Endpoint::AdminReturnFiles => &["text/plain", "application/octet-stream"],
-        _ => &["application/json"],
-    }
-}
-
-/// How a client sends a body of the endpoint's type with curl.
-fn how(endpoint: Endpoint) -> &'static str {
-    match endpoint {
-        Endpoint::AdminRouting | Endpoint::AdminReturnFiles => {
-            "send the file as text/plain (curl: --data-binary @FILE -H 'Content-Type: text/plain')"
-        }
-        _ => "send JSON as application/json (curl: -H 'Content-Type: application/json')",
+        Endpoint::AdminRouting | Endpoint::AdminReturnFiles => (
+            &["text/plain", "application/octet-stream"],
+            "send the file as text/plain (curl: --data-binary @FILE -H 'Content-Type: text/plain')",
+        ),
+        _ => (
+            &["application/json"],
+            "send JSON as application/json (curl: -H 'Content-Type: application/json')",
+        ),
     }
 }
 
@@ -48,7 +45,8 @@ pub(super) fn check(endpoint: Endpoint, method: &str, content_type: Option<&str>
         return Ok(());
     }
     let sent = media_type(content_type);
-    if accepted(endpoint).contains(&sent.as_str()) {
+    let (types, how) = accepted(endpoint);
+    if types.contains(&sent.as_str()) {
         return Ok(());
     }
     let named = if sent.is_empty() {
@@ -62,7 +60,7 @@ pub(super) fn check(endpoint: Endpoint, method: &str, content_type: Option<&str>
         errors: vec![FieldError {
             field: String::new(),
             code: ProblemCode::UnsupportedMediaType,
-            message: format!("{named}; {}", how(endpoint)),
+            message: format!("{named}; {how}"),
         }],
     })
 }

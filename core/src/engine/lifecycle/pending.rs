@@ -24,7 +24,8 @@ pub(crate) fn pending(
     customer_id: Option<String>,
 ) -> TransactionRecord {
     let (_, cutoff_at) = calendar::next_cutoff_after(cx.now);
-    let description_sealed = sealed_text::seal(&cx.engine.cipher, "description", &id, &t.description);
+    let description_sealed =
+        sealed_text::seal(&cx.engine.cipher, sealed_text::DESCRIPTION, &id, &t.description);
     TransactionRecord {
         id,
         partner_id: partner_id.to_owned(),

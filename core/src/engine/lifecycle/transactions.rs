@@ -244,7 +244,8 @@ pub(crate) fn reverse(cx: &mut WriteContext<'_, '_>, partner_id: &str, id: &str)
     let mut record = original.clone();
     record.id = rid.clone();
     record.direction = original.direction.opposite();
-    record.description_sealed = sealed_text::seal(&cx.engine.cipher, "description", &rid, &description);
+    record.description_sealed =
+        sealed_text::seal(&cx.engine.cipher, sealed_text::DESCRIPTION, &rid, &description);
     record.check_number = None;
     record.has_images = false;
     record.reversal_of = Some(original.id.clone());

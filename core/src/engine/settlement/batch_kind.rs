@@ -73,13 +73,14 @@ pub(crate) fn of(
 /// (`?` stands for nothing printable).
 pub(crate) fn field(text: &str, width: usize) -> Text {
     // Written into the stack (three fields per entry of a file): every
-    // character becomes one printable ASCII byte.
+    // character of the folded text is one printable ASCII byte.
     let mut out = [b' '; 64];
     let width = width.min(out.len());
     let mut len = 0;
     for c in crate::validation::text::fold_lossy(text.trim()).chars() {
         let Some(slot) = out.get_mut(len).filter(|_| len < width) else { break };
-        *slot = if (' '..='~').contains(&c) { c.to_ascii_uppercase() as u8 } else { b' ' };
+        debug_assert!((' '..='~').contains(&c), "fold_lossy gives printable ASCII");
+        *slot = c.to_ascii_uppercase() as u8;
         len += 1;
     }
     let trimmed = out[..len].trim_ascii();

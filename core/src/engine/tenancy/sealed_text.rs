@@ -7,6 +7,12 @@
 use base64::Engine as _;
 
 use crate::secrets::Cipher;
+
+/// What a transaction's description is sealed as.
+pub(crate) const DESCRIPTION: &str = "description";
+
+/// What a partner's name is sealed as.
+pub(crate) const PARTNER_NAME: &str = "name";
 #[cfg(test)]
 use crate::secrets::SecretError;
 

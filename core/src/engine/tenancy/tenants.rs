@@ -36,7 +36,12 @@ pub(crate) fn create_partner(cx: &mut WriteContext<'_, '_>, name: &str) -> Resul
     let id = ids::generate(IdKind::Partner);
     let record = PartnerRecord {
         id: id.clone(),
-        name_sealed: super::sealed_text::seal(&cx.engine.cipher, "name", &id, &name),
+        name_sealed: super::sealed_text::seal(
+            &cx.engine.cipher,
+            super::sealed_text::PARTNER_NAME,
+            &id,
+            &name,
+        ),
         created_at: cx.now,
         limits: Limits::default(),
     };

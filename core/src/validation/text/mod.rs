@@ -55,7 +55,8 @@ pub fn fold(text: &str) -> Result<Cow<'_, str>, char> {
 }
 
 /// [`fold`], each character that does not fold written as a space: for text
-/// taken before the rule held, or made by the engine.
+/// not taken through validation (made by the engine). Always printable
+/// ASCII.
 pub fn fold_lossy(text: &str) -> Cow<'_, str> {
     fold_with(text, |_| Ok(" ")).unwrap_or_default()
 }
