@@ -64,7 +64,7 @@ fn the_head_decides_before_the_body_counts() {
     assert_eq!(refused("POST", "/admin/routing", Some(&k.merchant)), auth);
     // Unknown path, wrong method: 404, 405.
     assert_eq!(refused("POST", "/nope", Some(&k.partner)).0, 404);
-    assert_eq!(refused("GET", "/transactions", Some(&k.partner)).0, 405);
+    assert_eq!(refused("DELETE", "/transactions", Some(&k.partner)).0, 405);
     // Admitted: each endpoint's body limit.
     let limit = |method: &str, path: &str, key: &str| head(method, path, Some(key)).unwrap().body_limit();
     assert_eq!(limit("POST", "/transactions", &k.partner), MAX_BODY_BYTES);

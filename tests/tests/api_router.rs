@@ -188,9 +188,9 @@ fn unknown_paths_wrong_methods_bad_json_and_big_bodies() {
         (status, v["message"].clone(), v["errors"][0]["field"].clone()),
         (404, json!("Failed to accept this transaction"), json!("path"))
     );
-    let (status, v) = api.call("GET", "/transactions", Some(&key), None);
+    let (status, v) = api.call("DELETE", "/transactions", Some(&key), None);
     assert_eq!(status, 405);
-    assert!(v["errors"][0]["message"].as_str().unwrap().contains("POST"));
+    assert!(v["errors"][0]["message"].as_str().unwrap().contains("use POST, GET"), "{v}");
     let req = request("POST", "/transactions", Some(&key), b"{\"partner_id\": ".to_vec());
     let r = route(&api.engine, &req);
     assert_eq!(r.status, 400);

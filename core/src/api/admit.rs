@@ -24,6 +24,9 @@ pub const SMALL_BODY_BYTES: usize = 64 * 1024;
 /// The largest feed page, rendered: 10,000 events of about 320 bytes.
 const LARGEST_FEED_PAGE: usize = 4 * 1024 * 1024;
 
+/// The largest page of a list, rendered: 100 transactions of at most 4 KiB.
+const LARGEST_LIST_PAGE: usize = 512 * 1024;
+
 /// The OpenAPI document, with room to grow.
 const LARGEST_OPENAPI: usize = 512 * 1024;
 
@@ -33,6 +36,11 @@ fn role(endpoint: Endpoint) -> Role {
         Endpoint::OpenApi | Endpoint::Health | Endpoint::Ready => Role::Anyone,
         Endpoint::Institution | Endpoint::Categories => Role::AnyKey,
         Endpoint::Events => Role::Merchant,
+        Endpoint::Transaction
+        | Endpoint::Transactions
+        | Endpoint::Merchant
+        | Endpoint::Merchants
+        | Endpoint::Customer => Role::Reader,
         e if e.is_admin() => Role::Operator,
         _ => Role::Partner,
     }
@@ -91,6 +99,7 @@ impl Admitted {
     pub fn largest_answer(&self) -> Option<usize> {
         match self.endpoint {
             Endpoint::Events | Endpoint::StatusChanges => Some(LARGEST_FEED_PAGE),
+            Endpoint::Transactions | Endpoint::Merchants => Some(LARGEST_LIST_PAGE),
             Endpoint::OpenApi => Some(LARGEST_OPENAPI),
             _ => None,
         }

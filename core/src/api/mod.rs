@@ -16,6 +16,7 @@
 mod admin;
 mod admit;
 mod input;
+mod list_query;
 mod media;
 mod plan;
 mod render;

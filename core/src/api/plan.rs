@@ -6,7 +6,7 @@ use super::admit::{self, Admitted};
 use super::input::{named_partner, partner_id, with_data};
 use super::request::Request;
 use super::routes::Endpoint;
-use super::{admin, render, Plan};
+use super::{admin, list_query, render, Plan};
 use crate::engine::{Engine, Operation, Refusal};
 use crate::validation::routing_number_problem;
 use crate::{categories, AchError};
@@ -87,6 +87,11 @@ fn plan_confirmed(engine: &Engine, admitted: Admitted, req: &Request) -> Result<
             let view = engine.validation(&caller, &partner, &param(0), &param(1))?;
             Ok(Plan::Done(render::data(view)))
         }
+        Endpoint::Transaction
+        | Endpoint::Transactions
+        | Endpoint::Merchant
+        | Endpoint::Merchants
+        | Endpoint::Customer => with_data(req, |data, _| read(engine, endpoint, &caller, &param(0), data)),
         Endpoint::StatusChanges => {
             let partner = with_data(req, |data, _| partner_id(data, &caller))?;
             let pointer = params.first().map_or("0", String::as_str);
@@ -122,6 +127,42 @@ fn plan_confirmed(engine: &Engine, admitted: Admitted, req: &Request) -> Result<
         })
         .and_then(execute),
     }
+}
+
+/// A partner's or a merchant's read of its own data.
+fn read(
+    engine: &Engine,
+    endpoint: Endpoint,
+    caller: &crate::engine::Caller,
+    id: &str,
+    data: &crate::validation::json::JsonBody<'_>,
+) -> Result<Plan, Refusal> {
+    let named = data.object().and_then(|o| o.get("partner_id"));
+    let partner_id = match named {
+        None => None,
+        Some(p) => match p.as_str() {
+            Some(p) if !p.is_empty() => Some(p.into_owned()),
+            _ if matches!(caller, crate::engine::Caller::Partner { .. }) => {
+                return Err(Refusal::PartnerIdRequired)
+            }
+            _ => return Err(Refusal::Authentication),
+        },
+    };
+    let partner_id = partner_id.as_deref();
+    let answer = match endpoint {
+        Endpoint::Transaction => render::data(engine.transaction(caller, partner_id, id)?),
+        Endpoint::Transactions => {
+            let filter = list_query::transaction_filter(data)?;
+            render::data(engine.transactions(caller, partner_id, &filter)?)
+        }
+        Endpoint::Merchant => render::data(engine.merchant(caller, partner_id, id)?),
+        Endpoint::Merchants => {
+            let page = list_query::page_request(data)?;
+            render::data(engine.merchants(caller, partner_id, &page)?)
+        }
+        _ => render::data(engine.customer(caller, partner_id, id)?),
+    };
+    Ok(Plan::Done(answer))
 }
 
 /// `GET /healthz` (liveness: the service answers; no disk access) and `GET

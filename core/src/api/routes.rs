@@ -58,6 +58,11 @@ pub(crate) enum Endpoint {
     AdminReject,
     AdminRiskReport,
     AdminExposure,
+    Transaction,
+    Transactions,
+    Merchant,
+    Merchants,
+    Customer,
 }
 
 impl Endpoint {
@@ -104,15 +109,20 @@ impl Endpoint {
 /// optional last segment.
 pub(super) const ROUTES: &[(&str, &str, Endpoint)] = &[
     ("POST", "/transactions", Endpoint::CreateTransaction),
+    ("GET", "/transactions", Endpoint::Transactions),
+    ("GET", "/transactions/{}", Endpoint::Transaction),
     ("PUT", "/transactions/{}/void", Endpoint::Void),
     ("PUT", "/transactions/{}/reverse", Endpoint::Reverse),
     ("POST", "/transactions/{}/reinitiate", Endpoint::Reinitiate),
     ("POST", "/customers", Endpoint::CreateCustomer),
     ("DELETE", "/customers/{}", Endpoint::DeleteCustomer),
+    ("GET", "/customers/{}", Endpoint::Customer),
     ("POST", "/customers/{}/validations", Endpoint::CreateValidation),
     ("GET", "/customers/{}/validations/{}", Endpoint::Validation),
     ("POST", "/customers/{}/validations/{}/confirm", Endpoint::ConfirmValidation),
     ("POST", "/merchants", Endpoint::SubmitMerchant),
+    ("GET", "/merchants", Endpoint::Merchants),
+    ("GET", "/merchants/{}", Endpoint::Merchant),
     ("GET", "/status-changes/{?}", Endpoint::StatusChanges),
     ("GET", "/events/{?}", Endpoint::Events),
     ("GET", "/institutions/{}", Endpoint::Institution),

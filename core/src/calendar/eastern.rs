@@ -149,6 +149,17 @@ pub fn parse_date(text: &str) -> Result<NaiveDate, CalendarError> {
         .map_err(|source| CalendarError::InvalidDate { input: text.to_owned(), source })
 }
 
+/// The instant US Eastern `date` begins (midnight Eastern; DST changes at
+/// 02:00, so midnight is never skipped or repeated). Never panics.
+pub fn start_of_eastern_day(date: NaiveDate) -> DateTime<Utc> {
+    let local = date.and_time(NaiveTime::MIN);
+    if let Some(t) = New_York.from_local_datetime(&local).earliest() {
+        return t.with_timezone(&Utc);
+    }
+    let est = FixedOffset::west_opt(5 * 3600).unwrap_or(Utc.fix());
+    local.checked_sub_offset(est).unwrap_or(local).and_utc()
+}
+
 /// The 6 PM Eastern cut-off of `date` as a UTC instant.
 ///
 /// 22:00 UTC while New York is on EDT (summer), 23:00 UTC on EST (winter).

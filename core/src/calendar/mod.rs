@@ -46,7 +46,8 @@ pub use banking::{
 pub(crate) use eastern::date_text;
 pub use eastern::{
     cutoff_instant, days_in_month, eastern_date, eastern_date_cached, eastern_day_key, eastern_month_key,
-    eastern_naive, format_date, format_eastern_timestamp, parse_date, parse_instant, to_eastern, CUTOFF_TIME,
+    eastern_naive, format_date, format_eastern_timestamp, parse_date, parse_instant, start_of_eastern_day,
+    to_eastern, CUTOFF_TIME,
 };
 pub use holidays::{fed_holiday, fed_holidays_in, holiday_on, is_weekend, Holiday, JUNETEENTH_FIRST_YEAR};
 

@@ -24,6 +24,7 @@ mod rows;
 mod settlement;
 mod tenancy;
 mod verification;
+mod views;
 
 use std::path::Path;
 use std::sync::{Arc, Mutex, RwLock};

@@ -10,6 +10,7 @@ mod merchant;
 mod purpose;
 mod risk;
 mod transaction;
+mod views;
 
 pub use account_validation::{
     Confirmation, NewValidation, OutsideValidation, ValidationMethod, ValidationStatus, ValidationView,
@@ -23,3 +24,7 @@ pub use risk::{
     RiskReport, RiskRules, RiskRulesUpdate, Rule, RuleReport, Velocity, MAX_VELOCITY,
 };
 pub use transaction::{CustomerRef, Direction, EntryClass, NewTransaction};
+pub use views::{
+    CustomerPart, CustomerView, Links, MerchantPage, MerchantState, MerchantView, PageRequest, ReturnPart,
+    TransactionFilter, TransactionPage, TransactionView, DEFAULT_PAGE, MAX_PAGE,
+};

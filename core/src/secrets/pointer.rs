@@ -8,6 +8,10 @@ use subtle::ConstantTimeEq;
 
 /// Domain separation: a tag for pointers is never valid for anything else.
 const DOMAIN: &[u8] = b"ach-pointer-v1";
+const CURSOR_DOMAIN: &[u8] = b"ach-cursor-v1";
+
+/// The longest position a list's cursor carries, in bytes.
+pub const MAX_CURSOR_POSITION: usize = 64;
 /// Bytes of the truncated HMAC in a pointer (128 bits).
 const TAG_LEN: usize = 16;
 /// Bytes of a decoded pointer: the sequence number and the tag.
@@ -81,6 +85,43 @@ impl PointerCodec {
     }
 }
 
+impl PointerCodec {
+    fn cursor_tag(&self, scope: &str, position: &[u8]) -> [u8; 32] {
+        #[allow(clippy::expect_used)]
+        let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(&self.0).expect("HMAC takes a key of any length");
+        mac.update(CURSOR_DOMAIN);
+        mac.update(scope.as_bytes());
+        mac.update(&[0]);
+        mac.update(position);
+        mac.finalize().into_bytes().into()
+    }
+
+    /// A list's cursor: `position` (at most [`MAX_CURSOR_POSITION`] bytes)
+    /// and its MAC for `scope`, URL-safe base64. Unforgeable, and refused by
+    /// any other scope.
+    pub fn encode_cursor(&self, scope: &str, position: &[u8]) -> String {
+        let mut raw = Vec::with_capacity(position.len() + TAG_LEN);
+        raw.extend_from_slice(position);
+        raw.extend_from_slice(&self.cursor_tag(scope, position)[..TAG_LEN]);
+        URL_SAFE_NO_PAD.encode(raw)
+    }
+
+    /// The position of a cursor [`encode_cursor`](Self::encode_cursor) made
+    /// for `scope`; `None` for anything else.
+    pub fn decode_cursor(&self, scope: &str, text: &str) -> Option<Vec<u8>> {
+        if text.len() > (MAX_CURSOR_POSITION + TAG_LEN).div_ceil(3) * 4 {
+            return None;
+        }
+        let raw = URL_SAFE_NO_PAD.decode(text).ok()?;
+        if raw.len() <= TAG_LEN || raw.len() > MAX_CURSOR_POSITION + TAG_LEN {
+            return None;
+        }
+        let (position, tag) = raw.split_at(raw.len() - TAG_LEN);
+        let expected = self.cursor_tag(scope, position);
+        bool::from(expected[..TAG_LEN].ct_eq(tag)).then(|| position.to_vec())
+    }
+}
+
 redacted_key!(PointerCodec);
 
 #[cfg(test)]
@@ -121,6 +162,29 @@ mod tests {
         let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(&[0x5a; 32]).unwrap();
         mac.update(b"ach-pointer-v1par_a\x00\x01\x02\x03\x04\x05\x06\x07\x08");
         assert_eq!(raw[8..], mac.finalize().into_bytes()[..16]);
+    }
+
+    #[test]
+    fn a_cursor_opens_only_for_its_scope_and_unchanged() {
+        let c = codec();
+        let position = b"txn_0AbCdEfGh000xyzxyzxyzxy";
+        let cursor = c.encode_cursor("par_A/t", position);
+        assert_eq!(c.decode_cursor("par_A/t", &cursor).as_deref(), Some(&position[..]));
+        assert_eq!(c.decode_cursor("par_B/t", &cursor), None);
+        assert_eq!(c.decode_cursor("par_A/m", &cursor), None);
+        assert_eq!(PointerCodec::new(&[0x5b; 32]).decode_cursor("par_A/t", &cursor), None);
+        // Not a pointer of a feed, nor a feed's pointer a cursor.
+        assert_eq!(c.decode("par_A/t", &cursor), None);
+        assert_eq!(c.decode_cursor("par_A/t", &c.encode("par_A/t", 7)), None);
+        for i in 0..cursor.len() {
+            let mut forged = cursor.clone().into_bytes();
+            forged[i] = if forged[i] == b'A' { b'B' } else { b'A' };
+            let forged = String::from_utf8(forged).unwrap();
+            assert_eq!(c.decode_cursor("par_A/t", &forged), None, "{forged}");
+        }
+        for junk in ["", "=", "é", &"A".repeat(10_000), &cursor[..cursor.len() - 1]] {
+            assert_eq!(c.decode_cursor("par_A/t", junk), None, "{junk}");
+        }
     }
 
     #[test]

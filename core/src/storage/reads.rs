@@ -86,6 +86,20 @@ macro_rules! readable {
                 self.kv().scan(table, Span::up(from, Some(to), usize::MAX), visit)
             }
 
+            /// Call `visit` with every entry whose key is in `[from, to)`, in
+            /// descending key order, one at a time, until it answers `false`
+            /// (`expected`: about how many it will take, what a backend that
+            /// reads pages fetches at once).
+            pub(crate) fn scan_down(
+                &self,
+                table: Table,
+                (from, to): (&[u8], &[u8]),
+                expected: usize,
+                visit: &mut dyn FnMut(&[u8], &[u8]) -> Result<bool, StorageError>,
+            ) -> Result<(), StorageError> {
+                self.kv().scan(table, Span::down(from, Some(to), expected), visit)
+            }
+
             /// The last key in `[from, to)`, if any.
             pub(crate) fn last_key(
                 &self,

@@ -163,6 +163,17 @@ pub(crate) fn holder_range(holder: &str) -> (Vec<u8>, Vec<u8>) {
     (from, to)
 }
 
+/// The `Listings` rows of `owner` (a partner or merchant id) of one kind (`t`
+/// transactions, `m` merchants): `owner ‖ 0 ‖ kind`, then the row's position.
+pub(crate) fn listing(owner: &str, kind: u8, position: &[u8]) -> Vec<u8> {
+    let mut k = Vec::with_capacity(owner.len() + 2 + position.len());
+    k.extend_from_slice(owner.as_bytes());
+    k.push(0);
+    k.push(kind);
+    k.extend_from_slice(position);
+    k
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

@@ -72,6 +72,14 @@ pub(crate) enum Table {
     Held,
     /// The risk report's counts per Eastern day of screening: date → counts per rule.
     RiskDays,
+    /// What lists walk, newest first: (partner or merchant, 0, `t`,
+    /// transaction id) and (partner, 0, `m`, instant submitted, merchant id)
+    /// → nothing (`engine/rows/listings.rs`).
+    Listings,
+    /// The status change that ended a transaction (a void, a rejection in
+    /// review, a return), by transaction id: its history's last entry
+    /// (`engine/views/history.rs`).
+    Endings,
 }
 
 impl Table {
@@ -83,7 +91,12 @@ impl Table {
     pub(crate) const fn binary(self) -> bool {
         matches!(
             self,
-            Table::Transactions | Table::Changes | Table::Events | Table::RiskCounters | Table::RiskDays
+            Table::Transactions
+                | Table::Changes
+                | Table::Events
+                | Table::RiskCounters
+                | Table::RiskDays
+                | Table::Endings
         )
     }
 
@@ -118,6 +131,8 @@ impl Table {
             Table::Reviews => "reviews",
             Table::Held => "held",
             Table::RiskDays => "risk_days",
+            Table::Listings => "listings",
+            Table::Endings => "endings",
         }
     }
 
@@ -125,7 +140,7 @@ impl Table {
         TableDefinition::new(self.name())
     }
 
-    pub(super) const ALL: [Table; 29] = [
+    pub(super) const ALL: [Table; 31] = [
         Table::Meta,
         Table::Partners,
         Table::Merchants,
@@ -155,5 +170,7 @@ impl Table {
         Table::Reviews,
         Table::Held,
         Table::RiskDays,
+        Table::Listings,
+        Table::Endings,
     ];
 }

@@ -21,6 +21,8 @@ pub(crate) enum Role {
     Partner,
     /// A merchant's key (the events feed).
     Merchant,
+    /// A partner's key or a merchant's (the reads of their own data).
+    Reader,
 }
 
 /// Whether `caller` may call an endpoint open to `role`.
@@ -31,6 +33,7 @@ pub(crate) fn may_call(role: Role, caller: &Caller) -> bool {
             | (Caller::Operator, Role::Operator)
             | (Caller::Partner { .. }, Role::Partner)
             | (Caller::Merchant { .. }, Role::Merchant)
+            | (Caller::Partner { .. } | Caller::Merchant { .. }, Role::Reader)
     )
 }
 

@@ -73,7 +73,7 @@ pub(crate) fn change_from(id: &str, t: &Tail<'_>, at: DateTime<Utc>) -> StatusCh
 
 /// The status change of transaction `id` in `state`, with its origination,
 /// effective, settlement and return dates and its return code and reason.
-fn status_change(
+pub(in crate::engine) fn status_change(
     id: &str,
     state: State,
     [origination, effective, settlement, returned]: [Option<chrono::NaiveDate>; 4],
@@ -120,6 +120,22 @@ pub(crate) fn record_change(
 ) -> Result<(), StorageError> {
     let bytes = encode_change(t, at)?;
     record_encoded(cx, (&t.partner_id, &t.merchant_id), &bytes)
+}
+
+/// [`record_change`] of the change that ends `t` (a void, a rejection in
+/// review, a return), kept also under `t`'s id with the state it ended from:
+/// the last entry of its history (`engine/views/history.rs`).
+pub(crate) fn record_ending(
+    cx: &mut WriteContext<'_, '_>,
+    t: &TransactionRecord,
+    at: DateTime<Utc>,
+    ended_from: State,
+) -> Result<(), StorageError> {
+    let change = change_of(t, at);
+    let bytes = crate::storage::encode(Table::Changes, &change)?;
+    record_encoded(cx, (&t.partner_id, &t.merchant_id), &bytes)?;
+    let ending = crate::storage::encode(Table::Endings, &(ended_from, change))?;
+    cx.write.put_raw(Table::Endings, t.id.as_bytes(), &ending)
 }
 
 /// The transaction's current status as both feeds store it: encoded once, the

@@ -6,6 +6,7 @@ use crate::calendar;
 use crate::engine::feeds::changes;
 use crate::engine::risk::window::Print;
 use crate::engine::risk::{reviews, screening};
+use crate::engine::rows::listings;
 use crate::engine::rows::records::{MerchantRecord, SealedAccount, TransactionRecord};
 use crate::engine::tenancy::sealed_text;
 use crate::engine::{Stop, WriteContext};
@@ -62,6 +63,7 @@ pub(crate) fn pending(
 /// Store a new Pending transaction, index it for its cut-off, report it.
 pub(crate) fn insert(cx: &mut WriteContext<'_, '_>, record: &TransactionRecord) -> Result<(), Stop> {
     cx.write.put(Table::Transactions, record.id.as_bytes(), record)?;
+    listings::add_transaction(cx, record)?;
     index_pending(cx, record)?;
     changes::record_change(cx, record, cx.now)?;
     Ok(())
@@ -79,6 +81,7 @@ pub(crate) fn insert_screened(
 ) -> Result<(), Stop> {
     let (on, tripped) = screening::screen(cx, merchant, record, account_print)?;
     cx.write.put(Table::Transactions, record.id.as_bytes(), record)?;
+    listings::add_transaction(cx, record)?;
     if tripped.is_empty() {
         index_pending(cx, record)?;
     }

@@ -218,7 +218,7 @@ pub(crate) fn end_pending(
     duplicates::forget(cx, &t)?;
     images::drop_all(cx, &t)?;
     cx.write.put(Table::Transactions, t.id.as_bytes(), &t)?;
-    changes::record_change(cx, &t, cx.now)?;
+    changes::record_ending(cx, &t, cx.now, State::Pending)?;
     Ok(())
 }
 
@@ -279,12 +279,13 @@ pub(crate) fn record_return(
     let today = calendar::eastern_date(cx.now);
     let originated = t.origination_date.unwrap_or(today);
     let (code, date) = lifecycle::validate_return(code, date, today, originated).map_err(Refusal::from)?;
+    let before = t.state;
     t.state = State::Returned;
     t.return_code = Some(code.code().to_owned());
     t.return_reason = Some(code.reason().to_owned());
     t.return_date = Some(date);
     cx.write.put(Table::Transactions, t.id.as_bytes(), &t)?;
-    changes::record_change(cx, &t, cx.now)?;
+    changes::record_ending(cx, &t, cx.now, before)?;
     crate::engine::verification::web_debit::after_return(cx, &t)?;
     reviews::on_return(cx, &t, None)?;
     let crossings = return_rates::crossings(cx, &[&t])?;

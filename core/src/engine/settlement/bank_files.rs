@@ -112,6 +112,7 @@ fn apply_return(
         State::Originated | State::Settled => {}
         State::Pending | State::Voided => return Ok(Counted::Unmatched),
     }
+    let before = t.state;
     t.state = State::Returned;
     t.return_reason = Some(match r.lookup() {
         Some(code) => code.reason().to_owned(),
@@ -122,7 +123,7 @@ fn apply_return(
     cx.write.put(Table::Transactions, t.id.as_bytes(), &t)?;
     cx.write.put_raw(Table::Inbound, &marker, t.id.as_bytes())?;
     let now = cx.now;
-    changes::record_change(cx, &t, now)?;
+    changes::record_ending(cx, &t, now, before)?;
     crate::engine::verification::web_debit::after_return(cx, &t)?;
     crate::engine::risk::reviews::on_return(cx, &t, Some(&r.information))?;
     returned.push(t);

@@ -13,7 +13,6 @@ pub(crate) const DESCRIPTION: &str = "description";
 
 /// What a partner's name is sealed as.
 pub(crate) const PARTNER_NAME: &str = "name";
-#[cfg(test)]
 use crate::secrets::SecretError;
 
 /// `text`, the `what` of record `bound_to`, sealed (base64).
@@ -23,7 +22,6 @@ pub(crate) fn seal(cipher: &Cipher, what: &str, bound_to: &str, text: &str) -> S
 }
 
 /// The text [`seal`] sealed as the `what` of record `bound_to`.
-#[cfg(test)]
 pub(crate) fn open(cipher: &Cipher, what: &str, bound_to: &str, sealed: &str) -> Result<String, SecretError> {
     let sealed =
         base64::engine::general_purpose::STANDARD.decode(sealed).map_err(|_| SecretError::Decrypt)?;

@@ -21,8 +21,13 @@ pub(crate) fn load_partner(cx: &WriteContext<'_, '_>, partner_id: &str) -> Resul
 /// Message 11 for a merchant id the caller may not use (unknown, or another
 /// partner's: the two answers are identical).
 fn unknown_merchant(merchant_id: &str) -> Stop {
+    no_merchant(merchant_id).into()
+}
+
+/// The refusal of [`unknown_merchant`].
+pub(crate) fn no_merchant(merchant_id: &str) -> Refusal {
     let e = AchError::InvalidMerchantId { value: echo(merchant_id) };
-    Refusal::problem(e.clone(), "merchant_id", ProblemCode::NotFound, e.to_string()).into()
+    Refusal::problem(e.clone(), "merchant_id", ProblemCode::NotFound, e.to_string())
 }
 
 /// The merchant `merchant_id` (decoded once per write transaction).

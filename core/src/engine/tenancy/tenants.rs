@@ -74,6 +74,7 @@ pub(crate) fn submit_merchant(
         web_debit_validation: Default::default(),
     };
     cx.write.put(Table::Merchants, id.as_bytes(), &record)?;
+    crate::engine::rows::listings::add_merchant(cx, &record)?;
     Ok(Outcome::MerchantSubmitted { merchant_id: id })
 }
 

@@ -1,0 +1,96 @@
+//! The reads a partner or a merchant makes of its own data: one transaction,
+//! one merchant, one customer, and pages of transactions and merchants. Each
+//! reads one snapshot of durable data; none shows a full account number, a
+//! tax id or an image.
+
+pub(crate) mod customer;
+pub(crate) mod history;
+pub(crate) mod list;
+pub(crate) mod merchant;
+pub(crate) mod reader;
+pub(crate) mod transaction;
+
+use crate::echo::echo;
+use crate::engine::rows::records::{CustomerRecord, MerchantRecord, TransactionRecord};
+use crate::engine::tenancy::tenant_lookup::no_merchant;
+use crate::engine::{Caller, Engine, Refusal};
+use crate::model::{
+    CustomerView, MerchantPage, MerchantView, PageRequest, TransactionFilter, TransactionPage,
+    TransactionView,
+};
+use crate::storage::Table;
+use reader::Reader;
+
+impl Engine {
+    /// `GET /transactions/{id}`: the caller's transaction `id` (`partner_id`:
+    /// the one the request names). Another's answers as unknown.
+    pub fn transaction(
+        &self,
+        caller: &Caller,
+        partner_id: Option<&str>,
+        id: &str,
+    ) -> Result<TransactionView, Refusal> {
+        let reader = Reader::of(caller, partner_id)?;
+        let unknown = || Refusal::not_found("transaction_id", format!("no transaction '{}'", echo(id)));
+        self.store
+            .read_durable(|r| {
+                let t = match r.get::<TransactionRecord>(Table::Transactions, id.as_bytes())? {
+                    Some(t) if reader.sees(&t.partner_id, &t.merchant_id) => t,
+                    _ => return Ok(Err(unknown())),
+                };
+                transaction::view(self, r, t).map(Ok)
+            })
+            .map_err(Refusal::from)?
+    }
+
+    /// `GET /transactions`: a page of the caller's transactions, newest first.
+    pub fn transactions(
+        &self,
+        caller: &Caller,
+        partner_id: Option<&str>,
+        filter: &TransactionFilter,
+    ) -> Result<TransactionPage, Refusal> {
+        list::transactions(self, Reader::of(caller, partner_id)?, filter)
+    }
+
+    /// `GET /merchants/{id}`: the caller's merchant (a merchant's key: itself).
+    pub fn merchant(
+        &self,
+        caller: &Caller,
+        partner_id: Option<&str>,
+        id: &str,
+    ) -> Result<MerchantView, Refusal> {
+        let reader = Reader::of(caller, partner_id)?;
+        self.store
+            .read_durable(|r| {
+                let m = match r.get::<MerchantRecord>(Table::Merchants, id.as_bytes())? {
+                    Some(m) if reader.sees(&m.partner_id, &m.id) => m,
+                    _ => return Ok(Err(no_merchant(id))),
+                };
+                merchant::view(self, r, m).map(Ok)
+            })
+            .map_err(Refusal::from)?
+    }
+
+    /// `GET /merchants`: a page of the caller's merchants, newest first.
+    pub fn merchants(
+        &self,
+        caller: &Caller,
+        partner_id: Option<&str>,
+        page: &PageRequest,
+    ) -> Result<MerchantPage, Refusal> {
+        list::merchants(self, Reader::of(caller, partner_id)?, page)
+    }
+
+    /// `GET /customers/{id}`: the caller's stored customer.
+    pub fn customer(
+        &self,
+        caller: &Caller,
+        partner_id: Option<&str>,
+        id: &str,
+    ) -> Result<CustomerView, Refusal> {
+        let reader = Reader::of(caller, partner_id)?;
+        let record = self.store.read_durable(|r| r.get::<CustomerRecord>(Table::Customers, id.as_bytes()))?;
+        customer::view(self, reader, record, id)
+    }
+}
