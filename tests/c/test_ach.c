@@ -418,6 +418,30 @@ static void test_lifecycle(void) {
     CHECK(strstr((const char *)out.data, "\"events\":[]") != NULL);
     ach_buffer_free(out);
 
+    /* Read one back: its history, the account cut to its last four digits. */
+    snprintf(path, sizeof path, "/transactions/%s", returned);
+    CHECK(request(engine, &out, "GET", path, query, t.partner_key, NULL) == 200);
+    {
+        const char *read = (const char *)out.data;
+        CHECK(strstr(read, "\"success\":true") != NULL);
+        CHECK(strstr(read, "\"account_number_last4\":\"5678\"") != NULL);
+        CHECK(strstr(read, "12345678") == NULL);
+        CHECK(strstr(read, "\"return\":{\"code\":\"R01\"") != NULL);
+        CHECK(count_of(read, "\"change_timestamp\"") == 3);
+    }
+    ach_buffer_free(out);
+    /* List a page of two by the merchant's key, then the rest by its cursor. */
+    CHECK(request(engine, &out, "GET", "/transactions", "limit=2", t.merchant_key, NULL) == 200);
+    CHECK(count_of((const char *)out.data, "\"standard_entry_class\"") == 2);
+    CHECK(strstr((const char *)out.data, reversal) != NULL);
+    CHECK(json_string((const char *)out.data, "next_cursor", pointer, sizeof pointer));
+    ach_buffer_free(out);
+    snprintf(body, sizeof body, "limit=100&after=%s", pointer);
+    CHECK(request(engine, &out, "GET", "/transactions", body, t.merchant_key, NULL) == 200);
+    CHECK(count_of((const char *)out.data, "\"standard_entry_class\"") == 2);
+    CHECK(strstr((const char *)out.data, "\"next_cursor\":null") != NULL);
+    ach_buffer_free(out);
+
     ach_engine_close(engine);
 }
 

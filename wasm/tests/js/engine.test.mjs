@@ -103,6 +103,26 @@ test('a sandbox lifecycle with exact envelopes', () => {
     events.body.events,
     expected.map((c, i) => ({ id: `evt_${i + 1}`, type: 'transaction.status_changed', occurred_at: c.change_timestamp, ...c })),
   );
+
+  // Read one back: its history is the feed's, its account cut to four digits.
+  const read = call({ method: 'GET', path: `/transactions/${kept}`, query: { partner_id: pid }, apiKey: partnerKey });
+  assert.equal(read.status, 200);
+  assert.deepEqual(read.body.payload.history, expected.filter((c) => c.transaction_id === kept));
+  assert.deepEqual(read.body.payload.customer, {
+    name: 'Ada Lovelace', routing_number: '021000021', account_number_last4: '4321', account_type: 'checking',
+  });
+  assert.equal(JSON.stringify(read.body).includes('987654321'), false);
+  assert.deepEqual([read.body.payload.amount, read.body.payload.status, read.body.payload.return], [20, 'B', null]);
+  // A page of one by the merchant's key, then the next by its cursor, then the end.
+  const first = call({ method: 'GET', path: '/transactions', query: { limit: '1' }, apiKey: merchantKey });
+  assert.deepEqual(first.body.payload.transactions.map((t) => t.id), [kept]);
+  const second = call({
+    method: 'GET', path: '/transactions', query: { limit: '1', after: first.body.payload.next_cursor }, apiKey: merchantKey,
+  });
+  assert.deepEqual(second.body.payload.transactions.map((t) => t.id), [voided]);
+  assert.equal(second.body.payload.next_cursor, null);
+  const forged = call({ method: 'GET', path: '/transactions', query: { after: 'AAAA' }, apiKey: merchantKey });
+  assert.deepEqual([forged.status, forged.body.errors[0].field], [422, 'after']);
 });
 
 test('failures are data with the API envelope', () => {
