@@ -365,6 +365,55 @@ async fn a_held_entry_is_reviewed_and_released_over_https() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_partner_reads_and_lists_what_it_sent_over_https() {
+    let (_dir, _server, mut c, t) = sandbox_with_tenant().await;
+    let (pkey, pid) = (t.partner_key.as_str(), t.partner_id.as_str());
+    let mut ids = Vec::new();
+    for amount in ["1.00", "2.00", "3.00"] {
+        let (status, v) = c.call("POST", "/transactions", Some(pkey), Some(t.transaction(amount))).await;
+        assert_eq!(status, 201, "{v}");
+        ids.push(v["payload"]["id"].as_str().unwrap().to_owned());
+    }
+    let (status, v) =
+        c.call("GET", &format!("/transactions/{}?partner_id={pid}", ids[1]), Some(pkey), None).await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(
+        (v["payload"]["amount"].to_string(), &v["payload"]["status"]),
+        ("2.00".to_owned(), &json!("A"))
+    );
+    assert_eq!(v["payload"]["history"].as_array().map(Vec::len), Some(1));
+    // Newest first, two a page, by the merchant's own key.
+    let (status, v) = c.call("GET", "/transactions?limit=2", Some(&t.merchant_key), None).await;
+    assert_eq!(status, 200, "{v}");
+    let listed = |v: &Value| -> Vec<String> {
+        v["payload"]["transactions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(listed(&v), [ids[2].clone(), ids[1].clone()]);
+    let cursor = v["payload"]["next_cursor"].as_str().unwrap().to_owned();
+    let (_, v) =
+        c.call("GET", &format!("/transactions?limit=2&after={cursor}"), Some(&t.merchant_key), None).await;
+    assert_eq!((listed(&v), &v["payload"]["next_cursor"]), (vec![ids[0].clone()], &Value::Null));
+    // The merchant as it stands, and nothing of it for another partner.
+    let (status, v) =
+        c.call("GET", &format!("/merchants/{}?partner_id={pid}", t.merchant_id), Some(pkey), None).await;
+    assert_eq!((status, &v["payload"]["status"]), (200, &json!("approved")), "{v}");
+    let (_, other) =
+        c.call("POST", "/admin/partners", Some(&t.operator), Some(json!({"name": "Other"}))).await;
+    let (oid, okey) =
+        (other["payload"]["partner_id"].as_str().unwrap(), other["payload"]["api_key"].as_str().unwrap());
+    let (status, _) =
+        c.call("GET", &format!("/transactions/{}?partner_id={oid}", ids[1]), Some(okey), None).await;
+    assert_eq!(status, 404);
+    let (status, v) = c.call("GET", &format!("/merchants?partner_id={oid}"), Some(okey), None).await;
+    assert_eq!((status, &v["payload"]["merchants"]), (200, &json!([])), "{v}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn plain_http_is_not_served_and_secret_files_are_private() {
     let dir = temp_dir();
     let server = start(dir.path(), &[]);
