@@ -246,7 +246,9 @@ AchResult ach_engine_open(const char *options_json, struct AchEngine **out);
  * On `ACH_OK`, `*out` receives `{"status": <HTTP status>, "body": <JSON body>}`:
  * the very answer the HTTPS API gives, byte for byte, refusals included (a
  * refused transaction is `ACH_OK` with status 422 and the spec's message: the
- * answer is data). Operator paths (`/admin/...`) work with the operator key.
+ * answer is data), and `"headers": {"Idempotent-Replayed": "true"}` on the
+ * answer to an idempotent request made again. Operator paths (`/admin/...`)
+ * work with the operator key.
  *
  * Fails with `ACH_NULL_POINTER`, `ACH_UNKNOWN_HANDLE`, `ACH_CLOSED`,
  * `ACH_INVALID_UTF8`, `ACH_INVALID_JSON` (the envelope is not JSON) or

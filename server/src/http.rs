@@ -405,6 +405,7 @@ pub fn json(response: api::Response) -> hyper::Response<ResponseBody> {
 /// [`json`], the body carrying `ticket` (shrunk to the body's size).
 fn json_with(response: api::Response, mut ticket: Option<Ticket>) -> hyper::Response<ResponseBody> {
     let status = StatusCode::from_u16(response.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let replayed = response.replayed;
     if let Some(ticket) = ticket.as_mut() {
         ticket.shrink_to(response.body.len());
     }
@@ -414,6 +415,9 @@ fn json_with(response: api::Response, mut ticket: Option<Ticket>) -> hyper::Resp
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     headers.insert(hyper::header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     headers.insert(hyper::header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    if replayed {
+        headers.insert(api::REPLAYED_HEADER, HeaderValue::from_static("true"));
+    }
     // A 401 carries no `WWW-Authenticate: Basic`: a browser would prompt for
     // the key and then send it with every request, another site's included.
     out
@@ -495,10 +499,10 @@ mod tests {
 
     #[test]
     fn responses_are_json() {
-        let r = json(api::Response { status: 422, body: "{}".into() });
+        let r = json(api::Response { status: 422, body: "{}".into(), replayed: false });
         assert_eq!(r.status(), 422);
         assert!(r.headers().get(hyper::header::WWW_AUTHENTICATE).is_none());
-        let r = json(api::Response { status: 401, body: "{}".into() });
+        let r = json(api::Response { status: 401, body: "{}".into(), replayed: false });
         assert!(r.headers().get(hyper::header::WWW_AUTHENTICATE).is_none(), "no browser prompt");
         assert_eq!(r.headers()[CONTENT_TYPE], "application/json");
     }

@@ -411,6 +411,14 @@ async fn a_partner_reads_and_lists_what_it_sent_over_https() {
     assert_eq!(status, 404);
     let (status, v) = c.call("GET", &format!("/merchants?partner_id={oid}"), Some(okey), None).await;
     assert_eq!((status, &v["payload"]["merchants"]), (200, &json!([])), "{v}");
+    // A request made again with its Idempotency-Key: the first answer, marked.
+    let body = t.transaction("4.00").to_string().into_bytes();
+    let headers = [("idempotency-key", "order-7")];
+    let first = c.send("POST", "/transactions", Some(pkey), &headers, body.clone()).await.unwrap();
+    let again = c.send("POST", "/transactions", Some(pkey), &headers, body).await.unwrap();
+    assert_eq!((first.status, &first.body), (again.status, &again.body));
+    assert_eq!(first.headers.get("idempotent-replayed"), None);
+    assert_eq!(again.headers.get("idempotent-replayed").and_then(|v| v.to_str().ok()), Some("true"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -24,7 +24,7 @@ pub fn json_body(body: Option<&Value>) -> Vec<u8> {
 
 /// Route `req` through `engine`: the status and the answer as JSON.
 pub fn send(engine: &Engine, req: &Request) -> (u16, Value) {
-    let Response { status, body } = route(engine, req);
+    let Response { status, body, .. } = route(engine, req);
     (status, serde_json::from_str(&body).unwrap_or_else(|e| panic!("{e}: {body}")))
 }
 

@@ -146,10 +146,10 @@ impl World {
 
     /// Create a transaction; its id or the failure.
     pub fn create(&self, partner_id: &str, partner: &Caller, v: &Value) -> Result<String, Refusal> {
-        match self
-            .run(partner, Operation::CreateTransaction { partner_id: partner_id.into(), body: body(v) })?
-        {
-            Outcome::TransactionCreated { transaction_id } => Ok(transaction_id),
+        let answer =
+            self.run(partner, Operation::CreateTransaction { partner_id: partner_id.into(), body: body(v) });
+        match answer.map_err(|r| r.first().clone())?.first() {
+            Outcome::TransactionCreated { transaction_id } => Ok(transaction_id.clone()),
             other => panic!("{other:?}"),
         }
     }

@@ -138,3 +138,31 @@ fn each_read_takes_a_partners_or_a_merchants_key_and_no_other() {
         s.get(&format!("/customers/cus_0123456789abcdefghijKL?partner_id={}", s.partner), &s.key);
     assert_eq!((status, fields(&v)), (404, vec!["customer_id".to_owned()]), "{v}");
 }
+
+#[test]
+fn a_request_made_again_answers_the_first_answer_marked_as_a_replay() {
+    let s = setup();
+    let mut t = transaction(&s.merchant, "debit", "9.00");
+    t["partner_id"] = json!(s.partner);
+    let request = json!({"method": "POST", "path": "/transactions", "api_key": s.key,
+        "idempotency_key": "order-9", "body": t})
+    .to_string();
+    let first: Value = serde_json::from_str(&ach_core::api::route_json(&s.api.engine, &request)).unwrap();
+    let again: Value = serde_json::from_str(&ach_core::api::route_json(&s.api.engine, &request)).unwrap();
+    assert_eq!(first.as_object().map(|o| o.len()), Some(2), "{first}");
+    assert_eq!((&again["status"], &again["body"]), (&first["status"], &first["body"]));
+    assert_eq!(again["headers"], json!({"Idempotent-Replayed": "true"}));
+    // A refusal made again is replayed too.
+    let mut over = t.clone();
+    over["amount"] = json!("0.001");
+    let request = json!({"method": "POST", "path": "/transactions", "api_key": s.key,
+        "idempotency_key": "order-10", "body": over})
+    .to_string();
+    let first: Value = serde_json::from_str(&ach_core::api::route_json(&s.api.engine, &request)).unwrap();
+    let again: Value = serde_json::from_str(&ach_core::api::route_json(&s.api.engine, &request)).unwrap();
+    assert_eq!(first["status"], 422);
+    assert_eq!(
+        (&again["body"], &again["headers"]),
+        (&first["body"], &json!({"Idempotent-Replayed": "true"}))
+    );
+}

@@ -17,8 +17,8 @@ fn idem(key: &str, partner_id: &str, v: &serde_json::Value) -> Operation {
 }
 
 fn created(r: Result<Outcome, Refusal>) -> String {
-    match r {
-        Ok(Outcome::TransactionCreated { transaction_id }) => transaction_id,
+    match r.as_ref().map(Outcome::first) {
+        Ok(Outcome::TransactionCreated { transaction_id }) => transaction_id.clone(),
         other => panic!("{other:?}"),
     }
 }
@@ -28,8 +28,15 @@ fn a_retry_returns_the_original_answer_and_creates_nothing() {
     let w = World::new("2026-11-23 10:00");
     let (p, pc, m) = w.tenant(&["PPD"]);
     let t = transaction(&m, "debit", "12.00");
-    let first = created(w.run(&pc, idem("order-42", &p, &t)));
-    let second = created(w.run(&pc, idem("order-42", &p, &t)));
+    let answer = w.run(&pc, idem("order-42", &p, &t));
+    assert!(!matches!(answer, Ok(Outcome::Replayed(_))), "the first answer is no replay");
+    let first = created(answer);
+    let again = w.run(&pc, idem("order-42", &p, &t));
+    assert!(
+        matches!(&again, Ok(Outcome::Replayed(o)) if **o == Outcome::TransactionCreated { transaction_id: first.clone() }),
+        "{again:?}"
+    );
+    let second = created(again);
     assert_eq!(first, second);
     // The same request re-serialized (members in another order) is the same request.
     let reordered: serde_json::Value = serde_json::from_str(&format!(
@@ -69,7 +76,12 @@ fn a_refusal_is_replayed_even_when_the_state_would_now_allow_it() {
     let refused = w.run(&pc, idem("retry-me", &p, &t)).unwrap_err();
     assert_eq!(refused.message(), "You have exceeded the allowed max daily num checks for this merchant");
     w.at("2026-11-24 10:00");
-    assert_eq!(w.run(&pc, idem("retry-me", &p, &t)).unwrap_err(), refused, "the outcome never flips");
+    let again = w.run(&pc, idem("retry-me", &p, &t)).unwrap_err();
+    assert_eq!(again, Refusal::Replayed(Box::new(refused.clone())), "the outcome never flips");
+    assert_eq!(
+        (again.status(), again.message(), again.errors()),
+        (refused.status(), refused.message(), refused.errors())
+    );
     let fresh = created(w.run(&pc, idem("fresh-key", &p, &t)));
     assert_eq!(
         w.history(&p, &pc, &fresh).iter().map(|c| c.status).collect::<Vec<_>>(),

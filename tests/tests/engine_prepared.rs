@@ -178,13 +178,14 @@ fn prepared_batches_answer_as_single_operations() {
         assert_eq!(rendered(got), rendered(want), "operation {i}: {got:?} against {want:?}");
     }
     // The retries replayed the first answer, id included.
-    let id = |r: &Result<Outcome, Refusal>| match r {
+    let id = |r: &Result<Outcome, Refusal>| match r.as_ref().map(Outcome::first) {
         Ok(Outcome::TransactionCreated { transaction_id }) => transaction_id.clone(),
         other => panic!("{other:?}"),
     };
     assert_eq!(id(&answers[8]), id(&answers[9]));
     assert_eq!(id(&answers[14]), id(&answers[15]));
     assert_eq!(rendered(&answers[12]), rendered(&answers[13]), "a refusal replays too");
+    assert!(matches!(&answers[13], Err(Refusal::Replayed(_))), "{:?}", answers[13]);
     // Nothing more was stored on one side than on the other.
     assert_eq!(a.feed(), b.feed());
     assert_eq!(b.w.engine.audit_usage(), Ok(Ok(())));

@@ -46,6 +46,8 @@ export interface EngineRequest {
 export interface EngineResponse {
     status: number;
     body: any;
+    /** Present on the answer to an idempotent request made again. */
+    headers?: { "Idempotent-Replayed": "true" };
 }
 "#;
 
@@ -131,7 +133,7 @@ impl Engine {
     }
 
     /// `engine.request({method, path, query, apiKey, body})` → `{status, body}`,
-    /// exactly as the HTTPS API answers.
+    /// exactly as the HTTPS API answers (with `headers` on a replayed answer).
     #[wasm_bindgen(unchecked_return_type = "EngineResponse")]
     pub fn request(
         &self,

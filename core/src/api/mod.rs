@@ -24,7 +24,7 @@ mod request;
 mod routes;
 
 pub use admit::{Admitted, SMALL_BODY_BYTES};
-pub use render::Response;
+pub use render::{Response, REPLAYED_HEADER};
 pub use request::{form_to_json, FormError, Request, MAX_BODY_BYTES, MAX_FORM_DEPTH};
 
 use crate::engine::{Caller, Engine, Outcome, PreparedOperation, Refusal};

@@ -205,6 +205,7 @@ fn openapi() -> Result<Plan, Refusal> {
     Ok(Plan::Done(super::Response {
         status: 200,
         body: include_str!("../../../docs/openapi.json").to_owned(),
+        replayed: false,
     }))
 }
 

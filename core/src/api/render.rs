@@ -11,21 +11,33 @@ use crate::error::ERROR_TYPE;
 use crate::validation::FieldError;
 
 /// An HTTP status and a JSON body: what every host sends back.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Response {
     /// HTTP status code.
     pub status: u16,
     /// The JSON body.
     pub body: String,
+    /// Whether this answers an idempotent request made again, with what its
+    /// first time answered: an HTTP host adds `Idempotent-Replayed: true`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub replayed: bool,
 }
 
 impl Response {
     /// The JSON form of the response: `{"status": 200, "body": {...}}`.
     pub fn to_json(&self) -> String {
         let body: Value = serde_json::from_str(&self.body).unwrap_or(Value::String(self.body.clone()));
+        if self.replayed {
+            let headers = serde_json::json!({ REPLAYED_HEADER: "true" });
+            return serde_json::json!({"status": self.status, "body": body, "headers": headers}).to_string();
+        }
         serde_json::json!({"status": self.status, "body": body}).to_string()
     }
 }
+
+/// The header an HTTP host adds to a [`Response::replayed`] answer (the JSON
+/// form carries it in `headers`).
+pub const REPLAYED_HEADER: &str = "Idempotent-Replayed";
 
 /// `success` as the spec shows it: a boolean, or the string `"true"` (customers
 /// and status changes).
@@ -59,12 +71,16 @@ fn json<T: Serialize>(value: &T) -> String {
 
 /// A success with a payload.
 pub(crate) fn ok<P: Serialize>(status: u16, success: Success, payload: P) -> Response {
-    Response { status, body: json(&Envelope { success, id: None, payload: Some(payload) }) }
+    Response { status, body: json(&Envelope { success, id: None, payload: Some(payload) }), replayed: false }
 }
 
 /// A success with nothing else (`{"success": "true"}`).
 pub(crate) fn ok_empty(success: Success) -> Response {
-    Response { status: 200, body: json(&Envelope::<()> { success, id: None, payload: None }) }
+    Response {
+        status: 200,
+        body: json(&Envelope::<()> { success, id: None, payload: None }),
+        replayed: false,
+    }
 }
 
 #[derive(Serialize)]
@@ -75,6 +91,7 @@ struct IdPayload<'a> {
 /// Render an operation's outcome.
 pub(crate) fn outcome(o: &Outcome) -> Response {
     match o {
+        Outcome::Replayed(first) => Response { replayed: true, ..outcome(first) },
         Outcome::TransactionCreated { transaction_id } => {
             ok(201, Success::Bool, IdPayload { id: transaction_id })
         }
@@ -83,6 +100,7 @@ pub(crate) fn outcome(o: &Outcome) -> Response {
         Outcome::MerchantSubmitted { merchant_id } => Response {
             status: 201,
             body: json(&Envelope::<()> { success: Success::Bool, id: Some(merchant_id), payload: None }),
+            replayed: false,
         },
         Outcome::TransactionVoided { transaction_id } => {
             ok(200, Success::Bool, serde_json::json!({"id": transaction_id, "status": "voided"}))
@@ -160,7 +178,7 @@ pub(crate) fn status_page(page: &StatusPage) -> Response {
 
 /// `GET /events[/{pointer}]`: the spec's own shape, no envelope.
 pub(crate) fn events_page(page: &EventsPage) -> Response {
-    Response { status: 200, body: json(page) }
+    Response { status: 200, body: json(page), replayed: false }
 }
 
 /// `GET /admin/return-rates`: `{success: true, payload: [per merchant]}`.
@@ -193,6 +211,7 @@ struct AuthRefusalBody<'a> {
 /// problems.
 pub(crate) fn refusal(f: &Refusal) -> Response {
     match f {
+        Refusal::Replayed(first) => Response { replayed: true, ..refusal(first) },
         Refusal::Authentication | Refusal::PartnerIdRequired => Response {
             status: 401,
             body: json(&AuthRefusalBody {
@@ -200,6 +219,7 @@ pub(crate) fn refusal(f: &Refusal) -> Response {
                 message: crate::error::AUTHENTICATION_FAILED,
                 errors: f.errors(),
             }),
+            replayed: false,
         },
         Refusal::Refused { error, errors, .. } => Response {
             status: f.status(),
@@ -210,6 +230,7 @@ pub(crate) fn refusal(f: &Refusal) -> Response {
                 error_type: ERROR_TYPE,
                 errors,
             }),
+            replayed: false,
         },
     }
 }

@@ -151,8 +151,8 @@ pub(crate) fn run(
             return Err(Refusal::conflict(AchError::AlreadySubmitted, "idempotency_key", msg).into());
         }
         return match stored.answer {
-            Ok(outcome) => Ok(Applied::Done(outcome)),
-            Err(refusal) => Err(refusal.into()),
+            Ok(outcome) => Ok(Applied::Done(Outcome::Replayed(Box::new(outcome)))),
+            Err(refusal) => Err(Refusal::Replayed(Box::new(refusal)).into()),
         };
     }
     let result = apply(cx);

@@ -160,4 +160,19 @@ pub enum Outcome {
         /// What ran.
         progress: Progress,
     },
+    /// An idempotent request made again: what it answered the first time
+    /// (hosts add `Idempotent-Replayed: true`). Never stored.
+    #[serde(skip)]
+    Replayed(Box<Outcome>),
+}
+
+impl Outcome {
+    /// What the operation answered the first time it ran (itself, but for a
+    /// [`Outcome::Replayed`]).
+    pub fn first(&self) -> &Outcome {
+        match self {
+            Outcome::Replayed(first) => first.first(),
+            other => other,
+        }
+    }
 }

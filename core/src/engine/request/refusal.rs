@@ -19,6 +19,10 @@ pub enum Refusal {
     /// `partner_id`, so the client knows what to add. (A wrong `partner_id` is
     /// [`Refusal::Authentication`]: which partner a key belongs to is never told.)
     PartnerIdRequired,
+    /// An idempotent request made again: the refusal it got the first time
+    /// (hosts add `Idempotent-Replayed: true`). Never stored.
+    #[serde(skip)]
+    Replayed(Box<Refusal>),
     /// A catalogued refusal.
     Refused {
         /// The envelope message.
@@ -94,9 +98,19 @@ impl Refusal {
         self
     }
 
+    /// What the request was refused the first time it was made (itself,
+    /// but for a [`Refusal::Replayed`]).
+    pub fn first(&self) -> &Refusal {
+        match self {
+            Refusal::Replayed(first) => first.first(),
+            other => other,
+        }
+    }
+
     /// The envelope message.
     pub fn message(&self) -> String {
         match self {
+            Refusal::Replayed(first) => first.message(),
             Refusal::Authentication | Refusal::PartnerIdRequired => AUTHENTICATION_FAILED.to_owned(),
             Refusal::Refused { error, .. } => error.to_string(),
         }
@@ -107,6 +121,7 @@ impl Refusal {
     /// status it was given.
     pub fn status(&self) -> u16 {
         match self {
+            Refusal::Replayed(first) => first.status(),
             Refusal::Authentication | Refusal::PartnerIdRequired => 401,
             Refusal::Refused { error, .. } if error.has_one_status() => error.http_status(),
             Refusal::Refused { status, .. } => *status,
@@ -116,6 +131,7 @@ impl Refusal {
     /// The catalogue error, if any (none for authentication).
     pub fn error(&self) -> Option<&AchError> {
         match self {
+            Refusal::Replayed(first) => first.error(),
             Refusal::Authentication | Refusal::PartnerIdRequired => None,
             Refusal::Refused { error, .. } => Some(error),
         }
@@ -124,6 +140,7 @@ impl Refusal {
     /// Field problems.
     pub fn errors(&self) -> &[FieldError] {
         match self {
+            Refusal::Replayed(first) => first.errors(),
             Refusal::Authentication => &[],
             Refusal::PartnerIdRequired => PARTNER_ID_REQUIRED.as_slice(),
             Refusal::Refused { errors, .. } => errors,
