@@ -100,6 +100,20 @@ struct Return {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
+struct SimulatedReturn {
+    return_code: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SimulatedNotice {
+    change_code: String,
+    #[serde(default)]
+    corrected_data: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct ClockSetting {
     now: String,
 }
@@ -244,6 +258,25 @@ pub(crate) fn plan(e: Endpoint, params: &[String], req: &Request) -> Result<Oper
                 transaction_id: r.transaction_id,
                 return_code: r.return_code,
                 return_date,
+            }
+        }
+        Endpoint::AdminSimulateReturn => {
+            let r: SimulatedReturn = typed_body(req)?;
+            Operation::RecordReturn { transaction_id: param(), return_code: r.return_code, return_date: None }
+        }
+        Endpoint::AdminSimulateNotice => {
+            let n: SimulatedNotice = typed_body(req)?;
+            let code = n.change_code.as_bytes();
+            if !(code.len() == 3 && code[0] == b'C' && code[1..].iter().all(u8::is_ascii_digit)) {
+                return Err(invalid("change_code", "change_code must be C and two digits (C01)"));
+            }
+            if n.corrected_data.len() > 29 || !n.corrected_data.is_ascii() {
+                return Err(invalid("corrected_data", "corrected_data must be at most 29 ASCII characters"));
+            }
+            Operation::SimulateNotice {
+                transaction_id: param(),
+                change_code: n.change_code,
+                corrected_data: n.corrected_data,
             }
         }
         Endpoint::AdminMerchantSettings => {

@@ -60,6 +60,9 @@ fn plan_confirmed(engine: &Engine, admitted: Admitted, req: &Request) -> Result<
     let param = |i: usize| params.get(i).cloned().unwrap_or_default();
     let execute = |prepared| Ok(Plan::Execute { caller: caller.clone(), prepared: Box::new(prepared) });
     if endpoint.is_admin() {
+        if endpoint.is_simulation() && !engine.is_sandbox() {
+            return Err(super::routes::unknown_endpoint(&req.method, &req.path));
+        }
         if let Some(answer) = admin::read(engine, endpoint, &params, req)? {
             return Ok(Plan::Done(answer));
         }

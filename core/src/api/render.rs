@@ -129,6 +129,11 @@ pub(crate) fn outcome(o: &Outcome) -> Response {
         Outcome::ReturnRecorded { transaction_id, .. } => {
             ok(200, Success::Bool, IdPayload { id: transaction_id })
         }
+        Outcome::NoticeApplied { transaction_id, customer_updated } => ok(
+            200,
+            Success::Bool,
+            serde_json::json!({"id": transaction_id, "customer_updated": customer_updated}),
+        ),
         Outcome::DirectoryLoaded { records } => {
             ok(200, Success::Bool, serde_json::json!({"records": records}))
         }

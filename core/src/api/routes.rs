@@ -63,9 +63,16 @@ pub(crate) enum Endpoint {
     Merchant,
     Merchants,
     Customer,
+    AdminSimulateReturn,
+    AdminSimulateNotice,
 }
 
 impl Endpoint {
+    /// Whether an endpoint simulates the bank (a sandbox engine's only).
+    pub(crate) fn is_simulation(self) -> bool {
+        matches!(self, Endpoint::AdminSimulateReturn | Endpoint::AdminSimulateNotice)
+    }
+
     /// Whether an endpoint belongs to the operator plane.
     pub(crate) fn is_admin(self) -> bool {
         matches!(
@@ -101,6 +108,8 @@ impl Endpoint {
                 | Endpoint::AdminReject
                 | Endpoint::AdminRiskReport
                 | Endpoint::AdminExposure
+                | Endpoint::AdminSimulateReturn
+                | Endpoint::AdminSimulateNotice
         )
     }
 }
@@ -161,6 +170,8 @@ pub(super) const ROUTES: &[(&str, &str, Endpoint)] = &[
     ("POST", "/admin/reviews/{}/reject", Endpoint::AdminReject),
     ("GET", "/admin/risk-report", Endpoint::AdminRiskReport),
     ("GET", "/admin/merchants/{}/exposure", Endpoint::AdminExposure),
+    ("POST", "/admin/simulations/transactions/{}/return", Endpoint::AdminSimulateReturn),
+    ("POST", "/admin/simulations/transactions/{}/notification-of-change", Endpoint::AdminSimulateNotice),
 ];
 
 /// The path's parameters if it matches `pattern`.

@@ -116,6 +116,14 @@ fn run_plain(cx: &mut WriteContext<'_, '_>, caller: &Caller, op: Operation) -> R
             done(transactions::record_return(cx, &transaction_id, &return_code, return_date)?)
         }
         Operation::SetClock { now } => done(schedule::set_clock(cx, now)?),
+        Operation::SimulateNotice { transaction_id, change_code, corrected_data } => {
+            done(crate::engine::settlement::bank_files::simulate_notice(
+                cx,
+                &transaction_id,
+                &change_code,
+                &corrected_data,
+            )?)
+        }
         Operation::SetRiskRules { update } => done(crate::engine::risk::rules::set(cx, update)?),
         Operation::DecideReview { transaction_id, release: true, note } => {
             done(crate::engine::lifecycle::review_decisions::release(cx, &transaction_id, note)?)

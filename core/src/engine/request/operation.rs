@@ -166,6 +166,17 @@ pub enum Operation {
         /// The file's bytes.
         bytes: Vec<u8>,
     },
+    /// Operator, sandbox only: apply a notification of change to an
+    /// originated transaction, exactly as one in a bank's file would be.
+    SimulateNotice {
+        /// The transaction.
+        transaction_id: String,
+        /// `C` and two digits.
+        change_code: String,
+        /// The corrected data as the bank sends it (the 29-character field of
+        /// the `98` addenda, read with the change code's layout).
+        corrected_data: String,
+    },
     /// Operator, sandbox only: set the clock and run everything due up to it.
     SetClock {
         /// The new instant (never earlier than the current one).

@@ -160,6 +160,13 @@ pub enum Outcome {
         /// What ran.
         progress: Progress,
     },
+    /// A notification of change was applied (a sandbox simulation).
+    NoticeApplied {
+        /// The transaction it corrects.
+        transaction_id: String,
+        /// Whether the transaction's stored customer was updated.
+        customer_updated: bool,
+    },
     /// An idempotent request made again: what it answered the first time
     /// (hosts add `Idempotent-Replayed: true`). Never stored.
     #[serde(skip)]

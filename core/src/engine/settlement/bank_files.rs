@@ -18,12 +18,13 @@ use serde::{Deserialize, Serialize};
 use crate::engine::feeds::changes;
 use crate::engine::rows::records::{CustomerRecord, NoticeRecord, TransactionRecord};
 use crate::engine::tenancy::customers;
-use crate::engine::{Outcome, Stop, WriteContext};
+use crate::engine::{Outcome, Refusal, Stop, WriteContext};
 use crate::lifecycle::State;
 use crate::model::{AccountType, BankAccount};
 use crate::nacha::{Correction, Inbound, InboundNotice, InboundReturn};
 use crate::storage::{StorageError, Table};
 use crate::validation::{FieldError, ProblemCode};
+use crate::AchError;
 
 /// What ingesting a file did, entry by entry.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -160,15 +161,29 @@ fn apply_notice(cx: &mut WriteContext<'_, '_>, n: &InboundNotice) -> Result<Coun
         return Ok(Counted::Already);
     }
     let Some(t) = by_trace(cx, &n.original_trace)? else { return Ok(Counted::Unmatched) };
-    let (routing, account, account_type, text) = parts(&n.correction);
+    notice(cx, &t, (&n.change_code, &n.correction), &n.trace)?;
+    cx.write.put_raw(Table::Inbound, &marker, t.id.as_bytes())?;
+    Ok(Counted::Applied)
+}
+
+/// Apply the notification of change `(change_code, correction)` to `t`
+/// (`trace`: the notification's own): its customer corrected, the notice
+/// event, the account validations it touches. Whether the customer changed.
+fn notice(
+    cx: &mut WriteContext<'_, '_>,
+    t: &TransactionRecord,
+    (change_code, correction): (&str, &Correction),
+    trace: &str,
+) -> Result<bool, Stop> {
+    let (routing, account, account_type, text) = parts(correction);
     let customer_updated = match (&t.customer_id, text) {
         (Some(id), None) => update_customer(cx, id, routing, account, account_type)?,
         _ => false,
     };
-    let sealed_for = format!("{}/{}", t.id, n.trace);
+    let sealed_for = format!("{}/{}", t.id, trace);
     let seal = |plain: &str| cx.engine.cipher.encrypt(plain.as_bytes(), sealed_for.as_bytes());
     let record = NoticeRecord {
-        change_code: n.change_code.clone(),
+        change_code: change_code.to_owned(),
         routing_number: routing.map(str::to_owned),
         account_sealed: account.map(seal),
         account_type,
@@ -178,14 +193,37 @@ fn apply_notice(cx: &mut WriteContext<'_, '_>, n: &InboundNotice) -> Result<Coun
         sealed_for: sealed_for.clone(),
     };
     let now = cx.now;
-    changes::record_notice(cx, &t, &record, now)?;
+    changes::record_notice(cx, t, &record, now)?;
     let corrected = match (&t.customer_id, customer_updated) {
         (Some(id), true) => crate::engine::tenancy::customers::fingerprint_of(cx, &t.partner_id, id)?,
         _ => None,
     };
-    crate::engine::verification::web_debit::after_notice(cx, &t, &n.change_code, corrected.as_deref())?;
-    cx.write.put_raw(Table::Inbound, &marker, t.id.as_bytes())?;
-    Ok(Counted::Applied)
+    crate::engine::verification::web_debit::after_notice(cx, t, change_code, corrected.as_deref())?;
+    Ok(customer_updated)
+}
+
+/// Operator, sandbox only: a notification of change for the originated
+/// transaction `id`, applied as one in a bank's file would be. Its own trace
+/// is `sim` and random characters (no bank file carries one).
+pub(crate) fn simulate_notice(
+    cx: &mut WriteContext<'_, '_>,
+    id: &str,
+    change_code: &str,
+    corrected_data: &str,
+) -> Result<Outcome, Stop> {
+    crate::engine::settlement::schedule::sandbox_only(cx)?;
+    let now = cx.now;
+    crate::engine::settlement::schedule::catch_up(cx, now, None)?;
+    let t = crate::engine::lifecycle::transactions::load(cx, None, id)?;
+    if matches!(t.state, State::Pending | State::Voided) {
+        let msg =
+            format!("a notification of change answers an originated entry; this one is {}", t.state.name());
+        return Err(Refusal::conflict(AchError::FailedToAccept, "transaction_id", msg).into());
+    }
+    let correction = Correction::parse(change_code, corrected_data);
+    let trace = format!("sim{}", crate::ids::random_alphanumeric(12));
+    let customer_updated = notice(cx, &t, (change_code, &correction), &trace)?;
+    Ok(Outcome::NoticeApplied { transaction_id: t.id, customer_updated })
 }
 
 /// Apply a correction to a stored customer (not deleted): whether it changed.

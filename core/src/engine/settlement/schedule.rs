@@ -284,6 +284,17 @@ fn settle(cx: &mut WriteContext<'_, '_>, id: &str, at: DateTime<Utc>) -> Result<
     Ok(true)
 }
 
+/// Refuse an operation a production engine does not have (404, as the
+/// router answers its path there).
+pub(crate) fn sandbox_only(cx: &WriteContext<'_, '_>) -> Result<(), Stop> {
+    if cx.engine.sandbox {
+        return Ok(());
+    }
+    let msg = "this simulation exists only on a sandbox engine";
+    Err(Refusal::problem_with_status(AchError::FailedToAccept, 404, "path", ProblemCode::NotFound, msg)
+        .into())
+}
+
 /// Sandbox: move the clock to `now` (never backwards) and run everything due.
 pub(crate) fn set_clock(cx: &mut WriteContext<'_, '_>, now: DateTime<Utc>) -> Result<Outcome, Stop> {
     if !cx.engine.sandbox {
