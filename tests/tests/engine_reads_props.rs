@@ -110,3 +110,63 @@ fn a_walk_while_another_thread_creates_lists_each_earlier_transaction_once() {
     assert!(wanted.len() >= 300);
     assert_eq!(listed, wanted);
 }
+
+/// One create of a batch: its partner (0 or 1) and merchant (0 or 1).
+fn batch_creates() -> impl Strategy<Value = Vec<(usize, usize)>> {
+    prop::collection::vec((0..2usize, 0..2usize), 1..40)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+
+    /// Creates committed in batches (rows packed per owner and batch) and
+    /// one at a time (a row each), interleaved: every walk of every list
+    /// gives each of its transactions once, newest first.
+    #[test]
+    fn walks_over_packed_and_single_rows_give_each_transaction_once(
+        batches in prop::collection::vec(batch_creates(), 1..6),
+        singles in prop::collection::vec((0..2usize, 0..2usize), 0..10),
+        limit in 1..9usize,
+    ) {
+        let w = World::new("2026-11-23 10:00");
+        w.screening_off();
+        let partners = [w.partner(), w.partner()];
+        let merchants: Vec<[String; 2]> = partners
+            .iter()
+            .map(|(p, pc)| [w.merchant(p, pc, &["PPD"]).0, w.merchant(p, pc, &["PPD"]).0])
+            .collect();
+        let mut made: Vec<(usize, usize, String)> = Vec::new();
+        let op = |p: usize, m: usize| {
+            let (pid, pc) = &partners[p];
+            let body = ach_tests::world::partner_transaction(pid, &merchants[p][m], "debit", "1.00");
+            (pc.clone(), ach_core::engine::Operation::CreateTransaction { partner_id: pid.clone(), body: ach_tests::world::body(&body) })
+        };
+        let mut singles = singles.into_iter();
+        for batch in &batches {
+            let answers = w.engine.execute_batch(batch.iter().map(|&(p, m)| op(p, m)).collect());
+            for (answer, &(p, m)) in answers.iter().zip(batch) {
+                match answer.as_ref().map(ach_core::engine::Outcome::first) {
+                    Ok(ach_core::engine::Outcome::TransactionCreated { transaction_id }) => made.push((p, m, transaction_id.clone())),
+                    other => panic!("{other:?}"),
+                }
+            }
+            if let Some((p, m)) = singles.next() {
+                made.push((p, m, w.debit(&partners[p].0, &partners[p].1, &merchants[p][m], "1.00")));
+            }
+        }
+        for (p, (pid, pc)) in partners.iter().enumerate() {
+            for merchant in [None, Some(0), Some(1)] {
+                let f = filter(merchant.map(|m| merchants[p][m].as_str()), limit);
+                let listed = walk_with(&w, (pid, pc), f, |_| {});
+                let mut wanted: Vec<String> = made
+                    .iter()
+                    .filter(|(q, m, _)| *q == p && merchant.is_none_or(|x| x == *m))
+                    .map(|(_, _, id)| id.clone())
+                    .collect();
+                wanted.sort();
+                wanted.reverse();
+                prop_assert_eq!(listed, wanted);
+            }
+        }
+    }
+}

@@ -63,7 +63,7 @@ pub(crate) fn pending(
 /// Store a new Pending transaction, index it for its cut-off, report it.
 pub(crate) fn insert(cx: &mut WriteContext<'_, '_>, record: &TransactionRecord) -> Result<(), Stop> {
     cx.write.put(Table::Transactions, record.id.as_bytes(), record)?;
-    listings::add_transaction(cx, record)?;
+    listings::add_transaction(cx, record);
     index_pending(cx, record)?;
     changes::record_change(cx, record, cx.now)?;
     Ok(())
@@ -81,7 +81,7 @@ pub(crate) fn insert_screened(
 ) -> Result<(), Stop> {
     let (on, tripped) = screening::screen(cx, merchant, record, account_print)?;
     cx.write.put(Table::Transactions, record.id.as_bytes(), record)?;
-    listings::add_transaction(cx, record)?;
+    listings::add_transaction(cx, record);
     if tripped.is_empty() {
         index_pending(cx, record)?;
     }

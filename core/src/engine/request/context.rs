@@ -34,6 +34,9 @@ pub(crate) struct WriteContext<'a, 'tx> {
     pub batch_flags: FastMap<Vec<u8>, u8>,
     /// While a catch-up runs: its feed entries, gathered into packed rows.
     pub feed_rows: Option<crate::engine::feeds::feed_rows::FeedRows>,
+    /// The new transactions' list entries, written as packed rows by
+    /// [`WriteContext::finish`].
+    pub listings: crate::engine::rows::listings::NewListings,
     /// In a request batch: its creates' pending index entries, gathered
     /// into packed rows (`packed_index.rs`).
     pub pending_rows: Option<crate::engine::rows::packed_index::PackedIndex>,
@@ -76,6 +79,7 @@ impl<'a, 'tx> WriteContext<'a, 'tx> {
             batch_flags: FastMap::default(),
             feed_rows: None,
             pending_rows: None,
+            listings: Default::default(),
             last_txn: HashMap::new(),
             directory_epoch: None,
             window_row: Vec::new(),
@@ -115,6 +119,7 @@ impl<'a, 'tx> WriteContext<'a, 'tx> {
         crate::engine::multiprocess::window_log::write_row(&mut self)?;
         self.usage.write_back(self.write)?;
         self.counter_rows.write_back(self.write)?;
+        self.listings.write(self.write)?;
         for (partner_id, (_, id)) in &self.last_txn {
             self.write.put_raw(Table::Meta, &row_keys::last_transaction(partner_id), id.as_bytes())?;
         }
