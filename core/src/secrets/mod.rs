@@ -64,7 +64,7 @@ pub use api_keys::{verify, ApiKey, KeyHash, KeyKind, KEY_BODY_LEN};
 pub use cipher::{Cipher, EncryptionKey};
 pub use files::{load_or_create_secret_file, replace_secret_file};
 pub use fingerprint::Fingerprinter;
-pub use pointer::{PointerCodec, POINTER_LEN};
+pub use pointer::{PointerCodec, MAX_CURSOR_POSITION, POINTER_LEN};
 
 /// What can go wrong with secrets: reading or writing a key file, a key file with the
 /// wrong content, or a sealed value that does not decrypt.
