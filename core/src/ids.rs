@@ -29,6 +29,8 @@ pub enum IdKind {
     Partner,
     /// `val_`: an account validation.
     Validation,
+    /// `whe_`: a webhook endpoint.
+    WebhookEndpoint,
 }
 
 impl IdKind {
@@ -40,6 +42,7 @@ impl IdKind {
             IdKind::Merchant => "mer_",
             IdKind::Partner => "par_",
             IdKind::Validation => "val_",
+            IdKind::WebhookEndpoint => "whe_",
         }
     }
 }

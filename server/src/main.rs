@@ -39,6 +39,7 @@ mod tasks;
 mod tls;
 mod validate;
 mod web;
+mod webhooks;
 mod write_timeout;
 mod writer;
 

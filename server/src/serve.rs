@@ -87,6 +87,11 @@ pub struct ServeArgs {
     /// stands later resumes there: the clock never moves back.
     #[arg(long, value_name = "INSTANT", requires = "sandbox")]
     sandbox_start: Option<String>,
+    /// Take webhook endpoints at http:// URLs and private or loopback
+    /// addresses, and deliver to them (a sandbox always does): for a
+    /// receiver inside the operator's own network.
+    #[arg(long)]
+    webhook_allow_private: bool,
     /// Load this FedACH directory file (FedACHdir.txt) before listening. It is
     /// stored in the database: later starts without the flag keep it, and POST
     /// /admin/routing still replaces it. Without it and without a stored one,
@@ -183,7 +188,7 @@ fn serve(args: ServeArgs) -> Result<(), String> {
     let served = runtime.block_on(ach_core::nonblocking::Marked::new(listen_and_serve(
         [(app, listen), (admin, admin_listen)],
         tls.config,
-        args.sandbox,
+        (args.sandbox, args.sandbox || args.webhook_allow_private),
         limits,
     )));
     // Waits for the router's blocking reads still running; drops every task.
@@ -196,7 +201,8 @@ fn serve(args: ServeArgs) -> Result<(), String> {
 /// now), else the system clock.
 fn engine_options(args: &ServeArgs) -> Result<EngineOptions, String> {
     if !args.sandbox {
-        return Ok(EngineOptions::system());
+        let options = EngineOptions::system();
+        return Ok(if args.webhook_allow_private { options.with_private_webhooks() } else { options });
     }
     let start = match args.sandbox_start.as_deref() {
         None => chrono::Utc::now(),
@@ -382,7 +388,7 @@ const SEND_BUFFER: usize = 128 * 1024;
 async fn listen_and_serve(
     [(app, listen), (admin, admin_listen)]: [(Arc<App>, SocketAddr); 2],
     config: Arc<rustls::ServerConfig>,
-    sandbox: bool,
+    (sandbox, webhooks_private): (bool, bool),
     limits: ConnectionLimits,
 ) -> Result<(), String> {
     // Signals first: a SIGTERM right after the "listening" line is a clean stop.
@@ -396,6 +402,9 @@ async fn listen_and_serve(
     let (listener, local) = bind(listen).await?;
     let (stop_ticker, stopped) = watch::channel(false);
     let ticker = (!sandbox).then(|| crate::tasks::spawn(tick(Arc::clone(&app.engine), stopped.clone())));
+    let sender = crate::webhooks::Sender::new(webhooks_private);
+    let deliveries =
+        crate::tasks::spawn(crate::webhooks::run(Arc::clone(&app.engine), sender, stopped.clone()));
     info!(address = %admin_local, "operator plane listening");
     say(&format!("operator plane on https://{admin_local}"));
     if let Some(why) = beyond_loopback(admin_local) {
@@ -436,6 +445,9 @@ async fn listen_and_serve(
     if let Some(ticker) = ticker {
         let _ = ticker.await;
     }
+    // A delivery in flight is recorded by no one: it is due again after its
+    // lease, with the same webhook-id.
+    deliveries.abort();
     drop(app);
     drop(admin);
     Ok(())

@@ -19,3 +19,14 @@ where
 {
     tokio::spawn(Marked::new(future))
 }
+
+/// Spawn `future` into `set` on the runtime's async workers, every poll of
+/// it marked.
+#[allow(clippy::disallowed_methods)]
+pub fn spawn_in<F>(set: &mut tokio::task::JoinSet<F::Output>, future: F)
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    set.spawn(Marked::new(future));
+}

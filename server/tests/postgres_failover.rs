@@ -7,6 +7,8 @@
 //! without a restart. Runs when `ACH_TEST_POSTGRES` (the multi-host string)
 //! and `ACH_TEST_PG_DIR` (the directory `scripts/postgres-up` made) are set:
 //! the last step of tests/postgres/suites.sh, since it loses the primary.
+// The tests' tasks are clients, not the server's async workers.
+#![allow(clippy::disallowed_methods)]
 #![allow(clippy::unwrap_used)]
 
 use std::collections::HashMap;

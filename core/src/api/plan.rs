@@ -95,6 +95,55 @@ fn plan_confirmed(engine: &Engine, admitted: Admitted, req: &Request) -> Result<
         | Endpoint::Merchant
         | Endpoint::Merchants
         | Endpoint::Customer => with_data(req, |data, _| read(engine, endpoint, &caller, &param(0), data)),
+        Endpoint::WebhookEndpoints => {
+            let partner = with_data(req, |data, _| partner_id(data, &caller))?;
+            let endpoints = engine.webhook_endpoints(&caller, &partner)?;
+            Ok(Plan::Done(render::data(serde_json::json!({ "endpoints": endpoints }))))
+        }
+        Endpoint::WebhookDeliveries => {
+            let partner = with_data(req, |data, _| partner_id(data, &caller))?;
+            let deliveries = engine.webhook_deliveries(&caller, &partner, &param(0))?;
+            Ok(Plan::Done(render::data(serde_json::json!({ "deliveries": deliveries }))))
+        }
+        // Webhook endpoints answer secrets: never idempotent (an answer kept
+        // for a retry would keep the secret).
+        Endpoint::CreateWebhook
+        | Endpoint::DeleteWebhook
+        | Endpoint::RotateWebhookSecret
+        | Endpoint::RetryWebhookDelivery => {
+            let operation = with_data(req, |data, bytes| {
+                let partner_id = partner_id(data, &caller)?;
+                Ok(match endpoint {
+                    Endpoint::CreateWebhook => {
+                        let body: NewEndpoint = serde_json::from_slice(bytes).map_err(|e| {
+                            Refusal::problem(
+                                AchError::FailedToAccept,
+                                "",
+                                crate::validation::ProblemCode::InvalidValue,
+                                super::detail(e.to_string()),
+                            )
+                        })?;
+                        Operation::CreateWebhookEndpoint {
+                            partner_id,
+                            url: body.url,
+                            event_types: body.event_types,
+                        }
+                    }
+                    Endpoint::DeleteWebhook => {
+                        Operation::DeleteWebhookEndpoint { partner_id, endpoint_id: param(0) }
+                    }
+                    Endpoint::RotateWebhookSecret => {
+                        Operation::RotateWebhookSecret { partner_id, endpoint_id: param(0) }
+                    }
+                    _ => Operation::RetryWebhookDelivery {
+                        partner_id,
+                        endpoint_id: param(0),
+                        delivery_id: param(1),
+                    },
+                })
+            })?;
+            execute(engine.prepare(operation))
+        }
         Endpoint::StatusChanges => {
             let partner = with_data(req, |data, _| partner_id(data, &caller))?;
             let pointer = params.first().map_or("0", String::as_str);
@@ -130,6 +179,14 @@ fn plan_confirmed(engine: &Engine, admitted: Admitted, req: &Request) -> Result<
         })
         .and_then(execute),
     }
+}
+
+/// `POST /webhook-endpoints`'s body.
+#[derive(serde::Deserialize)]
+struct NewEndpoint {
+    url: String,
+    #[serde(default)]
+    event_types: Option<Vec<String>>,
 }
 
 /// A partner's or a merchant's read of its own data.

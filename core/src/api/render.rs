@@ -129,6 +129,12 @@ pub(crate) fn outcome(o: &Outcome) -> Response {
         Outcome::ReturnRecorded { transaction_id, .. } => {
             ok(200, Success::Bool, IdPayload { id: transaction_id })
         }
+        Outcome::WebhookEndpointCreated { endpoint } => ok(201, Success::Bool, endpoint),
+        Outcome::WebhookSecretRotated { endpoint } => ok(200, Success::Bool, endpoint),
+        Outcome::WebhookEndpointDeleted { id } => {
+            ok(200, Success::Bool, serde_json::json!({"id": id, "deleted": true}))
+        }
+        Outcome::WebhookRetryScheduled { delivery } => ok(200, Success::Bool, delivery),
         Outcome::NoticeApplied { transaction_id, customer_updated } => ok(
             200,
             Success::Bool,

@@ -65,6 +65,12 @@ pub(crate) enum Endpoint {
     Customer,
     AdminSimulateReturn,
     AdminSimulateNotice,
+    CreateWebhook,
+    WebhookEndpoints,
+    DeleteWebhook,
+    RotateWebhookSecret,
+    WebhookDeliveries,
+    RetryWebhookDelivery,
 }
 
 impl Endpoint {
@@ -135,6 +141,12 @@ pub(super) const ROUTES: &[(&str, &str, Endpoint)] = &[
     ("GET", "/status-changes/{?}", Endpoint::StatusChanges),
     ("GET", "/events/{?}", Endpoint::Events),
     ("GET", "/institutions/{}", Endpoint::Institution),
+    ("POST", "/webhook-endpoints", Endpoint::CreateWebhook),
+    ("GET", "/webhook-endpoints", Endpoint::WebhookEndpoints),
+    ("DELETE", "/webhook-endpoints/{}", Endpoint::DeleteWebhook),
+    ("POST", "/webhook-endpoints/{}/rotate-secret", Endpoint::RotateWebhookSecret),
+    ("GET", "/webhook-endpoints/{}/deliveries", Endpoint::WebhookDeliveries),
+    ("POST", "/webhook-endpoints/{}/deliveries/{}/retry", Endpoint::RetryWebhookDelivery),
     ("GET", "/categories", Endpoint::Categories),
     ("GET", "/openapi.json", Endpoint::OpenApi),
     ("GET", "/healthz", Endpoint::Health),

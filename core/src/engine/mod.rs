@@ -25,6 +25,11 @@ mod settlement;
 mod tenancy;
 mod verification;
 mod views;
+mod webhooks;
+pub use webhooks::address::is_public as is_public_address;
+pub use webhooks::deliveries::{Delivery, DeliveryStatus, TryResult, WebhookAttempt, RETRY_AFTER};
+pub use webhooks::endpoints::EndpointView;
+pub use webhooks::signature::{secret_key, signature as webhook_signature};
 
 use std::path::Path;
 use std::sync::{Arc, Mutex, RwLock};
@@ -86,6 +91,8 @@ pub struct Engine {
     duplicate_window: chrono::Duration,
     /// The screening rules until the operator stores some.
     default_risk_rules: crate::model::RiskRules,
+    /// Whether webhook endpoints may be private or loopback addresses.
+    webhook_allow_private: bool,
     /// The duplicate window in memory; locked for the whole of every write
     /// transaction (see `window.rs`).
     window: Mutex<risk::window::Window>,
@@ -163,6 +170,7 @@ impl Engine {
             fingerprints,
             duplicate_window: options.duplicate_window.unwrap_or_else(risk::duplicates::default_window),
             default_risk_rules: options.risk_rules.unwrap_or_default(),
+            webhook_allow_private: options.webhook_allow_private || options.sandbox,
             window: Mutex::default(),
             pointers: PointerCodec::new(&secret_bytes),
             directory: RwLock::new(Arc::new(directory)),

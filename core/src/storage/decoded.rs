@@ -27,9 +27,14 @@ struct Entry {
 }
 
 /// Decoded records of every table, by key.
-#[derive(Default)]
 pub(crate) struct DecodedRecords {
     tables: Mutex<[HashMap<Vec<u8>, Entry>; Table::ALL.len()]>,
+}
+
+impl Default for DecodedRecords {
+    fn default() -> Self {
+        DecodedRecords { tables: Mutex::new(std::array::from_fn(|_| HashMap::new())) }
+    }
 }
 
 impl DecodedRecords {

@@ -26,7 +26,7 @@ pub(crate) struct RedbWrite<'tx> {
 impl<'tx> RedbWrite<'tx> {
     /// The tables of `tx`, none opened yet.
     pub(crate) fn new(tx: &'tx WriteTransaction) -> RedbWrite<'tx> {
-        RedbWrite { tx, open: RefCell::new(Default::default()) }
+        RedbWrite { tx, open: RefCell::new(std::array::from_fn(|_| None)) }
     }
 
     /// How many tables are open.

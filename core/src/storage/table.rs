@@ -80,6 +80,17 @@ pub(crate) enum Table {
     /// review, a return), by transaction id: its history's last entry
     /// (`engine/views/history.rs`).
     Endings,
+    /// Webhook endpoints: (partner, 0, endpoint id) → the endpoint, its
+    /// secrets sealed (`engine/webhooks/endpoints.rs`).
+    WebhookEndpoints,
+    /// How far each endpoint has taken each merchant's events feed:
+    /// (endpoint id, 0, merchant id) → the last position (8 bytes).
+    WebhookCursors,
+    /// Each endpoint's deliveries: (endpoint id, 0, delivery id) → the
+    /// delivery: status, attempts, next try (`engine/webhooks/deliveries.rs`).
+    WebhookDeliveries,
+    /// Deliveries due: (instant, endpoint id, 0, delivery id) → nothing.
+    WebhookDue,
 }
 
 impl Table {
@@ -133,6 +144,10 @@ impl Table {
             Table::RiskDays => "risk_days",
             Table::Listings => "listings",
             Table::Endings => "endings",
+            Table::WebhookEndpoints => "webhook_endpoints",
+            Table::WebhookCursors => "webhook_cursors",
+            Table::WebhookDeliveries => "webhook_deliveries",
+            Table::WebhookDue => "webhook_due",
         }
     }
 
@@ -140,7 +155,7 @@ impl Table {
         TableDefinition::new(self.name())
     }
 
-    pub(super) const ALL: [Table; 31] = [
+    pub(super) const ALL: [Table; 35] = [
         Table::Meta,
         Table::Partners,
         Table::Merchants,
@@ -172,5 +187,9 @@ impl Table {
         Table::RiskDays,
         Table::Listings,
         Table::Endings,
+        Table::WebhookEndpoints,
+        Table::WebhookCursors,
+        Table::WebhookDeliveries,
+        Table::WebhookDue,
     ];
 }

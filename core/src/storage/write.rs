@@ -50,7 +50,7 @@ impl<'tx> Write<'tx> {
         Write {
             kv,
             credentials: std::cell::Cell::new(false),
-            cache: RefCell::default(),
+            cache: RefCell::new(std::array::from_fn(|_| Default::default())),
             records: None,
             write_cache: None,
             sync: durability::new_commit(),

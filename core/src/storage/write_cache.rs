@@ -49,7 +49,6 @@ pub(crate) struct WriteCache {
 }
 
 /// Known keys and ranges, by table.
-#[derive(Default)]
 pub(crate) struct Known {
     /// A write transaction began and has not ended well (yet).
     open: bool,
@@ -60,6 +59,17 @@ pub(crate) struct Known {
     lasts: [BTreeMap<Vec<u8>, KnownRange>; TABLES],
     /// The table's first key (`Some(None)`: the table is empty).
     firsts: [Option<Option<Vec<u8>>>; TABLES],
+}
+
+impl Default for Known {
+    fn default() -> Self {
+        Known {
+            open: false,
+            values: std::array::from_fn(|_| FxHashMap::default()),
+            lasts: std::array::from_fn(|_| BTreeMap::new()),
+            firsts: std::array::from_fn(|_| None),
+        }
+    }
 }
 
 impl WriteCache {
@@ -94,7 +104,7 @@ impl Known {
     fn forget(&mut self) {
         self.values.iter_mut().for_each(FxHashMap::clear);
         self.lasts.iter_mut().for_each(BTreeMap::clear);
-        self.firsts = Default::default();
+        self.firsts = std::array::from_fn(|_| None);
     }
 
     /// The value at `key`, if known (`Some(None)`: known absent).

@@ -266,7 +266,7 @@ pub(crate) fn event_at(seq: u64, change: StatusChange) -> Event {
 }
 
 /// The event at `seq` from its stored form (a notice's seals opened).
-fn event_of(engine: &Engine, seq: u64, stored: StoredEvent) -> Event {
+pub(crate) fn event_of(engine: &Engine, seq: u64, stored: StoredEvent) -> Event {
     match stored {
         StoredEvent::Change(change) => event_at(seq, change),
         StoredEvent::Notice(change, notice) => Event {

@@ -30,6 +30,9 @@ pub struct EngineOptions {
     /// The screening rules in force until the operator sets some
     /// (`PUT /admin/risk-rules`); `None`: every rule on, with its defaults.
     pub risk_rules: Option<crate::model::RiskRules>,
+    /// Whether webhook endpoints may be `http://` URLs and private or
+    /// loopback addresses (a sandbox's always may).
+    pub webhook_allow_private: bool,
 }
 
 /// The engine's clock.
@@ -53,6 +56,7 @@ impl EngineOptions {
             duplicate_window: None,
             storage_hook: None,
             risk_rules: None,
+            webhook_allow_private: false,
         }
     }
 
@@ -67,12 +71,20 @@ impl EngineOptions {
             duplicate_window: None,
             storage_hook: None,
             risk_rules: None,
+            webhook_allow_private: false,
         }
     }
 
     /// With this operator key.
     pub fn with_operator_key(mut self, key: impl Into<String>) -> Self {
         self.operator_key = Some(key.into());
+        self
+    }
+
+    /// Taking webhook endpoints at `http://` URLs and private or loopback
+    /// addresses (a sandbox always does).
+    pub fn with_private_webhooks(mut self) -> Self {
+        self.webhook_allow_private = true;
         self
     }
 

@@ -116,6 +116,18 @@ fn run_plain(cx: &mut WriteContext<'_, '_>, caller: &Caller, op: Operation) -> R
             done(transactions::record_return(cx, &transaction_id, &return_code, return_date)?)
         }
         Operation::SetClock { now } => done(schedule::set_clock(cx, now)?),
+        Operation::CreateWebhookEndpoint { partner_id, url, event_types } => {
+            done(crate::engine::webhooks::create_endpoint(cx, &partner_id, &url, event_types)?)
+        }
+        Operation::DeleteWebhookEndpoint { partner_id, endpoint_id } => {
+            done(crate::engine::webhooks::endpoints::delete(cx, &partner_id, &endpoint_id)?)
+        }
+        Operation::RotateWebhookSecret { partner_id, endpoint_id } => {
+            done(crate::engine::webhooks::endpoints::rotate(cx, &partner_id, &endpoint_id)?)
+        }
+        Operation::RetryWebhookDelivery { partner_id, endpoint_id, delivery_id } => {
+            done(crate::engine::webhooks::retry(cx, &partner_id, &endpoint_id, &delivery_id)?)
+        }
         Operation::SimulateNotice { transaction_id, change_code, corrected_data } => {
             done(crate::engine::settlement::bank_files::simulate_notice(
                 cx,

@@ -166,6 +166,38 @@ pub enum Operation {
         /// The file's bytes.
         bytes: Vec<u8>,
     },
+    /// Partner: a webhook endpoint for its merchants' events.
+    CreateWebhookEndpoint {
+        /// The partner.
+        partner_id: String,
+        /// Where deliveries go.
+        url: String,
+        /// Only these event types (`None`: all).
+        event_types: Option<Vec<String>>,
+    },
+    /// Partner: delete a webhook endpoint.
+    DeleteWebhookEndpoint {
+        /// The partner.
+        partner_id: String,
+        /// The endpoint.
+        endpoint_id: String,
+    },
+    /// Partner: a new secret for a webhook endpoint (the old one signs too for 24 h).
+    RotateWebhookSecret {
+        /// The partner.
+        partner_id: String,
+        /// The endpoint.
+        endpoint_id: String,
+    },
+    /// Partner: try a delivery again now.
+    RetryWebhookDelivery {
+        /// The partner.
+        partner_id: String,
+        /// The endpoint.
+        endpoint_id: String,
+        /// The delivery.
+        delivery_id: String,
+    },
     /// Operator, sandbox only: apply a notification of change to an
     /// originated transaction, exactly as one in a bank's file would be.
     SimulateNotice {
@@ -244,7 +276,11 @@ impl Operation {
             | Operation::ReverseTransaction { partner_id, .. }
             | Operation::ReinitiateTransaction { partner_id, .. }
             | Operation::CreateValidation { partner_id, .. }
-            | Operation::ConfirmValidation { partner_id, .. } => Some(partner_id),
+            | Operation::ConfirmValidation { partner_id, .. }
+            | Operation::CreateWebhookEndpoint { partner_id, .. }
+            | Operation::DeleteWebhookEndpoint { partner_id, .. }
+            | Operation::RotateWebhookSecret { partner_id, .. }
+            | Operation::RetryWebhookDelivery { partner_id, .. } => Some(partner_id),
             Operation::Idempotent { operation, .. } => operation.partner_id(),
             _ => None,
         }

@@ -167,6 +167,26 @@ pub enum Outcome {
         /// Whether the transaction's stored customer was updated.
         customer_updated: bool,
     },
+    /// A webhook endpoint was made (with its secret).
+    WebhookEndpointCreated {
+        /// The endpoint, its secret shown once.
+        endpoint: crate::engine::EndpointView,
+    },
+    /// A webhook endpoint's secret was rotated.
+    WebhookSecretRotated {
+        /// The endpoint, its new secret shown once.
+        endpoint: crate::engine::EndpointView,
+    },
+    /// A webhook endpoint was deleted.
+    WebhookEndpointDeleted {
+        /// Its id.
+        id: String,
+    },
+    /// A delivery is due again now.
+    WebhookRetryScheduled {
+        /// The delivery.
+        delivery: crate::engine::Delivery,
+    },
     /// An idempotent request made again: what it answered the first time
     /// (hosts add `Idempotent-Replayed: true`). Never stored.
     #[serde(skip)]

@@ -1,0 +1,212 @@
+//! Webhook deliveries, off the request path: a task takes the engine's due
+//! tries (on a blocking thread: the engine's storage), sends each as an HTTP
+//! `POST` with the Standard Webhooks headers, at most [`IN_FLIGHT`] at once
+//! and each within [`TIMEOUT`], and records how each went (on a blocking
+//! thread again). A slow or dead receiver holds one of the in-flight places
+//! for at most [`TIMEOUT`]; a create never waits on it.
+//!
+//! A receiver's name is resolved here and each address checked: only public
+//! addresses, unless private ones are allowed (a sandbox, or
+//! `--webhook-allow-private`), so a name cannot lead a delivery into the
+//! operator's network.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use ach_core::engine::{Engine, TryResult, WebhookAttempt};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpStream;
+use tokio::sync::watch;
+use tokio_rustls::TlsConnector;
+use tracing::{info, warn};
+
+/// Most tries taken at once.
+const BATCH: usize = 512;
+
+/// Most tries in flight at once.
+const IN_FLIGHT: usize = 256;
+
+/// How long a receiver has to answer.
+pub const TIMEOUT: Duration = Duration::from_secs(15);
+
+/// How long the task waits when nothing was due.
+const IDLE: Duration = Duration::from_millis(200);
+
+/// Most bytes of an answer's body read (then the connection is dropped).
+const ANSWER_BYTES: usize = 64 * 1024;
+
+/// The sender's settings.
+#[derive(Clone)]
+pub struct Sender {
+    tls: TlsConnector,
+    allow_private: bool,
+}
+
+impl Sender {
+    /// A sender that checks receivers' certificates against Mozilla's roots.
+    pub fn new(allow_private: bool) -> Sender {
+        let roots = rustls::RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
+        let config =
+            rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+                .with_safe_default_protocol_versions()
+                .map(|b| b.with_root_certificates(roots).with_no_client_auth());
+        let config = match config {
+            Ok(c) => c,
+            Err(e) => {
+                warn!(error = %e, "webhook TLS configuration failed; https receivers will fail");
+                rustls::ClientConfig::builder()
+                    .with_root_certificates(rustls::RootCertStore::empty())
+                    .with_no_client_auth()
+            }
+        };
+        Sender { tls: TlsConnector::from(Arc::new(config)), allow_private }
+    }
+}
+
+/// Deliver until `stop` turns true.
+pub async fn run(engine: Arc<Engine>, sender: Sender, mut stop: watch::Receiver<bool>) {
+    loop {
+        if *stop.borrow() {
+            return;
+        }
+        let taker = Arc::clone(&engine);
+        let now = chrono::Utc::now().timestamp();
+        let taken = tokio::task::spawn_blocking(move || taker.webhook_take(BATCH, now)).await;
+        let attempts = match taken {
+            Ok(Ok(attempts)) => attempts,
+            Ok(Err(e)) => {
+                warn!(error = %e, "webhook deliveries could not be taken; retrying");
+                Vec::new()
+            }
+            Err(e) => {
+                warn!(error = %e, "webhook deliveries could not be taken; retrying");
+                Vec::new()
+            }
+        };
+        if attempts.is_empty() {
+            tokio::select! {
+                _ = tokio::time::sleep(IDLE) => {}
+                _ = stop.changed() => return,
+            }
+            continue;
+        }
+        let results = send_all(&sender, attempts).await;
+        let delivered =
+            results.iter().filter(|(_, _, r)| matches!(r, TryResult::Answered(200..=299))).count();
+        info!(tries = results.len(), delivered, "webhook deliveries");
+        let recorder = Arc::clone(&engine);
+        match tokio::task::spawn_blocking(move || recorder.webhook_record(&results)).await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => {
+                warn!(error = %e, "webhook results could not be recorded; they will be tried again")
+            }
+            Err(e) => warn!(error = %e, "webhook results could not be recorded; they will be tried again"),
+        }
+    }
+}
+
+/// Send every attempt, at most [`IN_FLIGHT`] at once.
+async fn send_all(sender: &Sender, attempts: Vec<WebhookAttempt>) -> Vec<(String, String, TryResult)> {
+    let mut results = Vec::with_capacity(attempts.len());
+    let mut running = tokio::task::JoinSet::new();
+    for a in attempts {
+        while running.len() >= IN_FLIGHT {
+            if let Some(Ok(done)) = running.join_next().await {
+                results.push(done);
+            }
+        }
+        let sender = sender.clone();
+        crate::tasks::spawn_in(&mut running, async move {
+            let result = match tokio::time::timeout(TIMEOUT, send(&sender, &a)).await {
+                Ok(result) => result,
+                Err(_) => TryResult::NoAnswer(format!("no answer within {} s", TIMEOUT.as_secs())),
+            };
+            (a.endpoint_id, a.delivery_id, result)
+        });
+    }
+    while let Some(done) = running.join_next().await {
+        if let Ok(done) = done {
+            results.push(done);
+        }
+    }
+    results
+}
+
+/// One try: its answer's status, or why there was none.
+async fn send(sender: &Sender, a: &WebhookAttempt) -> TryResult {
+    match try_send(sender, a).await {
+        Ok(status) => TryResult::Answered(status),
+        Err(why) => TryResult::NoAnswer(why),
+    }
+}
+
+async fn try_send(sender: &Sender, a: &WebhookAttempt) -> Result<u16, String> {
+    let uri: hyper::Uri = a.url.parse().map_err(|e| format!("the URL is not one: {e}"))?;
+    let https = uri.scheme_str() == Some("https");
+    let host =
+        uri.host().ok_or("the URL has no host")?.trim_start_matches('[').trim_end_matches(']').to_owned();
+    let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
+    let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), port))
+        .await
+        .map_err(|e| format!("{host} does not resolve: {e}"))?
+        .collect();
+    let addr = addrs
+        .into_iter()
+        .find(|a| sender.allow_private || ach_core::engine::is_public_address(a.ip()))
+        .ok_or_else(|| format!("{host} resolves to no public address"))?;
+    let tcp = TcpStream::connect(addr).await.map_err(|e| format!("cannot connect to {addr}: {e}"))?;
+    let path = uri.path_and_query().map_or("/", |p| p.as_str()).to_owned();
+    let authority = uri.authority().map_or(host.clone(), |a| a.to_string());
+    let request = hyper::Request::builder()
+        .method("POST")
+        .uri(path)
+        .header("host", authority)
+        .header("content-type", "application/json")
+        .header("user-agent", concat!("achd/", env!("CARGO_PKG_VERSION"), " (webhooks)"))
+        .header("webhook-id", &a.delivery_id)
+        .header("webhook-timestamp", a.timestamp.to_string())
+        .header("webhook-signature", &a.signature)
+        .body(Full::new(Bytes::from(a.body.clone())))
+        .map_err(|e| e.to_string())?;
+    if https {
+        let name =
+            rustls::pki_types::ServerName::try_from(host.clone()).map_err(|e| format!("{host}: {e}"))?;
+        let tls = sender.tls.connect(name, tcp).await.map_err(|e| format!("TLS with {host} failed: {e}"))?;
+        exchange(TokioIo::new(tls), request).await
+    } else {
+        exchange(TokioIo::new(tcp), request).await
+    }
+}
+
+/// Send `request` on a new HTTP/1.1 connection over `io`: the answer's status.
+async fn exchange<T>(io: TokioIo<T>, request: hyper::Request<Full<Bytes>>) -> Result<u16, String>
+where
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let (mut client, connection) =
+        hyper::client::conn::http1::handshake(io).await.map_err(|e| format!("HTTP failed: {e}"))?;
+    let driver = crate::tasks::spawn(async move {
+        let _ = connection.await;
+    });
+    let answer = client.send_request(request).await.map_err(|e| format!("HTTP failed: {e}"));
+    let status = match answer {
+        Ok(response) => {
+            let status = response.status().as_u16();
+            let mut body = response.into_body();
+            let mut read = 0;
+            while read < ANSWER_BYTES {
+                match body.frame().await {
+                    Some(Ok(frame)) => read += frame.data_ref().map_or(0, |d| d.len()),
+                    _ => break,
+                }
+            }
+            Ok(status)
+        }
+        Err(e) => Err(e),
+    };
+    driver.abort();
+    status
+}
