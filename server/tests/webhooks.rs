@@ -8,6 +8,7 @@
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -30,28 +31,40 @@ struct Received(Arc<Mutex<Vec<(hyper::HeaderMap, String)>>>);
 /// A receiver on a loopback port answering each request with the next status
 /// of `answers` (200 once they run out).
 async fn receiver(answers: Vec<u16>) -> (u16, Received) {
+    let (port, received, _) = switchable(answers).await;
+    (port, received)
+}
+
+/// [`receiver`], answering 503 to everything (and keeping none of it) while
+/// its switch is off.
+async fn switchable(answers: Vec<u16>) -> (u16, Received, Arc<AtomicBool>) {
+    let up = Arc::new(AtomicBool::new(true));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     let received = Received::default();
     let answers = Arc::new(Mutex::new(VecDeque::from(answers)));
-    let log = received.clone();
+    let shared = (received.clone(), answers, Arc::clone(&up));
     tokio::spawn(async move {
         loop {
             let Ok((stream, _)) = listener.accept().await else { return };
-            let (log, answers) = (log.clone(), Arc::clone(&answers));
+            let shared = shared.clone();
             tokio::spawn(async move {
                 let service =
                     hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
-                        let (log, answers) = (log.clone(), Arc::clone(&answers));
+                        let (log, answers, up) = shared.clone();
                         async move {
                             let headers = req.headers().clone();
                             let body =
                                 req.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
-                            log.0
-                                .lock()
-                                .unwrap()
-                                .push((headers, String::from_utf8_lossy(&body).into_owned()));
-                            let status = answers.lock().unwrap().pop_front().unwrap_or(200);
+                            let status = if up.load(Ordering::SeqCst) {
+                                log.0
+                                    .lock()
+                                    .unwrap()
+                                    .push((headers, String::from_utf8_lossy(&body).into_owned()));
+                                answers.lock().unwrap().pop_front().unwrap_or(200)
+                            } else {
+                                503
+                            };
                             let mut answer = hyper::Response::new(Full::new(Bytes::new()));
                             *answer.status_mut() = hyper::StatusCode::from_u16(status).unwrap();
                             Ok::<_, Infallible>(answer)
@@ -63,7 +76,7 @@ async fn receiver(answers: Vec<u16>) -> (u16, Received) {
             });
         }
     });
-    (port, received)
+    (port, received, up)
 }
 
 impl Received {
@@ -174,4 +187,80 @@ async fn events_reach_a_real_receiver_signed_and_a_failure_is_retried() {
     let (status, _) =
         c.call("DELETE", &format!("/webhook-endpoints/{endpoint}?partner_id={pid}"), Some(pkey), None).await;
     assert_eq!(status, 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_receiver_down_for_a_day_gets_every_event_after_a_sigkill() {
+    let (port, received, up) = switchable(Vec::new()).await;
+    up.store(false, Ordering::SeqCst);
+    let dir = tempfile::tempdir().unwrap();
+    let achd = || Achd::new(env!("CARGO_BIN_EXE_achd")).data(dir.path()).sandbox_start(START);
+    let mut server = achd().start();
+    let mut c = server.conn().await;
+    let t = Tenant::create(&server, &mut c).await;
+    let (pkey, pid) = (t.partner_key.as_str(), t.partner_id.as_str());
+    let url = format!("http://127.0.0.1:{port}/hook");
+    let (status, v) =
+        c.call("POST", "/webhook-endpoints", Some(pkey), Some(json!({"partner_id": pid, "url": url}))).await;
+    assert_eq!(status, 201, "{v}");
+    let endpoint = v["payload"]["id"].as_str().unwrap().to_owned();
+    let mut created = Vec::new();
+    for i in 0..30 {
+        let mut txn = example("transaction.json");
+        txn["partner_id"] = json!(pid);
+        txn["merchant_id"] = json!(t.merchant_id);
+        txn["amount"] = json!(format!("{}.00", i + 1));
+        let (status, v) = c.call("POST", "/transactions", Some(pkey), Some(txn)).await;
+        assert_eq!(status, 201, "{v}");
+        created.push(v["payload"]["id"].as_str().unwrap().to_owned());
+    }
+    // Every delivery tried at least once against the receiver that is down.
+    let deliveries = format!("/webhook-endpoints/{endpoint}/deliveries?partner_id={pid}");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let (_, v) = c.call("GET", &deliveries, Some(pkey), None).await;
+        let all = v["payload"]["deliveries"].as_array().unwrap();
+        let tried =
+            all.iter().filter(|d| d["attempts"] != 0 && d["event_type"] == "transaction.status_changed");
+        if tried.count() >= created.len() {
+            assert!(all.iter().all(|d| d["status"] == "pending"), "{v}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "{v}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    server.kill();
+    drop(c);
+    // Back a day later: every event arrives.
+    let server = achd().start();
+    let mut c = server.conn().await;
+    up.store(true, Ordering::SeqCst);
+    let (status, v) = c
+        .call(
+            "POST",
+            "/admin/clock",
+            Some(&server.operator_key()),
+            Some(json!({"now": "2026-11-24T12:00:00-05:00"})),
+        )
+        .await;
+    assert_eq!(status, 200, "{v}");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let got = received.0.lock().unwrap().clone();
+        let mut seen: Vec<String> = got
+            .iter()
+            .filter_map(|(_, body)| serde_json::from_str::<Value>(body).ok())
+            .filter(|e| e["data"]["status"] == "A")
+            .filter_map(|e| e["data"]["transaction_id"].as_str().map(str::to_owned))
+            .collect();
+        seen.sort();
+        seen.dedup();
+        let mut wanted = created.clone();
+        wanted.sort();
+        if seen == wanted {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{} of {} events arrived", seen.len(), wanted.len());
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
