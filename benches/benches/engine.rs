@@ -228,5 +228,58 @@ fn feed_page(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, durable_create, batch_create, feed_page);
+/// An engine whose partner has `total` transactions.
+struct Listed {
+    sandbox: Sandbox,
+    _dir: tempfile::TempDir,
+}
+
+impl Listed {
+    fn build(total: usize) -> Listed {
+        let began = Instant::now();
+        let dir = tempfile::tempdir().unwrap();
+        let sandbox = Sandbox::file(&dir.path().join("engine.redb"));
+        sandbox.create_many(0, total, HISTORY_BATCH);
+        eprintln!("list_page: built {total} transactions in {:.1} s", began.elapsed().as_secs_f64());
+        Listed { sandbox, _dir: dir }
+    }
+
+    /// The first page of 100 of the partner's transactions (newest first).
+    fn page(&self) -> usize {
+        let s = &self.sandbox;
+        let filter = ach_core::model::TransactionFilter {
+            merchant_id: None,
+            status: None,
+            created_from: None,
+            created_to: None,
+            page: ach_core::model::PageRequest { limit: 100, after: None },
+        };
+        let page = s.engine.transactions(&s.partner, Some(&s.partner_id), black_box(&filter)).unwrap();
+        assert_eq!(page.transactions.len(), 100);
+        black_box(page).transactions.len()
+    }
+}
+
+/// `GET /transactions`: a page of 100 at 1,000,000 transactions against at 1,000.
+fn list_page(c: &mut Criterion) {
+    let long_total = if test_mode() { 20_000 } else { 1_000_000 };
+    let mut built: Option<[Listed; 2]> = None;
+    let mut build = || [Listed::build(1_000), Listed::build(long_total)];
+    let mut group = c.benchmark_group("list_page");
+    group.throughput(Throughput::Elements(100));
+    group.sample_size(30);
+    for (i, name) in ["transactions_1k", "transactions_1m"].into_iter().enumerate() {
+        group.bench_function(name, |b| {
+            let l = &built.get_or_insert_with(&mut build)[i];
+            b.iter(|| l.page());
+        });
+    }
+    group.finish();
+    if let Some([short, long]) = built.as_ref().filter(|_| !profile_mode()) {
+        let pairs = if test_mode() { 2 } else { 30 };
+        paired("list_page", "transactions_1k", "transactions_1m", pairs, || short.page(), || long.page());
+    }
+}
+
+criterion_group!(benches, durable_create, batch_create, feed_page, list_page);
 criterion_main!(benches);

@@ -54,7 +54,8 @@ use serde_json::{json, Value};
 const USAGE: &str = "usage: https_load [--clients N (64)] [--seconds S (20)] [--warmup S (3)] \
 [--batch N,N (1000,CLIENTS)] [--inproc-creates N (as many as HTTPS acknowledged)] \
 [--achd PATH] [--log LEVEL (debug)] [--threads N (client runtime threads; all cores)] \
-[--servers N (1; more need ACH_TEST_POSTGRES)] [--flood RATE (0: none)]";
+[--servers N (1; more need ACH_TEST_POSTGRES)] [--flood RATE (0: none)] \
+[--webhook 1 (an endpoint on a local receiver: deliveries counted)]";
 
 struct Options {
     clients: usize,
@@ -67,6 +68,7 @@ struct Options {
     threads: Option<usize>,
     servers: usize,
     flood: u32,
+    webhook: bool,
 }
 
 fn options() -> Options {
@@ -81,6 +83,7 @@ fn options() -> Options {
         threads: None,
         servers: 1,
         flood: 0,
+        webhook: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -106,6 +109,7 @@ fn options() -> Options {
             "--threads" => o.threads = Some(value.parse().ok().filter(|&n| n > 0).unwrap_or_else(|| bad())),
             "--servers" => o.servers = value.parse().ok().filter(|&n| n > 0).unwrap_or_else(|| bad()),
             "--flood" => o.flood = value.parse().unwrap_or_else(|_| bad()),
+            "--webhook" => o.webhook = value == "1",
             _ => fail(&format!("unknown option {flag}\n{USAGE}")),
         }
     }
@@ -200,6 +204,12 @@ fn main() {
         "feed check: {} acknowledged, {} status changes A, each acknowledged id exactly once: ok",
         https.acknowledged, https.feed_changes
     );
+    if let Some(d) = https.deliveries {
+        println!(
+            "webhook deliveries taken by the local receiver over the measured window: {d} ({:.0}/s)",
+            d as f64 / secs
+        );
+    }
 
     if let Some(alone) = &alone {
         let alone_rate = alone.measured as f64 / secs;
@@ -343,6 +353,63 @@ struct LoadResult {
     server_disk: u64,
     /// What the flood's requests were answered, over the measured window.
     flood: FloodCount,
+    /// Webhook deliveries the local receiver took over the measured window.
+    deliveries: Option<usize>,
+}
+
+/// A webhook receiver on a loopback port answering every request 204 (HTTP/1.1,
+/// keep-alive, read by hand: the benches carry no HTTP server); the count of
+/// requests it took.
+async fn webhook_receiver() -> (u16, Arc<std::sync::atomic::AtomicUsize>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let count = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = Arc::clone(&count);
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            let counted = Arc::clone(&counted);
+            tokio::spawn(async move {
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 16 * 1024];
+                loop {
+                    // A request: its head, then content-length bytes of body.
+                    let (head_end, length) = loop {
+                        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                            let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
+                            let length = head
+                                .lines()
+                                .find_map(|l| {
+                                    l.strip_prefix("content-length:").map(|v| v.trim().parse().unwrap_or(0))
+                                })
+                                .unwrap_or(0usize);
+                            break (end + 4, length);
+                        }
+                        match stream.read(&mut chunk).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                        }
+                    };
+                    while buf.len() < head_end + length {
+                        match stream.read(&mut chunk).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                        }
+                    }
+                    buf.drain(..head_end + length);
+                    counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    if stream
+                        .write_all(b"HTTP/1.1 204 No Content\r\ncontent-length: 0\r\n\r\n")
+                        .await
+                        .is_err()
+                    {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    (port, count)
 }
 
 /// The flood's answers.
@@ -399,6 +466,16 @@ struct ClientLog {
 async fn run_load(servers: &[Server], o: &Options, flood_rate: u32) -> LoadResult {
     let server = &servers[0];
     let tenant = Arc::new(set_up(server, &mut server.conn().await).await);
+    let receiver = if o.webhook {
+        let (port, count) = webhook_receiver().await;
+        let body = json!({"partner_id": tenant.partner_id, "url": format!("http://127.0.0.1:{port}/hook")});
+        call(&mut server.conn().await, "POST", "/webhook-endpoints", &tenant.partner_key, Some(body), 201)
+            .await;
+        Some(count)
+    } else {
+        None
+    };
+    let delivered = || receiver.as_ref().map(|c| c.load(std::sync::atomic::Ordering::Relaxed));
     // Every connection open and its TLS handshake done before the clock starts.
     let mut conns = Vec::with_capacity(o.clients);
     for i in 0..o.clients {
@@ -457,9 +534,11 @@ async fn run_load(servers: &[Server], o: &Options, flood_rate: u32) -> LoadResul
     let disk = || servers.iter().map(|s| disk_bytes(&format!("/proc/{}/io", s.pid()))).sum::<u64>();
     let (server_before, client_before) = (cpu(), cpu_seconds("/proc/self/stat"));
     let disk_before = disk();
+    let delivered_before = delivered();
     tokio::time::sleep_until(window_end.into()).await;
     let (server_after, client_after) = (cpu(), cpu_seconds("/proc/self/stat"));
     let disk_after = disk();
+    let deliveries = delivered().zip(delivered_before).map(|(after, before)| after - before);
 
     let mut ids = Vec::new();
     let mut latencies_us = Vec::new();
@@ -487,6 +566,7 @@ async fn run_load(servers: &[Server], o: &Options, flood_rate: u32) -> LoadResul
         client_cpu: client_after - client_before,
         server_disk: disk_after.saturating_sub(disk_before),
         flood: flooded,
+        deliveries,
     }
 }
 

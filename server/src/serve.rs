@@ -403,8 +403,12 @@ async fn listen_and_serve(
     let (stop_ticker, stopped) = watch::channel(false);
     let ticker = (!sandbox).then(|| crate::tasks::spawn(tick(Arc::clone(&app.engine), stopped.clone())));
     let sender = crate::webhooks::Sender::new(webhooks_private);
-    let deliveries =
-        crate::tasks::spawn(crate::webhooks::run(Arc::clone(&app.engine), sender, stopped.clone()));
+    let deliveries = crate::tasks::spawn(crate::webhooks::run(
+        Arc::clone(&app.engine),
+        app.writer.clone(),
+        sender,
+        stopped.clone(),
+    ));
     info!(address = %admin_local, "operator plane listening");
     say(&format!("operator plane on https://{admin_local}"));
     if let Some(why) = beyond_loopback(admin_local) {

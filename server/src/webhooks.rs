@@ -14,7 +14,9 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use ach_core::engine::{Engine, TryResult, WebhookAttempt};
+use ach_core::engine::{Caller, Engine, Operation, Outcome, TryResult, WebhookAttempt};
+
+use crate::writer::Writer;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use hyper_util::rt::TokioIo;
@@ -66,21 +68,18 @@ impl Sender {
     }
 }
 
-/// Deliver until `stop` turns true.
-pub async fn run(engine: Arc<Engine>, sender: Sender, mut stop: watch::Receiver<bool>) {
+/// Deliver until `stop` turns true. Taking and recording go through the
+/// writer, in the group commits the requests share (their own write
+/// transactions would wait for the store between the writer's).
+pub async fn run(engine: Arc<Engine>, writer: Writer, sender: Sender, mut stop: watch::Receiver<bool>) {
     loop {
         if *stop.borrow() {
             return;
         }
-        let taker = Arc::clone(&engine);
-        let now = chrono::Utc::now().timestamp();
-        let taken = tokio::task::spawn_blocking(move || taker.webhook_take(BATCH, now)).await;
-        let attempts = match taken {
-            Ok(Ok(attempts)) => attempts,
-            Ok(Err(e)) => {
-                warn!(error = %e, "webhook deliveries could not be taken; retrying");
-                Vec::new()
-            }
+        let take = Operation::TakeWebhooks { most: BATCH, timestamp: chrono::Utc::now().timestamp() };
+        let attempts = match writer.execute(Caller::Operator, engine.prepare(take)).await {
+            Ok(Outcome::WebhookAttempts { attempts }) => attempts,
+            Ok(_) => Vec::new(),
             Err(e) => {
                 warn!(error = %e, "webhook deliveries could not be taken; retrying");
                 Vec::new()
@@ -97,13 +96,9 @@ pub async fn run(engine: Arc<Engine>, sender: Sender, mut stop: watch::Receiver<
         let delivered =
             results.iter().filter(|(_, _, r)| matches!(r, TryResult::Answered(200..=299))).count();
         info!(tries = results.len(), delivered, "webhook deliveries");
-        let recorder = Arc::clone(&engine);
-        match tokio::task::spawn_blocking(move || recorder.webhook_record(&results)).await {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => {
-                warn!(error = %e, "webhook results could not be recorded; they will be tried again")
-            }
-            Err(e) => warn!(error = %e, "webhook results could not be recorded; they will be tried again"),
+        let record = Operation::RecordWebhooks { results };
+        if let Err(e) = writer.execute(Caller::Operator, engine.prepare(record)).await {
+            warn!(error = %e, "webhook results could not be recorded; they will be tried again");
         }
     }
 }

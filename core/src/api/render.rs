@@ -135,6 +135,10 @@ pub(crate) fn outcome(o: &Outcome) -> Response {
             ok(200, Success::Bool, serde_json::json!({"id": id, "deleted": true}))
         }
         Outcome::WebhookRetryScheduled { delivery } => ok(200, Success::Bool, delivery),
+        Outcome::WebhookAttempts { attempts } => ok(200, Success::Bool, attempts),
+        Outcome::WebhooksRecorded { count } => {
+            ok(200, Success::Bool, serde_json::json!({ "recorded": count }))
+        }
         Outcome::NoticeApplied { transaction_id, customer_updated } => ok(
             200,
             Success::Bool,

@@ -116,6 +116,24 @@ fn run_plain(cx: &mut WriteContext<'_, '_>, caller: &Caller, op: Operation) -> R
             done(transactions::record_return(cx, &transaction_id, &return_code, return_date)?)
         }
         Operation::SetClock { now } => done(schedule::set_clock(cx, now)?),
+        Operation::TakeWebhooks { most, timestamp } => {
+            let now = cx.now;
+            let attempts =
+                crate::engine::webhooks::deliveries::take(cx.engine, cx.write, (now, timestamp), most)?;
+            done(Outcome::WebhookAttempts { attempts })
+        }
+        Operation::RecordWebhooks { results } => {
+            let now = cx.now;
+            for (endpoint_id, delivery_id, result) in &results {
+                crate::engine::webhooks::deliveries::record(
+                    cx.write,
+                    (endpoint_id, delivery_id),
+                    result,
+                    now,
+                )?;
+            }
+            done(Outcome::WebhooksRecorded { count: results.len() })
+        }
         Operation::CreateWebhookEndpoint { partner_id, url, event_types } => {
             done(crate::engine::webhooks::create_endpoint(cx, &partner_id, &url, event_types)?)
         }

@@ -198,6 +198,20 @@ pub enum Operation {
         /// The delivery.
         delivery_id: String,
     },
+    /// Host (as the operator): take up to `most` webhook deliveries due,
+    /// signed at `timestamp` (Unix seconds), each leased.
+    TakeWebhooks {
+        /// Most deliveries to take.
+        most: usize,
+        /// Unix seconds of the wall clock, for `webhook-timestamp`.
+        timestamp: i64,
+    },
+    /// Host (as the operator): how each webhook try went (endpoint,
+    /// delivery, result).
+    RecordWebhooks {
+        /// The tries' results.
+        results: Vec<(String, String, crate::engine::TryResult)>,
+    },
     /// Operator, sandbox only: apply a notification of change to an
     /// originated transaction, exactly as one in a bank's file would be.
     SimulateNotice {

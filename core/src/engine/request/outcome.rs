@@ -187,6 +187,16 @@ pub enum Outcome {
         /// The delivery.
         delivery: crate::engine::Delivery,
     },
+    /// Webhook deliveries taken, for the host to send.
+    WebhookAttempts {
+        /// Each try, signed.
+        attempts: Vec<crate::engine::WebhookAttempt>,
+    },
+    /// Webhook tries recorded.
+    WebhooksRecorded {
+        /// How many.
+        count: usize,
+    },
     /// An idempotent request made again: what it answered the first time
     /// (hosts add `Idempotent-Replayed: true`). Never stored.
     #[serde(skip)]

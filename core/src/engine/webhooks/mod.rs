@@ -9,7 +9,7 @@ pub(crate) mod endpoints;
 pub(crate) mod signature;
 
 use crate::engine::feeds::changes::{EVENT_TYPE, HELD_EVENT_TYPE, NOTICE_EVENT_TYPE, RELEASED_EVENT_TYPE};
-use crate::engine::{Caller, Engine, Outcome, Refusal, Stop, WriteContext};
+use crate::engine::{Caller, Engine, Operation, Outcome, Refusal, Stop, WriteContext};
 use crate::validation::ProblemCode;
 use crate::AchError;
 use deliveries::{Delivery, TryResult, WebhookAttempt};
@@ -104,21 +104,19 @@ impl Engine {
     /// The host's part: take up to `most` deliveries due by the engine's
     /// clock, each leased (`deliveries.rs`) and signed at `timestamp` (Unix
     /// seconds of the wall clock: what a receiver checks its tolerance
-    /// against, a sandbox's clock notwithstanding). Storage: call it where
-    /// waiting is allowed.
+    /// against, a sandbox's clock notwithstanding), in the group commit
+    /// ([`Operation::TakeWebhooks`], which a host with a writer of its own
+    /// queues there instead). Storage: call it where waiting is allowed.
     pub fn webhook_take(&self, most: usize, timestamp: i64) -> Result<Vec<WebhookAttempt>, Refusal> {
-        let now = self.now();
-        Ok(self.store.write(|w| deliveries::take(self, w, (now, timestamp), most))?)
+        match self.execute(&Caller::Operator, Operation::TakeWebhooks { most, timestamp })? {
+            Outcome::WebhookAttempts { attempts } => Ok(attempts),
+            _ => Err(Refusal::refused(AchError::SystemUnable)),
+        }
     }
 
-    /// The host's part: record how each try went (endpoint, delivery, result).
+    /// The host's part: record how each try went (endpoint, delivery,
+    /// result), in the group commit ([`Operation::RecordWebhooks`]).
     pub fn webhook_record(&self, results: &[(String, String, TryResult)]) -> Result<(), Refusal> {
-        let now = self.now();
-        Ok(self.store.write(|w| {
-            for (endpoint_id, delivery_id, result) in results {
-                deliveries::record(w, (endpoint_id, delivery_id), result, now)?;
-            }
-            Ok(())
-        })?)
+        self.execute(&Caller::Operator, Operation::RecordWebhooks { results: results.to_vec() }).map(|_| ())
     }
 }

@@ -1,0 +1,163 @@
+//! `GET /transactions/{id}` over HTTPS under load:
+//!
+//!     cargo build --release -p achd
+//!     cargo run --release -p ach-benches --example https_reads -- [--clients 64] [--seconds 10] [--warmup 2] [--transactions 2000]
+//!
+//! Starts `achd serve --sandbox` (the `achd` beside this example's directory,
+//! or `--achd PATH`) through the tests' harness, makes a partner, a merchant
+//! and `--transactions` transactions, then `--clients` keep-alive HTTPS
+//! connections each read random transactions of them one after another:
+//! `--warmup` seconds, then `--seconds` measured. Every answer must be a 200
+//! naming the transaction asked for. Prints reads/s, latencies and the
+//! server's CPU per read.
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ach_benches::cpu::cpu_seconds;
+use ach_benches::{generous_limits, merchant_application, transaction_body};
+use ach_testkit::{Achd, Conn};
+use serde_json::{json, Value};
+
+struct Options {
+    clients: usize,
+    seconds: f64,
+    warmup: f64,
+    transactions: usize,
+    achd: Option<PathBuf>,
+}
+
+fn fail(why: &str) -> ! {
+    eprintln!("https_reads: {why}");
+    std::process::exit(2)
+}
+
+fn options() -> Options {
+    let mut o = Options { clients: 64, seconds: 10.0, warmup: 2.0, transactions: 2000, achd: None };
+    let mut args = std::env::args().skip(1);
+    while let Some(flag) = args.next() {
+        let value = args.next().unwrap_or_else(|| fail(&format!("{flag} needs a value")));
+        let bad = || -> ! { fail(&format!("{flag} {value}: not a valid value")) };
+        match flag.as_str() {
+            "--clients" => o.clients = value.parse().ok().filter(|&n| n > 0).unwrap_or_else(|| bad()),
+            "--seconds" => o.seconds = value.parse().ok().filter(|&s| s > 0.0).unwrap_or_else(|| bad()),
+            "--warmup" => o.warmup = value.parse().ok().filter(|&s| s >= 0.0).unwrap_or_else(|| bad()),
+            "--transactions" => {
+                o.transactions = value.parse().ok().filter(|&n| n > 0).unwrap_or_else(|| bad())
+            }
+            "--achd" => o.achd = Some(PathBuf::from(value)),
+            _ => fail(&format!("unknown flag {flag}")),
+        }
+    }
+    o
+}
+
+/// A request that must answer `expect`; the answer.
+async fn call(
+    conn: &mut Conn,
+    method: &str,
+    path: &str,
+    key: &str,
+    body: Option<Value>,
+    expect: u16,
+) -> Value {
+    let (status, answer) = conn.call(method, path, Some(key), body).await;
+    assert_eq!(status, expect, "{method} {path}: {answer}");
+    answer
+}
+
+fn main() {
+    let o = options();
+    let achd = o.achd.clone().unwrap_or_else(|| {
+        let exe = std::env::current_exe().unwrap();
+        exe.parent().and_then(|p| p.parent()).map(|p| p.join("achd")).unwrap()
+    });
+    if !achd.exists() {
+        fail(&format!("{} is missing: cargo build --release -p achd", achd.display()));
+    }
+    let server = Achd::new(&achd)
+        .sandbox()
+        .log_level(Some("info"))
+        .flags(["--requests-per-second", "1000000"])
+        .try_start()
+        .unwrap_or_else(|exit| fail(&format!("achd did not start: {exit}")));
+    println!("achd {} (pid {}) on https://{}", achd.display(), server.pid(), server.addr());
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let mut conn = server.conn().await;
+        let operator = server.operator_key();
+        let p = call(&mut conn, "POST", "/admin/partners", &operator, Some(json!({"name": "Readers"})), 201).await;
+        let partner_id = p["payload"]["partner_id"].as_str().unwrap().to_owned();
+        let key = p["payload"]["api_key"].as_str().unwrap().to_owned();
+        let mut app: Value = serde_json::from_slice(&merchant_application()).unwrap();
+        app["partner_id"] = json!(partner_id);
+        let m = call(&mut conn, "POST", "/merchants", &key, Some(app), 201).await;
+        let merchant_id = m["id"].as_str().unwrap().to_owned();
+        let path = format!("/admin/merchants/{merchant_id}/approve");
+        call(&mut conn, "POST", &path, &operator, Some(json!({"limits": generous_limits()})), 200).await;
+        let mut ids = Vec::with_capacity(o.transactions);
+        for n in 0..o.transactions as u64 {
+            let body: Value = serde_json::from_slice(&transaction_body(&partner_id, &merchant_id, n)).unwrap();
+            let t = call(&mut conn, "POST", "/transactions", &key, Some(body), 201).await;
+            ids.push(t["payload"]["id"].as_str().unwrap().to_owned());
+        }
+        let ids = Arc::new(ids);
+        let mut conns = Vec::new();
+        for _ in 0..o.clients {
+            conns.push(server.connect(server.addr()).await.unwrap());
+        }
+        let start = Instant::now() + Duration::from_millis(50);
+        let window_start = start + Duration::from_secs_f64(o.warmup);
+        let window_end = window_start + Duration::from_secs_f64(o.seconds);
+        let mut clients = tokio::task::JoinSet::new();
+        for (i, mut conn) in conns.into_iter().enumerate() {
+            let (ids, key, partner_id) = (Arc::clone(&ids), key.clone(), partner_id.clone());
+            clients.spawn(async move {
+                tokio::time::sleep_until(start.into()).await;
+                let mut latencies = Vec::new();
+                let mut x = (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                loop {
+                    let sent = Instant::now();
+                    if sent >= window_end {
+                        return latencies;
+                    }
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    let id = &ids[(x % ids.len() as u64) as usize];
+                    let path = format!("/transactions/{id}?partner_id={partner_id}");
+                    let answer = conn.send("GET", &path, Some(&key), &[], Vec::new()).await.unwrap();
+                    let done = Instant::now();
+                    assert_eq!(answer.status, 200, "{}", String::from_utf8_lossy(&answer.body));
+                    assert!(answer.body.windows(id.len()).any(|w| w == id.as_bytes()));
+                    if sent >= window_start && done < window_end {
+                        latencies.push(u32::try_from(done.duration_since(sent).as_micros()).unwrap_or(u32::MAX));
+                    }
+                }
+            });
+        }
+        tokio::time::sleep_until(window_start.into()).await;
+        let stat = format!("/proc/{}/stat", server.pid());
+        let cpu_before = cpu_seconds(&stat);
+        tokio::time::sleep_until(window_end.into()).await;
+        let cpu = cpu_seconds(&stat) - cpu_before;
+        let mut latencies = Vec::new();
+        while let Some(l) = clients.join_next().await {
+            latencies.extend(l.unwrap());
+        }
+        latencies.sort_unstable();
+        let reads = latencies.len();
+        let rate = reads as f64 / o.seconds;
+        let p = |q: f64| f64::from(latencies[((reads - 1) as f64 * q) as usize]) / 1000.0;
+        println!(
+            "HTTPS reads: {} clients, {:.0} s measured after {:.0} s warm-up: {reads} reads, {rate:.0} reads/s",
+            o.clients, o.seconds, o.warmup
+        );
+        println!("latency (ms): p50 {:.2}  p90 {:.2}  p99 {:.2}", p(0.5), p(0.9), p(0.99));
+        println!("server CPU {cpu:.2} s ({:.0} µs per read)", cpu * 1e6 / reads.max(1) as f64);
+        let met = if rate >= 40_000.0 { "met" } else { "NOT met" };
+        println!("target >= 40,000 reads/s over HTTPS, 64 clients: {met} ({rate:.0}/s)");
+    });
+}
