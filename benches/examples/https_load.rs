@@ -171,6 +171,14 @@ fn main() {
         server.stop();
     }
     let commits = group_commits(servers[0].log_path());
+    if o.webhook {
+        let log = std::fs::read_to_string(servers[0].log_path()).unwrap_or_default();
+        let lines: Vec<&str> = log.lines().filter(|l| l.contains("webhook deliveries")).collect();
+        println!("webhook batches: {} (first and last below)", lines.len());
+        for l in lines.iter().take(3).chain(lines.iter().rev().take(3)) {
+            println!("  {l}");
+        }
+    }
 
     let secs = o.seconds;
     let rate = https.measured as f64 / secs;
@@ -555,6 +563,26 @@ async fn run_load(servers: &[Server], o: &Options, flood_rate: u32) -> LoadResul
         flooded.unauthorized += count.unauthorized;
         flooded.not_found += count.not_found;
         flooded.other += count.other;
+    }
+    // With a webhook: the backlog the creates left, sent with nothing else
+    // running (the rate deliveries go at on their own).
+    if let Some(count) = &receiver {
+        let load = std::sync::atomic::Ordering::Relaxed;
+        let (from, began) = (count.load(load), Instant::now());
+        let (mut last, mut last_at) = (from, began);
+        while last_at.elapsed() < Duration::from_secs(2) {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            let now = count.load(load);
+            if now > last {
+                (last, last_at) = (now, Instant::now());
+            }
+        }
+        let secs = last_at.duration_since(began).as_secs_f64().max(1e-3);
+        println!(
+            "webhook backlog after the load: {} deliveries in {secs:.2} s: {:.0} deliveries/s (target >= 5,000)",
+            last - from,
+            (last - from) as f64 / secs
+        );
     }
     let feed_changes = check_feed(&mut server.conn().await, &tenant, &ids).await;
     LoadResult {

@@ -40,11 +40,46 @@ const IDLE: Duration = Duration::from_millis(200);
 /// Most bytes of an answer's body read (then the connection is dropped).
 const ANSWER_BYTES: usize = 64 * 1024;
 
-/// The sender's settings.
+/// An HTTP/1.1 connection's sending half.
+type Client = hyper::client::conn::http1::SendRequest<Full<Bytes>>;
+
+/// Most idle connections kept per receiver (scheme, host and port).
+const IDLE_PER_RECEIVER: usize = IN_FLIGHT;
+
+/// The sender's settings, and the connections kept alive between tries: a
+/// new connection per delivery would run through the loopback's ports and
+/// meet their TIME_WAIT (a second's SYN retry each) within a minute.
 #[derive(Clone)]
 pub struct Sender {
     tls: TlsConnector,
     allow_private: bool,
+    idle: Arc<std::sync::Mutex<std::collections::HashMap<String, Vec<Client>>>>,
+}
+
+impl Sender {
+    /// An idle connection to `origin` still open, if any.
+    fn idle(&self, origin: &str) -> Option<Client> {
+        let mut idle = self.idle.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let clients = idle.get_mut(origin)?;
+        while let Some(client) = clients.pop() {
+            if client.is_ready() {
+                return Some(client);
+            }
+        }
+        None
+    }
+
+    /// Keep `client` for the next try to `origin`.
+    fn keep(&self, origin: String, client: Client) {
+        let mut idle = self.idle.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if idle.len() > 1024 {
+            idle.clear();
+        }
+        let clients = idle.entry(origin).or_default();
+        if clients.len() < IDLE_PER_RECEIVER {
+            clients.push(client);
+        }
+    }
 }
 
 impl Sender {
@@ -64,7 +99,7 @@ impl Sender {
                     .with_no_client_auth()
             }
         };
-        Sender { tls: TlsConnector::from(Arc::new(config)), allow_private }
+        Sender { tls: TlsConnector::from(Arc::new(config)), allow_private, idle: Arc::default() }
     }
 }
 
@@ -76,6 +111,7 @@ pub async fn run(engine: Arc<Engine>, writer: Writer, sender: Sender, mut stop: 
         if *stop.borrow() {
             return;
         }
+        let began = std::time::Instant::now();
         let take = Operation::TakeWebhooks { most: BATCH, timestamp: chrono::Utc::now().timestamp() };
         let attempts = match writer.execute(Caller::Operator, engine.prepare(take)).await {
             Ok(Outcome::WebhookAttempts { attempts }) => attempts,
@@ -92,14 +128,24 @@ pub async fn run(engine: Arc<Engine>, writer: Writer, sender: Sender, mut stop: 
             }
             continue;
         }
+        let taken = began.elapsed();
         let results = send_all(&sender, attempts).await;
+        let sent = began.elapsed();
         let delivered =
             results.iter().filter(|(_, _, r)| matches!(r, TryResult::Answered(200..=299))).count();
-        info!(tries = results.len(), delivered, "webhook deliveries");
+        let tries = results.len();
         let record = Operation::RecordWebhooks { results };
         if let Err(e) = writer.execute(Caller::Operator, engine.prepare(record)).await {
             warn!(error = %e, "webhook results could not be recorded; they will be tried again");
         }
+        info!(
+            tries,
+            delivered,
+            take_ms = taken.as_millis(),
+            send_ms = (sent - taken).as_millis(),
+            record_ms = (began.elapsed() - sent).as_millis(),
+            "webhook deliveries"
+        );
     }
 }
 
@@ -144,15 +190,6 @@ async fn try_send(sender: &Sender, a: &WebhookAttempt) -> Result<u16, String> {
     let host =
         uri.host().ok_or("the URL has no host")?.trim_start_matches('[').trim_end_matches(']').to_owned();
     let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
-    let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), port))
-        .await
-        .map_err(|e| format!("{host} does not resolve: {e}"))?
-        .collect();
-    let addr = addrs
-        .into_iter()
-        .find(|a| sender.allow_private || ach_core::engine::is_public_address(a.ip()))
-        .ok_or_else(|| format!("{host} resolves to no public address"))?;
-    let tcp = TcpStream::connect(addr).await.map_err(|e| format!("cannot connect to {addr}: {e}"))?;
     let path = uri.path_and_query().map_or("/", |p| p.as_str()).to_owned();
     let authority = uri.authority().map_or(host.clone(), |a| a.to_string());
     let request = hyper::Request::builder()
@@ -166,42 +203,65 @@ async fn try_send(sender: &Sender, a: &WebhookAttempt) -> Result<u16, String> {
         .header("webhook-signature", &a.signature)
         .body(Full::new(Bytes::from(a.body.clone())))
         .map_err(|e| e.to_string())?;
+    // A kept-alive connection to the same scheme, host and port, if one is idle.
+    let origin = format!("{}://{host}:{port}", if https { "https" } else { "http" });
+    let mut client = match sender.idle(&origin) {
+        Some(client) => client,
+        None => connect(sender, &host, port, https).await?,
+    };
+    let answer = client.send_request(request).await.map_err(|e| format!("HTTP failed: {e}"))?;
+    let status = answer.status().as_u16();
+    let mut body = answer.into_body();
+    let mut read = 0;
+    let mut whole = false;
+    while read < ANSWER_BYTES {
+        match body.frame().await {
+            Some(Ok(frame)) => read += frame.data_ref().map_or(0, |d| d.len()),
+            Some(Err(_)) => break,
+            None => {
+                whole = true;
+                break;
+            }
+        }
+    }
+    if whole {
+        sender.keep(origin, client);
+    }
+    Ok(status)
+}
+
+/// A new HTTP/1.1 connection to `host:port` (TLS for `https`), to a public
+/// address unless private ones are allowed.
+async fn connect(sender: &Sender, host: &str, port: u16, https: bool) -> Result<Client, String> {
+    let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host, port))
+        .await
+        .map_err(|e| format!("{host} does not resolve: {e}"))?
+        .collect();
+    let addr = addrs
+        .into_iter()
+        .find(|a| sender.allow_private || ach_core::engine::is_public_address(a.ip()))
+        .ok_or_else(|| format!("{host} resolves to no public address"))?;
+    let tcp = TcpStream::connect(addr).await.map_err(|e| format!("cannot connect to {addr}: {e}"))?;
     if https {
         let name =
-            rustls::pki_types::ServerName::try_from(host.clone()).map_err(|e| format!("{host}: {e}"))?;
+            rustls::pki_types::ServerName::try_from(host.to_owned()).map_err(|e| format!("{host}: {e}"))?;
         let tls = sender.tls.connect(name, tcp).await.map_err(|e| format!("TLS with {host} failed: {e}"))?;
-        exchange(TokioIo::new(tls), request).await
+        handshake(TokioIo::new(tls)).await
     } else {
-        exchange(TokioIo::new(tcp), request).await
+        handshake(TokioIo::new(tcp)).await
     }
 }
 
-/// Send `request` on a new HTTP/1.1 connection over `io`: the answer's status.
-async fn exchange<T>(io: TokioIo<T>, request: hyper::Request<Full<Bytes>>) -> Result<u16, String>
+/// HTTP/1.1 over `io`, its connection driven by a task of its own (which
+/// ends when the connection closes or its client is dropped).
+async fn handshake<T>(io: TokioIo<T>) -> Result<Client, String>
 where
     T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
-    let (mut client, connection) =
+    let (client, connection) =
         hyper::client::conn::http1::handshake(io).await.map_err(|e| format!("HTTP failed: {e}"))?;
-    let driver = crate::tasks::spawn(async move {
+    crate::tasks::spawn(async move {
         let _ = connection.await;
     });
-    let answer = client.send_request(request).await.map_err(|e| format!("HTTP failed: {e}"));
-    let status = match answer {
-        Ok(response) => {
-            let status = response.status().as_u16();
-            let mut body = response.into_body();
-            let mut read = 0;
-            while read < ANSWER_BYTES {
-                match body.frame().await {
-                    Some(Ok(frame)) => read += frame.data_ref().map_or(0, |d| d.len()),
-                    _ => break,
-                }
-            }
-            Ok(status)
-        }
-        Err(e) => Err(e),
-    };
-    driver.abort();
-    status
+    Ok(client)
 }
