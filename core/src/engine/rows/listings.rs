@@ -71,6 +71,20 @@ pub(crate) fn add_merchant(cx: &mut WriteContext<'_, '_>, m: &MerchantRecord) ->
     cx.write.put_raw(Table::Listings, &row_keys::listing(&m.partner_id, MERCHANTS, &position), &[])
 }
 
+/// The ids of `partner_id`'s merchants, oldest first (from its list).
+pub(crate) fn merchants(w: &Write<'_>, partner_id: &str) -> Result<Vec<String>, StorageError> {
+    let prefix = row_keys::listing(partner_id, MERCHANTS, &[]);
+    let end = row_keys::listing(partner_id, MERCHANTS + 1, &[]);
+    let mut out = Vec::new();
+    w.scan(Table::Listings, &prefix, &end, &mut |k, _| {
+        if let Some(id) = k.get(prefix.len()..).and_then(row_keys::at_id) {
+            out.push(id.to_owned());
+        }
+        Ok(true)
+    })?;
+    Ok(out)
+}
+
 /// Call `visit` with the positions of `owner`'s entries of `kind` in
 /// `[floor, before)` (absent: from the first; to the last), newest first,
 /// until it answers `false`. `expected`: about how many the walk takes.

@@ -131,21 +131,6 @@ fn endpoints(w: &Write<'_>) -> Result<Vec<EndpointRecord>, StorageError> {
     Ok(out)
 }
 
-/// The merchants of `partner_id` (from its list).
-fn merchants(w: &Write<'_>, partner_id: &str) -> Result<Vec<String>, StorageError> {
-    use crate::engine::rows::listings::MERCHANTS;
-    let prefix = row_keys::listing(partner_id, MERCHANTS, &[]);
-    let end = row_keys::listing(partner_id, MERCHANTS + 1, &[]);
-    let mut out = Vec::new();
-    w.scan(Table::Listings, &prefix, &end, &mut |k, _| {
-        if let Some(id) = k.get(prefix.len()..).and_then(row_keys::at_id) {
-            out.push(id.to_owned());
-        }
-        Ok(true)
-    })?;
-    Ok(out)
-}
-
 /// Sign and shape a try of `d` to `e` at `now`.
 fn attempt(
     engine: &Engine,
@@ -218,7 +203,7 @@ pub(crate) fn take(
     }
     // New events.
     for e in &all {
-        for m in merchants(w, &e.partner_id)? {
+        for m in crate::engine::rows::listings::merchants(w, &e.partner_id)? {
             if out.len() >= most {
                 return Ok(out);
             }
@@ -241,7 +226,7 @@ pub(crate) fn take(
                     if events.len() == room {
                         return Ok(false);
                     }
-                    events.push(changes::event_of(engine, p, changes::decode_event(entry)?));
+                    events.push((p, changes::event_of(engine, p, changes::decode_event(entry)?)));
                     taken = p;
                 }
                 Ok(true)
@@ -249,11 +234,10 @@ pub(crate) fn take(
             if taken == cursor {
                 continue;
             }
-            for ev in events {
+            for (position, ev) in events {
                 if !e.takes(&ev.kind) {
                     continue;
                 }
-                let position = ev.id.trim_start_matches("evt_").parse().unwrap_or(0);
                 let d = Delivery {
                     id: format!("{m}.{}", ev.id),
                     merchant_id: m.clone(),

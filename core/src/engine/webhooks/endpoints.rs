@@ -8,7 +8,6 @@ use chrono::{DateTime, TimeDelta, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::echo::echo;
-use crate::engine::rows::listings::MERCHANTS;
 use crate::engine::webhooks::signature;
 use crate::engine::{Outcome, Refusal, Stop, WriteContext};
 use crate::ids::{self, IdKind};
@@ -87,6 +86,11 @@ pub(crate) fn key(partner_id: &str, id: &str) -> Vec<u8> {
     [partner_id.as_bytes(), &[0], id.as_bytes()].concat()
 }
 
+/// The keys of every endpoint of `partner_id`: `[from, to)`.
+fn partner_range(partner_id: &str) -> (Vec<u8>, Vec<u8>) {
+    (key(partner_id, ""), [partner_id.as_bytes(), &[1]].concat())
+}
+
 /// What a secret is sealed as (associated data): bound to its endpoint.
 fn aad(endpoint_id: &str) -> Vec<u8> {
     [b"webhook-secret/".as_slice(), endpoint_id.as_bytes()].concat()
@@ -139,7 +143,7 @@ pub(crate) fn create(
 ) -> Result<Outcome, Stop> {
     crate::engine::tenancy::tenant_lookup::load_partner(cx, partner_id)?;
     let mut count = 0;
-    let (from, to) = (key(partner_id, ""), key(&format!("{partner_id}\u{1}"), ""));
+    let (from, to) = partner_range(partner_id);
     cx.write.scan(Table::WebhookEndpoints, &from, &to, &mut |_, _| {
         count += 1;
         Ok(true)
@@ -167,16 +171,7 @@ pub(crate) fn create(
 /// Start `e` at the end of each of its partner's merchants' events feeds
 /// (a merchant made later starts at its feed's beginning).
 fn take_feeds_from_their_ends(w: &mut Write<'_>, e: &EndpointRecord) -> Result<(), StorageError> {
-    let prefix = row_keys::listing(&e.partner_id, MERCHANTS, &[]);
-    let end = row_keys::listing(&e.partner_id, MERCHANTS + 1, &[]);
-    let mut merchants = Vec::new();
-    w.scan(Table::Listings, &prefix, &end, &mut |k, _| {
-        if let Some(id) = k.get(prefix.len()..).and_then(row_keys::at_id) {
-            merchants.push(id.to_owned());
-        }
-        Ok(true)
-    })?;
-    for m in merchants {
+    for m in crate::engine::rows::listings::merchants(w, &e.partner_id)? {
         let (from, to) = row_keys::seq_range_after(&m, 0);
         let last = w.last_key(Table::Events, &from, &to)?.and_then(|k| row_keys::seq_of(&k)).unwrap_or(0);
         w.put_raw(Table::WebhookCursors, &cursor_key(&e.id, &m), &last.to_be_bytes())?;
@@ -217,7 +212,7 @@ pub(crate) fn list(
     r: &crate::storage::Snapshot,
     partner_id: &str,
 ) -> Result<Vec<EndpointView>, StorageError> {
-    let (from, to) = (key(partner_id, ""), key(&format!("{partner_id}\u{1}"), ""));
+    let (from, to) = partner_range(partner_id);
     let mut out = Vec::new();
     for (_, v) in r.range(Table::WebhookEndpoints, &from, &to, MOST_PER_PARTNER * 2)? {
         let e: EndpointRecord = crate::storage::decode(Table::WebhookEndpoints, &v)?;
