@@ -238,3 +238,26 @@ fn only_the_types_asked_for_are_delivered_and_only_good_urls_are_taken() {
     assert!(create("https://127.0.0.1/hook").is_err());
     assert!(create("https://hooks.example.com/ach").is_ok());
 }
+
+#[test]
+fn a_partner_has_at_most_sixteen_endpoints_and_deletes_free_a_place() {
+    let w = World::new("2026-11-23 10:00");
+    let (p, pc) = w.partner();
+    let ids: Vec<String> = (0..16).map(|_| endpoint(&w, &p, &pc, None).0).collect();
+    let create = || {
+        w.run(
+            &pc,
+            Operation::CreateWebhookEndpoint {
+                partner_id: p.clone(),
+                url: "https://hooks.example.com/".into(),
+                event_types: None,
+            },
+        )
+    };
+    let refused = create().unwrap_err();
+    assert_eq!((refused.errors()[0].field.as_str(), refused.status()), ("url", 422), "{refused:?}");
+    let op = Operation::DeleteWebhookEndpoint { partner_id: p.clone(), endpoint_id: ids[0].clone() };
+    w.run(&pc, op).unwrap();
+    assert!(create().is_ok());
+    assert_eq!(w.engine.webhook_endpoints(&pc, &p).unwrap().len(), 16);
+}
