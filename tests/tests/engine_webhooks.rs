@@ -68,9 +68,14 @@ fn each_event_of_the_partners_merchants_is_delivered_signed_once() {
     // A merchant made after the endpoint is delivered from its first event.
     let (later, _) = w.merchant(&p, &pc, &["PPD"]);
     let id2 = w.debit(&p, &pc, &later, "4.00");
-    let attempts = take(&w);
-    assert_eq!(attempts.len(), 2, "{attempts:?}");
-    for a in &attempts {
+    let (approved, attempts): (Vec<_>, Vec<_>) =
+        take(&w).into_iter().partition(|a| a.body.contains(r#""type":"merchant.approved""#));
+    assert_eq!((approved.len(), attempts.len()), (1, 2), "{attempts:?}");
+    assert!(approved[0].delivery_id.starts_with(&format!("{p}.evt_")));
+    let attempts = [approved.clone(), attempts].concat();
+    answer(&w, &approved, 204);
+    let attempts = &attempts[1..];
+    for a in attempts {
         assert_eq!(
             (a.endpoint_id.as_str(), a.timestamp, a.url.as_str()),
             (e.as_str(), WALL, "http://127.0.0.1:9/hook")
@@ -94,10 +99,10 @@ fn each_event_of_the_partners_merchants_is_delivered_signed_once() {
     assert!(bodies.iter().any(|b| b["data"]["transaction_id"] == id.as_str()));
     assert!(bodies.iter().any(|b| b["data"]["transaction_id"] == id2.as_str()));
     assert!(!bodies.iter().any(|b| b["data"]["transaction_id"] == before.as_str()));
-    answer(&w, &attempts, 204);
+    answer(&w, attempts, 204);
     assert!(take(&w).is_empty(), "a 2xx ends a delivery");
     let listed = w.engine.webhook_deliveries(&pc, &p, &e).unwrap();
-    assert_eq!(listed.len(), 2);
+    assert_eq!(listed.len(), 3);
     assert!(listed
         .iter()
         .all(|d| d.status == DeliveryStatus::Delivered && d.attempts == 1 && d.last_response == Some(204)));
@@ -260,4 +265,53 @@ fn a_partner_has_at_most_sixteen_endpoints_and_deletes_free_a_place() {
     w.run(&pc, op).unwrap();
     assert!(create().is_ok());
     assert_eq!(w.engine.webhook_endpoints(&pc, &p).unwrap().len(), 16);
+}
+
+#[test]
+fn an_approval_is_delivered_once_with_the_merchant_as_a_read_shows_it() {
+    let w = World::new("2026-11-23 10:00");
+    let (p, pc) = w.partner();
+    let (before, _) = w.merchant(&p, &pc, &["PPD"]);
+    let (e, secret) = endpoint(&w, &p, &pc, None);
+    let (only_tx, _) = endpoint(&w, &p, &pc, Some(vec!["transaction.status_changed"]));
+    let (only_approvals, _) = endpoint(&w, &p, &pc, Some(vec!["merchant.approved"]));
+    // Another partner's approvals go to its own endpoints only.
+    let (q, qc) = w.partner();
+    w.merchant(&q, &qc, &["PPD"]);
+    let (m, mc) = w.merchant(&p, &pc, &["PPD", "WEB"]);
+    let attempts = take(&w);
+    let to = |id: &str| attempts.iter().filter(|a| a.endpoint_id == id).collect::<Vec<_>>();
+    assert!(to(&only_tx).is_empty(), "{attempts:?}");
+    let (all, approvals) = (to(&e), to(&only_approvals));
+    assert_eq!((all.len(), approvals.len()), (1, 1), "{attempts:?}");
+    assert_eq!(all[0].delivery_id, approvals[0].delivery_id);
+    assert!(signed_by(&secret, all[0]));
+    let body: Value = serde_json::from_str(&all[0].body).unwrap();
+    assert_eq!(body["type"], "merchant.approved");
+    assert_eq!(body["data"]["type"], "merchant.approved");
+    assert_eq!(body["data"]["occurred_at"], "2026-11-23 10:00:00");
+    let read = w.engine.merchant(&pc, Some(&p), &m).unwrap();
+    assert_eq!(body["data"]["merchant"], serde_json::to_value(&read).unwrap());
+    assert_eq!(body["data"]["merchant"]["status"], "approved");
+    assert_ne!(body["data"]["merchant"]["id"], before.as_str());
+    // The merchant's own key sees no such event in its events feed.
+    let feed = w.events(&mc);
+    assert!(feed.iter().all(|ev| ev.kind != "merchant.approved"), "{feed:?}");
+    answer(&w, &attempts, 200);
+    assert!(take(&w).is_empty());
+    let listed = w.engine.webhook_deliveries(&pc, &p, &e).unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(
+        (listed[0].event_type.as_str(), listed[0].merchant_id.as_str()),
+        ("merchant.approved", m.as_str())
+    );
+    // An unanswered approval is taken again after its lease, unchanged.
+    w.merchant(&p, &pc, &["PPD"]);
+    let first: Vec<_> = take(&w).into_iter().filter(|a| a.endpoint_id == e).collect();
+    w.set_clock(et("2026-11-23 10:01") + chrono::TimeDelta::seconds(1));
+    let again: Vec<_> = take(&w).into_iter().filter(|a| a.endpoint_id == e).collect();
+    assert_eq!(
+        (again.len(), &again[0].delivery_id, &again[0].body),
+        (1, &first[0].delivery_id, &first[0].body)
+    );
 }

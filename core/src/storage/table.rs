@@ -83,14 +83,19 @@ pub(crate) enum Table {
     /// Webhook endpoints: (partner, 0, endpoint id) → the endpoint, its
     /// secrets sealed (`engine/webhooks/endpoints.rs`).
     WebhookEndpoints,
-    /// How far each endpoint has taken each merchant's events feed:
-    /// (endpoint id, 0, merchant id) → the last position (8 bytes).
+    /// How far each endpoint has taken each merchant's events feed and its
+    /// partner's own: (endpoint id, 0, merchant or partner id) → the last
+    /// position (8 bytes).
     WebhookCursors,
     /// Each endpoint's deliveries: (endpoint id, 0, delivery id) → the
     /// delivery: status, attempts, next try (`engine/webhooks/deliveries.rs`).
     WebhookDeliveries,
     /// Deliveries due: (instant, endpoint id, 0, delivery id) → nothing.
     WebhookDue,
+    /// Each partner's own events (a merchant approved): (partner, 0,
+    /// sequence) → the event as a webhook's `data` shows it
+    /// (`engine/feeds/partner_events.rs`).
+    PartnerEvents,
 }
 
 impl Table {
@@ -148,6 +153,7 @@ impl Table {
             Table::WebhookCursors => "webhook_cursors",
             Table::WebhookDeliveries => "webhook_deliveries",
             Table::WebhookDue => "webhook_due",
+            Table::PartnerEvents => "partner_events",
         }
     }
 
@@ -155,7 +161,7 @@ impl Table {
         TableDefinition::new(self.name())
     }
 
-    pub(super) const ALL: [Table; 35] = [
+    pub(super) const ALL: [Table; 36] = [
         Table::Meta,
         Table::Partners,
         Table::Merchants,
@@ -191,5 +197,6 @@ impl Table {
         Table::WebhookCursors,
         Table::WebhookDeliveries,
         Table::WebhookDue,
+        Table::PartnerEvents,
     ];
 }

@@ -94,6 +94,9 @@ pub(crate) fn approve_merchant(
     m.approved_at = Some(cx.now);
     m.limits = m.limits.updated(limits);
     cx.write.put(Table::Merchants, m.id.as_bytes(), &m)?;
+    let suspended = cx.write.get_raw(Table::Suspensions, m.id.as_bytes())?.is_some();
+    let view = crate::engine::views::merchant::view_of(cx.engine, m.clone(), suspended)?;
+    crate::engine::feeds::partner_events::record_approved(cx, &view)?;
     let owner = KeyOwner::Merchant { partner_id: m.partner_id.clone(), merchant_id: m.id.clone() };
     let key = credentials::issue(cx, owner)?;
     Ok(Outcome::MerchantApproved { merchant_id: m.id, api_key: key.as_str().to_owned(), limits: m.limits })

@@ -12,12 +12,21 @@ use crate::storage::{Snapshot, StorageError, Table};
 
 /// The view of `m`, read on `r`.
 pub(crate) fn view(engine: &Engine, r: &Snapshot, m: MerchantRecord) -> Result<MerchantView, StorageError> {
+    let suspended = r.get_raw(Table::Suspensions, m.id.as_bytes())?.is_some();
+    view_of(engine, m, suspended)
+}
+
+/// The view of `m`, suspended or not.
+pub(crate) fn view_of(
+    engine: &Engine,
+    m: MerchantRecord,
+    suspended: bool,
+) -> Result<MerchantView, StorageError> {
     let unreadable = || StorageError(format!("the application of merchant {} does not open", m.id));
     let sealed =
         base64::engine::general_purpose::STANDARD.decode(&m.application_sealed).map_err(|_| unreadable())?;
     let json = engine.cipher.decrypt(&sealed, m.id.as_bytes()).map_err(|_| unreadable())?;
     let app: MerchantApplication = serde_json::from_slice(&json).map_err(|_| unreadable())?;
-    let suspended = r.get_raw(Table::Suspensions, m.id.as_bytes())?.is_some();
     let status = match (suspended, m.status) {
         (true, _) => MerchantState::Suspended,
         (false, MerchantStatus::Approved) => MerchantState::Approved,

@@ -1,6 +1,7 @@
 //! Deliveries: each event of an endpoint's partner's merchants, taken from
-//! the merchant's events feed (the event was written in the commit that made
-//! the change, so none is lost), signed and handed to the host to send.
+//! the merchant's events feed or the partner's own (each event was written
+//! in the commit that made the change, so none is lost), signed and handed
+//! to the host to send.
 //!
 //! A delivery is taken in a write transaction that moves the endpoint's
 //! position in the feed and stores the delivery as due again a minute later
@@ -13,6 +14,7 @@ use chrono::{DateTime, TimeDelta, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::feeds::changes;
+use crate::engine::feeds::partner_events::{self, Message};
 use crate::engine::webhooks::endpoints::{self, EndpointRecord};
 use crate::engine::webhooks::signature;
 use crate::engine::Engine;
@@ -41,12 +43,14 @@ pub enum DeliveryStatus {
 /// A stored delivery.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Delivery {
-    /// The message's id (`webhook-id`): its merchant and its event's
-    /// position, the same on every try.
+    /// The message's id (`webhook-id`): its feed's scope (the merchant, or
+    /// the partner for a partner's event) and its event's id, the same on
+    /// every try.
     pub id: String,
-    /// The merchant whose event it is.
+    /// The merchant the event is about.
     pub merchant_id: String,
-    /// The event's position in the merchant's events feed.
+    /// The event's position in its feed (the merchant's events feed, or the
+    /// partner's own for `merchant.*` events).
     pub position: u64,
     /// The event's type.
     pub event_type: String,
@@ -108,14 +112,11 @@ fn due_parts(key: &[u8]) -> Option<(&str, &str)> {
     rest.split_once('\0')
 }
 
-/// The message body of `event`, first taken at `first_try`.
-fn body(event: &Event, first_try: DateTime<Utc>) -> Result<String, StorageError> {
-    let body = serde_json::json!({
-        "type": event.kind,
-        "timestamp": first_try.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
-        "data": event,
-    });
-    serde_json::to_string(&body).map_err(|e| StorageError(e.to_string()))
+/// The message body of `m`, first taken at `first_try`: `{"type", "timestamp", "data"}`.
+fn body(m: &Message, first_try: DateTime<Utc>) -> Result<String, StorageError> {
+    let kind = serde_json::to_string(&m.kind).map_err(|e| StorageError(e.to_string()))?;
+    let at = first_try.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    Ok(format!(r#"{{"type":{kind},"timestamp":"{at}","data":{}}}"#, m.data))
 }
 
 /// Every endpoint that delivers.
@@ -131,15 +132,15 @@ fn endpoints(w: &Write<'_>) -> Result<Vec<EndpointRecord>, StorageError> {
     Ok(out)
 }
 
-/// Sign and shape a try of `d` to `e` at `now`.
+/// Sign and shape a try of `d` (carrying `m`) to `e` at `now`.
 fn attempt(
     engine: &Engine,
     e: &EndpointRecord,
     d: &Delivery,
-    event: &Event,
+    m: &Message,
     (now, timestamp): (DateTime<Utc>, i64),
 ) -> Result<WebhookAttempt, StorageError> {
-    let body = body(event, d.first_try)?;
+    let body = body(m, d.first_try)?;
     let keys = endpoints::signing_keys(&engine.cipher, e, now)?;
     Ok(WebhookAttempt {
         endpoint_id: e.id.clone(),
@@ -151,30 +152,77 @@ fn attempt(
     })
 }
 
-/// The event at `position` of `merchant_id`'s feed, as the feed shows it.
-fn event(
+/// A merchant's event as a message.
+fn merchant_message(merchant_id: &str, position: u64, event: &Event) -> Result<Message, StorageError> {
+    Ok(Message {
+        position,
+        kind: event.kind.clone(),
+        id: event.id.clone(),
+        merchant_id: merchant_id.to_owned(),
+        data: serde_json::to_string(event).map_err(|e| StorageError(e.to_string()))?,
+    })
+}
+
+/// Up to `most` events of `merchant_id`'s feed after position `after`, in order.
+fn merchant_events_after(
     engine: &Engine,
     w: &Write<'_>,
     merchant_id: &str,
-    position: u64,
-) -> Result<Option<Event>, StorageError> {
-    let (from, to) = row_keys::seq_range_after(merchant_id, position - 1);
-    let mut found = None;
+    after: u64,
+    most: usize,
+) -> Result<Vec<Message>, StorageError> {
+    let (from, to) = row_keys::seq_range_after(merchant_id, after);
+    let mut out = Vec::new();
     w.scan(Table::Events, &from, &to, &mut |key, value| {
         let last = row_keys::seq_of(key).ok_or_else(|| StorageError("a feed key is unreadable".into()))?;
         for (p, entry) in crate::engine::feeds::feed_rows::entries(last, value)? {
-            if p == position {
-                found = Some(changes::event_of(engine, p, changes::decode_event(entry)?));
+            if p <= after {
+                continue;
             }
+            if out.len() == most {
+                return Ok(false);
+            }
+            let event = changes::event_of(engine, p, changes::decode_event(entry)?);
+            out.push(merchant_message(merchant_id, p, &event)?);
         }
-        Ok(false)
+        Ok(true)
     })?;
-    Ok(found)
+    Ok(out)
+}
+
+/// The message delivery `d` of a `partner_id`'s endpoint carries.
+fn message_of(
+    engine: &Engine,
+    w: &Write<'_>,
+    partner_id: &str,
+    d: &Delivery,
+) -> Result<Option<Message>, StorageError> {
+    if partner_events::is_partner_event(&d.event_type) {
+        return partner_events::at(w, partner_id, d.position);
+    }
+    Ok(merchant_events_after(engine, w, &d.merchant_id, d.position - 1, 1)?
+        .into_iter()
+        .find(|m| m.position == d.position))
+}
+
+/// Where new events are taken from: the partner's own feed or one of its
+/// merchants' events feeds (its id is the feed's scope).
+enum Feed {
+    Partner(String),
+    Merchant(String),
+}
+
+impl Feed {
+    fn scope(&self) -> &str {
+        match self {
+            Feed::Partner(id) | Feed::Merchant(id) => id,
+        }
+    }
 }
 
 /// Take up to `most` tries due at `now` (signed at `timestamp`): deliveries
-/// due again first, then new events, each endpoint's merchants in turn. Each
-/// is leased for [`LEASE_SECONDS`].
+/// due again first, then new events, each endpoint's partner feed and
+/// merchants in turn. Each is leased for [`LEASE_SECONDS`].
 pub(crate) fn take(
     engine: &Engine,
     w: &mut Write<'_>,
@@ -195,54 +243,39 @@ pub(crate) fn take(
         else {
             continue;
         };
-        let Some(ev) = event(engine, w, &d.merchant_id, d.position)? else { continue };
+        let Some(m) = message_of(engine, w, &e.partner_id, &d)? else { continue };
         d.next_try = Some(lease);
         w.put(Table::WebhookDeliveries, &delivery_key(&e.id, &d.id), &d)?;
         w.put_raw(Table::WebhookDue, &due_key(lease, &e.id, &d.id), &[])?;
-        out.push(attempt(engine, e, &d, &ev, (now, timestamp))?);
+        out.push(attempt(engine, e, &d, &m, (now, timestamp))?);
     }
     // New events.
     for e in &all {
-        for m in crate::engine::rows::listings::merchants(w, &e.partner_id)? {
+        let merchants = crate::engine::rows::listings::merchants(w, &e.partner_id)?;
+        let feeds = std::iter::once(Feed::Partner(e.partner_id.clone()))
+            .chain(merchants.into_iter().map(Feed::Merchant));
+        for feed in feeds {
             if out.len() >= most {
                 return Ok(out);
             }
-            let cursor_key = endpoints::cursor_key(&e.id, &m);
+            let scope = feed.scope();
+            let cursor_key = endpoints::cursor_key(&e.id, scope);
             let cursor = w
                 .get_raw(Table::WebhookCursors, &cursor_key)?
                 .and_then(|b| b.try_into().ok().map(u64::from_be_bytes))
                 .unwrap_or(0);
-            let (from, to) = row_keys::seq_range_after(&m, cursor);
-            let mut taken = cursor;
-            let mut events = Vec::new();
             let room = most - out.len();
-            w.scan(Table::Events, &from, &to, &mut |key, value| {
-                let last =
-                    row_keys::seq_of(key).ok_or_else(|| StorageError("a feed key is unreadable".into()))?;
-                for (p, entry) in crate::engine::feeds::feed_rows::entries(last, value)? {
-                    if p <= cursor {
-                        continue;
-                    }
-                    if events.len() == room {
-                        return Ok(false);
-                    }
-                    events.push((p, changes::event_of(engine, p, changes::decode_event(entry)?)));
-                    taken = p;
-                }
-                Ok(true)
-            })?;
-            if taken == cursor {
-                continue;
-            }
-            for (position, ev) in events {
-                if !e.takes(&ev.kind) {
-                    continue;
-                }
+            let messages = match &feed {
+                Feed::Partner(p) => partner_events::after(w, p, cursor, room)?,
+                Feed::Merchant(m) => merchant_events_after(engine, w, m, cursor, room)?,
+            };
+            let Some(taken) = messages.last().map(|m| m.position) else { continue };
+            for m in messages.iter().filter(|m| e.takes(&m.kind)) {
                 let d = Delivery {
-                    id: format!("{m}.{}", ev.id),
-                    merchant_id: m.clone(),
-                    position,
-                    event_type: ev.kind.clone(),
+                    id: format!("{scope}.{}", m.id),
+                    merchant_id: m.merchant_id.clone(),
+                    position: m.position,
+                    event_type: m.kind.clone(),
                     status: DeliveryStatus::Pending,
                     attempts: 0,
                     first_try: now,
@@ -252,7 +285,7 @@ pub(crate) fn take(
                 };
                 w.put(Table::WebhookDeliveries, &delivery_key(&e.id, &d.id), &d)?;
                 w.put_raw(Table::WebhookDue, &due_key(lease, &e.id, &d.id), &[])?;
-                out.push(attempt(engine, e, &d, &ev, (now, timestamp))?);
+                out.push(attempt(engine, e, &d, m, (now, timestamp))?);
             }
             w.put_raw(Table::WebhookCursors, &cursor_key, &taken.to_be_bytes())?;
         }

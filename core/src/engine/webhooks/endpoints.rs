@@ -176,12 +176,15 @@ fn take_feeds_from_their_ends(w: &mut Write<'_>, e: &EndpointRecord) -> Result<(
         let last = w.last_key(Table::Events, &from, &to)?.and_then(|k| row_keys::seq_of(&k)).unwrap_or(0);
         w.put_raw(Table::WebhookCursors, &cursor_key(&e.id, &m), &last.to_be_bytes())?;
     }
+    let last = crate::engine::feeds::partner_events::last(w, &e.partner_id)?;
+    w.put_raw(Table::WebhookCursors, &cursor_key(&e.id, &e.partner_id), &last.to_be_bytes())?;
     Ok(())
 }
 
-/// The key of endpoint `endpoint_id`'s position in merchant `merchant_id`'s feed.
-pub(crate) fn cursor_key(endpoint_id: &str, merchant_id: &str) -> Vec<u8> {
-    [endpoint_id.as_bytes(), &[0], merchant_id.as_bytes()].concat()
+/// The key of endpoint `endpoint_id`'s position in the feed of `scope` (a
+/// merchant's events feed, or the partner's own events).
+pub(crate) fn cursor_key(endpoint_id: &str, scope: &str) -> Vec<u8> {
+    [endpoint_id.as_bytes(), &[0], scope.as_bytes()].concat()
 }
 
 /// Partner: delete an endpoint; nothing more is delivered to it.

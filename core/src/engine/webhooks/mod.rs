@@ -9,6 +9,7 @@ pub(crate) mod endpoints;
 pub(crate) mod signature;
 
 use crate::engine::feeds::changes::{EVENT_TYPE, HELD_EVENT_TYPE, NOTICE_EVENT_TYPE, RELEASED_EVENT_TYPE};
+use crate::engine::feeds::partner_events::MERCHANT_APPROVED;
 use crate::engine::{Caller, Engine, Operation, Outcome, Refusal, Stop, WriteContext};
 use crate::validation::ProblemCode;
 use crate::AchError;
@@ -16,7 +17,8 @@ use deliveries::{Delivery, TryResult, WebhookAttempt};
 use endpoints::EndpointView;
 
 /// Every event type a webhook can deliver.
-pub const EVENT_TYPES: [&str; 4] = [EVENT_TYPE, NOTICE_EVENT_TYPE, HELD_EVENT_TYPE, RELEASED_EVENT_TYPE];
+pub const EVENT_TYPES: [&str; 5] =
+    [EVENT_TYPE, NOTICE_EVENT_TYPE, HELD_EVENT_TYPE, RELEASED_EVENT_TYPE, MERCHANT_APPROVED];
 
 /// Most deliveries an endpoint's list shows.
 pub const MOST_LISTED: usize = 100;
