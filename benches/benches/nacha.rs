@@ -22,6 +22,7 @@ fn file() -> NachaFile {
         immediate_destination_name: "FEDERAL RESERVE BANK".into(),
         immediate_origin: "121042882".into(),
         immediate_origin_name: "MY BANK NAME".into(),
+        same_day_cutoffs: ach_core::nacha::default_same_day_cutoffs(),
     };
     let per = ENTRIES / BATCHES;
     let batches = (0..BATCHES)

@@ -56,10 +56,9 @@
 
 use std::fmt;
 
-use chrono::{DateTime, NaiveDate, NaiveTime, TimeZone, Utc};
-use chrono_tz::America::New_York;
+use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
 
-use crate::calendar::{add_banking_days, cutoff_instant, next_banking_day, CUTOFF_TIME};
+use crate::calendar::{add_banking_days, next_banking_day};
 use crate::echo::echo;
 use crate::error::{AchError, ErrorCategory};
 use crate::model::{Direction, Status};
@@ -450,6 +449,33 @@ pub fn origination(cutoff_date: NaiveDate) -> (NaiveDate, NaiveDate) {
     (cutoff_date, next_banking_day(cutoff_date))
 }
 
+/// The dates of an entry originated at the cut-off instant `cutoff`, as
+/// `(origination date, effective date)`: [`origination`] for the standard
+/// 18:00 cut-off; for a Same Day ACH cut-off, that day for both.
+pub fn origination_at(cutoff: DateTime<Utc>) -> (NaiveDate, NaiveDate) {
+    let date = crate::calendar::eastern_date(cutoff);
+    if crate::calendar::is_same_day_cutoff(cutoff) {
+        (date, date)
+    } else {
+        origination(date)
+    }
+}
+
+/// When an entry in `direction` originated at the cut-off instant `cutoff`
+/// settles, as `(date, instant)`: [`settlement_date`] at
+/// [`SETTLEMENT_TIME`] for the standard cut-off; for a Same Day ACH cut-off,
+/// that day at its window's settlement time, debits and credits alike.
+pub fn settlement_at(direction: Direction, cutoff: DateTime<Utc>) -> (NaiveDate, DateTime<Utc>) {
+    match crate::calendar::same_day_settlement(cutoff) {
+        Some(at) => (crate::calendar::eastern_date(cutoff), at),
+        None => {
+            let (_, effective) = origination(crate::calendar::eastern_date(cutoff));
+            let date = settlement_date(direction, effective);
+            (date, settlement_instant(date))
+        }
+    }
+}
+
 /// The settlement date of a transaction with this `direction` and `effective_date`.
 ///
 /// A credit settles on its effective date. A debit is held
@@ -470,21 +496,7 @@ pub fn settlement_date(direction: Direction, effective_date: NaiveDate) -> Naive
 /// 12:30Z, 2026-11-02 → 13:30Z). Daylight-saving time comes from the tz database.
 /// Defined for every date; never panics.
 pub fn settlement_instant(settlement_date: NaiveDate) -> DateTime<Utc> {
-    eastern_instant(settlement_date, SETTLEMENT_TIME)
-}
-
-/// The UTC instant of an Eastern wall-clock `time` on `date`, for a `time` outside
-/// the 01:00–03:00 window where DST switches (so it exists exactly once).
-///
-/// Falls back, should the tz data ever skip that time, to the same offset as the
-/// calendar's cut-off of that date (18:00 ET is never in a switch window).
-fn eastern_instant(date: NaiveDate, time: NaiveTime) -> DateTime<Utc> {
-    let local = date.and_time(time);
-    if let Some(t) = New_York.from_local_datetime(&local).earliest() {
-        return t.with_timezone(&Utc);
-    }
-    let cutoff = cutoff_instant(date);
-    cutoff.checked_sub_signed(CUTOFF_TIME - time).unwrap_or(cutoff)
+    crate::calendar::eastern_instant(settlement_date, SETTLEMENT_TIME)
 }
 
 #[cfg(test)]

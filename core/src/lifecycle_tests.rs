@@ -2,7 +2,7 @@
 #![allow(clippy::unwrap_used)]
 
 use super::*;
-use crate::calendar::{is_banking_day, next_cutoff_after, parse_instant, to_eastern};
+use crate::calendar::{cutoff_instant, is_banking_day, next_cutoff_after, parse_instant, to_eastern};
 use chrono::{Datelike, TimeDelta};
 use proptest::prelude::*;
 
@@ -353,5 +353,39 @@ proptest! {
         // Same offset as that day's 18:00 cut-off.
         prop_assert_eq!(t, cutoff_instant(date) - CUTOFF_TO_SETTLEMENT);
         prop_assert!(matches!(t.format("%H:%M:%S").to_string().as_str(), "12:30:00" | "13:30:00"));
+    }
+}
+
+/// Every banking day of 2026 and 2027 (DST switches, Fed holidays): an
+/// entry of each same-day window is originated and effective that day and
+/// settles that day at the window's time, debit or credit; the standard
+/// cut-off's keep the next banking day and the debit hold.
+#[test]
+fn same_day_windows_date_their_entries_that_day() {
+    use crate::calendar::{eastern_instant, DEFAULT_SAME_DAY_CUTOFFS, SAME_DAY_SETTLEMENTS};
+    let mut day = NaiveDate::from_ymd_opt(2026, 1, 1).unwrap();
+    while day.year() < 2028 {
+        if is_banking_day(day) {
+            for (cut, settles) in DEFAULT_SAME_DAY_CUTOFFS.iter().zip(SAME_DAY_SETTLEMENTS) {
+                let cutoff = eastern_instant(day, *cut);
+                assert_eq!(origination_at(cutoff), (day, day), "{day} {cut}");
+                for direction in [Direction::Debit, Direction::Credit] {
+                    let (date, at) = settlement_at(direction, cutoff);
+                    assert_eq!(
+                        (date, to_eastern(at).naive_local()),
+                        (day, day.and_time(settles)),
+                        "{day} {cut}"
+                    );
+                }
+            }
+            let standard = cutoff_instant(day);
+            let next = crate::calendar::next_banking_day(day);
+            assert_eq!(origination_at(standard), (day, next));
+            assert_eq!(
+                settlement_at(Direction::Debit, standard).0,
+                add_banking_days(next, DEBIT_HOLD_BANKING_DAYS)
+            );
+        }
+        day = day.succ_opt().unwrap();
     }
 }

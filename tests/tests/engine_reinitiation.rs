@@ -12,7 +12,11 @@ use ach_tests::world::{transaction, World, OPERATOR_KEY};
 use serde_json::Value;
 
 fn reinitiate(w: &World, partner_id: &str, partner: &Caller, id: &str) -> Result<String, Refusal> {
-    let op = Operation::ReinitiateTransaction { partner_id: partner_id.into(), transaction_id: id.into() };
+    let op = Operation::ReinitiateTransaction {
+        partner_id: partner_id.into(),
+        transaction_id: id.into(),
+        same_day: false,
+    };
     match w.run(partner, op)? {
         Outcome::TransactionReinitiated { transaction_id, reinitiation_id } => {
             assert_eq!(transaction_id, id);

@@ -83,7 +83,7 @@ proptest! {
                     let allowed = matches!(k.returned, Some("R01" | "R09"))
                         && !k.retried
                         && retries.get(&k.original).copied().unwrap_or(0) < 2;
-                    let op = Operation::ReinitiateTransaction { partner_id: p.clone(), transaction_id: ids[i].clone() };
+                    let op = Operation::ReinitiateTransaction { partner_id: p.clone(), transaction_id: ids[i].clone(), same_day: false };
                     match w.run(&pc, op) {
                         Ok(Outcome::TransactionReinitiated { reinitiation_id, .. }) => {
                             prop_assert!(allowed, "entry {i} ({k:?}) was retried against the rules");

@@ -38,6 +38,7 @@ fn originator() -> Originator {
         immediate_destination_name: "Federal Reserve Bank".into(),
         immediate_origin: "121042882".into(),
         immediate_origin_name: "My Bank Name".into(),
+        same_day_cutoffs: ach_core::nacha::default_same_day_cutoffs(),
     }
 }
 
@@ -209,6 +210,16 @@ fn achlens_finds_no_errors_in_the_engines_own_files() {
             first.get_or_insert(id);
         }
     }
+    // Same Day ACH entries (none held by screening): the 14:15 cut-off's own file.
+    w.screening_off();
+    for (n, (kind, class)) in [("debit", "PPD"), ("credit", "CCD"), ("debit", "WEB")].into_iter().enumerate()
+    {
+        let mut v = transaction(&m, kind, &format!("77.7{n}"));
+        v["standard_entry_class"] = serde_json::json!(class);
+        v["account_validation"] = ach_tests::world::outside_validation();
+        v["same_day"] = serde_json::json!(true);
+        w.create(&partner_id, &partner, &v).unwrap_or_else(|e| panic!("same day {class}: {e:?}"));
+    }
     // An account validated by prenote, another by micro-entries.
     for (method, account) in [("prenote", "1234567"), ("micro_entries", "7654321")] {
         let customer = w.customer(&partner_id, &partner, &m, account);
@@ -224,7 +235,11 @@ fn achlens_finds_no_errors_in_the_engines_own_files() {
     w.reverse(&partner_id, &partner, first.as_deref().unwrap()).unwrap();
     w.at("2026-11-27 18:00");
     let files = w.engine.origination_files().unwrap();
-    assert_eq!(files.len(), 2, "{files:?}");
+    assert_eq!(files.len(), 3, "{files:?}");
+    assert!(
+        files.iter().any(|f| f.entries == 3 && f.effective_date.to_string() == "2026-11-23"),
+        "{files:?}"
+    );
     for summary in files {
         let (_, bytes) = w.engine.origination_file(&summary.id).unwrap().unwrap();
         let path = dir.path().join(format!("{}.ach", summary.id));

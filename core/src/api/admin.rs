@@ -4,7 +4,7 @@
 use chrono::NaiveDate;
 use serde::Deserialize;
 
-use super::input::{typed_body, typed_data};
+use super::input::{typed_body, typed_body_with_lists, typed_data};
 use super::render::{self, Response};
 use super::request::Request;
 use super::routes::Endpoint;
@@ -282,7 +282,9 @@ pub(crate) fn plan(e: Endpoint, params: &[String], req: &Request) -> Result<Oper
         Endpoint::AdminMerchantSettings => {
             Operation::SetMerchantSettings { merchant_id: param(), settings: typed_body(req)? }
         }
-        Endpoint::AdminSetOriginator => Operation::SetOriginator { originator: typed_body(req)? },
+        Endpoint::AdminSetOriginator => {
+            Operation::SetOriginator { originator: typed_body_with_lists(req, &["same_day_cutoffs"])? }
+        }
         Endpoint::AdminReturnFiles => Operation::IngestReturnFile { bytes: req.body.clone() },
         Endpoint::AdminClock => {
             let c: ClockSetting = typed_body(req)?;

@@ -116,29 +116,46 @@ pub(super) fn named_partner(data: &JsonBody<'_>, caller: &Caller) -> Result<(), 
 
 /// The body as `T` (an empty body is `{}`).
 pub(super) fn typed_body<T: for<'de> Deserialize<'de>>(req: &Request) -> Result<T, Refusal> {
+    typed_body_with_lists(req, &[])
+}
+
+/// [`typed_body`] where the top-level members named in `lists` may be
+/// arrays of strings (and nothing else may be an array).
+pub(super) fn typed_body_with_lists<T: for<'de> Deserialize<'de>>(
+    req: &Request,
+    lists: &[&str],
+) -> Result<T, Refusal> {
     let text = if req.body.iter().all(u8::is_ascii_whitespace) { &b"{}"[..] } else { &req.body[..] };
     json_bounds(text)?;
-    typed_text(text)
+    typed_text(text, lists)
 }
 
 /// The request's data ([`with_data`]: the query string's members and the
 /// body's) as a `T`.
 pub(super) fn typed_data<T: for<'de> Deserialize<'de>>(req: &Request) -> Result<T, Refusal> {
-    with_data(req, |_, text| typed_text(text))
+    with_data(req, |_, text| typed_text(text, &[]))
 }
 
 /// A JSON text as a `T`: 400 if it is not JSON, 422 if it is not a `T`.
 /// A typed body is an object of members that hold no arrays: an array is
 /// refused wherever it stands, even where serde would read a struct's
-/// members from it in order.
-fn typed_text<T: for<'de> Deserialize<'de>>(text: &[u8]) -> Result<T, Refusal> {
+/// members from it in order; but a top-level member named in `lists` may be
+/// an array of strings (which no struct is read from).
+fn typed_text<T: for<'de> Deserialize<'de>>(text: &[u8], lists: &[&str]) -> Result<T, Refusal> {
     let refusal = |e: serde_json::Error| {
         let status = if e.is_syntax() || e.is_eof() { 400 } else { 422 };
         let code = if status == 400 { ProblemCode::InvalidJson } else { ProblemCode::InvalidValue };
         refused(status, "", code, super::detail(e.to_string()))
     };
     let value: Value = serde_json::from_slice(text).map_err(refusal)?;
-    if !value.is_object() || holds_array(&value) {
+    let listed = |(k, v): (&String, &Value)| {
+        lists.contains(&k.as_str()) && v.as_array().is_some_and(|items| items.iter().all(Value::is_string))
+    };
+    let holds = match &value {
+        Value::Object(members) => members.iter().any(|m| !listed(m) && holds_array(m.1)),
+        _ => true,
+    };
+    if holds {
         return Err(refused(
             422,
             "",

@@ -159,9 +159,11 @@ fn plan_confirmed(engine: &Engine, admitted: Admitted, req: &Request) -> Result<
                 Endpoint::CreateTransaction => Operation::CreateTransaction { partner_id, body: body() },
                 Endpoint::Void => Operation::VoidTransaction { partner_id, transaction_id: param(0) },
                 Endpoint::Reverse => Operation::ReverseTransaction { partner_id, transaction_id: param(0) },
-                Endpoint::Reinitiate => {
-                    Operation::ReinitiateTransaction { partner_id, transaction_id: param(0) }
-                }
+                Endpoint::Reinitiate => Operation::ReinitiateTransaction {
+                    partner_id,
+                    transaction_id: param(0),
+                    same_day: same_day_member(data)?,
+                },
                 Endpoint::CreateCustomer => Operation::CreateCustomer { partner_id, body: body() },
                 Endpoint::DeleteCustomer => Operation::DeleteCustomer { partner_id, customer_id: param(0) },
                 Endpoint::CreateValidation => {
@@ -280,4 +282,25 @@ fn openapi() -> Result<Plan, Refusal> {
         crate::validation::ProblemCode::NotFound,
         msg,
     ))
+}
+
+/// `same_day` of a request's data: `true` or `false` (a query string's
+/// `true` or `false` too), or left out or null: `false`.
+fn same_day_member(data: &crate::validation::json::JsonBody<'_>) -> Result<bool, Refusal> {
+    let Some(v) = data.object().and_then(|o| o.get("same_day")) else { return Ok(false) };
+    if v.is_null() {
+        return Ok(false);
+    }
+    let text = v.as_str();
+    match (v.as_bool(), text.as_deref()) {
+        (Some(b), _) => Ok(b),
+        (None, Some("true")) => Ok(true),
+        (None, Some("false")) => Ok(false),
+        _ => Err(Refusal::problem(
+            AchError::FailedToAccept,
+            "same_day",
+            crate::validation::ProblemCode::InvalidType,
+            format!("same_day must be true or false, not {}", v.literal()),
+        )),
+    }
 }

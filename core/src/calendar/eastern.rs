@@ -167,13 +167,19 @@ pub fn start_of_eastern_day(date: NaiveDate) -> DateTime<Utc> {
 /// cut-off is always on the same UTC date as `date`. Defined for every date,
 /// whether or not it is a banking day; never panics.
 pub fn cutoff_instant(date: NaiveDate) -> DateTime<Utc> {
-    let local = date.and_time(CUTOFF_TIME);
+    eastern_instant(date, CUTOFF_TIME)
+}
+
+/// US Eastern `time` of `date` as a UTC instant. For a time DST skips (02:00
+/// to 03:00 on the spring switch) the instant as if on standard time; for one
+/// it repeats, the earlier. Never panics.
+pub fn eastern_instant(date: NaiveDate, time: NaiveTime) -> DateTime<Utc> {
+    let local = date.and_time(time);
     if let Some(t) = New_York.from_local_datetime(&local).earliest() {
         return t.with_timezone(&Utc);
     }
-    // Unreachable with the real tz data (18:00 is never skipped); fall back to
-    // EST rather than panicking. 18:00 + 5 h is still the same day, so the
-    // subtraction cannot leave chrono's range.
+    // A skipped hour: read as standard time. At most 5 h from the day's
+    // start, so the subtraction stays within chrono's range but at its ends.
     let est = FixedOffset::west_opt(5 * 3600).unwrap_or(Utc.fix());
     local.checked_sub_offset(est).unwrap_or(local).and_utc()
 }

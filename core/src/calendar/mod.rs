@@ -26,6 +26,12 @@
 //! transaction created at exactly the cut-off instant belongs to the next
 //! banking day's cut-off (see [`next_cutoff_after`]).
 //!
+//! Same Day ACH adds up to three earlier cut-offs per banking day, one in each
+//! FedACH same-day window (deadlines 10:30, 14:45 and 16:45 ET; settlement at
+//! 13:00, 17:00 and 18:00 ET): by default 10:00, 14:15 and 16:15 ET
+//! ([`next_same_day_cutoff_after`]). None is at 18:00, so a cut-off instant's
+//! Eastern time tells which kind it is ([`is_same_day_cutoff`]).
+//!
 //! # Range
 //!
 //! No function panics on any date or instant chrono can represent. Functions
@@ -37,6 +43,7 @@
 mod banking;
 mod eastern;
 mod holidays;
+mod same_day;
 
 pub use banking::{
     add_banking_days, banking_day_on_or_after, banking_day_on_or_before, checked_add_banking_days,
@@ -45,11 +52,15 @@ pub use banking::{
 };
 pub(crate) use eastern::date_text;
 pub use eastern::{
-    cutoff_instant, days_in_month, eastern_date, eastern_date_cached, eastern_day_key, eastern_month_key,
-    eastern_naive, format_date, format_eastern_timestamp, parse_date, parse_instant, start_of_eastern_day,
-    to_eastern, CUTOFF_TIME,
+    cutoff_instant, days_in_month, eastern_date, eastern_date_cached, eastern_day_key, eastern_instant,
+    eastern_month_key, eastern_naive, format_date, format_eastern_timestamp, parse_date, parse_instant,
+    start_of_eastern_day, to_eastern, CUTOFF_TIME,
 };
 pub use holidays::{fed_holiday, fed_holidays_in, holiday_on, is_weekend, Holiday, JUNETEENTH_FIRST_YEAR};
+pub use same_day::{
+    is_same_day_cutoff, next_same_day_cutoff_after, parse_same_day_cutoffs, same_day_settlement,
+    same_day_window, SameDayWindow, DEFAULT_SAME_DAY_CUTOFFS, SAME_DAY_DEADLINES, SAME_DAY_SETTLEMENTS,
+};
 
 /// Error returned by the parsing functions of this module.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

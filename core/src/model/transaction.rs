@@ -184,4 +184,8 @@ pub struct NewTransaction {
     /// not validated yet (recorded, and good for later debits).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub account_validation: Option<OutsideValidation>,
+    /// Same Day ACH: originated at the next same-day cut-off, effective and
+    /// settled that day (at most $1,000,000.00; not ICL).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub same_day: bool,
 }

@@ -39,6 +39,9 @@ pub struct TransactionView {
     pub effective_date: Option<String>,
     /// `YYYY-MM-DD` once originated, else null.
     pub settlement_date: Option<String>,
+    /// Same Day ACH: originated at a same-day cut-off, effective and settled
+    /// that day.
+    pub same_day: bool,
     /// The return, once the receiving bank returned it; null otherwise (a
     /// void shows in `history` as status `R` with reason `Voided`).
     #[serde(rename = "return")]

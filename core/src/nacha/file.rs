@@ -64,6 +64,16 @@ pub struct Originator {
     /// Immediate origin name (≤ 23).
     #[serde(default)]
     pub immediate_origin_name: String,
+    /// The engine's Same Day ACH cut-offs the ODFI takes, `HH:MM` US Eastern:
+    /// one to three, each before its FedACH window's deadline (10:30, 14:45,
+    /// 16:45). Not a field of any record: when same-day files are written.
+    #[serde(default = "default_same_day_cutoffs")]
+    pub same_day_cutoffs: Vec<String>,
+}
+
+/// 10:00, 14:15 and 16:15 ET ([`crate::calendar::DEFAULT_SAME_DAY_CUTOFFS`]).
+pub fn default_same_day_cutoffs() -> Vec<String> {
+    crate::calendar::DEFAULT_SAME_DAY_CUTOFFS.iter().map(|t| t.format("%H:%M").to_string()).collect()
 }
 
 impl Originator {

@@ -43,8 +43,8 @@ mod tests;
 pub use check::{check, findings, Finding, Place, Rule};
 pub use fields::FieldProblem;
 pub use file::{
-    pop_identification, prenote_code, service_class_for, transaction_code, Addenda, Batch, ChangeEntry,
-    Entry, FileHeader, NachaFile, Originator, PopTerminal, ReturnEntry,
+    default_same_day_cutoffs, pop_identification, prenote_code, service_class_for, transaction_code, Addenda,
+    Batch, ChangeEntry, Entry, FileHeader, NachaFile, Originator, PopTerminal, ReturnEntry,
 };
 pub use inbound::{inbound, Correction, Inbound, InboundNotice, InboundReturn};
 pub use problem::Problem;

@@ -18,6 +18,7 @@ pub(super) fn originator() -> Originator {
         immediate_destination_name: "FEDERAL RESERVE BANK".into(),
         immediate_origin: "121042882".into(),
         immediate_origin_name: "MY BANK NAME".into(),
+        same_day_cutoffs: crate::nacha::default_same_day_cutoffs(),
     }
 }
 

@@ -57,11 +57,13 @@ pub enum ProblemCode {
     UnsupportedCharacters,
     /// More requests than the key's rate allows.
     RateLimited,
+    /// A Same Day ACH entry over the network's per-entry cap.
+    SameDayLimit,
 }
 
 impl ProblemCode {
     /// Every code.
-    pub const ALL: [ProblemCode; 24] = [
+    pub const ALL: [ProblemCode; 25] = [
         ProblemCode::InvalidJson,
         ProblemCode::Required,
         ProblemCode::InvalidType,
@@ -86,6 +88,7 @@ impl ProblemCode {
         ProblemCode::CrossSite,
         ProblemCode::UnsupportedCharacters,
         ProblemCode::RateLimited,
+        ProblemCode::SameDayLimit,
     ];
 
     /// The code's name as it is serialized (`snake_case`), without serde.
@@ -115,6 +118,7 @@ impl ProblemCode {
             ProblemCode::CrossSite => "cross_site",
             ProblemCode::UnsupportedCharacters => "unsupported_characters",
             ProblemCode::RateLimited => "rate_limited",
+            ProblemCode::SameDayLimit => "same_day_limit",
         }
     }
 }

@@ -18,6 +18,9 @@ use crate::money::{AmountError, Money, CREDIT_MAX};
 pub const MAX_DESCRIPTION: usize = 255;
 /// Longest check number (the NACHA check serial number field).
 pub const MAX_CHECK_NUMBER: usize = 15;
+/// The most a Same Day ACH entry may carry: $1,000,000.00 (Nacha's per-entry
+/// limit since March 2020).
+pub const SAME_DAY_MAX: Money = Money::from_cents(100_000_000);
 
 const AMOUNT: FieldRule<'static> =
     FieldRule { rank: Rank::Amount, error: &|v| AchError::InvalidAmount { value: echo(v) } };
@@ -56,6 +59,7 @@ fn walk(r: &mut Report, value: &JsonBody<'_>, ctx: &Context<'_>) -> Option<NewTr
     let customer = customer(r, map, &root, ctx);
     let purpose = super::purpose::purpose(r, map, &root, class.zip(direction));
     let account_validation = super::account_validation::outside(r, map, &root);
+    let same_day = same_day(r, map, &root, class, amount);
 
     if let (Some(amount), Some(direction)) = (amount, direction) {
         if direction == Direction::Credit && amount > CREDIT_MAX {
@@ -100,7 +104,42 @@ fn walk(r: &mut Report, value: &JsonBody<'_>, ctx: &Context<'_>) -> Option<NewTr
         customer: customer?,
         purpose: purpose?,
         account_validation: account_validation?,
+        same_day: same_day?,
     })
+}
+
+/// `same_day`: true, false, or left out or null (false). A same-day entry is
+/// at most [`SAME_DAY_MAX`] (message 14, problem `same_day_limit`), and
+/// never an ICL item (a check image, not an ACH entry: message 10).
+fn same_day(
+    r: &mut Report,
+    map: &Object<'_>,
+    root: &Path<'_>,
+    class: Option<EntryClass>,
+    amount: Option<Money>,
+) -> Option<bool> {
+    if fields::member(map, "same_day").is_none_or(|v| v.is_null()) {
+        return Some(false);
+    }
+    let same_day = fields::boolean(r, Member::new(map, root, "same_day", fields::Need::Optional))?;
+    if !same_day {
+        return Some(false);
+    }
+    if class == Some(EntryClass::ICL) {
+        let msg = "ICL items are check images, not ACH entries: they cannot be sent same day";
+        problem(r, &root.key("same_day"), ProblemCode::InvalidValue, msg.to_owned(), CLASS, "true");
+    }
+    if let Some(amount) = amount.filter(|a| *a > SAME_DAY_MAX) {
+        let sent = fields::member(map, "amount").map(fields::literal).unwrap_or_default();
+        let e = AchError::InvalidAmount { value: echo(&sent) };
+        let msg = format!(
+            "{e}: Same Day ACH entries are limited to {} each ({} sent)",
+            SAME_DAY_MAX.dollars(),
+            amount.dollars()
+        );
+        r.push(root.key("amount").render(), ProblemCode::SameDayLimit, msg, e, Rank::Amount);
+    }
+    Some(true)
 }
 
 /// `amount`: a JSON number or numeric string, parsed exactly (message 14).

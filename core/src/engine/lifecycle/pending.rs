@@ -8,11 +8,13 @@ use crate::engine::risk::window::Print;
 use crate::engine::risk::{reviews, screening};
 use crate::engine::rows::listings;
 use crate::engine::rows::records::{MerchantRecord, SealedAccount, TransactionRecord};
+use crate::engine::settlement::originator;
 use crate::engine::tenancy::sealed_text;
 use crate::engine::{Stop, WriteContext};
 use crate::lifecycle::State;
 use crate::model::NewTransaction;
-use crate::storage::{row_keys, Table};
+use crate::storage::{row_keys, StorageError, Table};
+use chrono::{DateTime, Utc};
 
 /// The new transaction's record: A Pending, for the next cut-off.
 pub(crate) fn pending(
@@ -23,11 +25,11 @@ pub(crate) fn pending(
     id: String,
     account: SealedAccount,
     customer_id: Option<String>,
-) -> TransactionRecord {
-    let (_, cutoff_at) = calendar::next_cutoff_after(cx.now);
+) -> Result<TransactionRecord, StorageError> {
+    let cutoff_at = cutoff_for(cx, t.same_day)?;
     let description_sealed =
         sealed_text::seal(&cx.engine.cipher, sealed_text::DESCRIPTION, &id, &t.description);
-    TransactionRecord {
+    Ok(TransactionRecord {
         id,
         partner_id: partner_id.to_owned(),
         merchant_id: merchant.id.clone(),
@@ -57,7 +59,20 @@ pub(crate) fn pending(
         reversal_of: None,
         reversed_by: None,
         reinitiated_by: None,
+    })
+}
+
+/// The cut-off an entry made now waits for: the next same-day cut-off (the
+/// originator's, else the defaults) for a Same Day ACH entry, else the next
+/// 18:00 one.
+pub(crate) fn cutoff_for(cx: &WriteContext<'_, '_>, same_day: bool) -> Result<DateTime<Utc>, StorageError> {
+    if same_day {
+        let cutoffs = originator::same_day_cutoffs(cx)?;
+        if let Some((_, at)) = calendar::next_same_day_cutoff_after(cx.now, &cutoffs) {
+            return Ok(at);
+        }
     }
+    Ok(calendar::next_cutoff_after(cx.now).1)
 }
 
 /// Store a new Pending transaction, index it for its cut-off, report it.

@@ -17,6 +17,7 @@ use super::pending::insert_screened;
 use super::transactions::{check_debit_limits, current, load};
 use crate::engine::risk::usage;
 use crate::engine::rows::records::TransactionRecord;
+use crate::engine::tenancy::sealed_text;
 use crate::engine::{Outcome, Refusal, Stop, WriteContext};
 use crate::lifecycle::State;
 use crate::model::Direction;
@@ -32,7 +33,12 @@ pub const WINDOW_DAYS: u64 = 180;
 
 /// Partner: originate the returned debit `id` again, as a new transaction
 /// (A Pending, for the next cut-off) linked to the original.
-pub(crate) fn reinitiate(cx: &mut WriteContext<'_, '_>, partner_id: &str, id: &str) -> Result<Outcome, Stop> {
+pub(crate) fn reinitiate(
+    cx: &mut WriteContext<'_, '_>,
+    partner_id: &str,
+    id: &str,
+    same_day: bool,
+) -> Result<Outcome, Stop> {
     current(cx)?;
     let mut returned = load(cx, Some(partner_id), id)?;
     let original = match &returned.reinitiation_of {
@@ -50,10 +56,28 @@ pub(crate) fn reinitiate(cx: &mut WriteContext<'_, '_>, partner_id: &str, id: &s
         let why = "the merchant is suspended";
         return Err(Refusal::problem(e, "standard_entry_class", ProblemCode::InvalidValue, why).into());
     }
-    let (_, cutoff_at) = calendar::next_cutoff_after(cx.now);
+    if same_day && returned.amount > crate::validation::transaction::SAME_DAY_MAX {
+        let e = AchError::InvalidAmount { value: returned.amount.to_string() };
+        let why = format!(
+            "{e}: Same Day ACH entries are limited to {} each",
+            crate::validation::transaction::SAME_DAY_MAX.dollars()
+        );
+        return Err(Refusal::problem(e, "same_day", ProblemCode::SameDayLimit, why).into());
+    }
+    let cutoff_at = crate::engine::lifecycle::pending::cutoff_for(cx, same_day)?;
     let new_id = cx.new_transaction_id(partner_id)?;
     let mut record = returned.clone();
     record.id = new_id.clone();
+    // The description is sealed bound to its record: sealed again for this one.
+    let description = sealed_text::open(
+        &cx.engine.cipher,
+        sealed_text::DESCRIPTION,
+        &returned.id,
+        &returned.description_sealed,
+    )
+    .map_err(|_| crate::storage::StorageError(format!("the description of {} does not open", returned.id)))?;
+    record.description_sealed =
+        sealed_text::seal(&cx.engine.cipher, sealed_text::DESCRIPTION, &new_id, &description);
     record.has_images = false;
     record.reinitiation_of = Some(original.id.clone());
     record.reversal_of = None;

@@ -59,8 +59,8 @@ pub(crate) fn release(
 ) -> Result<Outcome, Stop> {
     let note = checked_note(note)?;
     let (mut t, review) = decidable(cx, id)?;
-    let (_, cutoff_at) = calendar::next_cutoff_after(cx.now);
-    t.cutoff_at = cutoff_at;
+    // A same-day entry stays one: the next same-day cut-off.
+    t.cutoff_at = pending::cutoff_for(cx, calendar::is_same_day_cutoff(t.cutoff_at))?;
     cx.write.put(Table::Transactions, t.id.as_bytes(), &t)?;
     pending::index_pending(cx, &t)?;
     exposure::apply(cx, &t, true)?;

@@ -42,7 +42,7 @@ pub(crate) fn create(
         &account,
         customer_id.as_deref(),
     )?;
-    let mut record = pending(cx, partner_id, &merchant, t, id, account, customer_id);
+    let mut record = pending(cx, partner_id, &merchant, t, id, account, customer_id)?;
     record.validated_by = validated_by;
     let prints = check_limits_and_duplicates(cx, &merchant, &record)?;
     // Decided: from here on only writes.

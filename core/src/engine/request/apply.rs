@@ -109,9 +109,9 @@ fn run_plain(cx: &mut WriteContext<'_, '_>, caller: &Caller, op: Operation) -> R
         Operation::ReverseTransaction { partner_id, transaction_id } => {
             done(transactions::reverse(cx, &partner_id, &transaction_id)?)
         }
-        Operation::ReinitiateTransaction { partner_id, transaction_id } => {
-            done(crate::engine::lifecycle::reinitiation::reinitiate(cx, &partner_id, &transaction_id)?)
-        }
+        Operation::ReinitiateTransaction { partner_id, transaction_id, same_day } => done(
+            crate::engine::lifecycle::reinitiation::reinitiate(cx, &partner_id, &transaction_id, same_day)?,
+        ),
         Operation::RecordReturn { transaction_id, return_code, return_date } => {
             done(transactions::record_return(cx, &transaction_id, &return_code, return_date)?)
         }

@@ -133,6 +133,8 @@ pub enum Operation {
         partner_id: String,
         /// The returned transaction (the original or its last re-initiation).
         transaction_id: String,
+        /// Same Day ACH: at the next same-day cut-off.
+        same_day: bool,
     },
     /// Operator: record a return from the receiving bank.
     RecordReturn {

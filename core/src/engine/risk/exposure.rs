@@ -40,10 +40,7 @@ fn key(merchant_id: &str) -> Vec<u8> {
 /// When `t` settles: its settlement instant once originated, or the one its
 /// cut-off gives it.
 fn settles_at(t: &TransactionRecord) -> DateTime<Utc> {
-    t.settles_at.unwrap_or_else(|| {
-        let (_, effective) = lifecycle::origination(calendar::eastern_date(t.cutoff_at));
-        lifecycle::settlement_instant(lifecycle::settlement_date(t.direction, effective))
-    })
+    t.settles_at.unwrap_or_else(|| lifecycle::settlement_at(t.direction, t.cutoff_at).1)
 }
 
 impl ExposureRow {

@@ -8,7 +8,6 @@
 
 use chrono::{DateTime, NaiveDate, Utc};
 
-use crate::calendar;
 use crate::engine::feeds::changes;
 use crate::engine::rows::record_parts::{self, Head, Tail};
 use crate::engine::WriteContext;
@@ -29,15 +28,14 @@ impl RunDates {
     /// The dates of everything originated at `cutoff` (banking days and
     /// holidays worked out once per run, not once per transaction).
     fn of(cutoff: DateTime<Utc>) -> Self {
-        let (origination, effective) = lifecycle::origination(calendar::eastern_date(cutoff));
-        let settles = |direction| {
-            let date = lifecycle::settlement_date(direction, effective);
-            (date, lifecycle::settlement_instant(date))
-        };
+        let (origination, effective) = lifecycle::origination_at(cutoff);
         RunDates {
             origination,
             effective,
-            settlement: [settles(Direction::Credit), settles(Direction::Debit)],
+            settlement: [
+                lifecycle::settlement_at(Direction::Credit, cutoff),
+                lifecycle::settlement_at(Direction::Debit, cutoff),
+            ],
         }
     }
 }

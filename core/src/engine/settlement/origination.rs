@@ -325,7 +325,7 @@ fn begin(
     let time = calendar::eastern_naive(cutoff).time();
     let stream = Stream::start(&originator.file_header(date, Some(time), modifier), out)
         .map_err(|e| StorageError(format!("origination file {id}: {e}")))?;
-    let (_, effective) = lifecycle::origination(date);
+    let (_, effective) = lifecycle::origination_at(cutoff);
     Ok(Some(Assembly {
         cutoff,
         id,

@@ -18,6 +18,7 @@ pub(crate) fn sandbox_default() -> Originator {
         immediate_destination_name: "FEDERAL RESERVE BANK".into(),
         immediate_origin: "1000000001".into(),
         immediate_origin_name: "ACH SANDBOX".into(),
+        same_day_cutoffs: crate::nacha::default_same_day_cutoffs(),
     }
 }
 
@@ -54,7 +55,20 @@ pub(crate) fn problems(o: &Originator) -> Vec<FieldError> {
             problem(field, ProblemCode::InvalidFormat, msg);
         }
     }
+    if let Err((at, why)) = crate::calendar::parse_same_day_cutoffs(&o.same_day_cutoffs) {
+        let field = at.map_or_else(|| "same_day_cutoffs".to_owned(), |i| format!("same_day_cutoffs[{i}]"));
+        problem(&field, ProblemCode::InvalidValue, why);
+    }
     out
+}
+
+/// The same-day cut-offs in force (the originator's, else the defaults), in
+/// time order.
+pub(crate) fn same_day_cutoffs(cx: &WriteContext<'_, '_>) -> Result<Vec<chrono::NaiveTime>, StorageError> {
+    let stored: Option<Originator> = cx.write.get(Table::Meta, row_keys::META_ORIGINATOR)?;
+    Ok(stored
+        .and_then(|o| crate::calendar::parse_same_day_cutoffs(&o.same_day_cutoffs).ok())
+        .unwrap_or_else(|| crate::calendar::DEFAULT_SAME_DAY_CUTOFFS.to_vec()))
 }
 
 /// The stored originator, or the sandbox default (`None`: none set, not a sandbox).

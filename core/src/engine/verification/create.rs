@@ -224,9 +224,10 @@ fn entry(
         customer: CustomerRef::Token { id: token },
         purpose: None,
         account_validation: None,
+        same_day: false,
     };
     let mut record =
-        pending(cx, &v.partner_id, merchant, &t, id.clone(), account.clone(), v.customer_id.clone());
+        pending(cx, &v.partner_id, merchant, &t, id.clone(), account.clone(), v.customer_id.clone())?;
     record.validation_of = Some(v.id.clone());
     insert(cx, &record)?;
     Ok(id)

@@ -44,6 +44,7 @@ pub(crate) fn view(
         origination_date: date(t.origination_date),
         effective_date: date(t.effective_date),
         settlement_date: date(t.settlement_date),
+        same_day: calendar::is_same_day_cutoff(t.cutoff_at),
         returned,
         links: Links {
             reversal_of: t.reversal_of,
