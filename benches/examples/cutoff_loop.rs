@@ -24,6 +24,7 @@ fn main() {
     let options =
         EngineOptions { clock: EngineClock::Manual(clock.clone()), ..ach_benches::sandbox_options() };
     let sandbox = Arc::new(Sandbox::over(Engine::open(&dir.join("engine.redb"), options).unwrap()));
+    sandbox.screening_off();
     sandbox.create_many(0, pending, 1_000);
     // The sandbox's first cut-off has just passed: creates now wait for the next
     // one, and each request's own transaction may run a chunk of this one.
