@@ -446,6 +446,58 @@ static void test_lifecycle(void) {
 }
 
 /* ------------------------------------------------------------------------ */
+/* Same Day ACH                                                               */
+
+static void same_day_body(char *out, size_t cap, const struct partner_merchant *t, const char *amount) {
+    snprintf(out, cap,
+             "{\"partner_id\":\"%s\",\"merchant_id\":\"%s\",\"amount\":\"%s\",\"description\":\"C same day\","
+             "\"type\":\"debit\",\"standard_entry_class\":\"PPD\",\"same_day\":true,\"customer\":"
+             "{\"name\":\"Ada Lovelace\",\"routing_number\":\"021000021\",\"account_number\":\"987654321\","
+             "\"account_type\":\"checking\"}}",
+             t->partner_id, t->merchant_id, amount);
+}
+
+static void test_same_day(void) {
+    AchEngine *engine = open_sandbox();
+    struct partner_merchant t;
+    char body[1024], query[128], path[160], id[64];
+    AchBuffer out = {0};
+
+    make_test_partner_merchant(engine, &t);
+    snprintf(query, sizeof query, "partner_id=%s", t.partner_id);
+    /* At 09:00 ET: the 10:00 window. */
+    same_day_body(body, sizeof body, &t, "12.00");
+    expect(engine, 201, "POST", "/transactions", NULL, t.partner_key, body, "id", id, sizeof id);
+    /* Over a million dollars: message 14, problem same_day_limit. */
+    same_day_body(body, sizeof body, &t, "1000000.01");
+    CHECK(request(engine, &out, "POST", "/transactions", NULL, t.partner_key, body) == 422);
+    CHECK(strstr((const char *)out.data, "\"error_code\":14") != NULL);
+    CHECK(strstr((const char *)out.data, "\"code\":\"same_day_limit\"") != NULL);
+    ach_buffer_free(out);
+    /* The window's cut-off originates it, dated today. */
+    CHECK(request(engine, &out, "POST", "/admin/clock", NULL, OPERATOR_KEY,
+                  "{\"now\":\"2026-11-23T10:00:00-05:00\"}") == 200);
+    CHECK(json_last_int((const char *)out.data, "originated") == 1);
+    ach_buffer_free(out);
+    snprintf(path, sizeof path, "/transactions/%s", id);
+    CHECK(request(engine, &out, "GET", path, query, t.partner_key, NULL) == 200);
+    CHECK(strstr((const char *)out.data, "\"same_day\":true") != NULL);
+    CHECK(strstr((const char *)out.data, "\"effective_date\":\"2026-11-23\"") != NULL);
+    CHECK(strstr((const char *)out.data, "\"settlement_date\":\"2026-11-23\"") != NULL);
+    ach_buffer_free(out);
+    /* It settles at 13:00 ET the same day. */
+    CHECK(request(engine, &out, "POST", "/admin/clock", NULL, OPERATOR_KEY,
+                  "{\"now\":\"2026-11-23T13:00:00-05:00\"}") == 200);
+    CHECK(json_last_int((const char *)out.data, "settled") == 1);
+    ach_buffer_free(out);
+    CHECK(request(engine, &out, "GET", path, query, t.partner_key, NULL) == 200);
+    /* Its status, and the last change of its history. */
+    CHECK(count_of((const char *)out.data, "\"status\":\"S\"") == 2);
+    ach_buffer_free(out);
+    ach_engine_close(engine);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Account validation before WEB debits (Nacha Rules 2.5.17.4)               */
 
 static void test_account_validation(void) {
@@ -698,6 +750,7 @@ int main(int argc, char **argv) {
     test_file_database(dir);
     test_handles_and_envelopes();
     test_lifecycle();
+    test_same_day();
     test_account_validation();
     test_review();
     test_threads();

@@ -225,3 +225,38 @@ test('an entry held by a risk rule waits for review, and a rejection ends it', (
   assert.deepEqual([last.status, last.return_code, last.reason], ['R', null, 'Rejected in review']);
   assert.equal(call({ method: 'POST', path: `/admin/reviews/${heldId}/release`, apiKey: OPERATOR }).status, 409);
 });
+
+test('a Same Day ACH debit leaves at the next window and settles that day', () => {
+  const engine = new ach.Engine({ operatorKey: OPERATOR, sandbox: true, start: '2026-11-23T09:00:00-05:00' });
+  const call = (request) => engine.request(request);
+  const { partner_id: pid, api_key: partnerKey } =
+    call({ method: 'POST', path: '/admin/partners', apiKey: OPERATOR, body: { name: 'Same Day' } }).body.payload;
+  const application = JSON.parse(readFileSync(join(repoRoot, 'examples/requests/merchant.json'), 'utf8'));
+  application.partner_id = pid;
+  const mid = call({ method: 'POST', path: '/merchants', apiKey: partnerKey, body: application }).body.id;
+  assert.equal(call({ method: 'POST', path: `/admin/merchants/${mid}/approve`, apiKey: OPERATOR }).status, 200);
+  const debit = (amount) => ({
+    method: 'POST', path: '/transactions', apiKey: partnerKey, body: {
+      partner_id: pid, merchant_id: mid, amount, description: 'node same day', type: 'debit',
+      standard_entry_class: 'PPD', same_day: true,
+      customer: { name: 'Ada Lovelace', routing_number: '021000021', account_number: '987654321', account_type: 'checking' },
+    },
+  });
+  const over = call(debit('1000000.01'));
+  assert.deepEqual([over.status, over.body.error_code, over.body.errors[0].code], [422, 14, 'same_day_limit']);
+  const created = call(debit('12.34'));
+  assert.equal(created.status, 201);
+  const txn = created.body.payload.id;
+  const clock = (now) => call({ method: 'POST', path: '/admin/clock', apiKey: OPERATOR, body: { now } }).body.payload;
+  assert.equal(clock('2026-11-23T10:00:00-05:00').originated, 1);
+  assert.equal(clock('2026-11-23T13:00:00-05:00').settled, 1);
+  const read = call({ method: 'GET', path: `/transactions/${txn}`, query: { partner_id: pid }, apiKey: partnerKey });
+  const t = read.body.payload;
+  assert.deepEqual(
+    [t.same_day, t.status, t.origination_date, t.effective_date, t.settlement_date],
+    [true, 'S', '2026-11-23', '2026-11-23', '2026-11-23'],
+  );
+  assert.deepEqual(t.history.map((c) => [c.status, c.change_timestamp]), [
+    ['A', '2026-11-23 09:00:00'], ['B', '2026-11-23 10:00:00'], ['S', '2026-11-23 13:00:00'],
+  ]);
+});
