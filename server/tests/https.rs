@@ -1149,3 +1149,40 @@ async fn a_flood_of_made_up_keys_is_refused_while_every_create_is_acknowledged()
     let changes = t.all_changes(&mut server.conn().await).await;
     assert_each_once(&acknowledged, &changes);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_same_day_entry_leaves_in_its_windows_file_over_https() {
+    let dir = temp_dir();
+    let outbox = dir.path().join("outbox");
+    let server = start(dir.path(), &["--outbox", outbox.to_str().unwrap()]);
+    let mut c = server.conn().await;
+    let t = Tenant::create(&server, &mut c).await;
+    let (pkey, pid) = (t.partner_key.as_str(), t.partner_id.as_str());
+    let mut body = t.transaction("25.00");
+    body["same_day"] = json!(true);
+    let (status, v) = c.call("POST", "/transactions", Some(pkey), Some(body)).await;
+    assert_eq!(status, 201, "{v}");
+    let id = v["payload"]["id"].as_str().unwrap().to_owned();
+    let (status, v) = c.call("POST", "/transactions", Some(pkey), Some(t.transaction("26.00"))).await;
+    assert_eq!(status, 201, "{v}");
+    // Created at 10:00 ET: the 14:15 window, in a file of its own.
+    let clock = json!({"now": "2026-11-23T14:15:00-05:00"});
+    let (status, v) = c.call("POST", "/admin/clock", Some(&t.operator), Some(clock)).await;
+    assert_eq!((status, v["payload"]["originated"].as_u64()), (200, Some(1)), "{v}");
+    let file = outbox.join("fil_20261123A.ach");
+    wait_for_file(&file, &server).await;
+    let text = std::fs::read_to_string(&file).unwrap();
+    let batch = text.lines().find(|l| l.starts_with('5')).unwrap();
+    assert_eq!(&batch[69..75], "261123", "effective entry date: {batch}");
+    assert_eq!(text.lines().filter(|l| l.starts_with('6')).count(), 1);
+    let clock = json!({"now": "2026-11-23T17:00:00-05:00"});
+    let (status, v) = c.call("POST", "/admin/clock", Some(&t.operator), Some(clock)).await;
+    assert_eq!((status, v["payload"]["settled"].as_u64()), (200, Some(1)), "{v}");
+    let (status, v) = c.call("GET", &format!("/transactions/{id}?partner_id={pid}"), Some(pkey), None).await;
+    assert_eq!(status, 200, "{v}");
+    let p = &v["payload"];
+    assert_eq!(
+        (&p["same_day"], &p["status"], &p["effective_date"], &p["settlement_date"]),
+        (&json!(true), &json!("S"), &json!("2026-11-23"), &json!("2026-11-23"))
+    );
+}
