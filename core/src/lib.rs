@@ -25,6 +25,7 @@ pub mod routing;
 pub mod secrets;
 mod storage;
 pub mod validation;
+pub mod x9;
 
 pub use error::AchError;
 pub use money::Money;

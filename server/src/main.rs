@@ -14,6 +14,9 @@
 //! `achd nacha check FILE` reads a NACHA file with the engine's reader, validates
 //! it and prints a JSON summary.
 //!
+//! `achd x9 check FILE` reads an X9.100-187 image cash letter, checks its record
+//! order, controls and images, and prints a JSON summary.
+//!
 //! `achd demo [--on YYYY-MM-DD]` is a newcomer's tour of the whole service against
 //! a sandbox server.
 
@@ -42,6 +45,7 @@ mod web;
 mod webhooks;
 mod write_timeout;
 mod writer;
+mod x9;
 
 use std::process::ExitCode;
 
@@ -64,6 +68,10 @@ enum Command {
     /// {"valid","batches","entries","total_debit","total_credit","problems"}.
     /// Exit 0 valid, 1 invalid, 2 unreadable.
     Nacha(nacha::NachaArgs),
+    /// X9.100-187 image cash letters: `achd x9 check FILE` reads and checks
+    /// one; prints its summary and problems. Exit 0 valid, 1 invalid,
+    /// 2 unreadable.
+    X9(x9::X9Args),
     /// Make a new service's data directory: the database, its encryption key
     /// and the operator key. Exit 0 made, 1 refused (DIR already holds a
     /// database or a key: nothing is changed).
@@ -86,6 +94,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Validate(args) => validate::run(&args),
         Command::Nacha(args) => nacha::run(&args),
+        Command::X9(args) => x9::run(&args),
         Command::Init(args) => init::run(&args),
         Command::Serve(args) => serve::run(*args),
         Command::Demo(args) => demo::run(&args),
