@@ -271,6 +271,13 @@ async fn answer(
             return page;
         }
     }
+    if parts.method == Method::GET && response.status == 200 {
+        if let Some(id) = parts.uri.path().strip_prefix("/admin/image-cash-letters/") {
+            if let Some(bytes) = cash_letter_bytes(&response.body) {
+                return octet_stream(id, bytes);
+            }
+        }
+    }
     let method_not_allowed = response.status == 405;
     let mut out = json_with(response, ticket);
     if method_not_allowed {
@@ -278,6 +285,30 @@ async fn answer(
         let allow = api::allowed_methods(parts.uri.path()).join(", ");
         if let Ok(value) = HeaderValue::from_str(&allow) {
             out.headers_mut().insert(hyper::header::ALLOW, value);
+        }
+    }
+    out
+}
+
+/// An image cash letter's bytes, from the router's JSON answer (which
+/// carries them in base64 for hosts that speak JSON only).
+fn cash_letter_bytes(body: &str) -> Option<Vec<u8>> {
+    let v: serde_json::Value = serde_json::from_str(body).ok()?;
+    let text = v.get("payload")?.get(api::CASH_LETTER_CONTENT)?.as_str()?;
+    base64::engine::general_purpose::STANDARD.decode(text).ok()
+}
+
+/// A file's bytes as `application/octet-stream`, named `<id>.x937`.
+fn octet_stream(id: &str, bytes: Vec<u8>) -> hyper::Response<ResponseBody> {
+    let mut out = hyper::Response::new(Full::new(Bytes::from(bytes)));
+    let headers = out.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/octet-stream"));
+    headers.insert(hyper::header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(hyper::header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    // The id is the router's, found: letters, digits, `_` and `-` only.
+    if id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
+        if let Ok(value) = HeaderValue::from_str(&format!("attachment; filename=\"{id}.x937\"")) {
+            headers.insert(hyper::header::CONTENT_DISPOSITION, value);
         }
     }
     out

@@ -1,8 +1,9 @@
-//! `achd serve --outbox DIR`: every origination file the engine writes is also
-//! written into DIR, for the transfer job that sends it to the bank.
+//! `achd serve --outbox DIR`: every origination file and image cash letter the
+//! engine writes is also written into DIR, for the transfer job that sends it
+//! to the bank: `<id>.ach` and `<id>.x937`.
 //!
-//! A file goes in atomically: `DIR/.<id>.ach.tmp` (mode 0600) is written and
-//! fsync'd, renamed to `DIR/<id>.ach`, and the directory fsync'd; the bytes are
+//! A file goes in atomically: `DIR/.<id>.<ext>.tmp` (mode 0600) is written and
+//! fsync'd, renamed to `DIR/<id>.<ext>`, and the directory fsync'd; the bytes are
 //! exactly those the engine stored. The transfer job may then move or delete it.
 //! achd never writes a file a second time: each id is appended to the export
 //! record `DIR/.exported` (one id a line, fsync'd) right after its rename, and the
@@ -43,9 +44,9 @@ const RELOG: Duration = Duration::from_secs(60);
 pub struct Outbox {
     dir: PathBuf,
     record: Record,
-    /// The file list's length and last id when every file in it was exported:
-    /// an equal list needs no more work.
-    seen: Option<(usize, String)>,
+    /// The two lists' lengths and last ids when everything in them was
+    /// exported: equal lists need no more work.
+    seen: Option<Lists>,
     /// The last failure logged, and when (to log a persisting one once a minute).
     failing: Option<(String, Instant)>,
 }
@@ -107,8 +108,13 @@ impl Outbox {
 
     fn try_round(&mut self, engine: &Engine) -> Result<usize, String> {
         let files = engine.origination_files().map_err(|e| format!("cannot list the files: {e}"))?;
-        let now = files.last().map(|f| (files.len(), f.id.clone()));
-        if now.is_none() || now == self.seen {
+        let letters =
+            engine.image_cash_letters().map_err(|e| format!("cannot list the cash letters: {e}"))?;
+        let now = (
+            (files.len(), files.last().map(|f| f.id.clone())),
+            (letters.len(), letters.last().map(|l| l.id.clone())),
+        );
+        if self.seen.as_ref() == Some(&now) {
             return Ok(0);
         }
         let mut written = 0;
@@ -122,15 +128,36 @@ impl Outbox {
                 Ok(None) => return Err(format!("{id}: listed but not found")),
                 Err(e) => return Err(format!("{id}: cannot read it: {e}")),
             };
-            write_atomically(&self.dir, id, &bytes).map_err(|e| format!("{id}: {e}"))?;
+            write_atomically(&self.dir, id, "ach", &bytes).map_err(|e| format!("{id}: {e}"))?;
             self.record.add(id).map_err(|e| format!("{id}: written, but not recorded: {e}"))?;
             info!(file_id = id, entries = summary.entries, "outbox: origination file written");
             written += 1;
         }
-        self.seen = now;
+        for letter in &letters {
+            let id = letter.id.as_str();
+            if self.record.contains(id) {
+                continue;
+            }
+            // Every item held: a listed letter with no file to send.
+            if !letter.sha256.is_empty() {
+                let bytes = match engine.image_cash_letter(id) {
+                    Ok(Some((_, bytes))) => bytes,
+                    Ok(None) => return Err(format!("{id}: listed but not found")),
+                    Err(e) => return Err(format!("{id}: cannot read it: {e}")),
+                };
+                write_atomically(&self.dir, id, "x937", &bytes).map_err(|e| format!("{id}: {e}"))?;
+                info!(file_id = id, items = letter.items, "outbox: image cash letter written");
+                written += 1;
+            }
+            self.record.add(id).map_err(|e| format!("{id}: written, but not recorded: {e}"))?;
+        }
+        self.seen = Some(now);
         Ok(written)
     }
 }
+
+/// The origination files' and the image cash letters' counts and last ids.
+type Lists = ((usize, Option<String>), (usize, Option<String>));
 
 /// The background thread running [`Outbox::round`] every [`POLL`].
 pub struct Exporter {
@@ -169,20 +196,20 @@ impl Exporter {
     }
 }
 
-/// Write `DIR/<id>.ach` atomically: a private temporary file, fsync, rename,
-/// fsync of the directory. A failure leaves no temporary file behind.
-fn write_atomically(dir: &Path, id: &str, bytes: &[u8]) -> io::Result<()> {
+/// Write `DIR/<id>.<ext>` atomically: a private temporary file, fsync,
+/// rename, fsync of the directory. A failure leaves no temporary file behind.
+fn write_atomically(dir: &Path, id: &str, ext: &str, bytes: &[u8]) -> io::Result<()> {
     if id.is_empty() || !id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a file id"));
     }
-    let tmp = dir.join(format!(".{id}.ach.tmp"));
+    let tmp = dir.join(format!(".{id}.{ext}.tmp"));
     let written = (|| {
         remove_if_present(&tmp)?;
         let mut file = create_private(&tmp)?;
         file.write_all(bytes)?;
         file.sync_all()?;
         drop(file);
-        std::fs::rename(&tmp, dir.join(format!("{id}.ach")))?;
+        std::fs::rename(&tmp, dir.join(format!("{id}.{ext}")))?;
         sync_dir(dir)
     })();
     if written.is_err() {
@@ -335,9 +362,9 @@ mod tests {
     fn a_file_is_written_whole_and_private_with_no_temporary_left() {
         let dir = tempfile::tempdir().unwrap();
         let outbox = Outbox::open(&dir.path().join("nested/outbox")).unwrap();
-        write_atomically(outbox.dir(), "fil_20261123A", b"101 ...\n").unwrap();
+        write_atomically(outbox.dir(), "fil_20261123A", "ach", b"101 ...\n").unwrap();
         // Written again (the crash window): replaced by the same bytes.
-        write_atomically(outbox.dir(), "fil_20261123A", b"101 ...\n").unwrap();
+        write_atomically(outbox.dir(), "fil_20261123A", "ach", b"101 ...\n").unwrap();
         let target = outbox.dir().join("fil_20261123A.ach");
         assert_eq!(std::fs::read(&target).unwrap(), b"101 ...\n");
         let mut names: Vec<String> = std::fs::read_dir(outbox.dir())
@@ -346,7 +373,7 @@ mod tests {
             .collect();
         names.sort();
         assert_eq!(names, [".exported", "fil_20261123A.ach"]);
-        let refused = write_atomically(outbox.dir(), "../x", b"").unwrap_err();
+        let refused = write_atomically(outbox.dir(), "../x", "ach", b"").unwrap_err();
         assert_eq!(
             (refused.kind(), refused.to_string()),
             (io::ErrorKind::InvalidInput, "not a file id".to_owned())

@@ -1186,3 +1186,78 @@ async fn a_same_day_entry_leaves_in_its_windows_file_over_https() {
         (&json!(true), &json!("S"), &json!("2026-11-23"), &json!("2026-11-23"))
     );
 }
+
+/// A check picture as a PNG, base64: `width` × 300, a bar of ink.
+fn check_picture(width: u32) -> String {
+    use base64::Engine as _;
+    let img = image::GrayImage::from_fn(width, 300, |x, y| {
+        image::Luma([if (100..width - 100).contains(&x) && (120..150).contains(&y) { 10 } else { 240 }])
+    });
+    let mut png = std::io::Cursor::new(Vec::new());
+    img.write_to(&mut png, image::ImageFormat::Png).unwrap();
+    base64::engine::general_purpose::STANDARD.encode(png.into_inner())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn icl_items_leave_in_an_image_cash_letter_over_https() {
+    let dir = temp_dir();
+    let outbox = dir.path().join("outbox");
+    let server = start(dir.path(), &["--outbox", outbox.to_str().unwrap()]);
+    let mut c = server.conn().await;
+    let t = Tenant::create(&server, &mut c).await;
+    // A merchant that takes checks.
+    let mut app = example("merchant.json");
+    app["partner_id"] = json!(t.partner_id);
+    app["standard_entry_classes"] = json!(["PPD", "ICL"]);
+    let (status, m) = c.call("POST", "/merchants", Some(&t.partner_key), Some(app)).await;
+    assert_eq!(status, 201, "{m}");
+    let merchant = m["id"].as_str().unwrap().to_owned();
+    let path = format!("/admin/merchants/{merchant}/approve");
+    let (status, a) = c.call("POST", &path, Some(&t.operator), Some(json!({}))).await;
+    assert_eq!(status, 200, "{a}");
+    let mut check = t.transaction("42.10");
+    check["merchant_id"] = json!(merchant);
+    check["standard_entry_class"] = json!("ICL");
+    check["check_number"] = json!("5001");
+    check["check_image_front"] = json!(check_picture(1000));
+    check["check_image_back"] = json!(check_picture(800));
+    let (status, v) = c.call("POST", "/transactions", Some(&t.partner_key), Some(check)).await;
+    assert_eq!(status, 201, "{v}");
+    let clock = json!({"now": "2026-11-23T18:00:00-05:00"});
+    let (status, v) = c.call("POST", "/admin/clock", Some(&t.operator), Some(clock)).await;
+    assert_eq!(status, 200, "{v}");
+
+    let (status, list) = c.call("GET", "/admin/image-cash-letters", Some(&t.operator), None).await;
+    assert_eq!(status, 200, "{list}");
+    assert_eq!(
+        (&list["payload"][0]["id"], &list["payload"][0]["items"]),
+        (&json!("icl_20261123A"), &json!(1))
+    );
+    let file = outbox.join("icl_20261123A.x937");
+    wait_for_file(&file, &server).await;
+    let written = std::fs::read(&file).unwrap();
+    let answer = c
+        .send("GET", "/admin/image-cash-letters/icl_20261123A", Some(&t.operator), &[], Vec::new())
+        .await
+        .unwrap();
+    assert_eq!((answer.status, answer.content_type.as_str()), (200, "application/octet-stream"));
+    assert_eq!(answer.body, written, "the outbox holds the bytes the operator plane answers");
+    assert_eq!(
+        answer.headers.get("content-disposition").and_then(|v| v.to_str().ok()),
+        Some("attachment; filename=\"icl_20261123A.x937\"")
+    );
+    // achd's own checker reads it: one item, $42.10, two Group 4 images.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_achd"))
+        .args(["x9", "check"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (&summary["items"], &summary["total_amount_cents"], &summary["image_formats"]),
+        (&json!(1), &json!(4210), &json!({"tiff-g4": 2}))
+    );
+    let (status, _) = c.call("GET", "/admin/image-cash-letters/icl_20991231A", Some(&t.operator), None).await;
+    assert_eq!(status, 404);
+}

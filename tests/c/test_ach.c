@@ -498,6 +498,45 @@ static void test_same_day(void) {
 }
 
 /* ------------------------------------------------------------------------ */
+/* Image cash letters                                                         */
+
+/* A 96 x 40 grey PNG with a bar of ink: a readable check picture. */
+#define CHECK_PNG "iVBORw0KGgoAAAANSUhEUgAAAGAAAAAoCAAAAAAk+KDlAAAAMklEQVR42u3TMQ0AAAgEMUTg3yAmMPEMJD0Dna7muAIAAABAFuhgAMAR4GQAAAAAPAYWaIAG6YYmWG0AAAAASUVORK5CYII="
+
+static void test_image_cash_letter(void) {
+    AchEngine *engine = open_sandbox();
+    struct partner_merchant t;
+    char body[2048];
+    AchBuffer out = {0};
+
+    make_partner_merchant(engine, OPERATOR_KEY, "Check Deposits", "[\"PPD\",\"ICL\"]", &t);
+    snprintf(body, sizeof body,
+             "{\"partner_id\":\"%s\",\"merchant_id\":\"%s\",\"amount\":\"88.20\",\"description\":\"C check\","
+             "\"type\":\"debit\",\"standard_entry_class\":\"ICL\",\"check_number\":\"7001\","
+             "\"check_image_front\":\"" CHECK_PNG "\",\"check_image_back\":\"" CHECK_PNG "\","
+             "\"customer\":{\"name\":\"Ada Lovelace\",\"routing_number\":\"021000021\","
+             "\"account_number\":\"987654321\",\"account_type\":\"checking\"}}",
+             t.partner_id, t.merchant_id);
+    expect(engine, 201, "POST", "/transactions", NULL, t.partner_key, body, NULL, NULL, 0);
+    /* The 18:00 cut-off writes its letter. */
+    CHECK(request(engine, &out, "POST", "/admin/clock", NULL, OPERATOR_KEY,
+                  "{\"now\":\"2026-11-23T18:00:00-05:00\"}") == 200);
+    CHECK(json_last_int((const char *)out.data, "originated") == 1);
+    ach_buffer_free(out);
+    CHECK(request(engine, &out, "GET", "/admin/image-cash-letters", NULL, OPERATOR_KEY, NULL) == 200);
+    CHECK(strstr((const char *)out.data, "\"id\":\"icl_20261123A\"") != NULL);
+    CHECK(strstr((const char *)out.data, "\"items\":1") != NULL);
+    CHECK(strstr((const char *)out.data, "\"total\":88.20") != NULL);
+    ach_buffer_free(out);
+    /* Its bytes, in base64 through the JSON form. */
+    CHECK(request(engine, &out, "GET", "/admin/image-cash-letters/icl_20261123A", NULL, OPERATOR_KEY, NULL) ==
+          200);
+    CHECK(strstr((const char *)out.data, "\"content_base64\":\"") != NULL);
+    ach_buffer_free(out);
+    ach_engine_close(engine);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Account validation before WEB debits (Nacha Rules 2.5.17.4)               */
 
 static void test_account_validation(void) {
@@ -751,6 +790,7 @@ int main(int argc, char **argv) {
     test_handles_and_envelopes();
     test_lifecycle();
     test_same_day();
+    test_image_cash_letter();
     test_account_validation();
     test_review();
     test_threads();

@@ -60,9 +60,27 @@ pub(crate) fn read(
             }
             render::data(payload)
         }
+        Endpoint::AdminCashLetters => render::data(engine.image_cash_letters()?),
+        Endpoint::AdminCashLetter => {
+            let id = param();
+            let Some((summary, bytes)) = engine.image_cash_letter(id)? else {
+                return Err(Refusal::not_found("letter_id", format!("no image cash letter '{}'", echo(id))));
+            };
+            let mut payload = serde_json::to_value(&summary).unwrap_or_default();
+            if let serde_json::Value::Object(map) = &mut payload {
+                use base64::Engine as _;
+                let content = base64::engine::general_purpose::STANDARD.encode(&bytes);
+                map.insert(CASH_LETTER_CONTENT.into(), content.into());
+            }
+            render::data(payload)
+        }
         _ => return Ok(None),
     }))
 }
+
+/// The member of `GET /admin/image-cash-letters/{id}`'s payload holding the
+/// file's bytes in base64 (an HTTP host answers the bytes themselves).
+pub const CASH_LETTER_CONTENT: &str = "content_base64";
 
 fn invalid(field: &str, message: impl Into<String>) -> Refusal {
     Refusal::Refused {

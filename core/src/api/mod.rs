@@ -23,6 +23,7 @@ mod render;
 mod request;
 mod routes;
 
+pub use admin::CASH_LETTER_CONTENT;
 pub use admit::{Admitted, SMALL_BODY_BYTES};
 pub use render::{Response, REPLAYED_HEADER};
 pub use request::{form_to_json, FormError, Request, MAX_BODY_BYTES, MAX_FORM_DEPTH};

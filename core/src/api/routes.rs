@@ -40,6 +40,8 @@ pub(crate) enum Endpoint {
     AdminOriginator,
     AdminFiles,
     AdminFile,
+    AdminCashLetters,
+    AdminCashLetter,
     AdminReturnFiles,
     AdminPartnerRotate,
     AdminPartnerRevoke,
@@ -96,6 +98,8 @@ impl Endpoint {
                 | Endpoint::AdminOriginator
                 | Endpoint::AdminFiles
                 | Endpoint::AdminFile
+                | Endpoint::AdminCashLetters
+                | Endpoint::AdminCashLetter
                 | Endpoint::AdminReturnFiles
                 | Endpoint::AdminPartnerRotate
                 | Endpoint::AdminPartnerRevoke
@@ -164,6 +168,8 @@ pub(super) const ROUTES: &[(&str, &str, Endpoint)] = &[
     ("GET", "/admin/originator", Endpoint::AdminOriginator),
     ("GET", "/admin/origination-files", Endpoint::AdminFiles),
     ("GET", "/admin/origination-files/{}", Endpoint::AdminFile),
+    ("GET", "/admin/image-cash-letters", Endpoint::AdminCashLetters),
+    ("GET", "/admin/image-cash-letters/{}", Endpoint::AdminCashLetter),
     ("POST", "/admin/return-files", Endpoint::AdminReturnFiles),
     ("POST", "/admin/customers/{}/validations", Endpoint::AdminRecordValidation),
     ("POST", "/admin/partners/{}/keys/rotate", Endpoint::AdminPartnerRotate),

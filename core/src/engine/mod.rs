@@ -55,6 +55,7 @@ pub use request::refusal::Refusal;
 pub use risk::return_rates::{GroupRate, ReturnGroup, ReturnRates, ThresholdCrossing, WINDOW_DAYS};
 pub use risk::reviews::{MAX_NOTE, REPORT_DAYS, REVIEWS_PAGE};
 pub use settlement::bank_files::Ingested;
+pub use settlement::cash_letters::ImageCashLetter;
 pub use settlement::origination::{HeldEntry, OriginationFile};
 pub use settlement::schedule::Progress;
 pub use tenancy::merchant_settings::{

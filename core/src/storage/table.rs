@@ -96,6 +96,13 @@ pub(crate) enum Table {
     /// sequence) → the event as a webhook's `data` shows it
     /// (`engine/feeds/partner_events.rs`).
     PartnerEvents,
+    /// The ICL items of cut-offs whose image cash letter is not written yet:
+    /// (cut-off instant, transaction id) → nothing
+    /// (`engine/settlement/cash_letters.rs`).
+    IclOutgoing,
+    /// Written image cash letters: id → the summary (the bytes are sealed in
+    /// `blobs` under `icl/{id}`).
+    CashLetters,
 }
 
 impl Table {
@@ -154,6 +161,8 @@ impl Table {
             Table::WebhookDeliveries => "webhook_deliveries",
             Table::WebhookDue => "webhook_due",
             Table::PartnerEvents => "partner_events",
+            Table::IclOutgoing => "icl_outgoing",
+            Table::CashLetters => "cash_letters",
         }
     }
 
@@ -161,7 +170,7 @@ impl Table {
         TableDefinition::new(self.name())
     }
 
-    pub(super) const ALL: [Table; 36] = [
+    pub(super) const ALL: [Table; 38] = [
         Table::Meta,
         Table::Partners,
         Table::Merchants,
@@ -198,5 +207,7 @@ impl Table {
         Table::WebhookDeliveries,
         Table::WebhookDue,
         Table::PartnerEvents,
+        Table::IclOutgoing,
+        Table::CashLetters,
     ];
 }

@@ -4,6 +4,7 @@
 // 6 PM ET cut-off, then both feeds.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ach, repoRoot } from './module.mjs';
@@ -259,4 +260,35 @@ test('a Same Day ACH debit leaves at the next window and settles that day', () =
   assert.deepEqual(t.history.map((c) => [c.status, c.change_timestamp]), [
     ['A', '2026-11-23 09:00:00'], ['B', '2026-11-23 10:00:00'], ['S', '2026-11-23 13:00:00'],
   ]);
+});
+
+test('ICL items leave in an image cash letter at the cut-off', () => {
+  const engine = new ach.Engine({ operatorKey: OPERATOR, sandbox: true, start: '2026-11-23T09:00:00-05:00' });
+  const call = (request) => engine.request(request);
+  const { partner_id: pid, api_key: partnerKey } =
+    call({ method: 'POST', path: '/admin/partners', apiKey: OPERATOR, body: { name: 'Checks' } }).body.payload;
+  const application = JSON.parse(readFileSync(join(repoRoot, 'examples/requests/merchant.json'), 'utf8'));
+  application.partner_id = pid;
+  application.standard_entry_classes = ['PPD', 'ICL'];
+  const mid = call({ method: 'POST', path: '/merchants', apiKey: partnerKey, body: application }).body.id;
+  assert.equal(call({ method: 'POST', path: `/admin/merchants/${mid}/approve`, apiKey: OPERATOR }).status, 200);
+  // A 96 x 40 grey PNG with a bar of ink: a readable check picture.
+  const png = 'iVBORw0KGgoAAAANSUhEUgAAAGAAAAAoCAAAAAAk+KDlAAAAMklEQVR42u3TMQ0AAAgEMUTg3yAmMPEMJD0Dna7muAIAAABAFuhgAMAR4GQAAAAAPAYWaIAG6YYmWG0AAAAASUVORK5CYII=';
+  const created = call({
+    method: 'POST', path: '/transactions', apiKey: partnerKey, body: {
+      partner_id: pid, merchant_id: mid, amount: '88.20', description: 'node check', type: 'debit',
+      standard_entry_class: 'ICL', check_number: '7001', check_image_front: png, check_image_back: png,
+      customer: { name: 'Ada Lovelace', routing_number: '021000021', account_number: '987654321', account_type: 'checking' },
+    },
+  });
+  assert.equal(created.status, 201);
+  call({ method: 'POST', path: '/admin/clock', apiKey: OPERATOR, body: { now: '2026-11-23T18:00:00-05:00' } });
+  const list = call({ method: 'GET', path: '/admin/image-cash-letters', apiKey: OPERATOR });
+  assert.deepEqual(list.body.payload.map((l) => [l.id, l.items, l.total]), [['icl_20261123A', 1, 88.2]]);
+  const letter = call({ method: 'GET', path: '/admin/image-cash-letters/icl_20261123A', apiKey: OPERATOR });
+  const bytes = Buffer.from(letter.body.payload.content_base64, 'base64');
+  // The first record: its 4-byte length, then "01" in EBCDIC (0xF0 0xF1).
+  assert.deepEqual([...bytes.subarray(4, 6)], [0xf0, 0xf1]);
+  const digest = createHash('sha256').update(bytes).digest('hex');
+  assert.equal(digest, list.body.payload[0].sha256);
 });

@@ -4,9 +4,11 @@
 use crate::engine::feeds::changes;
 use crate::engine::lifecycle::images;
 use crate::engine::risk::usage;
-use crate::engine::settlement::origination;
 use crate::engine::settlement::originator;
-use crate::engine::{Caller, CheckSide, Engine, EventsPage, OriginationFile, Refusal, StatusPage};
+use crate::engine::settlement::{cash_letters, origination};
+use crate::engine::{
+    Caller, CheckSide, Engine, EventsPage, ImageCashLetter, OriginationFile, Refusal, StatusPage,
+};
 use crate::storage::{row_keys, Table};
 
 impl Engine {
@@ -24,6 +26,16 @@ impl Engine {
     /// One origination file and its bytes (`None`: no such file).
     pub fn origination_file(&self, id: &str) -> Result<Option<(OriginationFile, Vec<u8>)>, Refusal> {
         Ok(self.store.read_durable(|r| origination::get(r, &self.cipher, id))?)
+    }
+
+    /// Every image cash letter written, oldest first.
+    pub fn image_cash_letters(&self) -> Result<Vec<ImageCashLetter>, Refusal> {
+        Ok(self.store.read_durable(cash_letters::list)?)
+    }
+
+    /// One image cash letter and its bytes (`None`: no such letter).
+    pub fn image_cash_letter(&self, id: &str) -> Result<Option<(ImageCashLetter, Vec<u8>)>, Refusal> {
+        Ok(self.store.read_durable(|r| cash_letters::get(r, &self.cipher, id))?)
     }
 
     /// A transaction's check image (BOC, POP, ICL) as submitted (base64), unsealed:

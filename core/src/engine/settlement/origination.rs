@@ -12,7 +12,8 @@
 //! state kept in the metadata between chunks. The last chunk writes the file
 //! control, and only then is the file listed. A crash between chunks leaves rows,
 //! parts and state committed together. ICL transactions are check images, not
-//! NACHA entries: they originate without a row (see `docs/decisions.md`).
+//! NACHA entries: they leave in the cut-off's image cash letter
+//! (`cash_letters.rs`).
 
 use std::collections::HashMap;
 
@@ -135,7 +136,7 @@ impl Outgoing {
         cutoff: DateTime<Utc>,
     ) -> Result<(), StorageError> {
         if t.class == EntryClass::ICL {
-            return Ok(());
+            return super::cash_letters::add(cx, t.id, cutoff);
         }
         let original = match reversal_of {
             Some(id) => cx.write.get::<TransactionRecord>(Table::Transactions, id.as_bytes())?,

@@ -15,8 +15,8 @@ use crate::engine::lifecycle::images;
 use crate::engine::rows::packed_index::{row_ids, PackedIndex};
 use crate::engine::rows::records::TransactionRecord;
 use crate::engine::settlement::cutoff_run::{self, Originated};
-use crate::engine::settlement::origination;
 use crate::engine::settlement::originator;
+use crate::engine::settlement::{cash_letters, origination};
 use crate::engine::{Outcome, Refusal, Stop, WriteContext};
 use crate::lifecycle::State;
 use crate::storage::{row_keys, StorageError, Table};
@@ -69,20 +69,24 @@ pub(crate) fn catch_up(
         let pending = due(cx, Table::Pending, now)?;
         let settling = due(cx, Table::Settlements, now)?;
         let mut file = origination::next_due(cx.write)?;
-        if file.is_some() {
+        let mut letter = cash_letters::next_due(cx)?;
+        if file.is_some() || letter.is_some() {
             let set = match files {
                 Some(set) => set,
                 None => *files.insert(originator::current(cx)?.is_some()),
             };
             if !set {
                 file = None;
+                letter = None;
             }
         }
-        // Ties: a cut-off's transactions, then its file, then settlements.
+        // Ties: a cut-off's transactions, then its file and its image cash
+        // letter, then settlements.
         let next = [
             pending.as_ref().map(|(at, _)| (*at, 0)),
             file.map(|at| (at, 1)),
-            settling.as_ref().map(|(at, _)| (*at, 2)),
+            letter.map(|at| (at, 2)),
+            settling.as_ref().map(|(at, _)| (*at, 3)),
         ]
         .into_iter()
         .flatten()
@@ -111,6 +115,9 @@ pub(crate) fn catch_up(
             Some((at, 1)) => {
                 let (done, _) = origination::assemble(cx, at, left)?;
                 spent += done.max(1);
+            }
+            Some((at, 2)) => {
+                spent += cash_letters::assemble(cx, at)?.max(1);
             }
             Some((at, _)) => {
                 gather_feeds(cx, outer);
