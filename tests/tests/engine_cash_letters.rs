@@ -109,6 +109,27 @@ fn a_cutoffs_icl_items_leave_in_one_image_cash_letter() {
         let (_, t) = router::call(&w.engine, "GET", &path, Some(&key), None);
         assert_eq!(t["payload"]["status"], "B", "{t}");
     }
+    // Returns of ICL items come back as any other's: recorded by the
+    // operator, or played by the sandbox's bank.
+    w.return_(&first, "R01").unwrap();
+    let path = format!("/admin/simulations/transactions/{second}/return");
+    let (status, answer) =
+        router::call(&w.engine, "POST", &path, Some(OPERATOR_KEY), Some(&json!({"return_code": "R08"})));
+    assert_eq!(status, 200, "{answer}");
+    for (id, code) in [(&first, "R01"), (&second, "R08")] {
+        let (_, t) = router::call(
+            &w.engine,
+            "GET",
+            &format!("/transactions/{id}?partner_id={partner}"),
+            Some(&key),
+            None,
+        );
+        assert_eq!(
+            (&t["payload"]["status"], &t["payload"]["return"]["code"]),
+            (&json!("R"), &json!(code)),
+            "{t}"
+        );
+    }
     // Unknown letters are 404.
     assert_eq!(operator(&w, "/admin/image-cash-letters/icl_20261124A").0, 404);
 }
