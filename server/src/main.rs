@@ -26,6 +26,7 @@ mod connections;
 mod datadir;
 mod demo;
 mod directory;
+mod file_input;
 mod guard;
 mod holders;
 mod http;

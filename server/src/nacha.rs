@@ -1,8 +1,7 @@
 //! `achd nacha check FILE`: read a NACHA file with the engine's own reader,
 //! validate it, print one JSON summary line.
 
-use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use ach_core::nacha::{self, Problem};
@@ -33,19 +32,10 @@ pub fn run(args: &NachaArgs) -> ExitCode {
     }
 }
 
-fn check(file: &PathBuf) -> ExitCode {
-    let bytes = if file.as_os_str() == "-" {
-        let mut buf = Vec::new();
-        std::io::stdin().read_to_end(&mut buf).map(|_| buf)
-    } else {
-        std::fs::read(file)
-    };
-    let bytes = match bytes {
+fn check(file: &Path) -> ExitCode {
+    let bytes = match crate::file_input::read("achd nacha check", file) {
         Ok(bytes) => bytes,
-        Err(e) => {
-            eprintln!("achd nacha check: cannot read {}: {e}", file.display());
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     let parsed = match nacha::read(&bytes) {
         Ok(parsed) => parsed,

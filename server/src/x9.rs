@@ -1,8 +1,7 @@
 //! `achd x9 check FILE`: read an X9.100-187 image cash letter with the engine's
 //! checker, print one JSON summary line with its problems.
 
-use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use ach_core::x9;
@@ -35,19 +34,10 @@ pub fn run(args: &X9Args) -> ExitCode {
     }
 }
 
-fn check(file: &PathBuf) -> ExitCode {
-    let bytes = if file.as_os_str() == "-" {
-        let mut buf = Vec::new();
-        std::io::stdin().read_to_end(&mut buf).map(|_| buf)
-    } else {
-        std::fs::read(file)
-    };
-    let bytes = match bytes {
+fn check(file: &Path) -> ExitCode {
+    let bytes = match crate::file_input::read("achd x9 check", file) {
         Ok(bytes) => bytes,
-        Err(e) => {
-            eprintln!("achd x9 check: cannot read {}: {e}", file.display());
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     let report = match x9::check(&bytes) {
         Ok(report) => report,

@@ -71,7 +71,7 @@ pub(crate) fn assemble(cx: &mut WriteContext<'_, '_>, cutoff: DateTime<Utc>) -> 
     let to = row_keys::instant(cutoff + chrono::Duration::microseconds(1)).to_vec();
     let rows = cx.write.range(Table::IclOutgoing, &from, &to, usize::MAX)?;
     let date = calendar::eastern_date(cutoff);
-    let (id, modifier) = free_id(cx, date)?;
+    let (id, modifier) = super::origination::free_id(cx, ("icl_", Table::CashLetters), date)?;
     let mut items = Vec::with_capacity(rows.len());
     let mut held = Vec::new();
     for (n, (key, _)) in rows.iter().enumerate() {
@@ -207,23 +207,6 @@ fn item(
         front_tiff: front,
         back_tiff: back,
     }))
-}
-
-/// The first letter id free on `date`, with its file id modifier (`A`–`Z`,
-/// `0`–`9`, then `-1`, `-2`, … as for origination files).
-fn free_id(cx: &WriteContext<'_, '_>, date: chrono::NaiveDate) -> Result<(String, char), StorageError> {
-    let modifiers: Vec<char> = ('A'..='Z').chain('0'..='9').collect();
-    let day = date.format("%Y%m%d");
-    for n in 0usize.. {
-        let modifier = modifiers[n % modifiers.len()];
-        let round = n / modifiers.len();
-        let id =
-            if round == 0 { format!("icl_{day}{modifier}") } else { format!("icl_{day}{modifier}-{round}") };
-        if cx.write.get_raw(Table::CashLetters, id.as_bytes())?.is_none() {
-            return Ok((id, modifier));
-        }
-    }
-    Err(StorageError(format!("no image cash letter id is free on {date}")))
 }
 
 /// Every written letter's summary, oldest first.

@@ -322,7 +322,7 @@ fn begin(
 ) -> Result<Option<Assembly>, StorageError> {
     let Some(originator) = originator::current(cx)? else { return Ok(None) };
     let date = calendar::eastern_date(cutoff);
-    let (id, modifier) = free_id(cx, date)?;
+    let (id, modifier) = free_id(cx, ("fil_", Table::Files), date)?;
     let time = calendar::eastern_naive(cutoff).time();
     let stream = Stream::start(&originator.file_header(date, Some(time), modifier), out)
         .map_err(|e| StorageError(format!("origination file {id}: {e}")))?;
@@ -505,22 +505,29 @@ fn application(cx: &WriteContext<'_, '_>, m: &MerchantRecord) -> Option<Merchant
     serde_json::from_slice(&json).ok()
 }
 
-/// The first file id free on `date`, with its file id modifier: `A`–`Z`, then
-/// `0`–`9`; past 36 files in a day (never in practice: one cut-off a day) the
+/// The first id `{prefix}YYYYMMDD{modifier}` free in `table` on `date`, with
+/// its file id modifier: `A`–`Z`, then `0`–`9`; past 36 files in a day the
 /// modifiers repeat and the id gains `-1`, `-2`, … so a file is never refused.
-fn free_id(cx: &WriteContext<'_, '_>, date: NaiveDate) -> Result<(String, char), StorageError> {
+pub(crate) fn free_id(
+    cx: &WriteContext<'_, '_>,
+    (prefix, table): (&str, Table),
+    date: NaiveDate,
+) -> Result<(String, char), StorageError> {
     let modifiers: Vec<char> = ('A'..='Z').chain('0'..='9').collect();
     let day = date.format("%Y%m%d");
     for n in 0usize.. {
         let modifier = modifiers[n % modifiers.len()];
         let round = n / modifiers.len();
-        let id =
-            if round == 0 { format!("fil_{day}{modifier}") } else { format!("fil_{day}{modifier}-{round}") };
-        if cx.write.get_raw(Table::Files, id.as_bytes())?.is_none() {
+        let id = if round == 0 {
+            format!("{prefix}{day}{modifier}")
+        } else {
+            format!("{prefix}{day}{modifier}-{round}")
+        };
+        if cx.write.get_raw(table, id.as_bytes())?.is_none() {
             return Ok((id, modifier));
         }
     }
-    Err(StorageError(format!("no file id is free on {date}")))
+    Err(StorageError(format!("no {prefix} id is free on {date}")))
 }
 
 /// A file's parts, unsealed and joined.
