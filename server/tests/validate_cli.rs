@@ -1,24 +1,12 @@
 //! `achd validate` end to end: output shape, exit codes, stdin, directory option.
 #![allow(clippy::unwrap_used)]
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
+
+mod common;
 
 fn achd(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_achd"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    if let Some(bytes) = stdin {
-        // The process may exit before reading (usage errors): a broken pipe is fine.
-        let _ = input.write_all(bytes);
-    }
-    drop(input);
-    child.wait_with_output().unwrap()
+    common::run_achd(args, stdin)
 }
 
 fn example(name: &str) -> String {

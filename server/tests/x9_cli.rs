@@ -3,28 +3,16 @@
 //! no X9 file.
 #![allow(clippy::unwrap_used)]
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use ach_core::x9::{self, CashLetter, CheckItem};
 use chrono::NaiveDate;
 
+mod common;
+
 fn achd(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_achd"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    if let Some(bytes) = stdin {
-        // The process may exit before reading (usage errors): a broken pipe is fine.
-        let _ = input.write_all(bytes);
-    }
-    drop(input);
-    child.wait_with_output().unwrap()
+    common::run_achd(args, stdin)
 }
 
 fn check_path(path: &Path) -> Output {

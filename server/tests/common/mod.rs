@@ -1,5 +1,5 @@
-//! What the server tests share: a sandbox's start, the example requests, and
-//! a partner with its approved merchant.
+//! What the server tests share: a sandbox's start, the example requests, a
+//! partner with its approved merchant, and `achd` run as a command.
 #![allow(clippy::unwrap_used, dead_code)]
 
 use std::path::PathBuf;
@@ -56,4 +56,25 @@ impl Tenant {
         let merchant_key = a["payload"]["api_key"].as_str().unwrap().to_owned();
         Tenant { operator, partner_id, partner_key, merchant_id, merchant_key }
     }
+}
+
+/// `achd ARGS`, `stdin` written to its standard input: what it printed and
+/// how it exited.
+pub fn run_achd(args: &[&str], stdin: Option<&[u8]>) -> std::process::Output {
+    use std::io::Write as _;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_achd"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    if let Some(bytes) = stdin {
+        // The process may exit before reading (usage errors): a broken pipe is fine.
+        let _ = input.write_all(bytes);
+    }
+    drop(input);
+    child.wait_with_output().unwrap()
 }
