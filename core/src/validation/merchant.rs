@@ -170,12 +170,25 @@ fn velocities(r: &mut Report, m: &Obj, at: &Path<'_>) -> Option<Velocities> {
     })
 }
 
-/// A count: a non-negative whole number, as a JSON number or a digit string.
+/// The most zeros a count's fraction may have (`1200.000000`).
+const COUNT_ZERO_FRACTION: usize = 6;
+
+/// A count: a non-negative whole number, as a JSON number or a digit string;
+/// a zero fraction of up to [`COUNT_ZERO_FRACTION`] digits (`1200.0`, what a
+/// typed client writes for a "number") is the same whole number.
 fn count(r: &mut Report, m: &Obj, parent: &Path<'_>, key: &str) -> Option<u64> {
     let text = fields::number_or_text(r, Member::required(m, parent, key))?;
-    let digits = text.bytes().all(|b| b.is_ascii_digit());
-    match text.parse::<u64>() {
-        Ok(n) if digits && (text.len() == 1 || !text.starts_with('0')) => Some(n),
+    let whole = match text.split_once('.') {
+        Some((whole, fraction))
+            if (1..=COUNT_ZERO_FRACTION).contains(&fraction.len()) && fraction.bytes().all(|b| b == b'0') =>
+        {
+            whole
+        }
+        _ => &text,
+    };
+    let digits = !whole.is_empty() && whole.bytes().all(|b| b.is_ascii_digit());
+    match whole.parse::<u64>() {
+        Ok(n) if digits && (whole.len() == 1 || !whole.starts_with('0')) => Some(n),
         _ => {
             let shown = echo(&text);
             let rest = format!("must be a whole number (0 or more), not '{shown}'");

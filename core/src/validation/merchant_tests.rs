@@ -196,6 +196,18 @@ macro_rules! cases {
     };
 }
 
+/// A typed client writes a "number" as `1200.0`: a zero fraction is the
+/// same count.
+#[test]
+fn a_count_with_a_zero_fraction_is_the_whole_number() {
+    for sent in [json!(1200.0), json!("1200.00")] {
+        let mut v = valid();
+        v["velocities"]["expected_checks_per_year"] = sent.clone();
+        let m = validate_value(&v, &ctx()).unwrap_or_else(|e| panic!("{sent}: {e:?}"));
+        assert_eq!(m.velocities.expected_checks_per_year, 1200, "{sent}");
+    }
+}
+
 #[test]
 fn a_complete_application_validates_and_converts() {
     let v = valid();
@@ -258,6 +270,10 @@ fn each_rule_reports_its_field_code_and_envelope() {
         "/velocities/expected_average_check_amount" => json!([]), InvalidType, TEN;
         "/velocities/expected_checks_per_year" => json!(12.5), InvalidFormat, TEN;
         "/velocities/expected_checks_per_year" => json!("012"), InvalidFormat, TEN;
+        "/velocities/expected_checks_per_year" => json!(12.05), InvalidFormat, TEN;
+        "/velocities/expected_checks_per_year" => json!("12."), InvalidFormat, TEN;
+        "/velocities/expected_checks_per_year" => json!(".0"), InvalidFormat, TEN;
+        "/velocities/expected_checks_per_year" => json!("12.0000000"), InvalidFormat, TEN;
         "/velocities/decline_duplicates" => json!("yes"), InvalidType, TEN;
         // business_data
         "/business_data/business_start_date" => json!("2026-11-23"), FutureDate, TEN, "(2026-11-23) is in the future (today is 2026-11-22)";
