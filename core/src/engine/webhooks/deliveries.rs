@@ -200,7 +200,7 @@ fn message_of(
     if partner_events::is_partner_event(&d.event_type) {
         return partner_events::at(w, partner_id, d.position);
     }
-    Ok(merchant_events_after(engine, w, &d.merchant_id, d.position - 1, 1)?
+    Ok(merchant_events_after(engine, w, &d.merchant_id, d.position.saturating_sub(1), 1)?
         .into_iter()
         .find(|m| m.position == d.position))
 }
