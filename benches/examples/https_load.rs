@@ -304,20 +304,6 @@ fn server_cpu_seconds(server: &Server) -> f64 {
     cpu_seconds(&format!("/proc/{}/stat", server.pid()))
 }
 
-/// A JSON request that must answer `expect`; the answer.
-async fn call(
-    conn: &mut Conn,
-    method: &str,
-    path: &str,
-    key: &str,
-    body: Option<Value>,
-    expect: u16,
-) -> Value {
-    let (status, answer) = conn.call(method, path, Some(key), body).await;
-    assert_eq!(status, expect, "{method} {path}: {answer}");
-    answer
-}
-
 /// The header every create carries.
 const JSON: &[(&str, &str)] = &[("content-type", "application/json")];
 
@@ -333,16 +319,16 @@ struct Tenant {
 async fn set_up(server: &Server, conn: &mut Conn) -> Tenant {
     let operator = server.operator_key();
     let p =
-        call(conn, "POST", "/admin/partners", &operator, Some(json!({"name": "Load Partner"})), 201).await;
+        conn.expect("POST", "/admin/partners", &operator, Some(json!({"name": "Load Partner"})), 201).await;
     let partner_id = p["payload"]["partner_id"].as_str().unwrap().to_owned();
     let partner_key = p["payload"]["api_key"].as_str().unwrap().to_owned();
     let mut application: Value = serde_json::from_slice(&merchant_application()).unwrap();
     application["partner_id"] = json!(partner_id);
-    let m = call(conn, "POST", "/merchants", &partner_key, Some(application), 201).await;
+    let m = conn.expect("POST", "/merchants", &partner_key, Some(application), 201).await;
     let merchant_id = m["id"].as_str().unwrap().to_owned();
     let approve = json!({ "limits": generous_limits() });
     let approve_path = format!("/admin/merchants/{merchant_id}/approve");
-    call(conn, "POST", &approve_path, &operator, Some(approve), 200).await;
+    conn.expect("POST", &approve_path, &operator, Some(approve), 200).await;
     Tenant { partner_id, partner_key, merchant_id }
 }
 
@@ -477,8 +463,7 @@ async fn run_load(servers: &[Server], o: &Options, flood_rate: u32) -> LoadResul
     let receiver = if o.webhook {
         let (port, count) = webhook_receiver().await;
         let body = json!({"partner_id": tenant.partner_id, "url": format!("http://127.0.0.1:{port}/hook")});
-        call(&mut server.conn().await, "POST", "/webhook-endpoints", &tenant.partner_key, Some(body), 201)
-            .await;
+        server.conn().await.expect("POST", "/webhook-endpoints", &tenant.partner_key, Some(body), 201).await;
         Some(count)
     } else {
         None
@@ -607,7 +592,7 @@ async fn check_feed(conn: &mut Conn, tenant: &Tenant, acknowledged: &[String]) -
     let mut changes = 0;
     loop {
         let path = format!("/status-changes/{pointer}?partner_id={}", tenant.partner_id);
-        let page = call(conn, "GET", &path, &tenant.partner_key, None, 200).await;
+        let page = conn.expect("GET", &path, &tenant.partner_key, None, 200).await;
         let list = page["payload"]["changes"].as_array().unwrap();
         if list.is_empty() {
             break;

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use ach_benches::cpu::cpu_seconds;
 use ach_benches::{generous_limits, merchant_application, transaction_body};
-use ach_testkit::{Achd, Conn};
+use ach_testkit::Achd;
 use serde_json::{json, Value};
 
 struct Options {
@@ -54,20 +54,6 @@ fn options() -> Options {
     o
 }
 
-/// A request that must answer `expect`; the answer.
-async fn call(
-    conn: &mut Conn,
-    method: &str,
-    path: &str,
-    key: &str,
-    body: Option<Value>,
-    expect: u16,
-) -> Value {
-    let (status, answer) = conn.call(method, path, Some(key), body).await;
-    assert_eq!(status, expect, "{method} {path}: {answer}");
-    answer
-}
-
 fn main() {
     let o = options();
     let achd = o.achd.clone().unwrap_or_else(|| {
@@ -88,19 +74,19 @@ fn main() {
     runtime.block_on(async {
         let mut conn = server.conn().await;
         let operator = server.operator_key();
-        let p = call(&mut conn, "POST", "/admin/partners", &operator, Some(json!({"name": "Readers"})), 201).await;
+        let p = conn.expect("POST", "/admin/partners", &operator, Some(json!({"name": "Readers"})), 201).await;
         let partner_id = p["payload"]["partner_id"].as_str().unwrap().to_owned();
         let key = p["payload"]["api_key"].as_str().unwrap().to_owned();
         let mut app: Value = serde_json::from_slice(&merchant_application()).unwrap();
         app["partner_id"] = json!(partner_id);
-        let m = call(&mut conn, "POST", "/merchants", &key, Some(app), 201).await;
+        let m = conn.expect("POST", "/merchants", &key, Some(app), 201).await;
         let merchant_id = m["id"].as_str().unwrap().to_owned();
         let path = format!("/admin/merchants/{merchant_id}/approve");
-        call(&mut conn, "POST", &path, &operator, Some(json!({"limits": generous_limits()})), 200).await;
+        conn.expect("POST", &path, &operator, Some(json!({"limits": generous_limits()})), 200).await;
         let mut ids = Vec::with_capacity(o.transactions);
         for n in 0..o.transactions as u64 {
             let body: Value = serde_json::from_slice(&transaction_body(&partner_id, &merchant_id, n)).unwrap();
-            let t = call(&mut conn, "POST", "/transactions", &key, Some(body), 201).await;
+            let t = conn.expect("POST", "/transactions", &key, Some(body), 201).await;
             ids.push(t["payload"]["id"].as_str().unwrap().to_owned());
         }
         let ids = Arc::new(ids);

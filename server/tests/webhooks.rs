@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use ach_testkit::Achd;
+use ach_testkit::{Achd, Conn};
 use base64::Engine as _;
 use hmac::{Hmac, Mac};
 use http_body_util::{BodyExt, Full};
@@ -105,6 +105,12 @@ fn verified(secret: &str, headers: &hyper::HeaderMap, body: &str) -> bool {
     text("webhook-signature").split(' ').any(|s| s == expected)
 }
 
+/// A webhook endpoint of partner `pid` to the receiver on `port`: the answer.
+async fn hook_endpoint(c: &mut Conn, pkey: &str, pid: &str, port: u16) -> Value {
+    let url = format!("http://127.0.0.1:{port}/hook");
+    c.expect("POST", "/webhook-endpoints", pkey, Some(json!({"partner_id": pid, "url": url})), 201).await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn events_reach_a_real_receiver_signed_and_a_failure_is_retried() {
     let (port, received) = receiver(vec![500]).await;
@@ -113,10 +119,7 @@ async fn events_reach_a_real_receiver_signed_and_a_failure_is_retried() {
     let mut c = server.conn().await;
     let t = Tenant::create(&server, &mut c).await;
     let (pkey, pid) = (t.partner_key.as_str(), t.partner_id.as_str());
-    let url = format!("http://127.0.0.1:{port}/hook");
-    let (status, v) =
-        c.call("POST", "/webhook-endpoints", Some(pkey), Some(json!({"partner_id": pid, "url": url}))).await;
-    assert_eq!(status, 201, "{v}");
+    let v = hook_endpoint(&mut c, pkey, pid, port).await;
     let endpoint = v["payload"]["id"].as_str().unwrap().to_owned();
     let secret = v["payload"]["secret"].as_str().unwrap().to_owned();
     // The list never shows the secret.
@@ -199,10 +202,7 @@ async fn a_receiver_down_for_a_day_gets_every_event_after_a_sigkill() {
     let mut c = server.conn().await;
     let t = Tenant::create(&server, &mut c).await;
     let (pkey, pid) = (t.partner_key.as_str(), t.partner_id.as_str());
-    let url = format!("http://127.0.0.1:{port}/hook");
-    let (status, v) =
-        c.call("POST", "/webhook-endpoints", Some(pkey), Some(json!({"partner_id": pid, "url": url}))).await;
-    assert_eq!(status, 201, "{v}");
+    let v = hook_endpoint(&mut c, pkey, pid, port).await;
     let endpoint = v["payload"]["id"].as_str().unwrap().to_owned();
     let mut created = Vec::new();
     for i in 0..30 {

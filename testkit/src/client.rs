@@ -161,4 +161,19 @@ impl Conn {
         assert_eq!(answer.content_type, "application/json", "{method} {path}");
         (answer.status, answer.json())
     }
+
+    /// A JSON request made with `key` that must answer `expect`; the answer's
+    /// JSON. Panics, naming the request and the answer, on any other status.
+    pub async fn expect(
+        &mut self,
+        method: &str,
+        path: &str,
+        key: &str,
+        body: Option<Value>,
+        expect: u16,
+    ) -> Value {
+        let (status, answer) = self.call(method, path, Some(key), body).await;
+        assert_eq!(status, expect, "{method} {path}: {answer}");
+        answer
+    }
 }
