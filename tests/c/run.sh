@@ -128,6 +128,22 @@ grep -q '^line 1: 201 .*"id":"txn_' "$out/batch_submit.txt" || fail "batch_submi
 grep -q '^line 3: 422 .*invalid Amount' "$out/batch_submit.txt" || fail "batch_submit line 3"
 grep -q '^line 7: 400 .*invalid_json' "$out/batch_submit.txt" || fail "batch_submit line 7"
 
+step "pkg-config: scripts/install-libach into a prefix, the example built with \$(pkg-config --cflags --libs ach)"
+install_pkg pkg-config pkgconf || fail "pkg-config (Debian package pkgconf) is not available and could not be installed"
+prefix="$out/prefix"
+rm -rf "$prefix"
+scripts/install-libach --debug "$prefix"
+pc_flags=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs ach)
+echo "pkg-config --cflags --libs ach: $pc_flags"
+# shellcheck disable=SC2086 # the flags are words
+cc -std=c99 -Wall -Wextra -Werror -pedantic -o "$out/batch_submit_pc" examples/c/batch_submit.c $pc_flags
+LD_LIBRARY_PATH="$prefix/lib" "$out/batch_submit_pc" examples/c/transactions.jsonl >"$out/batch_submit_pc.txt" ||
+    fail "batch_submit built with pkg-config"
+ids() { sed -E 's/(txn|cus|mer|par)_[0-9A-Za-z]{22}/\1_ID/g' "$1"; }
+diff <(ids "$out/batch_submit.txt") <(ids "$out/batch_submit_pc.txt") ||
+    fail "batch_submit built with pkg-config answers otherwise"
+echo "batch_submit built with pkg-config: the same answers"
+
 step "example: examples/cobol/achdemo.cob (GnuCOBOL)"
 cobc -x -fstatic-call -o "$out/achdemo" examples/cobol/achdemo.cob -L"$lib" -lach
 LD_LIBRARY_PATH="$lib" "$out/achdemo" examples/requests >"$out/achdemo.txt" || {
