@@ -120,13 +120,7 @@ fn parse_options(text: &str) -> Result<(Option<String>, EngineOptions), CallRefu
         OptionsError::NotObject => invalid("options_json must be a JSON object ({} for every default)"),
         OptionsError::Invalid(why) => invalid(format!("options_json: {why}")),
     })?;
-    let mut options = if o.sandbox {
-        EngineOptions::manual(o.start.unwrap_or_else(|| SystemClock.now())).sandbox()
-    } else {
-        EngineOptions::system()
-    };
-    options.operator_key = o.operator_key;
-    options.encryption_key = o.encryption_key;
+    let options = o.engine_options(SystemClock.now());
     Ok((o.path, options))
 }
 

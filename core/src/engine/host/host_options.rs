@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::calendar;
 use crate::echo::echo;
+use crate::engine::EngineOptions;
 use crate::secrets::EncryptionKey;
 
 /// How a host spells the option members (the C library: snake_case; JavaScript:
@@ -85,6 +86,20 @@ pub enum OptionsError {
 }
 
 impl HostOptions {
+    /// The engine options a file-backed host opens with (the C library, the
+    /// Python package): a sandbox's clock starts at `start` or at `now`; any
+    /// other engine runs on the system clock.
+    pub fn engine_options(&self, now: DateTime<Utc>) -> EngineOptions {
+        let mut options = if self.sandbox {
+            EngineOptions::manual(self.start.unwrap_or(now)).sandbox()
+        } else {
+            EngineOptions::system()
+        };
+        options.operator_key = self.operator_key.clone();
+        options.encryption_key = self.encryption_key.clone();
+        options
+    }
+
     /// Read options from their JSON text, members spelled as `names` says.
     pub fn parse(text: &str, names: OptionNames) -> Result<HostOptions, OptionsError> {
         let value: Value = serde_json::from_str(text).map_err(|e| OptionsError::NotJson(e.to_string()))?;
