@@ -52,6 +52,8 @@ pub struct App {
     pub rates: Arc<RequestRates>,
     /// The budget of large answers held at once (the public plane's).
     pub answers: Arc<Answers>,
+    /// The figures `GET /metrics` answers (shared by both planes).
+    pub metrics: crate::metrics::Shared,
 }
 
 /// Answer one request from `client` and log it (client address, method, path
@@ -65,10 +67,16 @@ pub async fn handle(
     let started = Instant::now();
     let method = logging::method(request.method());
     let path = logging::path(request.uri().path());
+    let route = match request.uri().path() {
+        METRICS_PATH if app.operator_plane => Some(METRICS_PATH),
+        path => api::route_pattern(method, path),
+    };
     let mut admitted_caller = None;
     let response = respond(&app, request, &mut admitted_caller).await;
-    let latency_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+    let took = started.elapsed();
+    let latency_us = u64::try_from(took.as_micros()).unwrap_or(u64::MAX);
     let mut response = response;
+    app.metrics.request(app.operator_plane, route, method, response.status().as_u16(), took);
     // Browsers reach this address over HTTPS only, for a year.
     response.headers_mut().insert(hyper::header::STRICT_TRANSPORT_SECURITY, HeaderValue::from_static(HSTS));
     let status = response.status();
@@ -105,6 +113,10 @@ async fn respond(
 ) -> hyper::Response<ResponseBody> {
     let (parts, mut body) = request.into_parts();
     let declared = declared_length(&parts.headers);
+    if app.operator_plane && parts.uri.path() == METRICS_PATH {
+        discard(&mut body, declared).await;
+        return metrics(app, &parts.method).await;
+    }
     let head = to_api_request(&parts, !hyper::body::Body::is_end_stream(&body), Vec::new());
     // Each plane answers only its own paths: the other's are unknown here.
     if api::is_operator_path(parts.uri.path()) != app.operator_plane {
@@ -168,6 +180,41 @@ async fn admit(app: &App, head: &api::Request) -> Result<api::Admitted, api::Res
     tokio::task::spawn_blocking(move || api::admit(&engine, &head))
         .await
         .unwrap_or_else(|_| Err(api::finish(Err(Refusal::refused(AchError::SystemUnable)))))
+}
+
+/// Where the operator plane answers its figures (no key: the plane is the
+/// operator's own address, and the figures hold no identifier or secret).
+pub const METRICS_PATH: &str = "/metrics";
+
+/// `GET /metrics`: the figures as text, what the store holds read on a
+/// blocking thread; any other method is 405.
+async fn metrics(app: &App, method: &Method) -> hyper::Response<ResponseBody> {
+    if method != Method::GET {
+        let mut refused = json(api::finish(Err(Refusal::problem_with_status(
+            AchError::FailedToAccept,
+            405,
+            "method",
+            ProblemCode::InvalidValue,
+            format!("{} is not allowed here; use GET", logging::method(method)),
+        ))));
+        refused.headers_mut().insert(hyper::header::ALLOW, HeaderValue::from_static("GET"));
+        return refused;
+    }
+    let (engine, figures) = (Arc::clone(&app.engine), Arc::clone(&app.metrics));
+    match tokio::task::spawn_blocking(move || figures.render(&engine)).await {
+        Ok(Ok(text)) => {
+            let mut out = hyper::Response::new(Full::new(Bytes::from(text)));
+            let headers = out.headers_mut();
+            headers.insert(CONTENT_TYPE, HeaderValue::from_static(crate::metrics::CONTENT_TYPE));
+            headers.insert(hyper::header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+            out
+        }
+        Ok(Err(why)) => {
+            tracing::warn!(error = %why, "metrics could not be read");
+            json(api::finish(Err(Refusal::refused(AchError::SystemUnable))))
+        }
+        Err(_) => json(api::finish(Err(Refusal::refused(AchError::SystemUnable)))),
+    }
 }
 
 /// Read and drop what is left of a refused request's body (for at most

@@ -32,6 +32,7 @@ mod holders;
 mod http;
 mod init;
 mod logging;
+mod metrics;
 mod nacha;
 mod open_files;
 mod operator;

@@ -181,10 +181,11 @@ fn serve(args: ServeArgs) -> Result<(), String> {
         .thread_name("achd")
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
-    let (writer, writer_thread) =
-        writer::start(Arc::clone(&engine)).map_err(|e| format!("cannot start the writer thread: {e}"))?;
+    let metrics = Arc::new(crate::metrics::Metrics::new());
+    let (writer, writer_thread) = writer::start(Arc::clone(&engine), Arc::clone(&metrics))
+        .map_err(|e| format!("cannot start the writer thread: {e}"))?;
     let rates = NonZeroU32::new(args.requests_per_second).unwrap_or(NonZeroU32::MIN);
-    let (app, admin) = planes(&engine, writer, site, operator.path.clone(), rates);
+    let (app, admin) = planes(&engine, writer, site, operator.path.clone(), rates, metrics);
     let served = runtime.block_on(ach_core::nonblocking::Marked::new(listen_and_serve(
         [(app, listen), (admin, admin_listen)],
         tls.config,
@@ -264,6 +265,7 @@ fn planes(
     site: Option<web::Site>,
     key_file: PathBuf,
     requests_per_second: NonZeroU32,
+    metrics: crate::metrics::Shared,
 ) -> (Arc<App>, Arc<App>) {
     let large_bodies = Arc::new(crate::body::LargeBodies::default());
     let rates = Arc::new(crate::rate::RequestRates::new(requests_per_second));
@@ -277,6 +279,7 @@ fn planes(
         large_bodies: large_bodies.clone(),
         rates: Arc::clone(&rates),
         answers: Arc::clone(&answers),
+        metrics: Arc::clone(&metrics),
     });
     let app = Arc::new(App {
         engine: Arc::clone(engine),
@@ -287,6 +290,7 @@ fn planes(
         large_bodies,
         rates,
         answers,
+        metrics,
     });
     (app, admin)
 }
@@ -401,12 +405,15 @@ async fn listen_and_serve(
     let (admin_listener, admin_local) = bind(admin_listen).await?;
     let (listener, local) = bind(listen).await?;
     let (stop_ticker, stopped) = watch::channel(false);
-    let ticker = (!sandbox).then(|| crate::tasks::spawn(tick(Arc::clone(&app.engine), stopped.clone())));
+    let ticker = (!sandbox).then(|| {
+        crate::tasks::spawn(tick(Arc::clone(&app.engine), Arc::clone(&app.metrics), stopped.clone()))
+    });
     let sender = crate::webhooks::Sender::new(webhooks_private);
     let deliveries = crate::tasks::spawn(crate::webhooks::run(
         Arc::clone(&app.engine),
         app.writer.clone(),
         sender,
+        Arc::clone(&app.metrics),
         stopped.clone(),
     ));
     info!(address = %admin_local, "operator plane listening");
@@ -578,7 +585,7 @@ fn root_cause<'e>(e: &'e (dyn std::error::Error + 'static)) -> &'e (dyn std::err
 
 /// Production: run the cut-offs and settlements due by the wall clock every few
 /// seconds (requests also run them before their own operation).
-async fn tick(engine: Arc<Engine>, mut stop: watch::Receiver<bool>) {
+async fn tick(engine: Arc<Engine>, metrics: crate::metrics::Shared, mut stop: watch::Receiver<bool>) {
     let mut interval = tokio::time::interval(TICK);
     interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
@@ -587,6 +594,7 @@ async fn tick(engine: Arc<Engine>, mut stop: watch::Receiver<bool>) {
             _ = stop.changed() => return,
         }
         let engine = Arc::clone(&engine);
+        let started = std::time::Instant::now();
         let advanced = tokio::task::spawn_blocking(move || {
             let now = engine.now();
             engine.advance_to(now)
@@ -594,6 +602,7 @@ async fn tick(engine: Arc<Engine>, mut stop: watch::Receiver<bool>) {
         .await;
         match advanced {
             Ok(Ok(progress)) if progress.originated + progress.settled > 0 => {
+                metrics.cutoff(progress.originated, progress.settled, started.elapsed());
                 info!(originated = progress.originated, settled = progress.settled, "cut-off and settlement");
             }
             Ok(Ok(_)) => {}

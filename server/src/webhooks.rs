@@ -106,7 +106,13 @@ impl Sender {
 /// Deliver until `stop` turns true. Taking and recording go through the
 /// writer, in the group commits the requests share (their own write
 /// transactions would wait for the store between the writer's).
-pub async fn run(engine: Arc<Engine>, writer: Writer, sender: Sender, mut stop: watch::Receiver<bool>) {
+pub async fn run(
+    engine: Arc<Engine>,
+    writer: Writer,
+    sender: Sender,
+    metrics: crate::metrics::Shared,
+    mut stop: watch::Receiver<bool>,
+) {
     loop {
         if *stop.borrow() {
             return;
@@ -122,6 +128,7 @@ pub async fn run(engine: Arc<Engine>, writer: Writer, sender: Sender, mut stop: 
             }
         };
         if attempts.is_empty() {
+            metrics.webhooks(0, &[]);
             tokio::select! {
                 _ = tokio::time::sleep(IDLE) => {}
                 _ = stop.changed() => return,
@@ -129,7 +136,9 @@ pub async fn run(engine: Arc<Engine>, writer: Writer, sender: Sender, mut stop: 
             continue;
         }
         let taken = began.elapsed();
+        let count = attempts.len();
         let results = send_all(&sender, attempts).await;
+        metrics.webhooks(count, &results);
         let sent = began.elapsed();
         let delivered =
             results.iter().filter(|(_, _, r)| matches!(r, TryResult::Answered(200..=299))).count();

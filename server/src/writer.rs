@@ -51,13 +51,17 @@ impl Writer {
 
 /// Start the writer thread. It stops once every [`Writer`] is dropped and the
 /// queue is empty (it still commits and answers everything queued before).
-pub fn start(engine: Arc<Engine>) -> std::io::Result<(Writer, JoinHandle<()>)> {
+pub fn start(
+    engine: Arc<Engine>,
+    metrics: crate::metrics::Shared,
+) -> std::io::Result<(Writer, JoinHandle<()>)> {
     let (queue, jobs) = mpsc::channel(QUEUE);
-    let thread = std::thread::Builder::new().name("achd-writer".into()).spawn(move || run(&engine, jobs))?;
+    let thread =
+        std::thread::Builder::new().name("achd-writer".into()).spawn(move || run(&engine, &metrics, jobs))?;
     Ok((Writer { queue }, thread))
 }
 
-fn run(engine: &Engine, mut jobs: mpsc::Receiver<Job>) {
+fn run(engine: &Engine, metrics: &crate::metrics::Metrics, mut jobs: mpsc::Receiver<Job>) {
     let mut waiting = Waiting::default();
     loop {
         if waiting.is_empty() {
@@ -74,7 +78,7 @@ fn run(engine: &Engine, mut jobs: mpsc::Receiver<Job>) {
                 Err(_) => break,
             }
         }
-        commit(engine, waiting.take_fairly(MAX_BATCH));
+        commit(engine, metrics, waiting.take_fairly(MAX_BATCH));
     }
     debug!("writer stopped: queue drained");
 }
@@ -151,11 +155,14 @@ impl<T: Holder> Waiting<T> {
 }
 
 /// One write transaction for the whole batch, then the answers.
-fn commit(engine: &Engine, batch: Vec<Job>) {
+fn commit(engine: &Engine, metrics: &crate::metrics::Metrics, batch: Vec<Job>) {
     let size = batch.len();
     let (operations, replies): (Vec<_>, Vec<_>) =
         batch.into_iter().map(|job| ((job.caller, job.operation), job.reply)).unzip();
-    let answers = match catch_unwind(AssertUnwindSafe(|| engine.execute_prepared(operations))) {
+    let started = std::time::Instant::now();
+    let executed = catch_unwind(AssertUnwindSafe(|| engine.execute_prepared(operations)));
+    metrics.commit(size, started.elapsed());
+    let answers = match executed {
         Ok(answers) => answers,
         Err(_) => {
             // The write transaction was dropped uncommitted: nothing of it stored.
@@ -241,7 +248,7 @@ mod tests {
         let at = ach_core::calendar::parse_instant("2026-11-23T10:00:00-05:00").unwrap();
         let options = EngineOptions::manual(at).with_operator_key("ok_test");
         let engine = Arc::new(Engine::in_memory(options).unwrap());
-        let (writer, thread) = super::start(Arc::clone(&engine)).unwrap();
+        let (writer, thread) = super::start(Arc::clone(&engine), Arc::default()).unwrap();
         let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).build().unwrap();
         let answers = runtime.block_on(async {
             let tasks: Vec<_> = (0..64)

@@ -79,6 +79,13 @@ pub fn is_api_path(path: &str) -> bool {
     routes::is_api_path(path)
 }
 
+/// The pattern of the endpoint a request goes to (`/transactions/{}`, each
+/// path parameter a `{}`), or `None` when it goes to none: what a host names
+/// the endpoint by where no identifier may appear (metrics).
+pub fn route_pattern(method: &str, path: &str) -> Option<&'static str> {
+    routes::pattern(method, path)
+}
+
 /// Whether this path belongs to the operator plane (`/admin` and below): what a
 /// host that serves the operator plane on its own address routes there.
 pub fn is_operator_path(path: &str) -> bool {

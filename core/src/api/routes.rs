@@ -230,6 +230,16 @@ pub(crate) fn allowed_methods(path: &str) -> Vec<&'static str> {
     ROUTES.iter().filter(|(_, pattern, _)| matches(pattern, path).is_some()).map(|(m, _, _)| *m).collect()
 }
 
+/// The pattern of the route this method and path take (`/transactions/{}`),
+/// or `None` for none: a name for the endpoint that holds no identifier.
+pub(crate) fn pattern(method: &str, path: &str) -> Option<&'static str> {
+    let path = path.split_once('?').map_or(path, |(p, _)| p);
+    ROUTES
+        .iter()
+        .find(|(m, pattern, _)| m.eq_ignore_ascii_case(method) && matches(pattern, path).is_some())
+        .map(|(_, pattern, _)| *pattern)
+}
+
 /// Whether any route matches this path.
 pub(crate) fn is_api_path(path: &str) -> bool {
     let path = path.split_once('?').map_or(path, |(p, _)| p);
@@ -259,4 +269,20 @@ pub(super) fn resolve(req: &Request) -> Result<(Endpoint, Vec<String>), Refusal>
     }
     let msg = format!("{} is not allowed here; use {}", echo(&method), allowed.join(", "));
     Err(Refusal::problem_with_status(AchError::FailedToAccept, 405, "method", ProblemCode::InvalidValue, msg))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pattern;
+
+    #[test]
+    fn a_route_is_named_by_its_pattern_never_by_its_identifiers() {
+        let txn = "/transactions/txn_0123456789abcdefghijKL";
+        assert_eq!(pattern("GET", txn), Some("/transactions/{}"));
+        assert_eq!(pattern("get", &format!("{txn}?partner_id=par_x")), Some("/transactions/{}"));
+        assert_eq!(pattern("POST", "/transactions"), Some("/transactions"));
+        assert_eq!(pattern("GET", "/status-changes/ptr_abc"), pattern("GET", "/status-changes/other"));
+        assert_eq!(pattern("DELETE", "/transactions"), None, "a method the path does not take");
+        assert_eq!(pattern("GET", "/no/such/path"), None);
+    }
 }

@@ -22,6 +22,12 @@ impl Engine {
         Ok(self.store.read_durable(reviews::open)?)
     }
 
+    /// How many entries wait for review (all of them; [`Engine::reviews`]
+    /// lists a page).
+    pub fn held_count(&self) -> Result<u64, Refusal> {
+        Ok(self.store.read_durable(reviews::held_count)?)
+    }
+
     /// Per rule, what screening did to the entries created from `from` to
     /// `to` (Eastern dates, both included).
     pub fn risk_report(&self, from: NaiveDate, to: NaiveDate) -> Result<RiskReport, Refusal> {
