@@ -107,6 +107,16 @@ pub fn open_postgres(
     made_dir: bool,
 ) -> Result<Engine, String> {
     let key_file = store_key(dir);
+    // A key given by the host (`--key-file`, a credential) seals the data:
+    // the directory's own file is neither read nor made.
+    if let Some(key) = options.encryption_key.clone() {
+        return Engine::open_postgres(url, options.with_encryption_key(key)).map_err(|e| {
+            if made_dir {
+                let _ = std::fs::remove_dir(dir);
+            }
+            format!("cannot open the PostgreSQL store: {e}")
+        });
+    }
     let made_key = holds_no_key(dir);
     let undo = || {
         if made_key {

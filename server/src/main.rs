@@ -38,6 +38,7 @@ mod open_files;
 mod operator;
 mod outbox;
 mod rate;
+mod sealing_key;
 mod serve;
 mod shutdown;
 mod tasks;

@@ -30,6 +30,7 @@ use crate::connections::{ConnectionLimits, ConnectionSlots};
 use crate::datadir::{self, MayCreate, OperatorKey};
 use crate::http::App;
 use crate::outbox::{Exporter, Outbox};
+use crate::sealing_key::{self, KeyFileArg, Source};
 use crate::shutdown::Signals;
 use crate::write_timeout::WriteTimeout;
 use crate::writer::Writer;
@@ -127,6 +128,8 @@ pub struct ServeArgs {
     requests_per_second: u32,
     #[command(flatten)]
     connections: connections::ConnectionArgs,
+    #[command(flatten)]
+    key: KeyFileArg,
 }
 
 /// Run the server until a signal; exit 0 after a clean shutdown, 1 if it cannot
@@ -223,18 +226,50 @@ fn open_engine(
     let store = args.store.as_deref();
     #[cfg(not(feature = "postgres"))]
     let store: Option<&str> = None;
-    let new = match store {
-        Some(_) => datadir::holds_no_key(data),
-        None => datadir::holds_no_service(data),
+    let key_in_data = match store {
+        Some(_) => datadir::store_key(data),
+        None => ach_core::engine::key_file_for(&datadir::database(data)),
+    };
+    let source = args.key.source();
+    let new = match (&source, store) {
+        (Source::Outside(path), Some(_)) => !path.try_exists().unwrap_or(true),
+        (Source::Outside(_), None) => !datadir::database(data).try_exists().unwrap_or(true),
+        (Source::DataDirectory, Some(_)) => datadir::holds_no_key(data),
+        (Source::DataDirectory, None) => datadir::holds_no_service(data),
     };
     let made_dir = if new { datadir::prepare_new(data, may_create(args))? } else { false };
     let operator = OperatorKey::of(data)?;
-    let options = options.with_operator_key(operator.key.clone()).with_storage_hook(logging::storage_hook());
-    let engine = match store {
+    let mut options =
+        options.with_operator_key(operator.key.clone()).with_storage_hook(logging::storage_hook());
+    let mut made_key = None;
+    match &source {
+        Source::Outside(path) => {
+            let (key, made) = sealing_key::load(path, new)?;
+            made_key = made.then(|| path.clone());
+            options = options.with_encryption_key(key);
+            if key_in_data.try_exists().unwrap_or(false) {
+                warn!(
+                    "{} is a sealing key left in the data directory: the key in {} seals the data; remove the \
+                     copy beside it",
+                    key_in_data.display(),
+                    path.display()
+                );
+            }
+        }
+        Source::DataDirectory if !args.sandbox => warn!("{}", sealing_key::beside_the_data(&key_in_data)),
+        Source::DataDirectory => {}
+    }
+    let opened = match store {
         #[cfg(feature = "postgres")]
-        Some(url) => datadir::open_postgres(data, url, options, made_dir)?,
-        _ => datadir::open(data, options, made_dir)?,
+        Some(url) => datadir::open_postgres(data, url, options, made_dir),
+        _ => datadir::open(data, options, made_dir),
     };
+    let engine = opened.inspect_err(|_| {
+        // A refused start leaves no key it made.
+        if let Some(made) = &made_key {
+            let _ = std::fs::remove_file(made);
+        }
+    })?;
     if new {
         let shown = std::path::absolute(data).unwrap_or_else(|_| data.to_path_buf());
         say(&format!(

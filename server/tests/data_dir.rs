@@ -212,3 +212,95 @@ fn a_damaged_or_foreign_database_is_a_clear_error_not_a_panic() {
         assert_eq!(std::fs::read(&path).unwrap(), bytes, "the file is left as it was");
     }
 }
+
+/// `achd init --data DATA --key-file KEY` in `cwd`.
+fn init_with_key(cwd: &Path, data: &Path, key: &Path) -> Run {
+    let out = Command::new(env!("CARGO_BIN_EXE_achd"))
+        .args(["init", "--data"])
+        .arg(data)
+        .arg("--key-file")
+        .arg(key)
+        .current_dir(cwd)
+        .output()
+        .unwrap();
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    Run { code: out.status.code(), stdout: text(&out.stdout), stderr: text(&out.stderr), listened: false }
+}
+
+#[test]
+fn a_sealing_key_kept_apart_opens_its_database_and_no_other_key_does() {
+    let root = temp_dir();
+    let data = root.path().join("data");
+    let vault = root.path().join("vault");
+    std::fs::create_dir(&vault).unwrap();
+    let key = vault.join("sealing.key");
+    let run = init_with_key(root.path(), &data, &key);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(run.stdout.contains("sealing key: ") && run.stdout.contains("created, mode 0600"), "{run:?}");
+    assert!(run.stdout.contains("--key-file"), "the start command names the key: {run:?}");
+    let made = files(&data);
+    assert!(
+        made.contains_key("ach.redb") && !made.contains_key("ach.redb.key"),
+        "no key beside the data: {made:?}"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(&key).unwrap().permissions().mode() & 0o777, 0o600);
+    }
+    let key_flag = key.to_str().unwrap();
+    let mut server = Achd::new(env!("CARGO_BIN_EXE_achd"))
+        .data(&data)
+        .current_dir(root.path())
+        .log_level(None)
+        .flags(["--key-file", key_flag])
+        .start();
+    assert!(!server.log().contains("kept in the data directory"), "{}", server.log());
+    server.stop();
+
+    // Without the key, with another key, or with a key file that is not there:
+    // refused, and nothing written (no new key for an existing database).
+    let made = files(&data);
+    let run = serve(root.path(), &data, &[]);
+    assert_refused(&run, "ach.redb.key", &data, &made);
+    let other = vault.join("other.key");
+    std::fs::write(&other, format!("{}\n", "ab".repeat(32))).unwrap();
+    let run = serve(root.path(), &data, &["--key-file", other.to_str().unwrap()]);
+    assert_refused(&run, "not this database's key", &data, &made);
+    let missing = vault.join("missing.key");
+    let run = serve(root.path(), &data, &["--key-file", missing.to_str().unwrap()]);
+    assert_refused(&run, "never given a new key", &data, &made);
+    assert!(!missing.exists(), "no key made for an existing database");
+
+    // The systemd credential `sealing-key` stands for the flag.
+    let credentials = root.path().join("credentials");
+    std::fs::create_dir(&credentials).unwrap();
+    std::fs::copy(&key, credentials.join("sealing-key")).unwrap();
+    let setup = format!("CREDENTIALS_DIRECTORY='{}' &&", credentials.display());
+    let server =
+        Achd::new(env!("CARGO_BIN_EXE_achd")).data(&data).log_level(None).shell(&format!("export {setup}"));
+    let served = server.try_start();
+    assert!(served.is_ok(), "the credential opens the database");
+}
+
+#[test]
+fn a_sealing_key_in_the_data_directory_is_warned_of() {
+    let root = temp_dir();
+    let data = initialised(&root);
+    let run = serve(root.path(), &data, &[]);
+    assert!(run.listened, "{run:?}");
+    assert!(run.stderr.contains("the sealing key is kept in the data directory"), "{run:?}");
+    assert!(run.stderr.contains("--key-file"), "{run:?}");
+}
+
+#[test]
+fn a_refused_new_service_leaves_no_key_it_made() {
+    let root = temp_dir();
+    let data = root.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    let key = root.path().join("sealing.key");
+    // A directory without a database is refused unless asked: nor is the key made.
+    let run = serve(root.path(), &data, &["--key-file", key.to_str().unwrap()]);
+    assert_refused(&run, "achd init --data", &data, &BTreeMap::new());
+    assert!(!key.exists(), "{run:?}");
+}
