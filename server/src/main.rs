@@ -79,6 +79,10 @@ enum Command {
     /// and the operator key. Exit 0 made, 1 refused (DIR already holds a
     /// database or a key: nothing is changed).
     Init(init::InitArgs),
+    /// Make a new sealing key file (64 hex digits, mode 0600) for --key-file
+    /// or the systemd credential. Exit 0 made, 1 refused (the file exists:
+    /// it is never overwritten).
+    Keygen(sealing_key::KeygenArgs),
     /// Run the service over HTTPS until SIGINT or SIGTERM (then exit 0).
     Serve(Box<serve::ServeArgs>),
     /// A tour: start a sandbox server on a temporary directory and run a whole
@@ -99,6 +103,7 @@ fn main() -> ExitCode {
         Command::Nacha(args) => nacha::run(&args),
         Command::X9(args) => x9::run(&args),
         Command::Init(args) => init::run(&args),
+        Command::Keygen(args) => sealing_key::keygen(&args),
         Command::Serve(args) => serve::run(*args),
         Command::Demo(args) => demo::run(&args),
     }

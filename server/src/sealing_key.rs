@@ -72,6 +72,41 @@ pub fn load(path: &Path, new: bool) -> Result<(EncryptionKey, bool), String> {
     Ok((key, !exists))
 }
 
+/// Arguments of `achd keygen`.
+#[derive(clap::Args, Debug)]
+pub struct KeygenArgs {
+    /// The new key's file (its directory must exist).
+    #[arg(value_name = "PATH")]
+    path: PathBuf,
+}
+
+/// `achd keygen PATH`: a new key in a new file; an existing file is left as
+/// it is and refused.
+pub fn keygen(args: &KeygenArgs) -> std::process::ExitCode {
+    match make(&args.path) {
+        Ok(()) => {
+            println!("sealing key: {} (created, mode 0600)", args.path.display());
+            std::process::ExitCode::SUCCESS
+        }
+        Err(why) => {
+            eprintln!("achd keygen: {why}");
+            std::process::ExitCode::from(1)
+        }
+    }
+}
+
+fn make(path: &Path) -> Result<(), String> {
+    if path.try_exists().unwrap_or(true) {
+        return Err(format!("{} exists: a key file is never overwritten", path.display()));
+    }
+    let (_, made) = load(path, true)?;
+    if made {
+        Ok(())
+    } else {
+        Err(format!("{} was made by another process meanwhile", path.display()))
+    }
+}
+
 /// The warning for a key kept in the data directory (none for a sandbox,
 /// whose data is not real).
 pub fn beside_the_data(key: &Path) -> String {
@@ -97,6 +132,18 @@ mod tests {
         assert_eq!(credential(Some(dir.path())), Some(dir.path().join(CREDENTIAL)));
         let flag = KeyFileArg { key_file: Some(PathBuf::from("/vault/k")) };
         assert_eq!(flag.source(), Source::Outside(PathBuf::from("/vault/k")));
+    }
+
+    #[test]
+    fn keygen_makes_a_key_once_and_never_overwrites_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sealing.key");
+        make(&path).unwrap();
+        let first = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(first.trim().len(), 64);
+        assert!(make(&path).unwrap_err().contains("never overwritten"));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), first);
+        assert!(make(&dir.path().join("no/such/dir/k")).is_err());
     }
 
     #[test]
