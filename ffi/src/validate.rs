@@ -38,7 +38,7 @@ fn kind_of(kind: *const c_char) -> Result<Kind, CallRefusal> {
     Kind::parse(text).ok_or_else(|| {
         CallRefusal::new(
             AchResult::ACH_INVALID_ARGUMENT,
-            format!("kind must be transaction, customer or merchant, not {text:?}"),
+            format!("kind must be transaction, customer or merchant, not {:?}", ach_core::echo::echo(text)),
         )
     })
 }

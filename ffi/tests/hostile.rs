@@ -506,6 +506,19 @@ fn hostile_input_through_the_c_abi_is_refused_clearly_and_stores_nothing() {
 }
 
 #[test]
+fn an_unknown_kind_is_refused_without_echoing_it_whole() {
+    let kind = CString::new("k".repeat(100_000)).unwrap();
+    let mut out = AchBuffer::default();
+    // SAFETY: valid NUL-terminated strings and a writable buffer.
+    let result = unsafe { ach_validate(kind.as_ptr(), c"{}".as_ptr(), &mut out) };
+    assert_eq!(result, AchResult::ACH_INVALID_ARGUMENT);
+    assert!(out.data.is_null(), "nothing written on failure");
+    let detail = last_error();
+    assert!(detail.starts_with("kind must be transaction, customer or merchant, not \"kkk"), "{detail}");
+    assert!(detail.len() < 200, "a 100,000-character kind is echoed cut short: {} bytes", detail.len());
+}
+
+#[test]
 fn null_pointers_and_forged_handles_answer_codes() {
     let f = Fixture::new();
     let get = CString::new(r#"{"method":"GET","path":"/categories"}"#).unwrap();
