@@ -101,6 +101,24 @@ def rust_side():
     return run
 
 
+def debit_body(partner, merchant, amount, description):
+    """A PPD debit of `amount` from one fixed inline account."""
+    return {
+        "partner_id": partner,
+        "merchant_id": merchant,
+        "amount": amount,
+        "description": description,
+        "type": "debit",
+        "standard_entry_class": "PPD",
+        "customer": {
+            "name": "Ada Lovelace",
+            "routing_number": "021000021",
+            "account_number": "987654321",
+            "account_type": "checking",
+        },
+    }
+
+
 def merchant_application(partner_id, classes=None):
     application = load_json(REPO / "examples/requests/merchant.json")
     application["partner_id"] = partner_id
@@ -136,20 +154,7 @@ class Tenant:
         return merchant, body["payload"]["api_key"]
 
     def transaction(self, amount, merchant=None, **extra):
-        body = {
-            "partner_id": self.id,
-            "merchant_id": merchant or self.merchant,
-            "amount": amount,
-            "description": "python",
-            "type": "debit",
-            "standard_entry_class": "PPD",
-            "customer": {
-                "name": "Ada Lovelace",
-                "routing_number": "021000021",
-                "account_number": "987654321",
-                "account_type": "checking",
-            },
-        }
+        body = debit_body(self.id, merchant or self.merchant, amount, "python")
         body.update(extra)
         return body
 

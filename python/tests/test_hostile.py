@@ -22,45 +22,26 @@ import json
 import random
 import re
 import string
+import sys
 from decimal import Decimal
 
 import pytest
 
 import ach
-from conftest import OPERATOR, REPO, ROOMY, START, merchant_application
+from conftest import OPERATOR, REPO, ROOMY, START, debit_body, merchant_application
+
+sys.path.insert(0, str(REPO / "tests/c"))
+from corpus_lines import Number  # noqa: E402 - after its directory is on the path
+from corpus_lines import serialise as serde_text  # noqa: E402
 
 HOSTILE = REPO / "tests/hostile"
 MB = 1 << 20
 AUTHENTICATION_FAILED = "Authentication failed."
 
 
-class Number(str):
-    """A JSON number kept as the literal text it was written with (serde_json's
-    arbitrary_precision)."""
-
-
 def read(path):
     with open(path, encoding="utf-8") as f:
         return json.load(f, parse_int=Number, parse_float=Number, parse_constant=Number)
-
-
-def serde_text(value):
-    """serde_json's text of a ``Value``: members sorted, compact, numbers as
-    their literal text (how ``ach_tests::hostile`` builds a body)."""
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, Number):
-        return str(value)
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, list):
-        return "[" + ",".join(serde_text(v) for v in value) + "]"
-    items = sorted(value.items())
-    return "{" + ",".join(json.dumps(k, ensure_ascii=False) + ":" + serde_text(v) for k, v in items) + "}"
 
 
 def set_path(value, path, member):
@@ -255,20 +236,7 @@ def assert_invalid_verdict(name, verdict):
 
 
 def transaction(merchant, amount, partner):
-    return {
-        "partner_id": partner,
-        "merchant_id": merchant,
-        "amount": amount,
-        "description": "test",
-        "type": "debit",
-        "standard_entry_class": "PPD",
-        "customer": {
-            "name": "Ada Lovelace",
-            "routing_number": "021000021",
-            "account_number": "987654321",
-            "account_type": "checking",
-        },
-    }
+    return debit_body(partner, merchant, amount, "test")
 
 
 class Fixture:

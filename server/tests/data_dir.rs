@@ -24,9 +24,15 @@ struct Run {
 
 /// `achd init --data DATA` in `cwd`.
 fn init(cwd: &Path, data: &Path) -> Run {
+    init_with(cwd, data, &[])
+}
+
+/// `achd init --data DATA` and more flags, in `cwd`.
+fn init_with(cwd: &Path, data: &Path, flags: &[&std::ffi::OsStr]) -> Run {
     let out = Command::new(env!("CARGO_BIN_EXE_achd"))
         .args(["init", "--data"])
         .arg(data)
+        .args(flags)
         .current_dir(cwd)
         .output()
         .unwrap();
@@ -213,20 +219,6 @@ fn a_damaged_or_foreign_database_is_a_clear_error_not_a_panic() {
     }
 }
 
-/// `achd init --data DATA --key-file KEY` in `cwd`.
-fn init_with_key(cwd: &Path, data: &Path, key: &Path) -> Run {
-    let out = Command::new(env!("CARGO_BIN_EXE_achd"))
-        .args(["init", "--data"])
-        .arg(data)
-        .arg("--key-file")
-        .arg(key)
-        .current_dir(cwd)
-        .output()
-        .unwrap();
-    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
-    Run { code: out.status.code(), stdout: text(&out.stdout), stderr: text(&out.stderr), listened: false }
-}
-
 #[test]
 fn a_sealing_key_kept_apart_opens_its_database_and_no_other_key_does() {
     let root = temp_dir();
@@ -234,7 +226,7 @@ fn a_sealing_key_kept_apart_opens_its_database_and_no_other_key_does() {
     let vault = root.path().join("vault");
     std::fs::create_dir(&vault).unwrap();
     let key = vault.join("sealing.key");
-    let run = init_with_key(root.path(), &data, &key);
+    let run = init_with(root.path(), &data, &["--key-file".as_ref(), key.as_os_str()]);
     assert_eq!(run.code, Some(0), "{run:?}");
     assert!(run.stdout.contains("sealing key: ") && run.stdout.contains("created, mode 0600"), "{run:?}");
     assert!(run.stdout.contains("--key-file"), "the start command names the key: {run:?}");

@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::calendar;
 use crate::echo::echo;
+#[cfg(not(target_arch = "wasm32"))]
 use crate::engine::EngineOptions;
 use crate::secrets::EncryptionKey;
 
@@ -89,6 +90,7 @@ impl HostOptions {
     /// The engine options a file-backed host opens with (the C library, the
     /// Python package): a sandbox's clock starts at `start` or at `now`; any
     /// other engine runs on the system clock.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn engine_options(&self, now: DateTime<Utc>) -> EngineOptions {
         let mut options = if self.sandbox {
             EngineOptions::manual(self.start.unwrap_or(now)).sandbox()
