@@ -67,6 +67,7 @@ pub struct Metrics {
     cutoff_settled: Counter,
     webhook_tries: Family<OutcomeLabels, Counter>,
     webhook_batch: Gauge,
+    webhook_pending: Gauge,
     files: Gauge,
     file_entries: Gauge,
     held: Gauge,
@@ -97,6 +98,7 @@ impl Metrics {
             cutoff_settled: Counter::default(),
             webhook_tries: Family::default(),
             webhook_batch: Gauge::default(),
+            webhook_pending: Gauge::default(),
             files: Gauge::default(),
             file_entries: Gauge::default(),
             held: Gauge::default(),
@@ -150,6 +152,11 @@ impl Metrics {
             "webhook_batch",
             "Deliveries taken in the last batch (the queue's head)",
             self.webhook_batch.clone(),
+        );
+        r.register(
+            "webhook_pending",
+            "Webhook deliveries taken and not yet done (a try in flight or a retry waiting)",
+            self.webhook_pending.clone(),
         );
         r.register("origination_files", "Origination files written (in the store)", self.files.clone());
         r.register(
@@ -222,6 +229,7 @@ impl Metrics {
         self.files.set(count(files.len() as u64));
         self.file_entries.set(count(files.iter().map(|f| f.entries).sum()));
         self.held.set(count(engine.held_count().map_err(|e| e.to_string())?));
+        self.webhook_pending.set(count(engine.webhook_pending().map_err(|e| e.to_string())?));
         let rates = engine.return_rates().map_err(|e| e.to_string())?;
         self.window_debits.set(count(rates.iter().map(|r| r.debits).sum()));
         for (group, of) in [

@@ -105,6 +105,13 @@ fn verified(secret: &str, headers: &hyper::HeaderMap, body: &str) -> bool {
     text("webhook-signature").split(' ').any(|s| s == expected)
 }
 
+/// The operator plane's `GET /metrics` text.
+async fn scrape(admin: &mut Conn) -> String {
+    let answer = admin.send("GET", "/metrics", None, &[], Vec::new()).await.unwrap();
+    assert_eq!(answer.status, 200);
+    answer.text()
+}
+
 /// A webhook endpoint of partner `pid` to the receiver on `port`: the answer.
 async fn hook_endpoint(c: &mut Conn, pkey: &str, pid: &str, port: u16) -> Value {
     let url = format!("http://127.0.0.1:{port}/hook");
@@ -159,6 +166,11 @@ async fn events_reach_a_real_receiver_signed_and_a_failure_is_retried() {
         assert!(Instant::now() < deadline, "{v}");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    // The operator's figures: one try refused, its delivery pending.
+    let mut admin = server.connect(server.admin_addr()).await.unwrap();
+    let figures = scrape(&mut admin).await;
+    assert!(figures.contains("\nachd_webhook_tries_total{outcome=\"refused\"} 1\n"), "{figures}");
+    assert!(figures.contains("\nachd_webhook_pending 1\n"), "{figures}");
     let (status, _) = c
         .call("POST", "/admin/clock", Some(&t.operator), Some(json!({"now": "2026-11-23T10:00:06-05:00"})))
         .await;
@@ -177,6 +189,9 @@ async fn events_reach_a_real_receiver_signed_and_a_failure_is_retried() {
         assert!(Instant::now() < deadline, "{v}");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    let figures = scrape(&mut admin).await;
+    assert!(figures.contains("\nachd_webhook_tries_total{outcome=\"delivered\"} 1\n"), "{figures}");
+    assert!(figures.contains("\nachd_webhook_pending 0\n"), "{figures}");
     // Another partner sees nothing of it.
     let (_, other) =
         c.call("POST", "/admin/partners", Some(&t.operator), Some(json!({"name": "Other"}))).await;

@@ -103,6 +103,12 @@ impl Engine {
             .map_err(Refusal::from)?
     }
 
+    /// How many deliveries are taken and not yet done (a try in flight, or a
+    /// retry waiting), every partner's: each has one due row.
+    pub fn webhook_pending(&self) -> Result<u64, Refusal> {
+        Ok(self.store.read_durable(deliveries::pending)?)
+    }
+
     /// The host's part: take up to `most` deliveries due by the engine's
     /// clock, each leased (`deliveries.rs`) and signed at `timestamp` (Unix
     /// seconds of the wall clock: what a receiver checks its tolerance
