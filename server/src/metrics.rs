@@ -208,9 +208,9 @@ impl Metrics {
         self.cutoff_settled.inc_by(settled);
     }
 
-    /// A batch of webhook tries and their results.
-    pub fn webhooks(&self, taken: usize, results: &[(String, String, TryResult)]) {
-        self.webhook_batch.set(i64::try_from(taken).unwrap_or(i64::MAX));
+    /// A batch of webhook tries' results (one a delivery taken).
+    pub fn webhooks(&self, results: &[(String, String, TryResult)]) {
+        self.webhook_batch.set(count(results.len() as u64));
         for (_, _, result) in results {
             let outcome = match result {
                 TryResult::Answered(200..=299) => "delivered",

@@ -128,7 +128,7 @@ pub async fn run(
             }
         };
         if attempts.is_empty() {
-            metrics.webhooks(0, &[]);
+            metrics.webhooks(&[]);
             tokio::select! {
                 _ = tokio::time::sleep(IDLE) => {}
                 _ = stop.changed() => return,
@@ -136,9 +136,8 @@ pub async fn run(
             continue;
         }
         let taken = began.elapsed();
-        let count = attempts.len();
         let results = send_all(&sender, attempts).await;
-        metrics.webhooks(count, &results);
+        metrics.webhooks(&results);
         let sent = began.elapsed();
         let delivered =
             results.iter().filter(|(_, _, r)| matches!(r, TryResult::Answered(200..=299))).count();

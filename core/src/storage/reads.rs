@@ -61,6 +61,16 @@ macro_rules! readable {
                 Ok(out)
             }
 
+            /// How many entries `table` holds (every one, read one at a time).
+            pub(crate) fn count(&self, table: Table) -> Result<u64, StorageError> {
+                let mut count = 0u64;
+                self.kv().scan(table, Span::up(&[], None, usize::MAX), &mut |_, _| {
+                    count += 1;
+                    Ok(true)
+                })?;
+                Ok(count)
+            }
+
             /// Call `visit` with every value whose key is in `[from, to)`, in key
             /// order, one at a time (a long range is never held in memory whole).
             pub(crate) fn for_each_value(
