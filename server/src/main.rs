@@ -11,6 +11,13 @@
 //! `achd init [--data DIR]` makes a new service's data directory (the database,
 //! its key, the operator key); `achd serve` opens it.
 //!
+//! `achd backup [--data DIR] DEST` copies the database (served or not) into a
+//! new file; `achd restore BACKUP --data NEWDIR` makes a new data directory
+//! of one.
+//!
+//! `achd rotate-key --data DIR [--key-file PATH] --new-key-file NEW` re-seals
+//! the database's data key under a new sealing key.
+//!
 //! `achd nacha check FILE` reads a NACHA file with the engine's reader, validates
 //! it and prints a JSON summary.
 //!
@@ -21,8 +28,10 @@
 //! a sandbox server.
 
 mod answers;
+mod backup;
 mod body;
 mod connections;
+mod control;
 mod datadir;
 mod demo;
 mod directory;
@@ -38,6 +47,7 @@ mod open_files;
 mod operator;
 mod outbox;
 mod rate;
+mod rotate_key;
 mod sealing_key;
 mod serve;
 mod shutdown;
@@ -83,6 +93,20 @@ enum Command {
     /// or the systemd credential. Exit 0 made, 1 refused (the file exists:
     /// it is never overwritten).
     Keygen(sealing_key::KeygenArgs),
+    /// Copy the database of DIR into a new file DEST: one consistent
+    /// snapshot, taken through the serving achd when one holds it. Prints
+    /// {"backup","from","entries","bytes"}. Exit 0 made, 1 refused (DEST
+    /// exists) or failed (nothing is left at DEST).
+    Backup(backup::BackupArgs),
+    /// Restore a backup as the database of a new data directory. Prints
+    /// {"database","entries","bytes","key"}. Exit 0 restored, 1 refused (the
+    /// directory holds a database) or failed (nothing is left).
+    Restore(backup::RestoreArgs),
+    /// Re-seal the database's data key under a new sealing key (the rows
+    /// do not change). The database must not be served. Prints
+    /// {"rotated","key_file"}. Exit 0 rotated, 1 refused (a wrong current
+    /// key, a missing new key) or failed: nothing is changed.
+    RotateKey(rotate_key::RotateKeyArgs),
     /// Run the service over HTTPS until SIGINT or SIGTERM (then exit 0).
     Serve(Box<serve::ServeArgs>),
     /// A tour: start a sandbox server on a temporary directory and run a whole
@@ -104,6 +128,9 @@ fn main() -> ExitCode {
         Command::X9(args) => x9::run(&args),
         Command::Init(args) => init::run(&args),
         Command::Keygen(args) => sealing_key::keygen(&args),
+        Command::Backup(args) => backup::run_backup(&args),
+        Command::Restore(args) => backup::run_restore(&args),
+        Command::RotateKey(args) => rotate_key::run(&args),
         Command::Serve(args) => serve::run(*args),
         Command::Demo(args) => demo::run(&args),
     }

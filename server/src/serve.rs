@@ -189,6 +189,11 @@ fn serve(args: ServeArgs) -> Result<(), String> {
         .map_err(|e| format!("cannot start the writer thread: {e}"))?;
     let rates = NonZeroU32::new(args.requests_per_second).unwrap_or(NonZeroU32::MIN);
     let (app, admin) = planes(&engine, writer, site, operator.path.clone(), rates, metrics);
+    // A database file is backed up through the server holding it open.
+    let control = match on_postgres(&args) {
+        false => Some(runtime.block_on(async { crate::control::start(&data, &engine) })?),
+        true => None,
+    };
     let served = runtime.block_on(ach_core::nonblocking::Marked::new(listen_and_serve(
         [(app, listen), (admin, admin_listen)],
         tls.config,
@@ -198,7 +203,19 @@ fn serve(args: ServeArgs) -> Result<(), String> {
     // Waits for the router's blocking reads still running; drops every task.
     drop(runtime);
     shut_down(writer_thread, exporter, engine);
+    drop(control);
     served
+}
+
+/// Whether the database is PostgreSQL's (backed up by PostgreSQL's tools).
+fn on_postgres(args: &ServeArgs) -> bool {
+    #[cfg(feature = "postgres")]
+    return args.store.is_some();
+    #[cfg(not(feature = "postgres"))]
+    {
+        let _ = args;
+        false
+    }
 }
 
 /// The engine's options: a sandbox's manual clock (from `--sandbox-start` or

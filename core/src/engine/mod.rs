@@ -36,6 +36,7 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use chrono::{DateTime, Datelike, Utc};
 
+pub use crate::storage::BackupFigures;
 pub use credentials::authenticate::{Admission, Unconfirmed};
 pub(crate) use credentials::authorize::{may_call, names_own_partner, Role};
 pub use credentials::{KeyHolder, DEFAULT_GRACE_SECONDS, MAX_GRACE_SECONDS};
@@ -43,6 +44,8 @@ pub use feeds::changes::{
     EventsPage, StatusPage, HELD_EVENT_TYPE, NOTICE_EVENT_TYPE, PAGE_LIMIT, REJECTED_REASON,
     RELEASED_EVENT_TYPE,
 };
+pub use host::backup::{backup_file, check_backup_file, restore_file};
+pub use host::data_key::rotate_key;
 pub use host::host_options::{HostOptions, OptionNames, OptionsError, MAX_OPERATOR_KEY};
 pub use host::open::{key_file_for, OpenError};
 pub use host::options::{EngineClock, EngineOptions};
@@ -149,11 +152,9 @@ impl Engine {
 
     /// The engine over `store`.
     fn start(store: Store, key: EncryptionKey, options: EngineOptions) -> Result<Engine, OpenError> {
+        let meta = StoredMeta::read_or_make(&store, &key)?;
+        let Some(key) = meta.data_key else { return Err(OpenError::WrongKey) };
         let fingerprints = Fingerprinter::new(key.as_bytes());
-        let meta = StoredMeta::read_or_make(&store, &fingerprints)?;
-        if !meta.key_ok {
-            return Err(OpenError::WrongKey);
-        }
         if let Some(hook) = options.storage_hook.clone() {
             store.set_hook(hook);
         }
@@ -219,23 +220,17 @@ struct StoredMeta {
     directory_epoch: u64,
     /// Where a sandbox's clock stood.
     clock_at: Option<DateTime<Utc>>,
-    /// Whether the encryption key is the one this database was made with.
-    key_ok: bool,
+    /// The data key the given key opens (`None`: the given key is not
+    /// this database's).
+    data_key: Option<EncryptionKey>,
 }
 
 impl StoredMeta {
     /// Read the meta entries, making the key check and the pointer secret of a
     /// new database and the holder index of one from before it.
-    fn read_or_make(store: &Store, fingerprints: &Fingerprinter) -> Result<StoredMeta, StorageError> {
-        let key_check = fingerprints.digest(&[b"encryption-key-check"]);
+    fn read_or_make(store: &Store, given: &EncryptionKey) -> Result<StoredMeta, StorageError> {
         store.write(|w| {
-            let key_ok = match w.get_raw(Table::Meta, row_keys::META_KEY_CHECK)? {
-                Some(stored) => stored == key_check,
-                None => {
-                    w.put_raw(Table::Meta, row_keys::META_KEY_CHECK, &key_check)?;
-                    true
-                }
-            };
+            let data_key = host::data_key::open_or_make(w, given)?;
             let clock_at =
                 w.get_raw(Table::Meta, row_keys::META_CLOCK)?.and_then(|b| row_keys::decode_instant(&b));
             let pointer_secret = match w.get_raw(Table::Meta, row_keys::META_POINTER_SECRET)? {
@@ -249,7 +244,7 @@ impl StoredMeta {
             };
             let directory_text = w.get_raw(Table::Blobs, row_keys::BLOB_DIRECTORY)?;
             let directory_epoch = multiprocess::directory_epoch::stored(w)?;
-            Ok(StoredMeta { pointer_secret, directory_text, directory_epoch, clock_at, key_ok })
+            Ok(StoredMeta { pointer_secret, directory_text, directory_epoch, clock_at, data_key })
         })
     }
 }

@@ -6,6 +6,7 @@
 //! by [`row_keys`] with big-endian integers so that byte order is time or sequence order.
 //! Tables, keys and which operation writes what are listed in `docs/design.md`.
 
+mod backup;
 mod codec;
 mod commit;
 #[cfg(feature = "simulation")]
@@ -36,6 +37,8 @@ mod write_cache;
 #[cfg(test)]
 mod write_cache_tests;
 
+pub use backup::BackupFigures;
+pub(crate) use backup::{inspect, restore};
 pub(crate) use codec::{decode, encode, key_after};
 use error::fail;
 pub use error::StorageError;

@@ -35,7 +35,7 @@ impl From<StorageError> for FileProblem {
 }
 
 /// Run `f`, turning a panic inside redb into [`FileProblem::Damaged`].
-fn guarded<T>(f: impl FnOnce() -> Result<T, StorageError>) -> Result<T, FileProblem> {
+pub(super) fn guarded<T>(f: impl FnOnce() -> Result<T, StorageError>) -> Result<T, FileProblem> {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(result) => Ok(result?),
         Err(panic) => Err(FileProblem::Damaged(panic_text(panic.as_ref()))),
@@ -64,7 +64,7 @@ pub(super) fn catching<T>(f: impl FnOnce() -> Result<T, StorageError>) -> Result
 }
 
 /// Check that an existing file is a redb database before redb opens it.
-fn check_header(path: &Path) -> Result<(), FileProblem> {
+pub(super) fn check_header(path: &Path) -> Result<(), FileProblem> {
     use std::io::Read as _;
     let io = |e: std::io::Error| StorageError(format!("cannot read {}: {e}", path.display()));
     let mut file = std::fs::File::open(path).map_err(io)?;
@@ -118,7 +118,7 @@ impl Store {
 }
 
 /// `Err` if `db` holds a format version this build does not open.
-pub(super) fn check_format(db: &Database) -> Result<(), StorageError> {
+pub(super) fn check_format(db: &impl ReadableDatabase) -> Result<(), StorageError> {
     let tx = db.begin_read().map_err(fail)?;
     let table = match tx.open_table(Table::Meta.def()) {
         Ok(table) => table,

@@ -9,6 +9,10 @@ pub(crate) const META_FORMAT: &[u8] = b"format_version";
 pub(crate) const META_POINTER_SECRET: &[u8] = b"pointer_secret";
 /// Meta key: a check value of the encryption key (an HMAC under it, never the key).
 pub(crate) const META_KEY_CHECK: &[u8] = b"key_check";
+/// Meta key: the data key that seals everything at rest, sealed by the
+/// key-encryption key (the key the host gives). Absent in a database made
+/// before envelope sealing: its data key is the given key itself.
+pub(crate) const META_DATA_KEY: &[u8] = b"data_key";
 /// Meta key: the sandbox clock's position, so a reopened sandbox never goes back.
 pub(crate) const META_CLOCK: &[u8] = b"sandbox_clock";
 /// Meta key: the originator (ODFI, immediate destination and origin).

@@ -132,6 +132,17 @@ pub(in crate::engine) fn file(path: &Path, options: EngineOptions) -> Result<Eng
     opened
 }
 
+/// The store of an existing database file (never created here).
+pub(super) fn open_existing(path: &Path) -> Result<Store, OpenError> {
+    let exists = path
+        .try_exists()
+        .map_err(|e| OpenError::Storage(StorageError(format!("cannot open {}: {e}", path.display()))))?;
+    if !exists {
+        return Err(OpenError::Storage(StorageError(format!("{} does not exist", path.display()))));
+    }
+    open_store(path, true)
+}
+
 fn open_store(path: &Path, existed: bool) -> Result<Store, OpenError> {
     let store = Store::open(path).map_err(|problem| match problem {
         FileProblem::Empty => OpenError::Empty(path.to_owned()),

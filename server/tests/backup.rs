@@ -1,0 +1,271 @@
+//! `achd backup` and `achd restore`: a backup taken while `achd serve` answers
+//! a steady load holds every transaction answered before it began, restores
+//! into a directory that serves them, and its usage audit is clean; a server
+//! killed (SIGKILL) while it sends a backup loses nothing and starts again; a
+//! backup cut short leaves no file; nothing is ever written over.
+//! (A database file's backup: on PostgreSQL, PostgreSQL's own tools back up,
+//! `tests/postgres/backup.sh`.)
+#![allow(clippy::unwrap_used)]
+// The load runs beside the test on a plain tokio task.
+#![allow(clippy::disallowed_methods)]
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use ach_core::engine::{Engine, EngineOptions};
+use ach_testkit::{on_postgres, Achd, Conn, Server};
+use serde_json::{json, Value};
+
+use common::{example, Tenant, START};
+
+fn achd(args: &[&std::ffi::OsStr]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_achd")).args(args).output().unwrap()
+}
+
+fn backup(data: &Path, dest: &Path) -> Output {
+    achd(&["backup".as_ref(), "--data".as_ref(), data.as_os_str(), dest.as_os_str()])
+}
+
+fn restore(backup: &Path, data: &Path) -> Output {
+    achd(&["restore".as_ref(), backup.as_os_str(), "--data".as_ref(), data.as_os_str()])
+}
+
+fn text(out: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
+
+fn start(data: &Path) -> Server {
+    Achd::new(env!("CARGO_BIN_EXE_achd")).data(data).sandbox_start(START).start()
+}
+
+/// A transaction of the tenant's merchant.
+fn debit(partner_id: &str, merchant_id: &str, cents: u64) -> Value {
+    let mut txn = example("transaction.json");
+    txn["partner_id"] = json!(partner_id);
+    txn["merchant_id"] = json!(merchant_id);
+    txn["amount"] = json!(format!("{}.{:02}", 1 + cents / 100, cents % 100));
+    txn
+}
+
+/// Transactions created one after another on `c` until `stop`; each id is
+/// pushed once its creation was answered.
+async fn load(mut c: Conn, t: [String; 3], answered: Arc<Mutex<Vec<String>>>, stop: Arc<AtomicBool>) {
+    let [partner_id, partner_key, merchant_id] = t;
+    let mut n = 0;
+    while !stop.load(Ordering::SeqCst) {
+        n += 1;
+        let v = c
+            .expect("POST", "/transactions", &partner_key, Some(debit(&partner_id, &merchant_id, n)), 201)
+            .await;
+        answered.lock().unwrap().push(v["payload"]["id"].as_str().unwrap().to_owned());
+    }
+}
+
+/// The restored directory's engine: its usage audit, and which of `ids` it holds.
+fn audit(data: &Path, t: &Tenant, ids: &[String]) {
+    let engine = Engine::open(&data.join("ach.redb"), EngineOptions::manual(chrono::Utc::now())).unwrap();
+    assert_eq!(engine.audit_usage().unwrap(), Ok(()), "the usage counters match the transactions");
+    let partner = engine.authenticate(&t.partner_key).unwrap();
+    for id in ids {
+        assert!(engine.transaction(&partner, Some(&t.partner_id), id).is_ok(), "{id}");
+    }
+}
+
+/// What a restored directory needs beside its database: the sealing key and
+/// the operator key of the service backed up.
+fn bring_keys(from: &Path, to: &Path) {
+    for name in ["ach.redb.key", "operator.key"] {
+        std::fs::copy(from.join(name), to.join(name)).unwrap();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backup_under_load_restores_every_answered_transaction() {
+    if on_postgres() {
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    let data = root.path().join("data");
+    let mut server = start(&data);
+    let mut c = server.conn().await;
+    let t = Tenant::create(&server, &mut c).await;
+    let answered = Arc::new(Mutex::new(Vec::new()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let ids = [t.partner_id.clone(), t.partner_key.clone(), t.merchant_id.clone()];
+    let writer = tokio::spawn(load(server.conn().await, ids, answered.clone(), stop.clone()));
+    while answered.lock().unwrap().len() < 30 {
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    let before = answered.lock().unwrap().clone();
+    let dest = root.path().join("nightly.redb");
+    let (d, dst) = (data.clone(), dest.clone());
+    let out = tokio::task::spawn_blocking(move || backup(&d, &dst)).await.unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["from"], "the serving achd", "{summary}");
+    let after = answered.lock().unwrap().len();
+    while answered.lock().unwrap().len() < after + 10 {
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    stop.store(true, Ordering::SeqCst);
+    writer.await.unwrap();
+    assert!(!data.join("backups").read_dir().unwrap().any(|_| true), "the server's copy is removed");
+    server.kill();
+
+    let restored = root.path().join("restored");
+    let out = restore(&dest, &restored);
+    assert!(out.status.success(), "{}", text(&out));
+    let said: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(said["entries"], summary["entries"], "{said}");
+    bring_keys(&data, &restored);
+    audit(&restored, &t, &before);
+    // The restored directory serves: what was answered before the backup,
+    // and new transactions.
+    let server = start(&restored);
+    let mut c = server.conn().await;
+    for id in &before {
+        let path = format!("/transactions/{id}?partner_id={}", t.partner_id);
+        let (status, body) = c.call("GET", &path, Some(&t.partner_key), None).await;
+        assert_eq!(status, 200, "{id}: {body}");
+    }
+    c.expect("POST", "/transactions", &t.partner_key, Some(debit(&t.partner_id, &t.merchant_id, 9_999)), 201)
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_killed_while_it_sends_a_backup_loses_nothing() {
+    if on_postgres() {
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    let data = root.path().join("data");
+    let mut server = start(&data);
+    let mut c = server.conn().await;
+    let t = Tenant::create(&server, &mut c).await;
+    let mut ids = Vec::new();
+    for n in 0..40 {
+        let v = c
+            .expect(
+                "POST",
+                "/transactions",
+                &t.partner_key,
+                Some(debit(&t.partner_id, &t.merchant_id, n)),
+                201,
+            )
+            .await;
+        ids.push(v["payload"]["id"].as_str().unwrap().to_owned());
+    }
+    // A reader that takes the answer's first bytes, then the server is killed.
+    let mut socket = UnixStream::connect(data.join("achd.sock")).unwrap();
+    socket.write_all(b"backup\n").unwrap();
+    let mut reader = BufReader::new(socket);
+    let mut header = String::new();
+    reader.read_line(&mut header).unwrap();
+    assert!(header.starts_with("ok "), "{header}");
+    let mut first = [0u8; 64];
+    reader.read_exact(&mut first).unwrap();
+    server.kill();
+    drop(reader);
+
+    // It starts again with everything it answered, and clears what it left.
+    let server = start(&data);
+    assert!(!data.join("backups").exists(), "an unsent copy is removed at start");
+    let mut c = server.conn().await;
+    for id in &ids {
+        let path = format!("/transactions/{id}?partner_id={}", t.partner_id);
+        let (status, body) = c.call("GET", &path, Some(&t.partner_key), None).await;
+        assert_eq!(status, 200, "{id}: {body}");
+    }
+    let dest = root.path().join("after.redb");
+    let out = tokio::task::spawn_blocking(move || backup(&data, &dest)).await.unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+}
+
+/// A stand-in for a server at `data`'s socket that answers every request
+/// with `answer`, then closes.
+fn fake_server(data: &Path, answer: Vec<u8>) -> std::thread::JoinHandle<()> {
+    std::fs::create_dir_all(data).unwrap();
+    let listener = UnixListener::bind(data.join("achd.sock")).unwrap();
+    std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().unwrap();
+        let mut line = String::new();
+        BufReader::new(stream.try_clone().unwrap()).read_line(&mut line).unwrap();
+        assert_eq!(line, "backup\n");
+        let _ = stream.write_all(&answer);
+    })
+}
+
+#[test]
+fn a_backup_cut_short_or_refused_leaves_nothing() {
+    let root = tempfile::tempdir().unwrap();
+    let cases: [(&str, Vec<u8>, &str); 4] = [
+        ("cut", [&b"ok 100000 12\n"[..], &[7u8; 4096]].concat(), "4096 of 100000 bytes"),
+        ("refused", b"error the database is closed\n".to_vec(), "the server refused: the database is closed"),
+        ("silent", Vec::new(), "without an answer"),
+        ("garbage", [&b"ok 10 1\n"[..], &[0u8; 10]].concat(), "not whole"),
+    ];
+    for (name, answer, expected) in cases {
+        let data = root.path().join(name);
+        let server = fake_server(&data, answer);
+        let dest = root.path().join(format!("{name}.redb"));
+        let out = backup(&data, &dest);
+        server.join().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{name}: {}", text(&out));
+        assert!(text(&out).contains(expected), "{name}: {}", text(&out));
+        let left: Vec<PathBuf> = std::fs::read_dir(root.path())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.is_file())
+            .collect();
+        assert!(left.is_empty(), "{name}: {left:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn backups_and_restores_never_write_over_anything() {
+    if on_postgres() {
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    let data = root.path().join("data");
+    let mut server = start(&data);
+    let mut c = server.conn().await;
+    let t = Tenant::create(&server, &mut c).await;
+    let kept = root.path().join("kept.redb");
+    std::fs::write(&kept, b"an earlier file").unwrap();
+    let out = backup(&data, &kept);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("never writes over"), "{}", text(&out));
+    assert_eq!(std::fs::read(&kept).unwrap(), b"an earlier file");
+    // The socket answers a backup only.
+    let mut socket = UnixStream::connect(data.join("achd.sock")).unwrap();
+    socket.write_all(b"remove everything\n").unwrap();
+    let mut answer = String::new();
+    socket.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("error unknown request"), "{answer}");
+    server.stop();
+    assert!(!data.join("achd.sock").exists(), "a stopped server removes its socket");
+
+    // Served or not, the same backup.
+    let dest = root.path().join("closed.redb");
+    let out = backup(&data, &dest);
+    assert!(out.status.success(), "{}", text(&out));
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["from"], "the closed database", "{summary}");
+    let out = restore(&dest, &data);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("never writes over a database"), "{}", text(&out));
+    let out = restore(&kept, &root.path().join("fresh"));
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(!root.path().join("fresh").exists(), "a refused restore leaves no directory");
+    let restored = root.path().join("restored");
+    assert!(restore(&dest, &restored).status.success());
+    bring_keys(&data, &restored);
+    audit(&restored, &t, &[]);
+}

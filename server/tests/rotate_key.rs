@@ -1,0 +1,125 @@
+//! `achd rotate-key`: the new key opens what the old key sealed, the old key
+//! opens nothing, a wrong current key changes nothing, a served database is
+//! not re-keyed, and a key kept in the data directory is replaced with the
+//! database.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use ach_testkit::{on_postgres, Achd, Server};
+use serde_json::{json, Value};
+
+use common::{example, Tenant, START};
+
+fn achd(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_achd")).args(args).output().unwrap()
+}
+
+fn text(out: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
+
+fn p(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+fn serve(data: &Path, key: Option<&Path>) -> Result<Server, ach_testkit::Exit> {
+    let mut achd = Achd::new(env!("CARGO_BIN_EXE_achd")).data(data).sandbox_start(START).log_level(None);
+    if let Some(key) = key {
+        achd = achd.flags(["--key-file", p(key)]);
+    }
+    achd.try_start()
+}
+
+/// A tenant and one transaction with an inline account: the transaction's id.
+async fn populate(server: &Server) -> (Tenant, String) {
+    let mut c = server.conn().await;
+    let t = Tenant::create(server, &mut c).await;
+    let mut txn = example("transaction.json");
+    txn["partner_id"] = json!(t.partner_id);
+    txn["merchant_id"] = json!(t.merchant_id);
+    let v = c.expect("POST", "/transactions", &t.partner_key, Some(txn), 201).await;
+    let id = v["payload"]["id"].as_str().unwrap().to_owned();
+    (t, id)
+}
+
+async fn still_there(server: &Server, t: &Tenant, id: &str) {
+    let mut c = server.conn().await;
+    let path = format!("/transactions/{id}?partner_id={}", t.partner_id);
+    let (status, body) = c.call("GET", &path, Some(&t.partner_key), None).await;
+    assert_eq!(status, 200, "{body}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_kept_apart_rotates_and_the_old_one_opens_nothing() {
+    if on_postgres() {
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    let (data, first, second, stranger) =
+        (root.path().join("data"), root.path().join("k1"), root.path().join("k2"), root.path().join("k3"));
+    let mut server = serve(&data, Some(&first)).unwrap();
+    let (t, id) = populate(&server).await;
+    // Served: not re-keyed under the server.
+    assert!(achd(&["keygen", p(&second)]).status.success());
+    let out =
+        achd(&["rotate-key", "--data", p(&data), "--key-file", p(&first), "--new-key-file", p(&second)]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("stop achd first"), "{}", text(&out));
+    server.stop();
+
+    let out =
+        achd(&["rotate-key", "--data", p(&data), "--key-file", p(&first), "--new-key-file", p(&second)]);
+    assert!(out.status.success(), "{}", text(&out));
+    let said: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(said["key_file"], p(&second), "{said}");
+
+    let refused = serve(&data, Some(&first)).map(|_| ()).unwrap_err();
+    assert!(refused.log.contains("not this database's key"), "{}", refused.log);
+    let server = serve(&data, Some(&second)).unwrap();
+    still_there(&server, &t, &id).await;
+    drop(server);
+
+    // A wrong current key: refused, nothing changed.
+    assert!(achd(&["keygen", p(&stranger)]).status.success());
+    let out =
+        achd(&["rotate-key", "--data", p(&data), "--key-file", p(&first), "--new-key-file", p(&stranger)]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("is not this database's key: nothing was changed"), "{}", text(&out));
+    // The same key twice, or a new key file that is not there: refused.
+    let out =
+        achd(&["rotate-key", "--data", p(&data), "--key-file", p(&second), "--new-key-file", p(&second)]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let missing = root.path().join("missing.key");
+    let out =
+        achd(&["rotate-key", "--data", p(&data), "--key-file", p(&second), "--new-key-file", p(&missing)]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(!missing.exists(), "no key is made by a rotation");
+    let server = serve(&data, Some(&second)).unwrap();
+    still_there(&server, &t, &id).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_in_the_data_directory_is_replaced_with_the_database() {
+    if on_postgres() {
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    let (data, new) = (root.path().join("data"), root.path().join("new.key"));
+    let mut server = serve(&data, None).unwrap();
+    let (t, id) = populate(&server).await;
+    server.stop();
+    let own = data.join("ach.redb.key");
+    let before = std::fs::read_to_string(&own).unwrap();
+    assert!(achd(&["keygen", p(&new)]).status.success());
+    let out = achd(&["rotate-key", "--data", p(&data), "--new-key-file", p(&new)]);
+    assert!(out.status.success(), "{}", text(&out));
+    let after = std::fs::read_to_string(&own).unwrap();
+    assert_ne!(after.trim(), before.trim());
+    assert_eq!(after.trim(), std::fs::read_to_string(&new).unwrap().trim());
+    let server = serve(&data, None).unwrap();
+    still_there(&server, &t, &id).await;
+}
