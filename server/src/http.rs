@@ -69,6 +69,7 @@ pub async fn handle(
     let path = logging::path(request.uri().path());
     let route = match request.uri().path() {
         METRICS_PATH if app.operator_plane => Some(METRICS_PATH),
+        path if app.operator_plane && crate::console::is_console_path(path) => Some(crate::console::ROUTE),
         path => api::route_pattern(method, path),
     };
     let mut admitted_caller = None;
@@ -116,6 +117,12 @@ async fn respond(
     if app.operator_plane && parts.uri.path() == METRICS_PATH {
         discard(&mut body, declared).await;
         return metrics(app, &parts.method).await;
+    }
+    // The console's files need no key: they hold nothing but the page; its
+    // calls to `/admin/*` carry the operator key.
+    if app.operator_plane && crate::console::is_console_path(parts.uri.path()) {
+        discard(&mut body, declared).await;
+        return crate::console::answer(&parts.method, parts.uri.path());
     }
     let head = to_api_request(&parts, !hyper::body::Body::is_end_stream(&body), Vec::new());
     // Each plane answers only its own paths: the other's are unknown here.

@@ -15,8 +15,9 @@
 //! new file; `achd restore BACKUP --data NEWDIR` makes a new data directory
 //! of one.
 //!
-//! `achd rotate-key --data DIR [--key-file PATH] --new-key-file NEW` re-seals
-//! the database's data key under a new sealing key.
+//! `achd rotate-key --data DIR [--key-file PATH] [--reseal] [--new-key-file NEW]`
+//! seals every value again under a new data key and/or the stored keys
+//! under a new sealing key.
 //!
 //! `achd nacha check FILE` reads a NACHA file with the engine's reader, validates
 //! it and prints a JSON summary.
@@ -31,6 +32,7 @@ mod answers;
 mod backup;
 mod body;
 mod connections;
+mod console;
 mod control;
 mod datadir;
 mod demo;
@@ -102,10 +104,12 @@ enum Command {
     /// {"database","entries","bytes","key"}. Exit 0 restored, 1 refused (the
     /// directory holds a database) or failed (nothing is left).
     Restore(backup::RestoreArgs),
-    /// Re-seal the database's data key under a new sealing key (the rows
-    /// do not change). The database must not be served. Prints
-    /// {"rotated","key_file"}. Exit 0 rotated, 1 refused (a wrong current
-    /// key, a missing new key) or failed: nothing is changed.
+    /// Change the sealing key (--new-key-file: the stored data keys
+    /// re-sealed, the rows unchanged; the database must not be served)
+    /// and/or the data key (--reseal: every sealed value sealed again, while
+    /// achd serves if it does). Prints {"resealed","unopened","from",
+    /// "rotated","key_file"} as they apply. Exit 0 done, 1 refused (a wrong
+    /// current key, a missing new key) or failed.
     RotateKey(rotate_key::RotateKeyArgs),
     /// Run the service over HTTPS until SIGINT or SIGTERM (then exit 0).
     Serve(Box<serve::ServeArgs>),

@@ -76,12 +76,19 @@ pub async fn page(site: Option<&Site>, url_path: &str) -> Option<hyper::Response
 }
 
 fn response(bytes: Vec<u8>, content_type: &'static str) -> hyper::Response<ResponseBody> {
-    let mut out = hyper::Response::new(ResponseBody::new(Bytes::from(bytes)));
+    file(Bytes::from(bytes), content_type, PAGE_POLICY)
+}
+
+/// A file of a page as `content_type`, with the headers every page's file
+/// carries: never sniffed as another type, revalidated before reuse, loaded
+/// and run only as `policy` allows, never framed, no referrer sent on.
+pub fn file(bytes: Bytes, content_type: &'static str, policy: &'static str) -> hyper::Response<ResponseBody> {
+    let mut out = hyper::Response::new(ResponseBody::new(bytes));
     let headers = out.headers_mut();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
     headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    headers.insert(CONTENT_SECURITY_POLICY, HeaderValue::from_static(PAGE_POLICY));
+    headers.insert(CONTENT_SECURITY_POLICY, HeaderValue::from_static(policy));
     headers.insert(X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
     headers.insert(REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
     out

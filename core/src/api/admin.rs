@@ -1,10 +1,12 @@
-//! The operator plane: partners, approvals, limits, the routing directory,
-//! returns, and the sandbox clock. Basic auth with the operator key.
+//! The operator plane: partners and their merchants, approvals, limits, the
+//! routing directory, returns, files and the volume per day, and the sandbox
+//! clock. Basic auth with the operator key.
 
 use chrono::NaiveDate;
 use serde::Deserialize;
 
-use super::input::{typed_body, typed_body_with_lists, typed_data};
+use super::input::{typed_body, typed_body_with_lists, typed_data, with_data};
+use super::list_query;
 use super::render::{self, Response};
 use super::request::Request;
 use super::routes::Endpoint;
@@ -14,8 +16,9 @@ use crate::limits::Limits;
 use crate::validation::{FieldError, ProblemCode};
 use crate::{calendar, AchError};
 
-/// The operator's reads: the originator, the origination files, the return
-/// rates. `None`: the endpoint is an operation, not a read.
+/// The operator's reads: the partners and their merchants, the originator,
+/// the origination files, the return rates, the volume per day. `None`: the
+/// endpoint is an operation, not a read.
 pub(crate) fn read(
     engine: &Engine,
     e: Endpoint,
@@ -33,8 +36,20 @@ pub(crate) fn read(
             render::data(serde_json::json!({"reviews": engine.reviews()?}))
         }
         Endpoint::AdminRiskReport => {
-            let (from, to) = report_period(req)?;
+            let (from, to) = period(req, crate::engine::REPORT_DAYS)?;
             render::data(engine.risk_report(from, to)?)
+        }
+        Endpoint::AdminVolume => {
+            let (from, to) = period(req, crate::model::MAX_VOLUME_DAYS)?;
+            render::data(engine.volume(from, to)?)
+        }
+        Endpoint::AdminPartnerList => {
+            let page = with_data(req, |data, _| list_query::page_request(data))?;
+            render::data(engine.partners(&page)?)
+        }
+        Endpoint::AdminPartnerMerchants => {
+            let page = with_data(req, |data, _| list_query::page_request(data))?;
+            render::data(engine.partner_merchants(param(), &page)?)
         }
         Endpoint::AdminExposure => {
             typed_body::<Nothing>(req)?;
@@ -161,9 +176,9 @@ struct ReportPeriod {
     to: String,
 }
 
-/// The period of `GET /admin/risk-report`: `from` and `to`, Eastern dates,
-/// `from` not after `to`, at most [`crate::engine::REPORT_DAYS`] days.
-fn report_period(req: &Request) -> Result<(NaiveDate, NaiveDate), Refusal> {
+/// The period of `GET /admin/risk-report` and `GET /admin/volume`: `from`
+/// and `to`, Eastern dates, `from` not after `to`, at most `most_days` days.
+fn period(req: &Request, most_days: i64) -> Result<(NaiveDate, NaiveDate), Refusal> {
     let p: ReportPeriod = typed_data(req)?;
     let date = |field: &str, text: &str| {
         NaiveDate::parse_from_str(text, "%Y-%m-%d")
@@ -173,8 +188,8 @@ fn report_period(req: &Request) -> Result<(NaiveDate, NaiveDate), Refusal> {
     if from > to {
         return Err(invalid("to", "to must not be before from"));
     }
-    if (to - from).num_days() >= crate::engine::REPORT_DAYS {
-        return Err(invalid("to", format!("a report covers at most {} days", crate::engine::REPORT_DAYS)));
+    if (to - from).num_days() >= most_days {
+        return Err(invalid("to", format!("a report covers at most {most_days} days")));
     }
     Ok((from, to))
 }

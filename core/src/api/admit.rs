@@ -99,7 +99,10 @@ impl Admitted {
     pub fn largest_answer(&self) -> Option<usize> {
         match self.endpoint {
             Endpoint::Events | Endpoint::StatusChanges => Some(LARGEST_FEED_PAGE),
-            Endpoint::Transactions | Endpoint::Merchants => Some(LARGEST_LIST_PAGE),
+            Endpoint::Transactions
+            | Endpoint::Merchants
+            | Endpoint::AdminPartnerList
+            | Endpoint::AdminPartnerMerchants => Some(LARGEST_LIST_PAGE),
             Endpoint::OpenApi => Some(LARGEST_OPENAPI),
             _ => None,
         }

@@ -28,6 +28,8 @@ pub(crate) enum Endpoint {
     Health,
     Ready,
     AdminPartners,
+    AdminPartnerList,
+    AdminPartnerMerchants,
     AdminPartnerLimits,
     AdminApprove,
     AdminMerchantLimits,
@@ -60,6 +62,7 @@ pub(crate) enum Endpoint {
     AdminReject,
     AdminRiskReport,
     AdminExposure,
+    AdminVolume,
     Transaction,
     Transactions,
     Merchant,
@@ -86,6 +89,8 @@ impl Endpoint {
         matches!(
             self,
             Endpoint::AdminPartners
+                | Endpoint::AdminPartnerList
+                | Endpoint::AdminPartnerMerchants
                 | Endpoint::AdminPartnerLimits
                 | Endpoint::AdminApprove
                 | Endpoint::AdminMerchantLimits
@@ -118,6 +123,7 @@ impl Endpoint {
                 | Endpoint::AdminReject
                 | Endpoint::AdminRiskReport
                 | Endpoint::AdminExposure
+                | Endpoint::AdminVolume
                 | Endpoint::AdminSimulateReturn
                 | Endpoint::AdminSimulateNotice
         )
@@ -156,6 +162,8 @@ pub(super) const ROUTES: &[(&str, &str, Endpoint)] = &[
     ("GET", "/healthz", Endpoint::Health),
     ("GET", "/readyz", Endpoint::Ready),
     ("POST", "/admin/partners", Endpoint::AdminPartners),
+    ("GET", "/admin/partners", Endpoint::AdminPartnerList),
+    ("GET", "/admin/partners/{}/merchants", Endpoint::AdminPartnerMerchants),
     ("POST", "/admin/partners/{}/limits", Endpoint::AdminPartnerLimits),
     ("POST", "/admin/merchants/{}/approve", Endpoint::AdminApprove),
     ("POST", "/admin/merchants/{}/limits", Endpoint::AdminMerchantLimits),
@@ -188,6 +196,7 @@ pub(super) const ROUTES: &[(&str, &str, Endpoint)] = &[
     ("POST", "/admin/reviews/{}/reject", Endpoint::AdminReject),
     ("GET", "/admin/risk-report", Endpoint::AdminRiskReport),
     ("GET", "/admin/merchants/{}/exposure", Endpoint::AdminExposure),
+    ("GET", "/admin/volume", Endpoint::AdminVolume),
     ("POST", "/admin/simulations/transactions/{}/return", Endpoint::AdminSimulateReturn),
     ("POST", "/admin/simulations/transactions/{}/notification-of-change", Endpoint::AdminSimulateNotice),
 ];

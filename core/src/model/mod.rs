@@ -7,6 +7,7 @@ mod account_validation;
 mod customer;
 mod feed;
 mod merchant;
+mod operator;
 mod purpose;
 mod risk;
 mod transaction;
@@ -18,6 +19,7 @@ pub use account_validation::{
 pub use customer::{AccountType, BankAccount, CustomerScope, NewCustomer};
 pub use feed::{Event, NoticeOfChange, ReviewNotice, Status, StatusChange};
 pub use merchant::*;
+pub use operator::{DailyVolume, PartnerPage, PartnerView, Volume, MAX_VOLUME_DAYS};
 pub use purpose::Purpose;
 pub use risk::{
     AmountOutlier, ChangedAccountCredit, Exposure, ExposureRule, NewAccountCredit, Review, ReviewStatus,

@@ -1,4 +1,5 @@
-//! Pages of a list, newest first, walked from a cursor (`rows/listings.rs`).
+//! Pages of a list, newest first, walked from a cursor (`rows/listings.rs`);
+//! the operator's list of partners in id order.
 //!
 //! A page reads at most [`SCAN_LIMIT`] rows: a filter that matches few
 //! transactions answers a short (even empty) page whose `next_cursor` goes
@@ -9,12 +10,12 @@ use chrono::{Days, NaiveDate};
 
 use crate::calendar;
 use crate::engine::rows::listings::{self, MERCHANTS, TRANSACTIONS};
-use crate::engine::rows::records::{MerchantRecord, TransactionRecord};
+use crate::engine::rows::records::{MerchantRecord, PartnerRecord, TransactionRecord};
 use crate::engine::tenancy::tenant_lookup::no_merchant;
 use crate::engine::views::reader::Reader;
-use crate::engine::views::{merchant, transaction};
+use crate::engine::views::{merchant, partner, transaction};
 use crate::engine::{Engine, Refusal};
-use crate::model::{MerchantPage, PageRequest, TransactionFilter, TransactionPage};
+use crate::model::{MerchantPage, PageRequest, PartnerPage, TransactionFilter, TransactionPage};
 use crate::storage::{Snapshot, StorageError, Table};
 use crate::validation::ProblemCode;
 use crate::AchError;
@@ -168,6 +169,39 @@ pub(crate) fn merchants(
             let merchants =
                 found.into_iter().map(|m| merchant::view(engine, r, m)).collect::<Result<Vec<_>, _>>()?;
             Ok(MerchantPage { merchants, next_cursor: next(engine, &scope, walked) })
+        })
+        .map_err(Refusal::from)
+}
+
+/// The scope of the cursors of the operator's list of partners (no partner
+/// or merchant id, the owners of the other lists, can be this text).
+const PARTNERS_SCOPE: &str = "operator/p";
+
+/// `GET /admin/partners`: every partner, in id order (ids are random: the
+/// order is stable, not the order of creation). Every partner is kept, so a
+/// page reads at most `limit + 1` rows.
+pub(crate) fn partners(engine: &Engine, page: &PageRequest) -> Result<PartnerPage, Refusal> {
+    let from = start(engine, PARTNERS_SCOPE, page)?.map(|after| crate::storage::key_after(&after));
+    engine
+        .store
+        .read_durable(|r| {
+            let mut found = Vec::new();
+            let mut more = false;
+            r.scan(Table::Partners, from.as_deref().unwrap_or_default(), &[u8::MAX], &mut |_, value| {
+                if found.len() == page.limit {
+                    more = true;
+                    return Ok(false);
+                }
+                found.push(crate::storage::decode::<PartnerRecord>(Table::Partners, value)?);
+                Ok(true)
+            })?;
+            let next_cursor = found
+                .last()
+                .filter(|_| more)
+                .map(|p| engine.pointers.encode_cursor(PARTNERS_SCOPE, p.id.as_bytes()));
+            let partners =
+                found.into_iter().map(|p| partner::view(engine, r, p)).collect::<Result<Vec<_>, _>>()?;
+            Ok(PartnerPage { partners, next_cursor })
         })
         .map_err(Refusal::from)
 }
