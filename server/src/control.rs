@@ -7,6 +7,9 @@
 //! - `backup`: the server copies one snapshot of the database into
 //!   `backups/` in the data directory, answers `ok SIZE ENTRIES` and the
 //!   file's SIZE bytes (a database of ENTRIES entries), then removes its copy; or `error MESSAGE`.
+//! - `reseal`: the server re-seals every sealed value under a new data key
+//!   while it serves (`Engine::reseal`), then answers `ok RESEALED UNOPENED`
+//!   (rows sealed again, values no key opens); or `error MESSAGE`.
 //!
 //! Anything else is answered `error` and the connection closed.
 
@@ -92,7 +95,8 @@ async fn answer(stream: UnixStream, engine: Weak<Engine>, staging: PathBuf) {
     };
     let result = match request.as_str() {
         "backup" => send_backup(&mut write, engine, &staging).await,
-        _ => Err("unknown request: the control socket answers `backup`".to_owned()),
+        "reseal" => reseal(&mut write, engine).await,
+        _ => Err("unknown request: the control socket answers `backup` and `reseal`".to_owned()),
     };
     if let Err(why) = result {
         warn!(request = %request.escape_debug(), "control request failed: {why}");
@@ -134,6 +138,17 @@ async fn send_backup(
     .await;
     let _ = tokio::fs::remove_file(&file).await;
     sent
+}
+
+/// Re-seal every sealed value, then say how many rows changed.
+async fn reseal(write: &mut tokio::net::unix::OwnedWriteHalf, engine: Weak<Engine>) -> Result<(), String> {
+    let engine = engine.upgrade().ok_or("the server is stopping")?;
+    let figures = tokio::task::spawn_blocking(move || engine.reseal().map_err(|e| e.to_string()))
+        .await
+        .map_err(|e| format!("the re-seal stopped: {e}"))??;
+    info!(resealed = figures.resealed, unopened = figures.unopened, "re-sealed under a new data key");
+    let line = format!("ok {} {}\n", figures.resealed, figures.unopened);
+    write.write_all(line.as_bytes()).await.map_err(|e| format!("the answer was not sent: {e}"))
 }
 
 /// The reader went away before the copy was sent.

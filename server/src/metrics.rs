@@ -71,6 +71,7 @@ pub struct Metrics {
     files: Gauge,
     file_entries: Gauge,
     held: Gauge,
+    retired_opens: Gauge,
     window_debits: Gauge,
     window_returns: Family<GroupLabels, Gauge>,
 }
@@ -102,6 +103,7 @@ impl Metrics {
             files: Gauge::default(),
             file_entries: Gauge::default(),
             held: Gauge::default(),
+            retired_opens: Gauge::default(),
             window_debits: Gauge::default(),
             window_returns: Family::default(),
             registry,
@@ -165,6 +167,11 @@ impl Metrics {
             self.file_entries.clone(),
         );
         r.register("held_entries", "Entries held for the operator's review", self.held.clone());
+        r.register(
+            "sealed_values_opened_by_retired_keys",
+            "Sealed values a retired data key opened since the start (a re-seal has not reached them)",
+            self.retired_opens.clone(),
+        );
         r.register(
             "return_window_debits",
             "Debits in the Nacha return-rate window, every merchant",
@@ -230,6 +237,7 @@ impl Metrics {
         self.file_entries.set(count(files.iter().map(|f| f.entries).sum()));
         self.held.set(count(engine.held_count().map_err(|e| e.to_string())?));
         self.webhook_pending.set(count(engine.webhook_pending().map_err(|e| e.to_string())?));
+        self.retired_opens.set(count(engine.retired_opens()));
         let rates = engine.return_rates().map_err(|e| e.to_string())?;
         self.window_debits.set(count(rates.iter().map(|r| r.debits).sum()));
         for (group, of) in [

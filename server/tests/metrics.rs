@@ -82,6 +82,7 @@ async fn the_operator_plane_counts_requests_commits_and_what_the_store_holds() {
     assert_eq!(get("achd_origination_files"), 1.0);
     assert_eq!(get("achd_origination_file_entries"), 3.0);
     assert_eq!(get("achd_held_entries"), 0.0);
+    assert_eq!(get("achd_sealed_values_opened_by_retired_keys"), 0.0, "no re-seal: no retired key");
     assert!(get("achd_commit_groups_total") >= 5.0, "the partner, merchant, approval and three creates");
     assert_eq!(get("achd_commit_groups_total"), get("achd_commit_duration_seconds_count"));
     assert_eq!(get(r#"achd_build_info{version="0.1.0"}"#), 1.0);

@@ -123,3 +123,54 @@ async fn a_key_in_the_data_directory_is_replaced_with_the_database() {
     let server = serve(&data, None).unwrap();
     still_there(&server, &t, &id).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reseal_runs_while_the_server_answers_and_a_stopped_one_rotates_both_keys() {
+    if on_postgres() {
+        return;
+    }
+    let root = tempfile::tempdir().unwrap();
+    let (data, first, second) = (root.path().join("data"), root.path().join("k1"), root.path().join("k2"));
+    let mut server = serve(&data, Some(&first)).unwrap();
+    let (t, id) = populate(&server).await;
+    let rotate = |extra: &[&str]| {
+        let mut args = vec!["rotate-key", "--data", p(&data), "--key-file", p(&first)];
+        args.extend_from_slice(extra);
+        achd(&args)
+    };
+    let out = rotate(&["--reseal"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let said: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(said["from"], "the serving achd", "{said}");
+    assert!(said["resealed"].as_u64().unwrap() >= 3, "a partner, a merchant, a transaction: {said}");
+    assert_eq!(said["unopened"], 0, "{said}");
+    still_there(&server, &t, &id).await;
+    let mut c = server.conn().await;
+    let mut txn = example("transaction.json");
+    txn["partner_id"] = json!(t.partner_id);
+    txn["merchant_id"] = json!(t.merchant_id);
+    txn["amount"] = json!("42.00");
+    let v = c.expect("POST", "/transactions", &t.partner_key, Some(txn), 201).await;
+    let later = v["payload"]["id"].as_str().unwrap().to_owned();
+    // The sealing key of a served database does not change under it.
+    assert!(achd(&["keygen", p(&second)]).status.success());
+    let out = rotate(&["--reseal", "--new-key-file", p(&second)]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("stop achd first"), "{}", text(&out));
+    server.stop();
+
+    // Stopped: a new data key and a new sealing key at once.
+    let out = rotate(&["--reseal", "--new-key-file", p(&second)]);
+    assert!(out.status.success(), "{}", text(&out));
+    let said: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (said["from"].as_str(), said["key_file"].as_str()),
+        (Some("the closed database"), Some(p(&second)))
+    );
+    assert!(serve(&data, Some(&first)).is_err(), "the old sealing key opens nothing");
+    let server = serve(&data, Some(&second)).unwrap();
+    still_there(&server, &t, &id).await;
+    still_there(&server, &t, &later).await;
+    let out = achd(&["rotate-key", "--data", p(&data), "--key-file", p(&second)]);
+    assert_eq!(out.status.code(), Some(1), "nothing asked: {}", text(&out));
+}

@@ -88,3 +88,32 @@ fn a_database_in_use_is_not_rotated_under_it() {
     drop(engine);
     assert!(open(&path, &key).is_ok());
 }
+
+#[test]
+fn a_sealing_key_rotated_after_a_reseal_keeps_every_data_key_it_sealed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ach.redb");
+    let (first, second) = (EncryptionKey::generate(), EncryptionKey::generate());
+    let w = World::with(open(&path, &first).unwrap());
+    w.screening_off();
+    let (partner, _, caller) = w.partner_with_key();
+    let (merchant, _) = w.merchant(&partner, &caller, &["PPD"]);
+    // Sealed by the first data key, the re-seal stopped before the
+    // transactions: they stay sealed by the (now retired) first data key.
+    let before = w.debit(&partner, &caller, &merchant, "10.00");
+    assert_eq!(w.engine.reseal_some(2).unwrap(), None);
+    let after = w.debit(&partner, &caller, &merchant, "11.00");
+    drop(w);
+
+    rotate_key(&path, &first, &second).unwrap();
+    assert!(matches!(open(&path, &first), Err(OpenError::WrongKey)));
+    let w = World::with(open(&path, &second).unwrap());
+    for id in [&before, &after] {
+        assert!(w.engine.transaction(&caller, Some(&partner), id).is_ok(), "{id}");
+    }
+    w.at("2026-11-24 12:00");
+    assert_eq!(originated_accounts(&w.engine), vec![ACCOUNT.to_owned(), ACCOUNT.to_owned()]);
+    // The re-seal goes on under the new sealing key and finishes.
+    let done = w.engine.reseal().unwrap();
+    assert_eq!(done.unopened, 0, "{done:?}");
+}

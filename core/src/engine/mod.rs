@@ -50,6 +50,7 @@ pub use host::host_options::{HostOptions, OptionNames, OptionsError, MAX_OPERATO
 pub use host::open::{key_file_for, OpenError};
 pub use host::options::{EngineClock, EngineOptions};
 pub use host::readiness::PROBE_BYTES;
+pub use host::reseal::{ResealError, ResealFigures};
 pub use lifecycle::images::{CheckSide, RETENTION_MONTHS};
 pub use request::operation::{Caller, Operation};
 pub use request::outcome::Outcome;
@@ -78,7 +79,7 @@ pub(crate) use request::context::WriteContext;
 
 use crate::clock::{Clock, ManualClock};
 use crate::routing::RoutingDirectory;
-use crate::secrets::{Cipher, EncryptionKey, Fingerprinter, KeyHash, PointerCodec};
+use crate::secrets::{EncryptionKey, Fingerprinter, KeyHash, PointerCodec};
 use crate::storage::{row_keys, StorageError, Store, Table};
 
 /// The engine. Share it between threads (`Arc<Engine>`): operations serialize on
@@ -90,7 +91,9 @@ pub struct Engine {
     manual: Option<ManualClock>,
     sandbox: bool,
     operator: Option<KeyHash>,
-    cipher: Cipher,
+    cipher: host::sealing_keys::SealingKeys,
+    /// The key the host gave (it seals the data keys in `meta`).
+    kek: EncryptionKey,
     fingerprints: Fingerprinter,
     duplicate_window: chrono::Duration,
     /// The screening rules until the operator stores some.
@@ -153,8 +156,8 @@ impl Engine {
     /// The engine over `store`.
     fn start(store: Store, key: EncryptionKey, options: EngineOptions) -> Result<Engine, OpenError> {
         let meta = StoredMeta::read_or_make(&store, &key)?;
-        let Some(key) = meta.data_key else { return Err(OpenError::WrongKey) };
-        let fingerprints = Fingerprinter::new(key.as_bytes());
+        let Some(keys) = meta.keys else { return Err(OpenError::WrongKey) };
+        let fingerprints = Fingerprinter::new(keys.index.as_bytes());
         if let Some(hook) = options.storage_hook.clone() {
             store.set_hook(hook);
         }
@@ -168,7 +171,8 @@ impl Engine {
             manual,
             sandbox: options.sandbox,
             operator: options.operator_key.as_deref().map(KeyHash::of),
-            cipher: Cipher::new(key.as_bytes()),
+            cipher: host::sealing_keys::SealingKeys::new(&keys.data, &keys.retired),
+            kek: key,
             fingerprints,
             duplicate_window: options.duplicate_window.unwrap_or_else(risk::duplicates::default_window),
             default_risk_rules: options.risk_rules.unwrap_or_default(),
@@ -220,9 +224,9 @@ struct StoredMeta {
     directory_epoch: u64,
     /// Where a sandbox's clock stood.
     clock_at: Option<DateTime<Utc>>,
-    /// The data key the given key opens (`None`: the given key is not
-    /// this database's).
-    data_key: Option<EncryptionKey>,
+    /// The keys the given key opens (`None`: the given key is not this
+    /// database's).
+    keys: Option<host::data_key::Keys>,
 }
 
 impl StoredMeta {
@@ -230,7 +234,7 @@ impl StoredMeta {
     /// new database and the holder index of one from before it.
     fn read_or_make(store: &Store, given: &EncryptionKey) -> Result<StoredMeta, StorageError> {
         store.write(|w| {
-            let data_key = host::data_key::open_or_make(w, given)?;
+            let keys = host::data_key::open_or_make(w, given)?;
             let clock_at =
                 w.get_raw(Table::Meta, row_keys::META_CLOCK)?.and_then(|b| row_keys::decode_instant(&b));
             let pointer_secret = match w.get_raw(Table::Meta, row_keys::META_POINTER_SECRET)? {
@@ -244,7 +248,7 @@ impl StoredMeta {
             };
             let directory_text = w.get_raw(Table::Blobs, row_keys::BLOB_DIRECTORY)?;
             let directory_epoch = multiprocess::directory_epoch::stored(w)?;
-            Ok(StoredMeta { pointer_secret, directory_text, directory_epoch, clock_at, data_key })
+            Ok(StoredMeta { pointer_secret, directory_text, directory_epoch, clock_at, keys })
         })
     }
 }

@@ -61,6 +61,23 @@ macro_rules! readable {
                 Ok(out)
             }
 
+            /// Up to `limit` entries with keys at or after `from`, in key order.
+            pub(crate) fn range_from(
+                &self,
+                table: Table,
+                from: &[u8],
+                limit: usize,
+            ) -> Result<Vec<RawEntry>, StorageError> {
+                let mut out = Vec::new();
+                if limit > 0 {
+                    self.kv().scan(table, Span::up(from, None, limit), &mut |k, v| {
+                        out.push((k.to_vec(), v.to_vec()));
+                        Ok(out.len() < limit)
+                    })?;
+                }
+                Ok(out)
+            }
+
             /// How many entries `table` holds (every one, read one at a time).
             pub(crate) fn count(&self, table: Table) -> Result<u64, StorageError> {
                 let mut count = 0u64;

@@ -13,6 +13,15 @@ pub(crate) const META_KEY_CHECK: &[u8] = b"key_check";
 /// key-encryption key (the key the host gives). Absent in a database made
 /// before envelope sealing: its data key is the given key itself.
 pub(crate) const META_DATA_KEY: &[u8] = b"data_key";
+/// Meta key: the key of the fingerprints and the key check, sealed like the
+/// data key; stored once a re-seal replaced the data key it was.
+pub(crate) const META_INDEX_KEY: &[u8] = b"index_key";
+/// Meta key: data keys a re-seal replaced (JSON list of base64, each sealed
+/// like the data key), kept so that what they sealed still opens.
+pub(crate) const META_RETIRED_KEYS: &[u8] = b"retired_keys";
+/// Meta key: how far a re-seal under a new data key has gone (absent when
+/// none is under way).
+pub(crate) const META_RESEAL_CURSOR: &[u8] = b"reseal_cursor";
 /// Meta key: the sandbox clock's position, so a reopened sandbox never goes back.
 pub(crate) const META_CLOCK: &[u8] = b"sandbox_clock";
 /// Meta key: the originator (ODFI, immediate destination and origin).

@@ -186,6 +186,38 @@ pub(crate) fn record_notice(
     append(cx, Table::Events, &t.merchant_id, &bytes)
 }
 
+/// A stored event with its sealed parts (a notification of change's
+/// corrected data) sealed again by the current data key; `None` when nothing
+/// in it was sealed by a retired key. `unopened` counts sealed parts no key
+/// opens (left as they are).
+pub(crate) fn reseal_event(
+    keys: &crate::engine::host::sealing_keys::SealingKeys,
+    bytes: &[u8],
+    unopened: &mut u64,
+) -> Result<Option<Vec<u8>>, StorageError> {
+    use crate::engine::host::sealing_keys::Resealed;
+    let Some((&NOTICE_TAG, rest)) = bytes.split_first() else { return Ok(None) };
+    let (change, mut notice): (StatusChange, NoticeRecord) = crate::storage::decode(Table::Events, rest)?;
+    let mut changed = false;
+    let aad = notice.sealed_for.clone();
+    for part in [&mut notice.account_sealed, &mut notice.text_sealed].into_iter().flatten() {
+        match keys.reseal(part, aad.as_bytes()) {
+            Resealed::Again(again) => {
+                *part = again;
+                changed = true;
+            }
+            Resealed::Unopened => *unopened += 1,
+            Resealed::Current => {}
+        }
+    }
+    if !changed {
+        return Ok(None);
+    }
+    let mut out = vec![NOTICE_TAG];
+    out.extend(crate::storage::encode(Table::Events, &(change, notice))?);
+    Ok(Some(out))
+}
+
 /// The first byte of a stored notification of change in the events table.
 const NOTICE_TAG: u8 = 0;
 

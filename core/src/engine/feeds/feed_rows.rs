@@ -46,6 +46,32 @@ pub(crate) fn entries(last: u64, value: &[u8]) -> Result<Vec<(u64, &[u8])>, Stor
     Ok(out)
 }
 
+/// What [`rewrite`] makes of one entry: `Some` its new bytes.
+pub(crate) type Rewrite<'a> = dyn FnMut(&[u8]) -> Result<Option<Vec<u8>>, StorageError> + 'a;
+
+/// A stored row with each entry passed through `f` (`Some`: its new bytes),
+/// the row's layout kept; `None` when `f` changed no entry.
+pub(crate) fn rewrite(value: &[u8], f: &mut Rewrite<'_>) -> Result<Option<Vec<u8>>, StorageError> {
+    let Some(rest) = value.strip_prefix(&[PACKED]) else { return f(value) };
+    let unreadable = || StorageError("a packed feed row is unreadable".into());
+    let (count, rest) = rest.split_first_chunk::<4>().ok_or_else(unreadable)?;
+    let entries = entries(u64::from(u32::from_le_bytes(*count)).saturating_sub(1), value)?;
+    let mut changed = false;
+    let mut out = Vec::with_capacity(value.len());
+    out.push(PACKED);
+    out.extend_from_slice(count);
+    for (_, entry) in entries {
+        let new = f(entry)?;
+        changed |= new.is_some();
+        let bytes = new.as_deref().unwrap_or(entry);
+        let len = u32::try_from(bytes.len()).map_err(|_| unreadable())?;
+        out.extend_from_slice(&len.to_le_bytes());
+        out.extend_from_slice(bytes);
+    }
+    let _ = rest;
+    Ok(changed.then_some(out))
+}
+
 /// The entries a catch-up appends, gathered per feed and scope, written as
 /// packed rows by [`FeedRows::write`] (or as soon as a row is full).
 #[derive(Default)]
@@ -129,6 +155,20 @@ mod tests {
             value.extend_from_slice(e);
         }
         value
+    }
+
+    #[test]
+    fn a_rewrite_keeps_the_rows_layout_and_changes_only_what_it_is_told() {
+        let mut upper = |e: &[u8]| -> Result<Option<Vec<u8>>, StorageError> {
+            Ok(e.starts_with(b"n").then(|| e.to_ascii_uppercase()))
+        };
+        let value = packed(&[b"a", b"note", b"", b"nb"]);
+        let again = rewrite(&value, &mut upper).unwrap().unwrap();
+        assert_eq!(again, packed(&[b"a", b"NOTE", b"", b"NB"]));
+        assert_eq!(entries(9, &again).unwrap().len(), 4);
+        assert_eq!(rewrite(&packed(&[b"a", b"b"]), &mut upper).unwrap(), None, "nothing changed");
+        assert_eq!(rewrite(b"note", &mut upper).unwrap(), Some(b"NOTE".to_vec()), "a row of one entry");
+        assert!(rewrite(&[PACKED, 2, 0, 0, 0, 9], &mut upper).is_err(), "a damaged row");
     }
 
     #[test]

@@ -5,5 +5,7 @@ pub(crate) mod host_options;
 pub(crate) mod open;
 pub(crate) mod options;
 pub(crate) mod readiness;
+pub(crate) mod reseal;
+pub(crate) mod sealing_keys;
 #[cfg(feature = "simulation")]
 pub(crate) mod simulation;

@@ -15,9 +15,9 @@
 
 use chrono::{DateTime, Months, Utc};
 
+use crate::engine::host::sealing_keys::SealingKeys;
 use crate::engine::rows::records::TransactionRecord;
 use crate::engine::WriteContext;
-use crate::secrets::Cipher;
 use crate::storage::{row_keys, StorageError, Table, Write};
 
 /// The first byte of a sealed image (base64 text never starts with it).
@@ -49,7 +49,7 @@ impl CheckSide {
 }
 
 /// `text` (an image's base64) sealed for transaction `id`, side `side`.
-fn seal(cipher: &Cipher, id: &str, side: CheckSide, text: &[u8]) -> Vec<u8> {
+fn seal(cipher: &SealingKeys, id: &str, side: CheckSide, text: &[u8]) -> Vec<u8> {
     let key = row_keys::image(id, side.as_str());
     let mut out = vec![SEALED];
     out.extend_from_slice(&cipher.encrypt(text, &key));
@@ -70,7 +70,7 @@ pub(crate) fn store(
 /// A stored image opened: its base64 text. A value that does not open (another
 /// transaction's or side's, altered, or under another key) is a storage error.
 pub(crate) fn open(
-    cipher: &Cipher,
+    cipher: &SealingKeys,
     id: &str,
     side: CheckSide,
     stored: &[u8],

@@ -223,7 +223,7 @@ pub(crate) fn list(r: &Snapshot) -> Result<Vec<ImageCashLetter>, StorageError> {
 /// A written letter's summary and its bytes, unsealed.
 pub(crate) fn get(
     r: &Snapshot,
-    cipher: &crate::secrets::Cipher,
+    cipher: &crate::engine::host::sealing_keys::SealingKeys,
     id: &str,
 ) -> Result<Option<(ImageCashLetter, Vec<u8>)>, StorageError> {
     let Some(summary) = r.get::<ImageCashLetter>(Table::CashLetters, id.as_bytes())? else { return Ok(None) };

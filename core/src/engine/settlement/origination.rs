@@ -531,7 +531,11 @@ pub(crate) fn free_id(
 }
 
 /// A file's parts, unsealed and joined.
-fn read_parts(r: &impl Parts, cipher: &crate::secrets::Cipher, id: &str) -> Result<Vec<u8>, StorageError> {
+fn read_parts(
+    r: &impl Parts,
+    cipher: &crate::engine::host::sealing_keys::SealingKeys,
+    id: &str,
+) -> Result<Vec<u8>, StorageError> {
     let prefix = part_prefix(id);
     let mut end = prefix.clone().into_bytes();
     if let Some(last) = end.last_mut() {
@@ -576,7 +580,7 @@ pub(crate) fn list(r: &crate::storage::Snapshot) -> Result<Vec<OriginationFile>,
 /// A written file's summary and its text, unsealed.
 pub(crate) fn get(
     r: &crate::storage::Snapshot,
-    cipher: &crate::secrets::Cipher,
+    cipher: &crate::engine::host::sealing_keys::SealingKeys,
     id: &str,
 ) -> Result<Option<(OriginationFile, Vec<u8>)>, StorageError> {
     let Some(summary) = r.get::<OriginationFile>(Table::Files, id.as_bytes())? else { return Ok(None) };

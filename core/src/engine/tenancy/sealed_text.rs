@@ -6,7 +6,7 @@
 
 use base64::Engine as _;
 
-use crate::secrets::Cipher;
+use crate::engine::host::sealing_keys::SealingKeys;
 
 /// What a transaction's description is sealed as.
 pub(crate) const DESCRIPTION: &str = "description";
@@ -16,13 +16,23 @@ pub(crate) const PARTNER_NAME: &str = "name";
 use crate::secrets::SecretError;
 
 /// `text`, the `what` of record `bound_to`, sealed (base64).
-pub(crate) fn seal(cipher: &Cipher, what: &str, bound_to: &str, text: &str) -> String {
+pub(crate) fn seal(cipher: &SealingKeys, what: &str, bound_to: &str, text: &str) -> String {
     let sealed = cipher.encrypt(text.as_bytes(), &aad(what, bound_to));
     base64::engine::general_purpose::STANDARD.encode(sealed)
 }
 
+/// What binds the `what` of record `bound_to` ([`seal`]'s associated data).
+pub(crate) fn bound(what: &str, bound_to: &str) -> Vec<u8> {
+    aad(what, bound_to)
+}
+
 /// The text [`seal`] sealed as the `what` of record `bound_to`.
-pub(crate) fn open(cipher: &Cipher, what: &str, bound_to: &str, sealed: &str) -> Result<String, SecretError> {
+pub(crate) fn open(
+    cipher: &SealingKeys,
+    what: &str,
+    bound_to: &str,
+    sealed: &str,
+) -> Result<String, SecretError> {
     let sealed =
         base64::engine::general_purpose::STANDARD.decode(sealed).map_err(|_| SecretError::Decrypt)?;
     let plain = cipher.decrypt(&sealed, &aad(what, bound_to))?;
@@ -41,7 +51,7 @@ mod tests {
 
     #[test]
     fn a_sealed_text_opens_only_as_what_it_is_of_its_record() {
-        let cipher = Cipher::new(EncryptionKey::generate().as_bytes());
+        let cipher = SealingKeys::new(&EncryptionKey::generate(), &[]);
         let sealed = seal(&cipher, "description", "txn_1", "Rent for May");
         assert!(!sealed.contains("Rent"));
         assert_eq!(open(&cipher, "description", "txn_1", &sealed).unwrap(), "Rent for May");

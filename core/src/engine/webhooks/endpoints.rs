@@ -92,7 +92,7 @@ fn partner_range(partner_id: &str) -> (Vec<u8>, Vec<u8>) {
 }
 
 /// What a secret is sealed as (associated data): bound to its endpoint.
-fn aad(endpoint_id: &str) -> Vec<u8> {
+pub(crate) fn aad(endpoint_id: &str) -> Vec<u8> {
     [b"webhook-secret/".as_slice(), endpoint_id.as_bytes()].concat()
 }
 
@@ -105,7 +105,7 @@ fn new_secret(cx: &WriteContext<'_, '_>, id: &str) -> (SecretRecord, String) {
 
 /// The key bytes of every secret of `e` that still signs at `now`.
 pub(crate) fn signing_keys(
-    cipher: &crate::secrets::Cipher,
+    cipher: &crate::engine::host::sealing_keys::SealingKeys,
     e: &EndpointRecord,
     now: DateTime<Utc>,
 ) -> Result<Vec<Vec<u8>>, StorageError> {
