@@ -85,20 +85,35 @@ fn bring_keys(from: &Path, to: &Path) {
     }
 }
 
+/// A sandbox server on a new data directory, a connection and a tenant.
+async fn served() -> (tempfile::TempDir, PathBuf, Server, Conn, Tenant) {
+    let root = tempfile::tempdir().unwrap();
+    let data = root.path().join("data");
+    let server = start(&data);
+    let mut c = server.conn().await;
+    let t = Tenant::create(&server, &mut c).await;
+    (root, data, server, c, t)
+}
+
+/// Every one of `ids` reads back (200) on `c`.
+async fn all_there(c: &mut Conn, t: &Tenant, ids: &[String]) {
+    for id in ids {
+        let path = format!("/transactions/{id}?partner_id={}", t.partner_id);
+        let (status, body) = c.call("GET", &path, Some(&t.partner_key), None).await;
+        assert_eq!(status, 200, "{id}: {body}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_backup_under_load_restores_every_answered_transaction() {
     if on_postgres() {
         return;
     }
-    let root = tempfile::tempdir().unwrap();
-    let data = root.path().join("data");
-    let mut server = start(&data);
-    let mut c = server.conn().await;
-    let t = Tenant::create(&server, &mut c).await;
+    let (root, data, mut server, c, t) = served().await;
     let answered = Arc::new(Mutex::new(Vec::new()));
     let stop = Arc::new(AtomicBool::new(false));
     let ids = [t.partner_id.clone(), t.partner_key.clone(), t.merchant_id.clone()];
-    let writer = tokio::spawn(load(server.conn().await, ids, answered.clone(), stop.clone()));
+    let writer = tokio::spawn(load(c, ids, answered.clone(), stop.clone()));
     while answered.lock().unwrap().len() < 30 {
         tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     }
@@ -129,11 +144,7 @@ async fn a_backup_under_load_restores_every_answered_transaction() {
     // and new transactions.
     let server = start(&restored);
     let mut c = server.conn().await;
-    for id in &before {
-        let path = format!("/transactions/{id}?partner_id={}", t.partner_id);
-        let (status, body) = c.call("GET", &path, Some(&t.partner_key), None).await;
-        assert_eq!(status, 200, "{id}: {body}");
-    }
+    all_there(&mut c, &t, &before).await;
     c.expect("POST", "/transactions", &t.partner_key, Some(debit(&t.partner_id, &t.merchant_id, 9_999)), 201)
         .await;
 }
@@ -143,11 +154,7 @@ async fn a_server_killed_while_it_sends_a_backup_loses_nothing() {
     if on_postgres() {
         return;
     }
-    let root = tempfile::tempdir().unwrap();
-    let data = root.path().join("data");
-    let mut server = start(&data);
-    let mut c = server.conn().await;
-    let t = Tenant::create(&server, &mut c).await;
+    let (root, data, mut server, mut c, t) = served().await;
     let mut ids = Vec::new();
     for n in 0..40 {
         let v = c
@@ -177,11 +184,7 @@ async fn a_server_killed_while_it_sends_a_backup_loses_nothing() {
     let server = start(&data);
     assert!(!data.join("backups").exists(), "an unsent copy is removed at start");
     let mut c = server.conn().await;
-    for id in &ids {
-        let path = format!("/transactions/{id}?partner_id={}", t.partner_id);
-        let (status, body) = c.call("GET", &path, Some(&t.partner_key), None).await;
-        assert_eq!(status, 200, "{id}: {body}");
-    }
+    all_there(&mut c, &t, &ids).await;
     let dest = root.path().join("after.redb");
     let out = tokio::task::spawn_blocking(move || backup(&data, &dest)).await.unwrap();
     assert!(out.status.success(), "{}", text(&out));
@@ -232,11 +235,7 @@ async fn backups_and_restores_never_write_over_anything() {
     if on_postgres() {
         return;
     }
-    let root = tempfile::tempdir().unwrap();
-    let data = root.path().join("data");
-    let mut server = start(&data);
-    let mut c = server.conn().await;
-    let t = Tenant::create(&server, &mut c).await;
+    let (root, data, mut server, _, t) = served().await;
     let kept = root.path().join("kept.redb");
     std::fs::write(&kept, b"an earlier file").unwrap();
     let out = backup(&data, &kept);

@@ -106,6 +106,10 @@ fn a_list_query_reports_every_problem_at_once() {
     assert_eq!(fields(&v), ["limit", "merchant_id", "status", "created_from", "created_to"]);
     let (status, v) = s.get(&format!("/transactions?partner_id={}&after=forged", s.partner), &s.key);
     assert_eq!((status, fields(&v)), (422, vec!["after".to_owned()]), "{v}");
+    // An empty cursor is the first page, as the document's pattern says.
+    let first = s.get(&format!("/merchants?partner_id={}", s.partner), &s.key);
+    assert_eq!(first.0, 200, "{}", first.1);
+    assert_eq!(s.get(&format!("/merchants?partner_id={}&after=", s.partner), &s.key), first);
     let (status, v) = s.get(&format!("/merchants?partner_id={}&limit=101", s.partner), &s.key);
     assert_eq!((status, fields(&v)), (422, vec!["limit".to_owned()]), "{v}");
 }

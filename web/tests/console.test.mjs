@@ -17,19 +17,18 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { createHash, X509Certificate } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { pinnedBrowser } from './pinned-browser.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const achd = process.env.ACHD ?? join(root, 'target/debug/achd');
 const artifacts = join(root, 'target/artifacts');
-const chromiumPath = process.env.CHROMIUM ?? '/usr/bin/chromium';
 
 let server;
 let dataDir;
@@ -152,30 +151,16 @@ before(async () => {
   cert = readFileSync(join(dataDir, 'tls-cert.pem'), 'utf8');
   operatorKey = readFileSync(join(dataDir, 'operator.key'), 'utf8').trim();
   await setUp();
-  // Trust exactly this self-signed certificate (its public key), not every
-  // certificate: --ignore-certificate-errors-spki-list, with a fresh profile.
-  const spki = new X509Certificate(cert).publicKey.export({ type: 'spki', format: 'der' });
-  const pin = createHash('sha256').update(spki).digest('base64');
-  profileDir = mkdtempSync(join(tmpdir(), 'ach-console-profile-'));
-  context = await chromium.launchPersistentContext(profileDir, {
-    executablePath: chromiumPath,
-    headless: true,
-    acceptDownloads: true,
+  ({ context, page, profileDir } = await pinnedBrowser({
+    cert,
+    prefix: 'ach-console-profile-',
     viewport: { width: 1280, height: 900 },
-    args: [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync',
-      `--ignore-certificate-errors-spki-list=${pin}`,
-    ],
-  });
-  page = context.pages()[0] ?? (await context.newPage());
-  page.on('pageerror', (e) => pageErrors.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => {
+    acceptDownloads: true,
+    errors: pageErrors,
     // The refusals the tests provoke (a wrong key, a wrong limit) are the
     // API's answers, which the browser also reports; nothing else may be.
-    const refused = /status of 4\d\d/.test(m.text()) && new URL(m.location().url).pathname.startsWith('/admin/');
-    if (m.type() === 'error' && !refused) pageErrors.push(`console: ${m.text()} (${m.location().url})`);
-  });
+    ignore: (m) => /status of 4\d\d/.test(m.text()) && new URL(m.location().url).pathname.startsWith('/admin/'),
+  }));
 });
 
 after(async () => {

@@ -10,20 +10,18 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { createHash, X509Certificate } from 'node:crypto';
 import { mkdtempSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { get } from 'node:https';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { pinnedBrowser } from './pinned-browser.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const achd = process.env.ACHD ?? join(root, 'target/debug/achd');
 const site = join(root, 'target/web-site');
 const artifacts = join(root, 'target/artifacts');
-const chromiumPath = process.env.CHROMIUM ?? '/usr/bin/chromium';
 
 let server;
 let dataDir;
@@ -69,26 +67,12 @@ before(async () => {
   const address = await startServer();
   base = `https://${address}`;
   cert = readFileSync(join(dataDir, 'tls-cert.pem'), 'utf8');
-  // Trust exactly this self-signed certificate (its public key), not every
-  // certificate: --ignore-certificate-errors-spki-list, with a fresh profile.
-  const spki = new X509Certificate(cert).publicKey.export({ type: 'spki', format: 'der' });
-  const pin = createHash('sha256').update(spki).digest('base64');
-  profileDir = mkdtempSync(join(tmpdir(), 'ach-browser-profile-'));
-  context = await chromium.launchPersistentContext(profileDir, {
-    executablePath: chromiumPath,
-    headless: true,
+  ({ context, page, profileDir } = await pinnedBrowser({
+    cert,
+    prefix: 'ach-browser-profile-',
     viewport: { width: 1100, height: 900 },
-    args: [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync',
-      `--ignore-certificate-errors-spki-list=${pin}`,
-    ],
-  });
-  page = context.pages()[0] ?? (await context.newPage());
-  page.on('pageerror', (e) => pageErrors.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error') pageErrors.push(`console: ${m.text()} (${m.location().url})`);
-  });
+    errors: pageErrors,
+  }));
 });
 
 after(async () => {
