@@ -73,7 +73,7 @@ fn audit(data: &Path, t: &Tenant, ids: &[String]) {
     assert_eq!(engine.audit_usage().unwrap(), Ok(()), "the usage counters match the transactions");
     let partner = engine.authenticate(&t.partner_key).unwrap();
     for id in ids {
-        assert!(engine.transaction(&partner, Some(&t.partner_id), id).is_ok(), "{id}");
+        assert_eq!(&engine.transaction(&partner, Some(&t.partner_id), id).unwrap().id, id);
     }
 }
 

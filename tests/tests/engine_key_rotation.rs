@@ -49,7 +49,7 @@ fn a_rotated_key_opens_everything_sealed_before_and_the_old_key_nothing() {
     // goes into the bank's file, and its fingerprint still finds the account.
     w.at("2026-11-24 12:00");
     assert_eq!(originated_accounts(&w.engine), vec![ACCOUNT.to_owned()]);
-    assert!(w.engine.transaction(&caller, Some(&partner), &id).is_ok());
+    assert_eq!(w.engine.transaction(&caller, Some(&partner), &id).unwrap().id, id);
     w.debit(&partner, &caller, &merchant, "11.00");
     assert_eq!(w.engine.audit_usage().unwrap(), Ok(()));
     drop(w);
@@ -70,11 +70,12 @@ fn a_wrong_current_key_is_refused_and_changes_nothing() {
         (EncryptionKey::generate(), EncryptionKey::generate(), EncryptionKey::generate());
     drop(open(&path, &right).unwrap());
     assert!(matches!(rotate_key(&path, &wrong, &new), Err(OpenError::WrongKey)));
-    assert!(open(&path, &right).is_ok(), "the key it had still opens it");
+    drop(open(&path, &right).expect("the key it had still opens it"));
     assert!(matches!(open(&path, &new), Err(OpenError::WrongKey)), "the new key was never stored");
     // No database there: refused, and none is made.
     let missing = dir.path().join("none.redb");
-    assert!(rotate_key(&missing, &right, &new).is_err());
+    let refused = rotate_key(&missing, &right, &new).unwrap_err().to_string();
+    assert!(refused.contains("does not exist"), "{refused}");
     assert!(!missing.exists());
 }
 
@@ -84,9 +85,10 @@ fn a_database_in_use_is_not_rotated_under_it() {
     let path = dir.path().join("ach.redb");
     let (key, new) = (EncryptionKey::generate(), EncryptionKey::generate());
     let engine = open(&path, &key).unwrap();
-    assert!(rotate_key(&path, &key, &new).is_err(), "the engine holds the file");
+    let refused = rotate_key(&path, &key, &new).unwrap_err().to_string();
+    assert!(refused.contains("already open"), "the engine holds the file: {refused}");
     drop(engine);
-    assert!(open(&path, &key).is_ok());
+    drop(open(&path, &key).expect("unchanged"));
 }
 
 #[test]
@@ -109,7 +111,7 @@ fn a_sealing_key_rotated_after_a_reseal_keeps_every_data_key_it_sealed() {
     assert!(matches!(open(&path, &first), Err(OpenError::WrongKey)));
     let w = World::with(open(&path, &second).unwrap());
     for id in [&before, &after] {
-        assert!(w.engine.transaction(&caller, Some(&partner), id).is_ok(), "{id}");
+        assert_eq!(&w.engine.transaction(&caller, Some(&partner), id).unwrap().id, id);
     }
     w.at("2026-11-24 12:00");
     assert_eq!(originated_accounts(&w.engine), vec![ACCOUNT.to_owned(), ACCOUNT.to_owned()]);

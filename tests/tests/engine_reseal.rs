@@ -250,6 +250,8 @@ fn a_reseal_stopped_part_way_leaves_everything_readable_and_goes_on() {
     call(&w, "GET", &format!("/transactions/{late}?partner_id={}", m.partner), &m.partner_key, None);
     assert!(deliveries_signed(&w, &m.secret) > 0);
     assert_eq!(w.engine.retired_opens(), 0);
+    drop(w);
     // A wrong key still opens nothing.
-    assert!(Engine::open(&path, options(START).with_encryption_key(EncryptionKey::generate())).is_err());
+    let wrong = Engine::open(&path, options(START).with_encryption_key(EncryptionKey::generate()));
+    assert!(matches!(wrong, Err(ach_core::engine::OpenError::WrongKey)));
 }
