@@ -143,7 +143,8 @@ mod tests {
         assert_eq!(first.trim().len(), 64);
         assert!(make(&path).unwrap_err().contains("never overwritten"));
         assert_eq!(std::fs::read_to_string(&path).unwrap(), first);
-        assert!(make(&dir.path().join("no/such/dir/k")).is_err());
+        let refused = make(&dir.path().join("no/such/dir/k")).unwrap_err();
+        assert!(refused.contains("no/such/dir/k"), "names the file: {refused}");
     }
 
     #[test]

@@ -272,7 +272,7 @@ fn a_sealing_key_kept_apart_opens_its_database_and_no_other_key_does() {
     let server =
         Achd::new(env!("CARGO_BIN_EXE_achd")).data(&data).log_level(None).shell(&format!("export {setup}"));
     let served = server.try_start();
-    assert!(served.is_ok(), "the credential opens the database");
+    let _server = served.unwrap_or_else(|exit| panic!("the credential opens the database: {exit}"));
 }
 
 #[test]

@@ -164,7 +164,8 @@ fn nobody_reads_another_partners_or_merchants_data() {
     assert_eq!(w.engine.merchant(&pc, Some(&p), &m).unwrap().id, m);
     let refused = w.engine.merchant(&qc, Some(&q), &m).err().unwrap();
     assert_eq!(refused.message(), format!("'{m}' is an invalid Merchant ID"));
-    assert!(w.engine.merchant(&other_mc, None, &m).is_err());
+    let unknown = format!("'{m}' is an invalid Merchant ID");
+    assert_eq!(w.engine.merchant(&other_mc, None, &m).err().unwrap().message(), unknown);
     assert_eq!(w.engine.merchant(&mc, None, &m).unwrap().id, m);
     // Lists: another partner's merchant is unknown; a merchant key lists its own.
     let filter = |merchant: Option<&str>| TransactionFilter {
@@ -174,9 +175,9 @@ fn nobody_reads_another_partners_or_merchants_data() {
         created_to: None,
         page: PageRequest::default(),
     };
-    assert!(w.engine.transactions(&qc, Some(&q), &filter(Some(&m))).is_err());
+    assert_eq!(w.engine.transactions(&qc, Some(&q), &filter(Some(&m))).err().unwrap().message(), unknown);
     assert!(w.engine.transactions(&qc, Some(&q), &filter(None)).unwrap().transactions.is_empty());
-    assert!(w.engine.transactions(&other_mc, None, &filter(Some(&m))).is_err());
+    assert_eq!(w.engine.transactions(&other_mc, None, &filter(Some(&m))).err().unwrap().message(), unknown);
     assert!(w.engine.transactions(&other_mc, None, &filter(None)).unwrap().transactions.is_empty());
     assert_eq!(w.engine.transactions(&mc, None, &filter(None)).unwrap().transactions[0].id, id);
     let merchants = w.engine.merchants(&other_mc, None, &PageRequest::default()).unwrap();
@@ -351,7 +352,8 @@ fn transaction_pages_filter_by_merchant_status_and_eastern_dates() {
     let first = w.engine.transactions(&pc, Some(&p), &f).unwrap();
     let cursor = first.next_cursor.unwrap();
     f.page.after = Some(format!("{cursor}A"));
-    assert!(w.engine.transactions(&pc, Some(&p), &f).is_err());
+    let forged = w.engine.transactions(&pc, Some(&p), &f).err().unwrap();
+    assert_eq!((forged.status(), forged.errors()[0].field.as_str()), (422, "after"));
     f.merchant_id = Some(m1.clone());
     f.page.after = Some(cursor);
     let r = w.engine.transactions(&pc, Some(&p), &f).err().unwrap();

@@ -154,7 +154,8 @@ fn a_retry_is_allowed_up_to_180_days_after_the_originals_settlement() {
     // between): the 180th day after 2026-11-27 is 2027-05-26.
     assert_eq!(settled.as_deref(), Some("2026-11-27"));
     w.at("2027-05-26 12:00");
-    assert!(reinitiate(&w, &partner_id, &partner, &last_day).is_ok());
+    let again = reinitiate(&w, &partner_id, &partner, &last_day).unwrap();
+    assert!(again.starts_with("txn_"), "{again}");
     w.at("2027-05-27 00:01");
     let why = not_allowed(reinitiate(&w, &partner_id, &partner, &late));
     assert!(why.contains("more than 180 days after the original's settlement date (2026-11-27)"), "{why}");

@@ -364,7 +364,8 @@ fn a_notice_carries_a_validation_to_the_corrected_account_or_ends_it() {
     let (status, body) = post_file(&w.engine, &file);
     assert_eq!(status, 200, "{body}");
     // The token now holds the corrected account, still validated.
-    assert!(web(json!({"id": token}), false).is_ok());
+    let created = web(json!({"id": token}), false).unwrap();
+    assert!(created.starts_with("txn_"), "{created}");
     // Nobody took the inline account's correction: its validation ended.
     let refused = web(inline, false).unwrap_err();
     assert_eq!(refused.errors()[0].code.as_str(), "account_not_validated");

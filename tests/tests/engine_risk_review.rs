@@ -166,7 +166,11 @@ fn a_rejected_entry_never_originates_and_shows_r_with_its_reason() {
     assert_eq!(s.status(&held), Some(Status::R));
     // Neither a release nor a void moves it any more.
     assert_eq!(s.decide(&held, "release", None).0, 409);
-    assert!(s.w.void(&s.p, &s.pc, &held).is_err());
+    let refused = s.w.void(&s.p, &s.pc, &held).unwrap_err();
+    assert_eq!(
+        (refused.status(), refused.errors()[0].message.as_str()),
+        (409, "this transaction is already voided")
+    );
     // A note over 500 characters is refused before anything is decided.
     let another = s.entry("debit", "10.00", "11110000", "Ada Lovelace");
     let (status, long) = s.decide(&another, "release", Some(&"x".repeat(501)));

@@ -107,7 +107,12 @@ fn each_event_of_the_partners_merchants_is_delivered_signed_once() {
         .iter()
         .all(|d| d.status == DeliveryStatus::Delivered && d.attempts == 1 && d.last_response == Some(204)));
     // Nobody else reads them.
-    assert!(w.engine.webhook_deliveries(&qc, &q, &e).is_err());
+    let refused = w.engine.webhook_deliveries(&qc, &q, &e).unwrap_err();
+    assert_eq!(
+        (refused.status(), refused.errors()[0].field.as_str()),
+        (404, "endpoint_id"),
+        "as if it did not exist"
+    );
 }
 
 #[test]
@@ -239,9 +244,18 @@ fn only_the_types_asked_for_are_delivered_and_only_good_urls_are_taken() {
             Operation::CreateWebhookEndpoint { partner_id: pp.clone(), url: url.into(), event_types: None },
         )
     };
-    assert!(create("http://127.0.0.1:9/hook").is_err());
-    assert!(create("https://127.0.0.1/hook").is_err());
-    assert!(create("https://hooks.example.com/ach").is_ok());
+    let why = |url: &str| create(url).unwrap_err().errors()[0].message.clone();
+    assert_eq!(why("http://127.0.0.1:9/hook"), "url must be https:// (http:// only on a sandbox)");
+    assert_eq!(
+        why("https://127.0.0.1/hook"),
+        "url must reach a public address (loopback and private ones only on a sandbox)"
+    );
+    match create("https://hooks.example.com/ach").unwrap() {
+        Outcome::WebhookEndpointCreated { endpoint } => {
+            assert_eq!(endpoint.url, "https://hooks.example.com/ach")
+        }
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]
@@ -263,7 +277,7 @@ fn a_partner_has_at_most_sixteen_endpoints_and_deletes_free_a_place() {
     assert_eq!((refused.errors()[0].field.as_str(), refused.status()), ("url", 422), "{refused:?}");
     let op = Operation::DeleteWebhookEndpoint { partner_id: p.clone(), endpoint_id: ids[0].clone() };
     w.run(&pc, op).unwrap();
-    assert!(create().is_ok());
+    assert!(matches!(create().unwrap(), Outcome::WebhookEndpointCreated { .. }));
     assert_eq!(w.engine.webhook_endpoints(&pc, &p).unwrap().len(), 16);
 }
 
