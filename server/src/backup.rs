@@ -9,15 +9,14 @@
 //! all, checked before it is renamed into place, and nothing is ever written
 //! over: an existing DEST, or a NEWDIR holding a database, is refused.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Read;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use ach_core::engine::{backup_file, check_backup_file, key_file_for, restore_file, BackupFigures};
 
-use crate::control::socket_for;
-use crate::datadir;
+use crate::{control_client, datadir};
 
 /// Arguments of `achd backup`.
 #[derive(clap::Args)]
@@ -70,17 +69,13 @@ fn backup(args: &BackupArgs) -> Result<String, String> {
     if dest.try_exists().unwrap_or(true) {
         return Err(format!("{} exists: a backup never writes over a file", dest.display()));
     }
-    let socket = socket_for(&args.data);
-    let (figures, from) = match UnixStream::connect(&socket) {
-        Ok(stream) => (receive(stream, dest)?, "the serving achd"),
+    let (figures, from) = match control_client::reach(&args.data)? {
+        Some(server) => (receive(server, dest)?, "the serving achd"),
         // No server holds the database: it is opened here.
-        Err(e)
-            if matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused) =>
-        {
+        None => {
             let database = datadir::database(&args.data);
             (backup_file(&database, dest).map_err(|e| e.to_string())?, "the closed database")
         }
-        Err(e) => return Err(format!("cannot reach the server at {}: {e}", socket.display())),
     };
     Ok(serde_json::json!({
         "backup": dest.display().to_string(),
@@ -93,22 +88,8 @@ fn backup(args: &BackupArgs) -> Result<String, String> {
 
 /// Read the server's copy into `dest`: whole, checked, then renamed into
 /// place; on any failure nothing is left.
-fn receive(mut stream: UnixStream, dest: &Path) -> Result<BackupFigures, String> {
-    stream.write_all(b"backup\n").map_err(|e| format!("cannot ask the server for a backup: {e}"))?;
-    let mut reader = BufReader::new(stream);
-    let mut header = String::new();
-    reader
-        .by_ref()
-        .take(4096)
-        .read_line(&mut header)
-        .map_err(|e| format!("the server's answer is unreadable: {e}"))?;
-    let header = header.trim_end();
-    let (size, entries) = match header.split_once(' ') {
-        Some(("ok", rest)) => parse_ok(rest).ok_or_else(|| format!("the server answered {header:?}"))?,
-        Some(("error", why)) => return Err(format!("the server refused: {why}")),
-        _ if header.is_empty() => return Err("the server closed the connection without an answer".into()),
-        _ => return Err(format!("the server answered {header:?}")),
-    };
+fn receive(server: UnixStream, dest: &Path) -> Result<BackupFigures, String> {
+    let ([size, entries], reader) = control_client::ask(server, "backup")?;
     let partial = sibling(dest, ".partial");
     let written = write_private(&partial, &mut reader.take(size), size).and_then(|()| {
         let figures =
@@ -130,12 +111,6 @@ fn receive(mut stream: UnixStream, dest: &Path) -> Result<BackupFigures, String>
     };
     rename_durably(&partial, dest).map_err(|e| format!("cannot write {}: {e}", dest.display()))?;
     Ok(figures)
-}
-
-/// `SIZE ENTRIES`.
-fn parse_ok(rest: &str) -> Option<(u64, u64)> {
-    let (size, entries) = rest.split_once(' ')?;
-    Some((size.parse().ok()?, entries.parse().ok()?))
 }
 
 /// Write exactly `size` bytes of `from` to a new owner-only file at `path`,

@@ -39,6 +39,17 @@ struct File {
     content_type: &'static str,
 }
 
+/// A file of `server/console/` named `name` there and under `/console/`.
+macro_rules! console_file {
+    ($name:literal, $content_type:literal) => {
+        File {
+            name: $name,
+            bytes: include_bytes!(concat!("../console/", $name)),
+            content_type: $content_type,
+        }
+    };
+}
+
 /// Every file the console answers; the page is the empty name.
 const FILES: &[File] = &[
     File {
@@ -46,36 +57,12 @@ const FILES: &[File] = &[
         bytes: include_bytes!("../console/index.html"),
         content_type: "text/html; charset=utf-8",
     },
-    File {
-        name: "console.js",
-        bytes: include_bytes!("../console/console.js"),
-        content_type: "text/javascript; charset=utf-8",
-    },
-    File {
-        name: "console.css",
-        bytes: include_bytes!("../console/console.css"),
-        content_type: "text/css; charset=utf-8",
-    },
-    File {
-        name: "favicon.svg",
-        bytes: include_bytes!("../console/favicon.svg"),
-        content_type: "image/svg+xml",
-    },
-    File {
-        name: "vendor/uPlot.iife.min.js",
-        bytes: include_bytes!("../console/vendor/uPlot.iife.min.js"),
-        content_type: "text/javascript; charset=utf-8",
-    },
-    File {
-        name: "vendor/uPlot.min.css",
-        bytes: include_bytes!("../console/vendor/uPlot.min.css"),
-        content_type: "text/css; charset=utf-8",
-    },
-    File {
-        name: "vendor/LICENSE",
-        bytes: include_bytes!("../console/vendor/LICENSE"),
-        content_type: "text/plain; charset=utf-8",
-    },
+    console_file!("console.js", "text/javascript; charset=utf-8"),
+    console_file!("console.css", "text/css; charset=utf-8"),
+    console_file!("favicon.svg", "image/svg+xml"),
+    console_file!("vendor/uPlot.iife.min.js", "text/javascript; charset=utf-8"),
+    console_file!("vendor/uPlot.min.css", "text/css; charset=utf-8"),
+    console_file!("vendor/LICENSE", "text/plain; charset=utf-8"),
 ];
 
 /// Whether `path` is the console's: `/console` or below it.

@@ -34,6 +34,7 @@ mod body;
 mod connections;
 mod console;
 mod control;
+mod control_client;
 mod datadir;
 mod demo;
 mod directory;

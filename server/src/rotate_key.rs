@@ -13,17 +13,14 @@
 //! (`Engine::reseal`), in chunks: through the serving `achd` (its control
 //! socket) while it answers, else here. With both, the re-seal comes first.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use ach_core::engine::{key_file_for, rotate_key, Engine, EngineOptions, OpenError, ResealFigures};
 use ach_core::secrets::replace_secret_file;
 
-use crate::control::socket_for;
-use crate::datadir;
 use crate::sealing_key::{self, KeyFileArg, Source};
+use crate::{control_client, datadir};
 
 /// Arguments of `achd rotate-key`.
 #[derive(clap::Args)]
@@ -87,9 +84,8 @@ fn reseal(
     database: &Path,
     current_file: &Path,
 ) -> Result<(ResealFigures, &'static str), String> {
-    let socket = socket_for(&args.data);
-    match UnixStream::connect(&socket) {
-        Ok(stream) => {
+    match control_client::reach(&args.data)? {
+        Some(server) => {
             if args.new_key_file.is_some() {
                 return Err(
                     "achd serves this database: its sealing key is not changed under it (stop achd first); \
@@ -97,44 +93,25 @@ fn reseal(
                         .into(),
                 );
             }
-            Ok((ask_reseal(stream)?, "the serving achd"))
+            let ([resealed, unopened], _) = control_client::ask(server, "reseal")?;
+            Ok((ResealFigures { resealed, unopened }, "the serving achd"))
         }
-        Err(e)
-            if matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused) =>
-        {
+        None => {
             let (current, _) = sealing_key::load(current_file, false)?;
             let options = EngineOptions::system().with_encryption_key(current);
-            let engine = Engine::open(database, options).map_err(|e| match e {
-                OpenError::WrongKey => {
-                    format!("{} is not this database's key: nothing was changed", current_file.display())
-                }
-                other => other.to_string(),
-            })?;
+            let engine = Engine::open(database, options).map_err(|e| refused(e, current_file))?;
             Ok((engine.reseal().map_err(|e| e.to_string())?, "the closed database"))
         }
-        Err(e) => Err(format!("cannot reach the server at {}: {e}", socket.display())),
     }
 }
 
-/// Ask the serving achd to re-seal; its figures.
-fn ask_reseal(mut stream: UnixStream) -> Result<ResealFigures, String> {
-    stream.write_all(b"reseal\n").map_err(|e| format!("cannot ask the server to re-seal: {e}"))?;
-    let mut line = String::new();
-    BufReader::new(stream)
-        .take(4096)
-        .read_line(&mut line)
-        .map_err(|e| format!("the server's answer is unreadable: {e}"))?;
-    let line = line.trim_end();
-    match line.split_once(' ') {
-        Some(("ok", rest)) => {
-            let (resealed, unopened) =
-                rest.split_once(' ').ok_or_else(|| format!("the server answered {line:?}"))?;
-            let number = |t: &str| t.parse::<u64>().map_err(|_| format!("the server answered {line:?}"));
-            Ok(ResealFigures { resealed: number(resealed)?, unopened: number(unopened)? })
+/// Why opening or re-keying with the current key failed.
+fn refused(e: OpenError, current_file: &Path) -> String {
+    match e {
+        OpenError::WrongKey => {
+            format!("{} is not this database's key: nothing was changed", current_file.display())
         }
-        Some(("error", why)) => Err(format!("the server refused: {why}")),
-        _ if line.is_empty() => Err("the server closed the connection without an answer".into()),
-        _ => Err(format!("the server answered {line:?}")),
+        other => other.to_string(),
     }
 }
 
@@ -150,9 +127,7 @@ fn rewrap(database: &Path, current_file: &Path, new_key_file: &Path) -> Result<P
         ));
     }
     rotate_key(database, &current, &new).map_err(|e| match e {
-        OpenError::WrongKey => {
-            format!("{} is not this database's key: nothing was changed", current_file.display())
-        }
+        OpenError::WrongKey => refused(e, current_file),
         other => format!("{other} (a database being served is not re-keyed: stop achd first)"),
     })?;
     let in_data_directory = current_file == key_file_for(database);

@@ -20,9 +20,9 @@ use std::sync::{Arc, Mutex};
 
 use ach_core::engine::{Engine, EngineOptions};
 use ach_testkit::{on_postgres, Achd, Conn, Server};
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use common::{example, Tenant, START};
+use common::{printed, Tenant, START};
 
 fn achd(args: &[&std::ffi::OsStr]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_achd")).args(args).output().unwrap()
@@ -36,33 +36,22 @@ fn restore(backup: &Path, data: &Path) -> Output {
     achd(&["restore".as_ref(), backup.as_os_str(), "--data".as_ref(), data.as_os_str()])
 }
 
-fn text(out: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
-}
-
 fn start(data: &Path) -> Server {
     Achd::new(env!("CARGO_BIN_EXE_achd")).data(data).sandbox_start(START).start()
 }
 
-/// A transaction of the tenant's merchant.
-fn debit(partner_id: &str, merchant_id: &str, cents: u64) -> Value {
-    let mut txn = example("transaction.json");
-    txn["partner_id"] = json!(partner_id);
-    txn["merchant_id"] = json!(merchant_id);
-    txn["amount"] = json!(format!("{}.{:02}", 1 + cents / 100, cents % 100));
-    txn
+/// The tenant's transaction number `n` (each of another amount).
+fn debit(t: &Tenant, n: u64) -> Value {
+    t.transaction(&format!("{}.{:02}", 1 + n / 100, n % 100))
 }
 
 /// Transactions created one after another on `c` until `stop`; each id is
 /// pushed once its creation was answered.
-async fn load(mut c: Conn, t: [String; 3], answered: Arc<Mutex<Vec<String>>>, stop: Arc<AtomicBool>) {
-    let [partner_id, partner_key, merchant_id] = t;
+async fn load(mut c: Conn, t: Tenant, answered: Arc<Mutex<Vec<String>>>, stop: Arc<AtomicBool>) {
     let mut n = 0;
     while !stop.load(Ordering::SeqCst) {
         n += 1;
-        let v = c
-            .expect("POST", "/transactions", &partner_key, Some(debit(&partner_id, &merchant_id, n)), 201)
-            .await;
+        let v = c.expect("POST", "/transactions", &t.partner_key, Some(debit(&t, n)), 201).await;
         answered.lock().unwrap().push(v["payload"]["id"].as_str().unwrap().to_owned());
     }
 }
@@ -112,8 +101,7 @@ async fn a_backup_under_load_restores_every_answered_transaction() {
     let (root, data, mut server, c, t) = served().await;
     let answered = Arc::new(Mutex::new(Vec::new()));
     let stop = Arc::new(AtomicBool::new(false));
-    let ids = [t.partner_id.clone(), t.partner_key.clone(), t.merchant_id.clone()];
-    let writer = tokio::spawn(load(c, ids, answered.clone(), stop.clone()));
+    let writer = tokio::spawn(load(c, t.clone(), answered.clone(), stop.clone()));
     while answered.lock().unwrap().len() < 30 {
         tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     }
@@ -121,7 +109,7 @@ async fn a_backup_under_load_restores_every_answered_transaction() {
     let dest = root.path().join("nightly.redb");
     let (d, dst) = (data.clone(), dest.clone());
     let out = tokio::task::spawn_blocking(move || backup(&d, &dst)).await.unwrap();
-    assert!(out.status.success(), "{}", text(&out));
+    assert!(out.status.success(), "{}", printed(&out));
     let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(summary["from"], "the serving achd", "{summary}");
     let after = answered.lock().unwrap().len();
@@ -135,7 +123,7 @@ async fn a_backup_under_load_restores_every_answered_transaction() {
 
     let restored = root.path().join("restored");
     let out = restore(&dest, &restored);
-    assert!(out.status.success(), "{}", text(&out));
+    assert!(out.status.success(), "{}", printed(&out));
     let said: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(said["entries"], summary["entries"], "{said}");
     bring_keys(&data, &restored);
@@ -145,8 +133,7 @@ async fn a_backup_under_load_restores_every_answered_transaction() {
     let server = start(&restored);
     let mut c = server.conn().await;
     all_there(&mut c, &t, &before).await;
-    c.expect("POST", "/transactions", &t.partner_key, Some(debit(&t.partner_id, &t.merchant_id, 9_999)), 201)
-        .await;
+    c.expect("POST", "/transactions", &t.partner_key, Some(debit(&t, 9_999)), 201).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -157,15 +144,7 @@ async fn a_server_killed_while_it_sends_a_backup_loses_nothing() {
     let (root, data, mut server, mut c, t) = served().await;
     let mut ids = Vec::new();
     for n in 0..40 {
-        let v = c
-            .expect(
-                "POST",
-                "/transactions",
-                &t.partner_key,
-                Some(debit(&t.partner_id, &t.merchant_id, n)),
-                201,
-            )
-            .await;
+        let v = c.expect("POST", "/transactions", &t.partner_key, Some(debit(&t, n)), 201).await;
         ids.push(v["payload"]["id"].as_str().unwrap().to_owned());
     }
     // A reader that takes the answer's first bytes, then the server is killed.
@@ -187,7 +166,7 @@ async fn a_server_killed_while_it_sends_a_backup_loses_nothing() {
     all_there(&mut c, &t, &ids).await;
     let dest = root.path().join("after.redb");
     let out = tokio::task::spawn_blocking(move || backup(&data, &dest)).await.unwrap();
-    assert!(out.status.success(), "{}", text(&out));
+    assert!(out.status.success(), "{}", printed(&out));
 }
 
 /// A stand-in for a server at `data`'s socket that answers every request
@@ -219,8 +198,8 @@ fn a_backup_cut_short_or_refused_leaves_nothing() {
         let dest = root.path().join(format!("{name}.redb"));
         let out = backup(&data, &dest);
         server.join().unwrap();
-        assert_eq!(out.status.code(), Some(1), "{name}: {}", text(&out));
-        assert!(text(&out).contains(expected), "{name}: {}", text(&out));
+        assert_eq!(out.status.code(), Some(1), "{name}: {}", printed(&out));
+        assert!(printed(&out).contains(expected), "{name}: {}", printed(&out));
         let left: Vec<PathBuf> = std::fs::read_dir(root.path())
             .unwrap()
             .map(|e| e.unwrap().path())
@@ -239,8 +218,8 @@ async fn backups_and_restores_never_write_over_anything() {
     let kept = root.path().join("kept.redb");
     std::fs::write(&kept, b"an earlier file").unwrap();
     let out = backup(&data, &kept);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-    assert!(text(&out).contains("never writes over"), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(1), "{}", printed(&out));
+    assert!(printed(&out).contains("never writes over"), "{}", printed(&out));
     assert_eq!(std::fs::read(&kept).unwrap(), b"an earlier file");
     // The socket answers a backup only.
     let mut socket = UnixStream::connect(data.join("achd.sock")).unwrap();
@@ -254,14 +233,14 @@ async fn backups_and_restores_never_write_over_anything() {
     // Served or not, the same backup.
     let dest = root.path().join("closed.redb");
     let out = backup(&data, &dest);
-    assert!(out.status.success(), "{}", text(&out));
+    assert!(out.status.success(), "{}", printed(&out));
     let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(summary["from"], "the closed database", "{summary}");
     let out = restore(&dest, &data);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-    assert!(text(&out).contains("never writes over a database"), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(1), "{}", printed(&out));
+    assert!(printed(&out).contains("never writes over a database"), "{}", printed(&out));
     let out = restore(&kept, &root.path().join("fresh"));
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(1), "{}", printed(&out));
     assert!(!root.path().join("fresh").exists(), "a refused restore leaves no directory");
     let restored = root.path().join("restored");
     assert!(restore(&dest, &restored).status.success());

@@ -78,14 +78,6 @@ fn fedach_path() -> PathBuf {
 }
 
 impl Tenant {
-    fn transaction(&self, amount: &str) -> Value {
-        let mut t = example("transaction.json");
-        t["partner_id"] = json!(self.partner_id);
-        t["merchant_id"] = json!(self.merchant_id);
-        t["amount"] = json!(amount);
-        t
-    }
-
     /// Every change of the partner's status-changes feed, from the start.
     async fn all_changes(&self, conn: &mut Conn) -> Vec<Value> {
         let (mut pointer, mut out) = ("0".to_owned(), Vec::new());

@@ -40,11 +40,7 @@ async fn the_operator_plane_counts_requests_commits_and_what_the_store_holds() {
     let t = Tenant::create(&server, &mut c).await;
     let mut created = Vec::new();
     for amount in ["10.00", "20.00", "30.00"] {
-        let mut txn = example("transaction.json");
-        txn["partner_id"] = json!(t.partner_id);
-        txn["merchant_id"] = json!(t.merchant_id);
-        txn["amount"] = json!(amount);
-        let v = c.expect("POST", "/transactions", &t.partner_key, Some(txn), 201).await;
+        let v = c.expect("POST", "/transactions", &t.partner_key, Some(t.transaction(amount)), 201).await;
         created.push(v["payload"]["id"].as_str().unwrap().to_owned());
     }
     let (status, _) = c

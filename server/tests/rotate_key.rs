@@ -10,16 +10,12 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use ach_testkit::{on_postgres, Achd, Server};
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use common::{example, Tenant, START};
+use common::{printed, Tenant, START};
 
 fn achd(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_achd")).args(args).output().unwrap()
-}
-
-fn text(out: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
 }
 
 fn p(path: &Path) -> &str {
@@ -38,9 +34,7 @@ fn serve(data: &Path, key: Option<&Path>) -> Result<Server, ach_testkit::Exit> {
 async fn populate(server: &Server) -> (Tenant, String) {
     let mut c = server.conn().await;
     let t = Tenant::create(server, &mut c).await;
-    let mut txn = example("transaction.json");
-    txn["partner_id"] = json!(t.partner_id);
-    txn["merchant_id"] = json!(t.merchant_id);
+    let txn = t.transaction("125.50");
     let v = c.expect("POST", "/transactions", &t.partner_key, Some(txn), 201).await;
     let id = v["payload"]["id"].as_str().unwrap().to_owned();
     (t, id)
@@ -67,13 +61,13 @@ async fn a_key_kept_apart_rotates_and_the_old_one_opens_nothing() {
     assert!(achd(&["keygen", p(&second)]).status.success());
     let out =
         achd(&["rotate-key", "--data", p(&data), "--key-file", p(&first), "--new-key-file", p(&second)]);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-    assert!(text(&out).contains("stop achd first"), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(1), "{}", printed(&out));
+    assert!(printed(&out).contains("stop achd first"), "{}", printed(&out));
     server.stop();
 
     let out =
         achd(&["rotate-key", "--data", p(&data), "--key-file", p(&first), "--new-key-file", p(&second)]);
-    assert!(out.status.success(), "{}", text(&out));
+    assert!(out.status.success(), "{}", printed(&out));
     let said: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(said["key_file"], p(&second), "{said}");
 
@@ -87,16 +81,16 @@ async fn a_key_kept_apart_rotates_and_the_old_one_opens_nothing() {
     assert!(achd(&["keygen", p(&stranger)]).status.success());
     let out =
         achd(&["rotate-key", "--data", p(&data), "--key-file", p(&first), "--new-key-file", p(&stranger)]);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-    assert!(text(&out).contains("is not this database's key: nothing was changed"), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(1), "{}", printed(&out));
+    assert!(printed(&out).contains("is not this database's key: nothing was changed"), "{}", printed(&out));
     // The same key twice, or a new key file that is not there: refused.
     let out =
         achd(&["rotate-key", "--data", p(&data), "--key-file", p(&second), "--new-key-file", p(&second)]);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(1), "{}", printed(&out));
     let missing = root.path().join("missing.key");
     let out =
         achd(&["rotate-key", "--data", p(&data), "--key-file", p(&second), "--new-key-file", p(&missing)]);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(1), "{}", printed(&out));
     assert!(!missing.exists(), "no key is made by a rotation");
     let server = serve(&data, Some(&second)).unwrap();
     still_there(&server, &t, &id).await;
@@ -116,7 +110,7 @@ async fn a_key_in_the_data_directory_is_replaced_with_the_database() {
     let before = std::fs::read_to_string(&own).unwrap();
     assert!(achd(&["keygen", p(&new)]).status.success());
     let out = achd(&["rotate-key", "--data", p(&data), "--new-key-file", p(&new)]);
-    assert!(out.status.success(), "{}", text(&out));
+    assert!(out.status.success(), "{}", printed(&out));
     let after = std::fs::read_to_string(&own).unwrap();
     assert_ne!(after.trim(), before.trim());
     assert_eq!(after.trim(), std::fs::read_to_string(&new).unwrap().trim());
@@ -139,29 +133,25 @@ async fn a_reseal_runs_while_the_server_answers_and_a_stopped_one_rotates_both_k
         achd(&args)
     };
     let out = rotate(&["--reseal"]);
-    assert!(out.status.success(), "{}", text(&out));
+    assert!(out.status.success(), "{}", printed(&out));
     let said: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(said["from"], "the serving achd", "{said}");
     assert!(said["resealed"].as_u64().unwrap() >= 3, "a partner, a merchant, a transaction: {said}");
     assert_eq!(said["unopened"], 0, "{said}");
     still_there(&server, &t, &id).await;
     let mut c = server.conn().await;
-    let mut txn = example("transaction.json");
-    txn["partner_id"] = json!(t.partner_id);
-    txn["merchant_id"] = json!(t.merchant_id);
-    txn["amount"] = json!("42.00");
-    let v = c.expect("POST", "/transactions", &t.partner_key, Some(txn), 201).await;
+    let v = c.expect("POST", "/transactions", &t.partner_key, Some(t.transaction("42.00")), 201).await;
     let later = v["payload"]["id"].as_str().unwrap().to_owned();
     // The sealing key of a served database does not change under it.
     assert!(achd(&["keygen", p(&second)]).status.success());
     let out = rotate(&["--reseal", "--new-key-file", p(&second)]);
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-    assert!(text(&out).contains("stop achd first"), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(1), "{}", printed(&out));
+    assert!(printed(&out).contains("stop achd first"), "{}", printed(&out));
     server.stop();
 
     // Stopped: a new data key and a new sealing key at once.
     let out = rotate(&["--reseal", "--new-key-file", p(&second)]);
-    assert!(out.status.success(), "{}", text(&out));
+    assert!(out.status.success(), "{}", printed(&out));
     let said: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
         (said["from"].as_str(), said["key_file"].as_str()),
@@ -177,5 +167,5 @@ async fn a_reseal_runs_while_the_server_answers_and_a_stopped_one_rotates_both_k
     still_there(&server, &t, &id).await;
     still_there(&server, &t, &later).await;
     let out = achd(&["rotate-key", "--data", p(&data), "--key-file", p(&second)]);
-    assert_eq!(out.status.code(), Some(1), "nothing asked: {}", text(&out));
+    assert_eq!(out.status.code(), Some(1), "nothing asked: {}", printed(&out));
 }

@@ -22,7 +22,7 @@ use serde_json::{json, Value};
 use sha2::Sha256;
 
 mod common;
-use common::{example, Tenant, START};
+use common::{Tenant, START};
 
 /// What the receiver was sent: each request's headers and body.
 #[derive(Clone, Default)]
@@ -134,10 +134,7 @@ async fn events_reach_a_real_receiver_signed_and_a_failure_is_retried() {
     assert_eq!(list["payload"]["endpoints"][0]["id"], json!(endpoint));
     assert!(!list.to_string().contains(&secret));
     // A create: its event is POSTed, signed.
-    let mut txn = example("transaction.json");
-    txn["partner_id"] = json!(pid);
-    txn["merchant_id"] = json!(t.merchant_id);
-    let (status, v) = c.call("POST", "/transactions", Some(pkey), Some(txn)).await;
+    let (status, v) = c.call("POST", "/transactions", Some(pkey), Some(t.transaction("125.50"))).await;
     assert_eq!(status, 201, "{v}");
     let id = v["payload"]["id"].as_str().unwrap().to_owned();
     let first = received.at_least(1).await;
@@ -221,10 +218,7 @@ async fn a_receiver_down_for_a_day_gets_every_event_after_a_sigkill() {
     let endpoint = v["payload"]["id"].as_str().unwrap().to_owned();
     let mut created = Vec::new();
     for i in 0..30 {
-        let mut txn = example("transaction.json");
-        txn["partner_id"] = json!(pid);
-        txn["merchant_id"] = json!(t.merchant_id);
-        txn["amount"] = json!(format!("{}.00", i + 1));
+        let txn = t.transaction(&format!("{}.00", i + 1));
         let (status, v) = c.call("POST", "/transactions", Some(pkey), Some(txn)).await;
         assert_eq!(status, 201, "{v}");
         created.push(v["payload"]["id"].as_str().unwrap().to_owned());

@@ -112,12 +112,19 @@ fn restrict(path: &Path) {
     let _ = path;
 }
 
-/// What the backup at `path` holds, read without changing it: `Err` unless it
-/// is a whole database of a format this build opens.
-pub(crate) fn inspect(path: &Path) -> Result<BackupFigures, FileProblem> {
+/// The backup at `path`, opened without changing it: a redb database (one
+/// needing repair is refused, not repaired) of a format this build opens.
+fn open_backup(path: &Path) -> Result<redb::ReadOnlyDatabase, FileProblem> {
     check_header(path)?;
     let source = guarded(|| redb::Builder::new().open_read_only(path).map_err(fail))?;
     guarded(|| check_format(&source))?;
+    Ok(source)
+}
+
+/// What the backup at `path` holds, read without changing it: `Err` unless it
+/// is a whole database of a format this build opens.
+pub(crate) fn inspect(path: &Path) -> Result<BackupFigures, FileProblem> {
+    let source = open_backup(path)?;
     guarded(|| {
         let read = RedbRead(source.begin_read().map_err(fail)?);
         let mut figures = BackupFigures::default();
@@ -146,9 +153,7 @@ pub(crate) fn restore(backup: &Path, database: &Path) -> Result<BackupFigures, F
             ))));
         }
     }
-    check_header(backup)?;
-    let source = guarded(|| redb::Builder::new().open_read_only(backup).map_err(fail))?;
-    guarded(|| check_format(&source))?;
+    let source = open_backup(backup)?;
     let partial = fresh_sibling(database, ".partial").map_err(io)?;
     let copied = guarded(|| {
         let tx = source.begin_read().map_err(fail)?;

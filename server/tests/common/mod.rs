@@ -25,6 +25,7 @@ pub fn postgres_pair() -> Option<PathBuf> {
 }
 
 /// What the set-up made: a partner with an approved merchant.
+#[derive(Clone)]
 pub struct Tenant {
     pub operator: String,
     pub partner_id: String,
@@ -56,6 +57,22 @@ impl Tenant {
         let merchant_key = a["payload"]["api_key"].as_str().unwrap().to_owned();
         Tenant { operator, partner_id, partner_key, merchant_id, merchant_key }
     }
+}
+
+impl Tenant {
+    /// The example transaction for its merchant, of `amount` (dollars text).
+    pub fn transaction(&self, amount: &str) -> Value {
+        let mut txn = example("transaction.json");
+        txn["partner_id"] = json!(self.partner_id);
+        txn["merchant_id"] = json!(self.merchant_id);
+        txn["amount"] = json!(amount);
+        txn
+    }
+}
+
+/// What a command printed, standard output then standard error.
+pub fn printed(out: &std::process::Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
 }
 
 /// `achd ARGS`, `stdin` written to its standard input: what it printed and

@@ -5,13 +5,13 @@
 //! without stopping anyone: a reader takes the set as it stands.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{PoisonError, RwLock, RwLockReadGuard};
 
 use crate::secrets::{Cipher, EncryptionKey, SecretError};
 
 /// The current and retired data keys.
 pub(crate) struct SealingKeys {
-    ring: RwLock<Arc<Ring>>,
+    ring: RwLock<Ring>,
     /// Values opened by a retired key since the engine started.
     retired_opens: AtomicU64,
 }
@@ -35,19 +35,17 @@ pub(crate) enum Resealed {
 impl SealingKeys {
     /// Sealing with `current`; opening with it and every one of `retired`.
     pub(crate) fn new(current: &EncryptionKey, retired: &[EncryptionKey]) -> SealingKeys {
-        SealingKeys {
-            ring: RwLock::new(Arc::new(Ring::of(current, retired))),
-            retired_opens: AtomicU64::new(0),
-        }
+        SealingKeys { ring: RwLock::new(Ring::of(current, retired)), retired_opens: AtomicU64::new(0) }
     }
 
     /// From now on, seal with `current` and open with it and `retired`.
     pub(crate) fn replace(&self, current: &EncryptionKey, retired: &[EncryptionKey]) {
-        *self.ring.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(Ring::of(current, retired));
+        *self.ring.write().unwrap_or_else(PoisonError::into_inner) = Ring::of(current, retired);
     }
 
-    fn ring(&self) -> Arc<Ring> {
-        self.ring.read().unwrap_or_else(PoisonError::into_inner).clone()
+    /// The keys as they stand, held for one operation.
+    fn ring(&self) -> RwLockReadGuard<'_, Ring> {
+        self.ring.read().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Seal `plain`, bound to `aad`, with the current key.
