@@ -20,6 +20,7 @@ pub mod model;
 pub mod money;
 pub mod nacha;
 pub mod nonblocking;
+mod record_problem;
 pub mod returns;
 pub mod routing;
 pub mod secrets;

@@ -23,6 +23,20 @@ use prometheus_client::registry::{Registry, Unit};
 /// The content type of the answer (OpenMetrics text, which Prometheus reads).
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
+/// Registers each metric of a [`Metrics`] under its name and help text (and
+/// unit, when it has one).
+macro_rules! register {
+    ($m:ident; $($name:literal $(in $unit:path)?: $help:literal => $field:ident;)*) => {
+        $(register!(@one $m, $name, $help, $field $(, $unit)?);)*
+    };
+    (@one $m:ident, $name:literal, $help:literal, $field:ident) => {
+        $m.registry.register($name, $help, $m.$field.clone())
+    };
+    (@one $m:ident, $name:literal, $help:literal, $field:ident, $unit:path) => {
+        $m.registry.register_with_unit($name, $help, $unit, $m.$field.clone())
+    };
+}
+
 /// A request as counted.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RequestLabels {
@@ -112,75 +126,30 @@ impl Metrics {
     }
 
     fn register(mut self) -> Metrics {
-        let r = &mut self.registry;
-        r.register(
-            "requests",
-            "Requests answered, by plane, route, method and status",
-            self.requests.clone(),
-        );
-        r.register_with_unit(
-            "request_duration",
-            "Time to answer a request, by plane and route",
-            Unit::Seconds,
-            self.request_seconds.clone(),
-        );
-        r.register("commit_groups", "Group commits of the writer", self.commit_groups.clone());
-        r.register("commit_group_operations", "Operations per group commit", self.commit_operations.clone());
-        r.register_with_unit(
-            "commit_duration",
-            "Time of a group commit, its fsync included",
-            Unit::Seconds,
-            self.commit_seconds.clone(),
-        );
-        r.register(
-            "cutoff_runs",
-            "Runs of the clock's cut-offs and settlements that did work",
-            self.cutoff_runs.clone(),
-        );
-        r.register_with_unit(
-            "cutoff_duration",
-            "Time of a run of cut-offs and settlements",
-            Unit::Seconds,
-            self.cutoff_seconds.clone(),
-        );
-        r.register(
-            "cutoff_originated",
-            "Entries the clock's cut-offs originated",
-            self.cutoff_originated.clone(),
-        );
-        r.register("cutoff_settled", "Entries the clock's settlements settled", self.cutoff_settled.clone());
-        r.register("webhook_tries", "Webhook delivery tries, by outcome", self.webhook_tries.clone());
-        r.register(
-            "webhook_batch",
-            "Deliveries taken in the last batch (the queue's head)",
-            self.webhook_batch.clone(),
-        );
-        r.register(
-            "webhook_pending",
-            "Webhook deliveries taken and not yet done (a try in flight or a retry waiting)",
-            self.webhook_pending.clone(),
-        );
-        r.register("origination_files", "Origination files written (in the store)", self.files.clone());
-        r.register(
-            "origination_file_entries",
-            "Entry detail records in those files",
-            self.file_entries.clone(),
-        );
-        r.register("held_entries", "Entries held for the operator's review", self.held.clone());
-        r.register(
-            "sealed_values_opened_by_retired_keys",
-            "Sealed values a retired data key opened since the start (a re-seal has not reached them)",
-            self.retired_opens.clone(),
-        );
-        r.register(
-            "return_window_debits",
-            "Debits in the Nacha return-rate window, every merchant",
-            self.window_debits.clone(),
-        );
-        r.register(
-            "return_window_returns",
-            "Returns of those debits, by Nacha group",
-            self.window_returns.clone(),
+        // Each row: name (in its unit): help => the metric.
+        register!(self;
+            "requests": "Requests answered, by plane, route, method and status" => requests;
+            "request_duration" in Unit::Seconds:
+                "Time to answer a request, by plane and route" => request_seconds;
+            "commit_groups": "Group commits of the writer" => commit_groups;
+            "commit_group_operations": "Operations per group commit" => commit_operations;
+            "commit_duration" in Unit::Seconds:
+                "Time of a group commit, its fsync included" => commit_seconds;
+            "cutoff_runs": "Runs of the clock's cut-offs and settlements that did work" => cutoff_runs;
+            "cutoff_duration" in Unit::Seconds: "Time of a run of cut-offs and settlements" => cutoff_seconds;
+            "cutoff_originated": "Entries the clock's cut-offs originated" => cutoff_originated;
+            "cutoff_settled": "Entries the clock's settlements settled" => cutoff_settled;
+            "webhook_tries": "Webhook delivery tries, by outcome" => webhook_tries;
+            "webhook_batch": "Deliveries taken in the last batch (the queue's head)" => webhook_batch;
+            "webhook_pending":
+                "Webhook deliveries taken and not yet done (a try in flight or a retry waiting)" => webhook_pending;
+            "origination_files": "Origination files written (in the store)" => files;
+            "origination_file_entries": "Entry detail records in those files" => file_entries;
+            "held_entries": "Entries held for the operator's review" => held;
+            "sealed_values_opened_by_retired_keys":
+                "Sealed values a retired data key opened since the start (a re-seal has not reached them)" => retired_opens;
+            "return_window_debits": "Debits in the Nacha return-rate window, every merchant" => window_debits;
+            "return_window_returns": "Returns of those debits, by Nacha group" => window_returns;
         );
         self
     }

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use ach_core::nacha::{self, Problem};
-use serde_json::json;
+use serde_json::{json, Map};
 
 /// Arguments of `achd nacha`.
 #[derive(clap::Args)]
@@ -33,29 +33,18 @@ pub fn run(args: &NachaArgs) -> ExitCode {
 }
 
 fn check(file: &Path) -> ExitCode {
-    let bytes = match crate::file_input::read("achd nacha check", file) {
-        Ok(bytes) => bytes,
-        Err(code) => return code,
-    };
-    let parsed = match nacha::read(&bytes) {
-        Ok(parsed) => parsed,
-        Err(e) => {
-            eprintln!("achd nacha check: {}: not a NACHA file: {e}", file.display());
-            return ExitCode::from(2);
-        }
-    };
-    let mut problems: Vec<Problem> = parsed.problems.clone();
-    problems.extend(nacha::check(&parsed));
-    problems.sort_by_key(|p| p.record);
-    let valid = problems.is_empty();
-    let summary = json!({
-        "valid": valid,
-        "batches": parsed.file.batches.len(),
-        "entries": parsed.entry_count(),
-        "total_debit": parsed.total_debit(),
-        "total_credit": parsed.total_credit(),
-        "problems": problems,
-    });
-    println!("{summary}");
-    ExitCode::from(if valid { 0 } else { 1 })
+    crate::file_input::check("achd nacha check", "a NACHA file", file, |bytes| {
+        let parsed = nacha::read(bytes)?;
+        let mut problems: Vec<Problem> = parsed.problems.clone();
+        problems.extend(nacha::check(&parsed));
+        problems.sort_by_key(|p| p.record);
+        let line = Map::from_iter([
+            ("batches".to_owned(), json!(parsed.file.batches.len())),
+            ("entries".to_owned(), json!(parsed.entry_count())),
+            ("total_debit".to_owned(), json!(parsed.total_debit())),
+            ("total_credit".to_owned(), json!(parsed.total_credit())),
+            ("problems".to_owned(), json!(problems)),
+        ]);
+        Ok::<_, nacha::ReadError>((problems.is_empty(), line))
+    })
 }

@@ -35,24 +35,13 @@ pub fn run(args: &X9Args) -> ExitCode {
 }
 
 fn check(file: &Path) -> ExitCode {
-    let bytes = match crate::file_input::read("achd x9 check", file) {
-        Ok(bytes) => bytes,
-        Err(code) => return code,
-    };
-    let report = match x9::check(&bytes) {
-        Ok(report) => report,
-        Err(e) => {
-            eprintln!("achd x9 check: {}: not an X9 file: {e}", file.display());
-            return ExitCode::from(2);
-        }
-    };
-    let valid = report.is_valid();
-    let mut line = match serde_json::to_value(&report.summary) {
-        Ok(Value::Object(fields)) => fields,
-        _ => serde_json::Map::new(),
-    };
-    line.insert("valid".into(), json!(valid));
-    line.insert("problems".into(), json!(report.problems));
-    println!("{}", Value::Object(line));
-    ExitCode::from(if valid { 0 } else { 1 })
+    crate::file_input::check("achd x9 check", "an X9 file", file, |bytes| {
+        let report = x9::check(bytes)?;
+        let mut line = match serde_json::to_value(&report.summary) {
+            Ok(Value::Object(fields)) => fields,
+            _ => serde_json::Map::new(),
+        };
+        line.insert("problems".into(), json!(report.problems));
+        Ok::<_, x9::NotX9>((report.is_valid(), line))
+    })
 }

@@ -84,15 +84,6 @@ async fn served() -> (tempfile::TempDir, PathBuf, Server, Conn, Tenant) {
     (root, data, server, c, t)
 }
 
-/// Every one of `ids` reads back (200) on `c`.
-async fn all_there(c: &mut Conn, t: &Tenant, ids: &[String]) {
-    for id in ids {
-        let path = format!("/transactions/{id}?partner_id={}", t.partner_id);
-        let (status, body) = c.call("GET", &path, Some(&t.partner_key), None).await;
-        assert_eq!(status, 200, "{id}: {body}");
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_backup_under_load_restores_every_answered_transaction() {
     if on_postgres() {
@@ -132,7 +123,7 @@ async fn a_backup_under_load_restores_every_answered_transaction() {
     // and new transactions.
     let server = start(&restored);
     let mut c = server.conn().await;
-    all_there(&mut c, &t, &before).await;
+    t.reads_back(&mut c, &before).await;
     c.expect("POST", "/transactions", &t.partner_key, Some(debit(&t, 9_999)), 201).await;
 }
 
@@ -163,7 +154,7 @@ async fn a_server_killed_while_it_sends_a_backup_loses_nothing() {
     let server = start(&data);
     assert!(!data.join("backups").exists(), "an unsent copy is removed at start");
     let mut c = server.conn().await;
-    all_there(&mut c, &t, &ids).await;
+    t.reads_back(&mut c, &ids).await;
     let dest = root.path().join("after.redb");
     let out = tokio::task::spawn_blocking(move || backup(&data, &dest)).await.unwrap();
     assert!(out.status.success(), "{}", printed(&out));

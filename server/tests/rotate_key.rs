@@ -41,10 +41,7 @@ async fn populate(server: &Server) -> (Tenant, String) {
 }
 
 async fn still_there(server: &Server, t: &Tenant, id: &str) {
-    let mut c = server.conn().await;
-    let path = format!("/transactions/{id}?partner_id={}", t.partner_id);
-    let (status, body) = c.call("GET", &path, Some(&t.partner_key), None).await;
-    assert_eq!(status, 200, "{body}");
+    t.reads_back(&mut server.conn().await, &[id.to_owned()]).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

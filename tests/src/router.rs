@@ -76,4 +76,34 @@ impl Router {
     pub fn op(&self, method: &str, path: &str, body: Value) -> (u16, Value) {
         self.call(method, path, Some(OPERATOR_KEY), Some(body))
     }
+
+    /// A partner named `name`, made by the operator: (partner_id, its key).
+    pub fn partner(&self, name: &str) -> (String, String) {
+        let (status, p) = self.op("POST", "/admin/partners", json!({ "name": name }));
+        assert_eq!(status, 201, "{p}");
+        (text(&p["payload"]["partner_id"]), text(&p["payload"]["api_key"]))
+    }
+
+    /// The merchant application `app`, submitted by the partner `partner_id`
+    /// with its `key`: the merchant's id.
+    pub fn submit(&self, partner_id: &str, key: &str, mut app: Value) -> String {
+        app["partner_id"] = json!(partner_id);
+        let (status, m) = self.call("POST", "/merchants", Some(key), Some(app));
+        assert_eq!(status, 201, "{m}");
+        text(&m["id"])
+    }
+
+    /// The operator approves merchant `merchant_id` with `limits`: the
+    /// merchant's key.
+    pub fn approve(&self, merchant_id: &str, limits: Value) -> String {
+        let path = format!("/admin/merchants/{merchant_id}/approve");
+        let (status, a) = self.op("POST", &path, json!({ "limits": limits }));
+        assert_eq!(status, 200, "{a}");
+        text(&a["payload"]["api_key"])
+    }
+}
+
+/// A JSON string's text (a test's precondition: it is one).
+fn text(v: &Value) -> String {
+    v.as_str().unwrap_or_else(|| panic!("not a string: {v}")).to_owned()
 }

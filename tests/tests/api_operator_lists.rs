@@ -12,22 +12,11 @@ use ach_tests::router::{roomy_limit_values, Router};
 use ach_tests::world::{application, partner_transaction, screening_off_body, OPERATOR_KEY};
 use serde_json::{json, Value};
 
-/// A partner named `name`: (partner_id, its key).
-fn partner(api: &Router, name: &str) -> (String, String) {
-    let (status, p) = api.op("POST", "/admin/partners", json!({ "name": name }));
-    assert_eq!(status, 201, "{p}");
-    let pid = p["payload"]["partner_id"].as_str().unwrap().to_owned();
-    (pid, p["payload"]["api_key"].as_str().unwrap().to_owned())
-}
-
 /// A merchant application of the partner, submitted (not approved): its id.
 fn submit(api: &Router, pid: &str, key: &str) -> String {
     let mut app = application(&["PPD"]);
-    app["partner_id"] = json!(pid);
     app["velocities"]["decline_duplicates"] = json!(false);
-    let (status, m) = api.call("POST", "/merchants", Some(key), Some(app));
-    assert_eq!(status, 201, "{m}");
-    m["id"].as_str().unwrap().to_owned()
+    api.submit(pid, key, app)
 }
 
 /// An operator read: its status and answer.
@@ -64,7 +53,7 @@ fn pages(api: &Router, path: &str, list: &str) -> Vec<Vec<String>> {
 #[test]
 fn partners_are_listed_in_id_order_a_bounded_page_at_a_time() {
     let api = Router::new();
-    let made: Vec<(String, String)> = (0..7).map(|i| partner(&api, &format!("Partner {i}"))).collect();
+    let made: Vec<(String, String)> = (0..7).map(|i| api.partner(&format!("Partner {i}"))).collect();
     let mut sorted: Vec<String> = made.iter().map(|(id, _)| id.clone()).collect();
     sorted.sort();
 
@@ -103,7 +92,7 @@ fn partners_are_listed_in_id_order_a_bounded_page_at_a_time() {
 #[test]
 fn the_partner_list_refuses_what_it_cannot_page_by() {
     let api = Router::new();
-    let (pid, key) = partner(&api, "Acme");
+    let (pid, key) = api.partner("Acme");
     submit(&api, &pid, &key);
     for limit in ["0", "101", "x"] {
         let (status, v) = get(&api, &format!("/admin/partners?limit={limit}"));
@@ -124,8 +113,8 @@ fn the_partner_list_refuses_what_it_cannot_page_by() {
 #[test]
 fn a_partners_merchants_are_listed_newest_first_with_their_status() {
     let api = Router::new();
-    let (pid, key) = partner(&api, "Acme");
-    let (other, other_key) = partner(&api, "Other");
+    let (pid, key) = api.partner("Acme");
+    let (other, other_key) = api.partner("Other");
     let submitted: Vec<String> = (0..5)
         .map(|i| {
             // A second between submissions: newest first is a real order.
@@ -174,7 +163,7 @@ fn a_partners_merchants_are_listed_newest_first_with_their_status() {
 fn the_volume_per_day_is_what_each_days_cut_offs_sent() {
     let api = Router::new();
     assert_eq!(api.op("PUT", "/admin/risk-rules", screening_off_body()).0, 200);
-    let (pid, key) = partner(&api, "Acme");
+    let (pid, key) = api.partner("Acme");
     let mid = submit(&api, &pid, &key);
     let (status, a) =
         api.op("POST", &format!("/admin/merchants/{mid}/approve"), json!({"limits": roomy_limit_values()}));
@@ -249,7 +238,7 @@ fn the_volume_per_day_is_what_each_days_cut_offs_sent() {
 #[test]
 fn the_operator_lists_are_the_operators_only() {
     let api = Router::new();
-    let (pid, key) = partner(&api, "Acme");
+    let (pid, key) = api.partner("Acme");
     let mid = submit(&api, &pid, &key);
     let (_, a) =
         api.op("POST", &format!("/admin/merchants/{mid}/approve"), json!({"limits": roomy_limit_values()}));

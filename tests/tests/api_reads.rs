@@ -17,23 +17,9 @@ struct Setup {
 
 fn setup() -> Setup {
     let api = Router::new();
-    let (_, v) = api.op("POST", "/admin/partners", json!({"name": "Reader"}));
-    let (partner, key) = (
-        v["payload"]["partner_id"].as_str().unwrap().to_owned(),
-        v["payload"]["api_key"].as_str().unwrap().to_owned(),
-    );
-    let mut app = application(&["PPD"]);
-    app["partner_id"] = json!(partner);
-    let (status, v) = api.call("POST", "/merchants", Some(&key), Some(app));
-    assert_eq!(status, 201, "{v}");
-    let merchant = v["id"].as_str().unwrap().to_owned();
-    let (status, v) = api.op(
-        "POST",
-        &format!("/admin/merchants/{merchant}/approve"),
-        json!({"limits": roomy_limit_values()}),
-    );
-    assert_eq!(status, 200, "{v}");
-    let merchant_key = v["payload"]["api_key"].as_str().unwrap().to_owned();
+    let (partner, key) = api.partner("Reader");
+    let merchant = api.submit(&partner, &key, application(&["PPD"]));
+    let merchant_key = api.approve(&merchant, roomy_limit_values());
     Setup { api, partner, key, merchant, merchant_key }
 }
 

@@ -11,25 +11,12 @@ use serde_json::{json, Value};
 
 type Api = Router;
 
-/// A partner: (partner_id, its key).
-fn partner(api: &Api) -> (String, String) {
-    let (status, p) = api.op("POST", "/admin/partners", json!({"name": "Acme Payments"}));
-    assert_eq!(status, 201, "{p}");
-    let pid = p["payload"]["partner_id"].as_str().unwrap().to_owned();
-    (pid, p["payload"]["api_key"].as_str().unwrap().to_owned())
-}
-
 /// An approved PPD merchant of the partner with limits out of the way.
 fn merchant(api: &Api, pid: &str, key: &str) -> String {
     let mut app = application(&["PPD"]);
-    app["partner_id"] = json!(pid);
     app["velocities"]["decline_duplicates"] = json!(false);
-    let (status, m) = api.call("POST", "/merchants", Some(key), Some(app));
-    assert_eq!(status, 201, "{m}");
-    let mid = m["id"].as_str().unwrap().to_owned();
-    let limits = roomy_limit_values();
-    let (status, a) = api.op("POST", &format!("/admin/merchants/{mid}/approve"), json!({ "limits": limits }));
-    assert_eq!(status, 200, "{a}");
+    let mid = api.submit(pid, key, app);
+    api.approve(&mid, roomy_limit_values());
     mid
 }
 
@@ -89,7 +76,7 @@ fn group(count: u64, debits: u64, threshold: f64, exceeded: bool) -> Value {
 fn return_rates_count_the_windows_debits_against_the_nacha_thresholds() {
     let api = Api::new();
     ach_tests::world::screening_off(&api.engine);
-    let (pid, key) = partner(&api);
+    let (pid, key) = api.partner("Acme Payments");
     let mid = merchant(&api, &pid, &key);
     let quiet = merchant(&api, &pid, &key);
     let credits_only = merchant(&api, &pid, &key);
@@ -189,7 +176,7 @@ fn return_rates_count_the_windows_debits_against_the_nacha_thresholds() {
 #[test]
 fn return_rates_are_for_the_operator_only() {
     let api = Api::new();
-    let (pid, key) = partner(&api);
+    let (pid, key) = api.partner("Acme Payments");
     let mid = merchant(&api, &pid, &key);
     create(&api, &pid, &key, &mid, "debit", 1);
     clock(&api, "2026-11-23T18:30:00-05:00");

@@ -22,23 +22,16 @@ fn merchant(
     decline_duplicates: bool,
     limits: Value,
 ) -> (String, String, String) {
-    let (_, p) = api.op("POST", "/admin/partners", json!({"name": "Acme Payments"}));
-    let pid = p["payload"]["partner_id"].as_str().unwrap().to_owned();
-    let key = p["payload"]["api_key"].as_str().unwrap().to_owned();
+    let (pid, key) = api.partner("Acme Payments");
     let mut app = application(classes);
-    app["partner_id"] = json!(pid);
     app["velocities"]["decline_duplicates"] = json!(decline_duplicates);
-    let (status, m) = api.call("POST", "/merchants", Some(&key), Some(app));
-    assert_eq!(status, 201, "{m}");
-    let mid = m["id"].as_str().unwrap().to_owned();
+    let mid = api.submit(&pid, &key, app);
     // Roomy limits (none of them in the way) but those given.
     let mut all = roomy_limit_values();
     for (k, v) in limits.as_object().unwrap() {
         all[k] = v.clone();
     }
-    let path = format!("/admin/merchants/{mid}/approve");
-    let (status, a) = api.op("POST", &path, json!({ "limits": all }));
-    assert_eq!(status, 200, "{a}");
+    api.approve(&mid, all);
     (pid, key, mid)
 }
 
@@ -46,24 +39,11 @@ fn merchant(
 /// partner key, merchant id, merchant key).
 fn setup() -> (Api, String, String, String, String) {
     let api = Api::new();
-    let (_, p) = api.op("POST", "/admin/partners", json!({"name": "Acme Payments"}));
-    let (pid, key) = (
-        p["payload"]["partner_id"].as_str().unwrap().to_owned(),
-        p["payload"]["api_key"].as_str().unwrap().to_owned(),
-    );
+    let (pid, key) = api.partner("Acme Payments");
     let mut app = application(&["PPD", "WEB"]);
-    app["partner_id"] = json!(pid);
     app["velocities"]["decline_duplicates"] = json!(false);
-    let (status, m) = api.call("POST", "/merchants", Some(&key), Some(app));
-    assert_eq!(status, 201, "{m}");
-    let mid = m["id"].as_str().unwrap().to_owned();
-    let (status, a) = api.op(
-        "POST",
-        &format!("/admin/merchants/{mid}/approve"),
-        json!({"limits": {"max_transaction_amount": "10000.00"}}),
-    );
-    assert_eq!(status, 200, "{a}");
-    let merchant_key = a["payload"]["api_key"].as_str().unwrap().to_owned();
+    let mid = api.submit(&pid, &key, app);
+    let merchant_key = api.approve(&mid, json!({"max_transaction_amount": "10000.00"}));
     (api, pid, key, mid, merchant_key)
 }
 

@@ -19,16 +19,9 @@ struct Shop {
 
 fn shop() -> Shop {
     let api = Router::new();
-    let (_, v) = api.op("POST", "/admin/partners", json!({"name": "Sim"}));
-    let partner = v["payload"]["partner_id"].as_str().unwrap().to_owned();
-    let key = v["payload"]["api_key"].as_str().unwrap().to_owned();
-    let mut app = application(&["PPD"]);
-    app["partner_id"] = json!(partner);
-    let (_, v) = api.call("POST", "/merchants", Some(&key), Some(app));
-    let merchant = v["id"].as_str().unwrap().to_owned();
-    let path = format!("/admin/merchants/{merchant}/approve");
-    let (_, v) = api.op("POST", &path, json!({"limits": roomy_limit_values()}));
-    let merchant_key = v["payload"]["api_key"].as_str().unwrap().to_owned();
+    let (partner, key) = api.partner("Sim");
+    let merchant = api.submit(&partner, &key, application(&["PPD"]));
+    let merchant_key = api.approve(&merchant, roomy_limit_values());
     Shop { api, partner, key, merchant, merchant_key }
 }
 

@@ -13,10 +13,10 @@
 use std::fmt;
 
 use super::file::{Batch, Entry, NachaFile};
-use super::problem::Problem;
 use super::read::Parsed;
 use super::{is_debit_only_class, is_known_transaction_code, CREDITS_ONLY, DEBITS_ONLY, MIXED};
 use crate::calendar::is_banking_day;
+use crate::record_problem::Problem;
 use crate::routing::is_valid_routing_number;
 
 /// The SEC codes of the Nacha rules.

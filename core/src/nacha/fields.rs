@@ -6,8 +6,8 @@ use std::fmt;
 
 use chrono::{NaiveDate, NaiveTime};
 
-use super::problem::Problem;
 use super::text::Text;
+use crate::record_problem::Problem;
 
 /// Why a value does not fit its field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

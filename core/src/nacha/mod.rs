@@ -26,7 +26,6 @@ mod check;
 mod fields;
 pub mod file;
 mod inbound;
-mod problem;
 mod read;
 mod records;
 mod stream;
@@ -40,6 +39,7 @@ mod props;
 #[cfg(test)]
 mod tests;
 
+pub use crate::record_problem::Problem;
 pub use check::{check, findings, Finding, Place, Rule};
 pub use fields::FieldProblem;
 pub use file::{
@@ -47,7 +47,6 @@ pub use file::{
     Batch, ChangeEntry, Entry, FileHeader, NachaFile, Originator, PopTerminal, ReturnEntry,
 };
 pub use inbound::{inbound, Correction, Inbound, InboundNotice, InboundReturn};
-pub use problem::Problem;
 pub use read::{read, BatchLocation, Locations, Parsed, ReadError};
 pub use records::{BatchControl, FileControl};
 pub use stream::Stream;

@@ -12,7 +12,6 @@
 
 use super::fields::Fields;
 use super::file::{Batch, FileHeader, NachaFile};
-use super::problem::Problem;
 use super::records::{
     decode_addenda, decode_batch_control, decode_batch_header, decode_entry, decode_file_control,
     decode_file_header, BatchControl, FileControl, Totals,
@@ -20,6 +19,7 @@ use super::records::{
 use super::text::Text;
 use super::{BLOCKING_FACTOR, RECORD_LEN};
 use crate::money::Money;
+use crate::record_problem::Problem;
 
 /// Input that is not a NACHA file at all.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -93,6 +93,11 @@ impl<'r, 'a> Walk<'r, 'a> {
         self.problems.push(Problem::new(record, field, message));
     }
 
+    /// The `what` that `header` begins ends before its `control`.
+    fn unended(&mut self, header: &Record<'a>, what: &str, control: &str) {
+        self.problem(header.number, "record", format!("the {what} that begins here has no {control}"));
+    }
+
     fn out_of_place(&mut self, record: Record<'a>, expected: &str) {
         self.problem(
             record.number,
@@ -155,11 +160,7 @@ impl<'r, 'a> Walk<'r, 'a> {
                     return totals;
                 }
                 Some((10 | 99, _)) | None => {
-                    self.problem(
-                        header.number,
-                        "record",
-                        "the cash letter that begins here has no cash letter control (90)",
-                    );
+                    self.unended(&header, "cash letter", "cash letter control (90)");
                     return totals;
                 }
                 Some((_, record)) => {
@@ -203,11 +204,7 @@ impl<'r, 'a> Walk<'r, 'a> {
                     return totals;
                 }
                 Some((20 | 85 | 90 | 10 | 99, _)) | None => {
-                    self.problem(
-                        header.number,
-                        "record",
-                        "the bundle that begins here has no bundle control (70)",
-                    );
+                    self.unended(&header, "bundle", "bundle control (70)");
                     return totals;
                 }
                 Some((_, record)) => {

@@ -122,27 +122,20 @@ fn assert_ink_is_black(r: &Read, margin: u32) {
 }
 
 #[test]
-fn a_png_becomes_a_bitonal_group_4_tiff() {
-    let tiff = to_g4_tiff(&png_of(&picture(301, 137))).unwrap();
-    let r = read(&tiff);
-    assert_profile(&r, 301, 137);
-    assert_ink_is_black(&r, 0);
-}
-
-#[test]
-fn a_jpeg_becomes_a_bitonal_group_4_tiff() {
-    let tiff = to_g4_tiff(&jpeg_of(&picture(240, 96))).unwrap();
-    let r = read(&tiff);
-    assert_profile(&r, 240, 96);
-    assert_ink_is_black(&r, 8);
-}
-
-#[test]
-fn a_colour_tiff_becomes_a_bitonal_group_4_tiff() {
-    let tiff = to_g4_tiff(&tiff_of(&picture(64, 40))).unwrap();
-    let r = read(&tiff);
-    assert_profile(&r, 64, 40);
-    assert_ink_is_black(&r, 0);
+fn a_png_a_jpeg_and_a_colour_tiff_each_become_a_bitonal_group_4_tiff() {
+    // (what, the source, its width and height, the margin left unchecked at
+    // the bar's edges: JPEG rings there).
+    let cases = [
+        ("png", png_of(&picture(301, 137)), 301, 137, 0),
+        ("jpeg", jpeg_of(&picture(240, 96)), 240, 96, 8),
+        ("colour tiff", tiff_of(&picture(64, 40)), 64, 40, 0),
+    ];
+    for (what, source, w, h, slack) in cases {
+        let tiff = to_g4_tiff(&source).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let r = read(&tiff);
+        assert_profile(&r, w, h);
+        assert_ink_is_black(&r, slack);
+    }
 }
 
 #[test]

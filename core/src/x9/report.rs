@@ -2,9 +2,10 @@
 //! found in it, each at its record.
 
 use std::collections::BTreeMap;
-use std::fmt;
 
 use serde::Serialize;
+
+pub use crate::record_problem::Problem;
 
 /// The character set of a file's text fields.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -46,31 +47,6 @@ pub struct Summary {
     /// The image data of the `52` records by format (`tiff-g4`, `tiff-lzw`,
     /// `jpeg`, `png`, `unknown`, …); records without image data are not counted.
     pub image_formats: BTreeMap<String, usize>,
-}
-
-/// One thing wrong in a file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Problem {
-    /// The 1-based number of the record it is in (0: the file as a whole).
-    pub record: usize,
-    /// The field (snake case, after the standard's name), or `record` for the
-    /// record as a whole.
-    pub field: &'static str,
-    /// What is wrong, for a person.
-    pub message: String,
-}
-
-impl Problem {
-    /// A problem at `record` in `field`.
-    pub fn new(record: usize, field: &'static str, message: impl Into<String>) -> Problem {
-        Problem { record, field, message: message.into() }
-    }
-}
-
-impl fmt::Display for Problem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "record {}, {}: {}", self.record, self.field, self.message)
-    }
 }
 
 /// The checker's answer for a file it could read.

@@ -60,6 +60,15 @@ impl Tenant {
 }
 
 impl Tenant {
+    /// Every one of `ids` reads back (200) through `c`.
+    pub async fn reads_back(&self, c: &mut Conn, ids: &[String]) {
+        for id in ids {
+            let path = format!("/transactions/{id}?partner_id={}", self.partner_id);
+            let (status, body) = c.call("GET", &path, Some(&self.partner_key), None).await;
+            assert_eq!(status, 200, "{id}: {body}");
+        }
+    }
+
     /// The example transaction for its merchant, of `amount` (dollars text).
     pub fn transaction(&self, amount: &str) -> Value {
         let mut txn = example("transaction.json");

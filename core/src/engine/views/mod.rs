@@ -13,6 +13,8 @@ pub(crate) mod reader;
 pub(crate) mod transaction;
 pub(crate) mod volume;
 
+use serde::de::DeserializeOwned;
+
 use crate::echo::echo;
 use crate::engine::rows::records::{CustomerRecord, MerchantRecord, TransactionRecord};
 use crate::engine::tenancy::tenant_lookup::no_merchant;
@@ -21,7 +23,7 @@ use crate::model::{
     CustomerView, MerchantPage, MerchantView, PageRequest, PartnerPage, TransactionFilter, TransactionPage,
     TransactionView, Volume,
 };
-use crate::storage::Table;
+use crate::storage::{Snapshot, StorageError, Table};
 use reader::Reader;
 
 impl Engine {
@@ -34,16 +36,13 @@ impl Engine {
         id: &str,
     ) -> Result<TransactionView, Refusal> {
         let reader = Reader::of(caller, partner_id)?;
-        let unknown = || Refusal::not_found("transaction_id", format!("no transaction '{}'", echo(id)));
-        self.store
-            .read_durable(|r| {
-                let t = match r.get::<TransactionRecord>(Table::Transactions, id.as_bytes())? {
-                    Some(t) if reader.sees(&t.partner_id, &t.merchant_id) => t,
-                    _ => return Ok(Err(unknown())),
-                };
-                transaction::view(self, r, t).map(Ok)
-            })
-            .map_err(Refusal::from)?
+        self.read_one(
+            Table::Transactions,
+            id,
+            |t: &TransactionRecord| reader.sees(&t.partner_id, &t.merchant_id),
+            || Refusal::not_found("transaction_id", format!("no transaction '{}'", echo(id))),
+            transaction::view,
+        )
     }
 
     /// `GET /transactions`: a page of the caller's transactions, newest first.
@@ -64,15 +63,13 @@ impl Engine {
         id: &str,
     ) -> Result<MerchantView, Refusal> {
         let reader = Reader::of(caller, partner_id)?;
-        self.store
-            .read_durable(|r| {
-                let m = match r.get::<MerchantRecord>(Table::Merchants, id.as_bytes())? {
-                    Some(m) if reader.sees(&m.partner_id, &m.id) => m,
-                    _ => return Ok(Err(no_merchant(id))),
-                };
-                merchant::view(self, r, m).map(Ok)
-            })
-            .map_err(Refusal::from)?
+        self.read_one(
+            Table::Merchants,
+            id,
+            |m: &MerchantRecord| reader.sees(&m.partner_id, &m.id),
+            || no_merchant(id),
+            merchant::view,
+        )
     }
 
     /// `GET /merchants`: a page of the caller's merchants, newest first.
@@ -121,5 +118,24 @@ impl Engine {
     /// period to [`crate::model::MAX_VOLUME_DAYS`]).
     pub fn volume(&self, from: chrono::NaiveDate, to: chrono::NaiveDate) -> Result<Volume, Refusal> {
         volume::volume(self, from, to)
+    }
+
+    /// Row `id` of `table` made into its view on one durable snapshot, when
+    /// the caller `sees` it; else the refusal `unknown` (another's row answers
+    /// as one that does not exist).
+    fn read_one<R: DeserializeOwned, V>(
+        &self,
+        table: Table,
+        id: &str,
+        sees: impl FnOnce(&R) -> bool,
+        unknown: impl FnOnce() -> Refusal,
+        view: impl FnOnce(&Engine, &Snapshot, R) -> Result<V, StorageError>,
+    ) -> Result<V, Refusal> {
+        self.store
+            .read_durable(|r| match r.get::<R>(table, id.as_bytes())? {
+                Some(row) if sees(&row) => view(self, r, row).map(Ok),
+                _ => Ok(Err(unknown())),
+            })
+            .map_err(Refusal::from)?
     }
 }

@@ -1,16 +1,18 @@
-//! A problem found in a NACHA file: where (record number, field) and what.
+//! A problem found in a file of fixed records (a NACHA file, an X9 image cash
+//! letter): where (record number, field) and what.
 
 use std::fmt;
 
 use serde::Serialize;
 
-/// One problem of a file read: the 1-based record number (line) it is in, the
+/// One problem of a file read: the 1-based record number it is in, the
 /// field's name (`record` for the record as a whole) and a message.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Problem {
     /// 1-based record number in the file (0: the file as a whole).
     pub record: usize,
-    /// The field, by its Nacha name in snake case (`entry_hash`, `amount`, …).
+    /// The field, by its standard's name in snake case (`entry_hash`,
+    /// `amount`, …), or `record` for the record as a whole.
     pub field: &'static str,
     /// What is wrong, for a person.
     pub message: String,
