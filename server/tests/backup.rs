@@ -19,10 +19,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use ach_core::engine::{Engine, EngineOptions};
-use ach_testkit::{on_postgres, Achd, Conn, Server};
+use ach_testkit::{Achd, Conn, Server};
 use serde_json::Value;
 
-use common::{printed, Tenant, START};
+use common::{printed, redb_root, Tenant, START};
 
 fn achd(args: &[&std::ffi::OsStr]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_achd")).args(args).output().unwrap()
@@ -75,21 +75,18 @@ fn bring_keys(from: &Path, to: &Path) {
 }
 
 /// A sandbox server on a new data directory, a connection and a tenant.
-async fn served() -> (tempfile::TempDir, PathBuf, Server, Conn, Tenant) {
-    let root = tempfile::tempdir().unwrap();
+async fn served() -> Option<(tempfile::TempDir, PathBuf, Server, Conn, Tenant)> {
+    let root = redb_root()?;
     let data = root.path().join("data");
     let server = start(&data);
     let mut c = server.conn().await;
     let t = Tenant::create(&server, &mut c).await;
-    (root, data, server, c, t)
+    Some((root, data, server, c, t))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_backup_under_load_restores_every_answered_transaction() {
-    if on_postgres() {
-        return;
-    }
-    let (root, data, mut server, c, t) = served().await;
+    let Some((root, data, mut server, c, t)) = served().await else { return };
     let answered = Arc::new(Mutex::new(Vec::new()));
     let stop = Arc::new(AtomicBool::new(false));
     let writer = tokio::spawn(load(c, t.clone(), answered.clone(), stop.clone()));
@@ -129,10 +126,7 @@ async fn a_backup_under_load_restores_every_answered_transaction() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_killed_while_it_sends_a_backup_loses_nothing() {
-    if on_postgres() {
-        return;
-    }
-    let (root, data, mut server, mut c, t) = served().await;
+    let Some((root, data, mut server, mut c, t)) = served().await else { return };
     let mut ids = Vec::new();
     for n in 0..40 {
         let v = c.expect("POST", "/transactions", &t.partner_key, Some(debit(&t, n)), 201).await;
@@ -202,10 +196,7 @@ fn a_backup_cut_short_or_refused_leaves_nothing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn backups_and_restores_never_write_over_anything() {
-    if on_postgres() {
-        return;
-    }
-    let (root, data, mut server, _, t) = served().await;
+    let Some((root, data, mut server, _, t)) = served().await else { return };
     let kept = root.path().join("kept.redb");
     std::fs::write(&kept, b"an earlier file").unwrap();
     let out = backup(&data, &kept);

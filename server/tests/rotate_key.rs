@@ -9,10 +9,10 @@ mod common;
 use std::path::Path;
 use std::process::{Command, Output};
 
-use ach_testkit::{on_postgres, Achd, Server};
+use ach_testkit::{Achd, Server};
 use serde_json::Value;
 
-use common::{printed, Tenant, START};
+use common::{printed, redb_root, Tenant, START};
 
 fn achd(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_achd")).args(args).output().unwrap()
@@ -46,10 +46,7 @@ async fn still_there(server: &Server, t: &Tenant, id: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_key_kept_apart_rotates_and_the_old_one_opens_nothing() {
-    if on_postgres() {
-        return;
-    }
-    let root = tempfile::tempdir().unwrap();
+    let Some(root) = redb_root() else { return };
     let (data, first, second, stranger) =
         (root.path().join("data"), root.path().join("k1"), root.path().join("k2"), root.path().join("k3"));
     let mut server = serve(&data, Some(&first)).unwrap();
@@ -95,10 +92,7 @@ async fn a_key_kept_apart_rotates_and_the_old_one_opens_nothing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_key_in_the_data_directory_is_replaced_with_the_database() {
-    if on_postgres() {
-        return;
-    }
-    let root = tempfile::tempdir().unwrap();
+    let Some(root) = redb_root() else { return };
     let (data, new) = (root.path().join("data"), root.path().join("new.key"));
     let mut server = serve(&data, None).unwrap();
     let (t, id) = populate(&server).await;
@@ -117,10 +111,7 @@ async fn a_key_in_the_data_directory_is_replaced_with_the_database() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reseal_runs_while_the_server_answers_and_a_stopped_one_rotates_both_keys() {
-    if on_postgres() {
-        return;
-    }
-    let root = tempfile::tempdir().unwrap();
+    let Some(root) = redb_root() else { return };
     let (data, first, second) = (root.path().join("data"), root.path().join("k1"), root.path().join("k2"));
     let mut server = serve(&data, Some(&first)).unwrap();
     let (t, id) = populate(&server).await;

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use ach_testkit::{Conn, Server};
+use ach_testkit::{on_postgres, Conn, Server};
 use serde_json::{json, Value};
 
 /// The sandbox clock's start.
@@ -77,6 +77,12 @@ impl Tenant {
         txn["amount"] = json!(amount);
         txn
     }
+}
+
+/// A new directory for a test of the embedded store's own files (backups,
+/// keys), or `None` on a run over PostgreSQL, where there are none.
+pub fn redb_root() -> Option<tempfile::TempDir> {
+    (!on_postgres()).then(|| tempfile::tempdir().unwrap_or_else(|e| panic!("{e}")))
 }
 
 /// What a command printed, standard output then standard error.
