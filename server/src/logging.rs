@@ -5,7 +5,7 @@
 //! number or an SSN. `ACHD_LOG` sets the level (`info` by
 //! default; `debug` adds batch sizes and failed handshakes).
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write as _};
 use std::time::{Duration, Instant};
 
 use ach_core::engine::Caller;
@@ -146,6 +146,13 @@ fn loggable(segment: &str) -> bool {
             .is_some_and(|rest| rest.len() == 22 && rest.bytes().all(|b| b.is_ascii_alphanumeric()))
     });
     word || id
+}
+
+/// A line for the person who started the server (standard output, flushed).
+pub fn say(line: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
 }
 
 #[cfg(test)]

@@ -43,6 +43,7 @@ mod guard;
 mod holders;
 mod http;
 mod init;
+mod listen;
 mod logging;
 mod metrics;
 mod nacha;
