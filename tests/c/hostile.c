@@ -633,6 +633,20 @@ static void row(const char *name, struct req r, struct expect e) {
     free(env);
 }
 
+/* A row posting `body` (freed here) to /transactions with A's key. */
+static void transaction_row(const char *name, char *body, struct expect e) {
+    row(name, (struct req){.method = "POST", .path = "/transactions", .key = fx.a.key, .body = body}, e);
+    free(body);
+}
+
+/* A row of `r` sent to the path `fmt` with its one %s replaced by `arg`. */
+static void row_path(const char *name, const char *fmt, const char *arg, struct req r, struct expect e) {
+    char *path = format(fmt, arg);
+    r.path = path;
+    row(name, r, e);
+    free(path);
+}
+
 /* `r` sent once as it is and once with `real` replaced by a never-issued id of
  * the same shape: the two answers must be identical (after swapping the id
  * back), so another partner's id tells nothing an unknown one does not. */
@@ -1131,32 +1145,23 @@ static void nul_rows(void) {
     char name[200], value[160], *body, *path;
     for (i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         snprintf(name, sizeof name, "NUL (\\u0000) in %s", fields[i].field);
-        body = txn(a, "1.00", fields[i].field, fields[i].value);
-        row(name, (struct req){.method = "POST", .path = "/transactions", .key = a->key, .body = body}, fields[i].e);
-        free(body);
+        transaction_row(name, txn(a, "1.00", fields[i].field, fields[i].value), fields[i].e);
     }
     snprintf(value, sizeof value, "\"%s\\u0000\"", a->merchant);
-    body = txn(a, "1.00", "merchant_id", value);
-    row("NUL after the merchant id", (struct req){.method = "POST", .path = "/transactions", .key = a->key, .body = body},
+    transaction_row("NUL after the merchant id", txn(a, "1.00", "merchant_id", value),
         E_REFUSED(422, 11, "merchant_id", "invalid_format"));
-    free(body);
     snprintf(value, sizeof value, "\"%s\\u0000\"", a->id);
-    body = txn(a, "1.00", "partner_id", value);
-    row("NUL after the partner id", (struct req){.method = "POST", .path = "/transactions", .key = a->key, .body = body},
-        E_AUTH);
-    free(body);
+    transaction_row("NUL after the partner id", txn(a, "1.00", "partner_id", value), E_AUTH);
     row("NUL in the path", (struct req){.method = "POST", .path = "/transactions\\u0000", .key = a->key},
         E_REFUSED(404, 10, "path", "not_found"));
     row("%00 in the path", (struct req){.method = "POST", .path = "/transactions%00", .key = a->key},
         E_REFUSED(404, 10, "path", "not_found"));
-    path = format("/transactions/%s\\u0000/void", a->pending);
-    row("NUL after a transaction id", (struct req){.method = "PUT", .path = path, .query = a->query, .key = a->key},
+    row_path("NUL after a transaction id", "/transactions/%s\\u0000/void", a->pending,
+        (struct req){.method = "PUT", .query = a->query, .key = a->key},
         E_REFUSED(404, 10, "transaction_id", "not_found"));
-    free(path);
-    path = format("/customers/%s%%00", a->customer);
-    row("%00 after a customer id", (struct req){.method = "DELETE", .path = path, .query = a->query, .key = a->key},
+    row_path("%00 after a customer id", "/customers/%s%%00", a->customer,
+        (struct req){.method = "DELETE", .query = a->query, .key = a->key},
         E_REFUSED(404, 10, "customer_id", "not_found"));
-    free(path);
     path = format("partner_id=%s%%00", a->id);
     row("%00 in the query's partner_id", (struct req){.method = "POST", .path = "/transactions", .query = path, .key = a->key},
         E_AUTH);
@@ -1207,28 +1212,17 @@ static void value_rows(void) {
     literals[5] = "-0e0";
     for (i = 0; i < 6; i++) {
         snprintf(name, sizeof name, "%s (number)", names[i]);
-        body = txn(a, "1.00", "amount", literals[i]);
-        row(name, (struct req){.method = "POST", .path = "/transactions", .key = a->key, .body = body}, invalid_amount);
-        free(body);
+        transaction_row(name, txn(a, "1.00", "amount", literals[i]), invalid_amount);
         snprintf(name, sizeof name, "%s (string)", names[i]);
         snprintf(quoted, sizeof quoted, "\"%s\"", literals[i]);
-        body = txn(a, "1.00", "amount", quoted);
-        row(name, (struct req){.method = "POST", .path = "/transactions", .key = a->key, .body = body}, invalid_amount);
-        free(body);
+        transaction_row(name, txn(a, "1.00", "amount", quoted), invalid_amount);
     }
-    body = check_txn(a, digits);
-    row("a 400-digit check number", (struct req){.method = "POST", .path = "/transactions", .key = a->key, .body = body},
+    transaction_row("a 400-digit check number", check_txn(a, digits),
         E_REFUSED(422, 10, "check_number", "invalid_format"));
-    free(body);
-    body = txn(a, "1.00", "customer/routing_number", digits);
-    row("a 400-digit routing number",
-        (struct req){.method = "POST", .path = "/transactions", .key = a->key, .body = body},
+    transaction_row("a 400-digit routing number", txn(a, "1.00", "customer/routing_number", digits),
         E_REFUSED(422, 12, "customer.routing_number", "invalid_type"));
-    free(body);
-    body = check_txn(a, "-0");
-    row("check number negative zero", (struct req){.method = "POST", .path = "/transactions", .key = a->key, .body = body},
+    transaction_row("check number negative zero", check_txn(a, "-0"),
         E_REFUSED(422, 10, "check_number", "invalid_format"));
-    free(body);
     {
         const char *members[][2] = {{"partners", "daily_count"},
                                     {"merchants", "max_transaction_amount"},
@@ -1260,57 +1254,37 @@ static void value_rows(void) {
             CHECK(strcmp(ids[i], a->merchant) != 0);
             snprintf(name, sizeof name, "merchant id with %s", kinds[i]);
             snprintf(quoted, sizeof quoted, "\"%s\"", ids[i]);
-            body = txn(a, "1.00", "merchant_id", quoted);
-            row(name, (struct req){.method = "POST", .path = "/transactions", .key = a->key, .body = body},
+            transaction_row(name, txn(a, "1.00", "merchant_id", quoted),
                 E_REFUSED(422, 11, "merchant_id", "invalid_format"));
-            free(body);
             free(ids[i]);
         }
     }
     snprintf(quoted, sizeof quoted, "\"\xd1\x80%s\"", a->id + 1); /* Cyrillic р */
-    body = txn(a, "1.00", "partner_id", quoted);
-    row("partner id with a Cyrillic р", (struct req){.method = "POST", .path = "/transactions", .key = a->key, .body = body},
-        E_AUTH);
-    free(body);
+    transaction_row("partner id with a Cyrillic р", txn(a, "1.00", "partner_id", quoted), E_AUTH);
     for (i = 0; i < 2; i++) {
         id = i ? fullwidth(a->pending, 0) : cyrillic(a->pending);
-        path = format("/transactions/%s/void", id);
         snprintf(name, sizeof name, "transaction id with %s", i ? "fullwidth digits" : "Cyrillic");
-        row(name, (struct req){.method = "PUT", .path = path, .query = a->query, .key = a->key},
+        row_path(name, "/transactions/%s/void", id, (struct req){.method = "PUT", .query = a->query, .key = a->key},
             E_REFUSED(404, 10, "transaction_id", "not_found"));
-        free(path);
         free(id);
     }
     id = fullwidth(a->customer, 0);
     snprintf(quoted, sizeof quoted, "{\"id\":\"%s\"}", id);
     free(id);
-    body = txn(a, "1.00", "customer", quoted);
-    row("customer token with fullwidth digits",
-        (struct req){.method = "POST", .path = "/transactions", .key = a->key, .body = body}, E_ANY);
-    free(body);
+    transaction_row("customer token with fullwidth digits", txn(a, "1.00", "customer", quoted), E_ANY);
     id = fullwidth("021000021", 0);
     snprintf(quoted, sizeof quoted, "\"%s\"", id);
-    body = txn(a, "1.00", "customer/routing_number", quoted);
-    row("routing number in fullwidth digits",
-        (struct req){.method = "POST", .path = "/transactions", .key = a->key, .body = body},
+    transaction_row("routing number in fullwidth digits", txn(a, "1.00", "customer/routing_number", quoted),
         E_REFUSED(422, 12, "customer.routing_number", "invalid_format"));
-    free(body);
-    path = format("/institutions/%s", id);
-    row("institution in fullwidth digits", (struct req){.path = path, .key = a->key},
+    row_path("institution in fullwidth digits", "/institutions/%s", id, (struct req){.key = a->key},
         E_REFUSED(422, 12, "routing_number", "invalid_format"));
-    free(path);
     free(id);
     id = fullwidth("1.00", 0);
     snprintf(quoted, sizeof quoted, "\"%s\"", id);
     free(id);
-    body = txn(a, "1.00", "amount", quoted);
-    row("amount in fullwidth digits", (struct req){.method = "POST", .path = "/transactions", .key = a->key, .body = body},
-        invalid_amount);
-    free(body);
-    body = txn(a, "1.00", "standard_entry_class", "\"\xd0\xa0\xd0\xa0" "D\"");
-    row("class in Cyrillic", (struct req){.method = "POST", .path = "/transactions", .key = a->key, .body = body},
+    transaction_row("amount in fullwidth digits", txn(a, "1.00", "amount", quoted), invalid_amount);
+    transaction_row("class in Cyrillic", txn(a, "1.00", "standard_entry_class", "\"\xd0\xa0\xd0\xa0" "D\""),
         E_REFUSED(403, 20, "standard_entry_class", "invalid_value"));
-    free(body);
     id = cyrillic(a->key);
     body = txn(a, "1.00", NULL, NULL);
     row("API key with Cyrillic letters", (struct req){.method = "POST", .path = "/transactions", .key = id, .body = body},
@@ -1332,14 +1306,9 @@ static void size_rows(void) {
     char name[200], *body, *path, *long_path;
     for (i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         snprintf(name, sizeof name, "1 MB in /transactions %s", fields[i]);
-        body = txn(a, "1.00", fields[i], quoted);
-        row(name, (struct req){.method = "POST", .path = "/transactions", .key = a->key, .body = body}, E_ANY);
-        free(body);
+        transaction_row(name, txn(a, "1.00", fields[i], quoted), E_ANY);
     }
-    body = txn(a, "1.00", "partner_id", quoted);
-    row("1 MB in /transactions partner_id",
-        (struct req){.method = "POST", .path = "/transactions", .key = a->key, .body = body}, E_AUTH);
-    free(body);
+    transaction_row("1 MB in /transactions partner_id", txn(a, "1.00", "partner_id", quoted), E_AUTH);
     body = format("{\"name\":%s}", quoted);
     row("1 MB partner name", (struct req){.method = "POST", .path = "/admin/partners", .key = OPERATOR_KEY, .body = body},
         E_ANY);
@@ -1360,35 +1329,24 @@ static void size_rows(void) {
         (struct req){.method = "POST", .path = "/transactions", .key = a->key, .idem = big, .body = body},
         E_REFUSED(422, 10, "idempotency_key", "invalid_format"));
     free(body);
-    path = format("/status-changes/%s", big);
-    row("1 MB pointer", (struct req){.path = path, .query = a->query, .key = a->key},
+    row_path("1 MB pointer", "/status-changes/%s", big, (struct req){.query = a->query, .key = a->key},
         E_REFUSED(422, 10, "pointer", "invalid_value"));
-    free(path);
-    path = format("/events/%s", big);
-    row("1 MB events pointer", (struct req){.path = path, .key = a->merchant_key},
+    row_path("1 MB events pointer", "/events/%s", big, (struct req){.key = a->merchant_key},
         E_REFUSED(422, 10, "pointer", "invalid_value"));
-    free(path);
     long_path = repeat("a", 100 * 1024);
-    path = format("/%s", long_path);
-    row("100 KB path", (struct req){.path = path, .key = a->key}, E_REFUSED(404, 10, "path", "not_found"));
-    free(path);
-    path = format("/transactions/%s/void", long_path);
-    row("100 KB transaction id", (struct req){.method = "PUT", .path = path, .query = a->query, .key = a->key},
+    row_path("100 KB path", "/%s", long_path, (struct req){.key = a->key}, E_REFUSED(404, 10, "path", "not_found"));
+    row_path("100 KB transaction id", "/transactions/%s/void", long_path,
+        (struct req){.method = "PUT", .query = a->query, .key = a->key},
         E_REFUSED(404, 10, "transaction_id", "not_found"));
-    free(path);
-    path = format("/customers/%s", long_path);
-    row("100 KB customer id", (struct req){.method = "DELETE", .path = path, .query = a->query, .key = a->key},
+    row_path("100 KB customer id", "/customers/%s", long_path,
+        (struct req){.method = "DELETE", .query = a->query, .key = a->key},
         E_REFUSED(404, 10, "customer_id", "not_found"));
-    free(path);
-    path = format("/institutions/%s", long_path);
-    row("100 KB routing number", (struct req){.path = path, .key = a->key},
+    row_path("100 KB routing number", "/institutions/%s", long_path, (struct req){.key = a->key},
         E_REFUSED(422, 12, "routing_number", "invalid_format"));
-    free(path);
     free(long_path);
     long_path = repeat("x/", 50 * 1024);
-    path = format("/%s", long_path);
-    row("50,000 path segments", (struct req){.path = path, .key = a->key}, E_REFUSED(404, 10, "path", "not_found"));
-    free(path);
+    row_path("50,000 path segments", "/%s", long_path, (struct req){.key = a->key},
+        E_REFUSED(404, 10, "path", "not_found"));
     free(long_path);
     free(quoted);
     free(big);
@@ -1445,11 +1403,9 @@ static void tenancy_rows(void) {
         snprintf(longer, sizeof longer, "%sA", a->pointer);
         pointers[6].pointer = longer;
         for (i = 0; i < sizeof pointers / sizeof pointers[0]; i++) {
-            path = format("/status-changes/%s", pointers[i].pointer);
             snprintf(name, sizeof name, "status pointer %s", pointers[i].name);
-            row(name, (struct req){.path = path, .query = pointers[i].as->query, .key = pointers[i].as->key},
-                bad_pointer);
-            free(path);
+            row_path(name, "/status-changes/%s", pointers[i].pointer,
+                (struct req){.query = pointers[i].as->query, .key = pointers[i].as->key}, bad_pointer);
         }
     }
     {
@@ -1461,10 +1417,8 @@ static void tenancy_rows(void) {
             {"a status pointer", a->pointer, a->merchant_key},
         };
         for (i = 0; i < sizeof pointers / sizeof pointers[0]; i++) {
-            path = format("/events/%s", pointers[i].pointer);
             snprintf(name, sizeof name, "events pointer %s", pointers[i].name);
-            row(name, (struct req){.path = path, .key = pointers[i].key}, bad_pointer);
-            free(path);
+            row_path(name, "/events/%s", pointers[i].pointer, (struct req){.key = pointers[i].key}, bad_pointer);
         }
     }
 

@@ -41,6 +41,26 @@ static void make_test_partner_merchant(AchEngine *engine, struct partner_merchan
     make_partner_merchant(engine, OPERATOR_KEY, "Acme Payments", "[\"PPD\",\"WEB\"]", t);
 }
 
+/* Move the sandbox clock to `now` (RFC 3339): answered 200, with the answer's
+ * counter `counter` ("originated", "settled") at `count`. */
+static void advance_clock(AchEngine *engine, const char *now, const char *counter, long count) {
+    char body[96];
+    AchBuffer out = {0};
+    long status, got = -1;
+    snprintf(body, sizeof body, "{\"now\":\"%s\"}", now);
+    status = request(engine, &out, "POST", "/admin/clock", NULL, OPERATOR_KEY, body);
+    if (out.data != NULL) {
+        got = json_last_int((const char *)out.data, counter);
+    }
+    checks_run++;
+    if (status != 200 || got != count) {
+        checks_failed++;
+        fprintf(stderr, "clock to %s answered %ld with %s %ld, expected 200 with %ld: %s\n", now, status, counter,
+                got, count, out.data ? (const char *)out.data : "(nothing)");
+    }
+    ach_buffer_free(out);
+}
+
 static AchEngine *open_engine(const char *options) {
     AchEngine *engine = NULL;
     CHECK_RESULT(ach_engine_open(options, &engine), ACH_OK);
@@ -184,11 +204,7 @@ static void test_open_errors(const char *dir) {
     CHECK(engine == sentinel); /* never written on failure */
 
     engine = open_engine("{}"); /* every default: in memory, system clock, no operator */
-    {
-        AchBuffer out = {0};
-        CHECK(request(engine, &out, "POST", "/admin/partners", NULL, OPERATOR_KEY, "{\"name\":\"x\"}") == 401);
-        ach_buffer_free(out);
-    }
+    expect_text(engine, 401, "POST", "/admin/partners", NULL, OPERATOR_KEY, "{\"name\":\"x\"}", NULL);
     ach_engine_close(engine);
 }
 
@@ -221,11 +237,9 @@ static void test_file_database(const char *dir) {
     /* Reopened: the partner's key still works (committed data is durable). */
     engine = open_engine(options);
     {
-        AchBuffer out = {0};
         char query[128];
         snprintf(query, sizeof query, "partner_id=%s", partner_id);
-        CHECK(request(engine, &out, "GET", "/status-changes/0", query, partner_key, NULL) == 200);
-        ach_buffer_free(out);
+        expect_text(engine, 200, "GET", "/status-changes/0", query, partner_key, NULL, NULL);
     }
     ach_engine_close(engine);
 
@@ -278,10 +292,8 @@ static void test_handles_and_envelopes(void) {
     CHECK(strcmp((const char *)out.data, "{\"body\":{\"message\":\"Authentication failed.\",\"success\":false},"
                                          "\"status\":401}") == 0);
     ach_buffer_free(out);
-    CHECK(request(engine, &out, "GET", "/nowhere", NULL, OPERATOR_KEY, NULL) == 404);
-    ach_buffer_free(out);
-    CHECK(request(engine, &out, "GET", "/openapi.json", NULL, NULL, NULL) == 200);
-    ach_buffer_free(out);
+    expect_text(engine, 404, "GET", "/nowhere", NULL, OPERATOR_KEY, NULL, NULL);
+    expect_text(engine, 200, "GET", "/openapi.json", NULL, NULL, NULL, NULL);
 
     ach_engine_close(engine);
     out = untouched;
@@ -337,55 +349,38 @@ static void test_lifecycle(void) {
 
     /* A refusal is an answer: over the merchant's limit (message 21, HTTP 403). */
     transaction_body(body, sizeof body, &t, "debit", "20000.00", inline_customer);
-    CHECK(request(engine, &out, "POST", "/transactions", NULL, t.partner_key, body) == 403);
-    CHECK(strstr((const char *)out.data, "\"error_code\":21") != NULL);
-    ach_buffer_free(out);
+    expect_text(engine, 403, "POST", "/transactions", NULL, t.partner_key, body, "\"error_code\":21");
     /* Another partner's key, or none: 401. */
-    CHECK(request(engine, &out, "POST", "/transactions", NULL, "pk_not_a_key", body) == 401);
-    ach_buffer_free(out);
+    expect_text(engine, 401, "POST", "/transactions", NULL, "pk_not_a_key", body, NULL);
 
     /* Void while Pending. */
     snprintf(path, sizeof path, "/transactions/%s/void", voided);
-    CHECK(request(engine, &out, "PUT", path, query, t.partner_key, NULL) == 200);
-    CHECK(strstr((const char *)out.data, "\"status\":\"voided\"") != NULL);
-    ach_buffer_free(out);
+    expect_text(engine, 200, "PUT", path, query, t.partner_key, NULL, "\"status\":\"voided\"");
 
     /* The customer can go; its transactions keep their own copy of the account. */
     snprintf(path, sizeof path, "/customers/%s", customer);
-    CHECK(request(engine, &out, "DELETE", path, query, t.partner_key, NULL) == 200);
-    ach_buffer_free(out);
+    expect_text(engine, 200, "DELETE", path, query, t.partner_key, NULL, NULL);
 
     /* Past the 6 PM ET cut-off: the two live debits originate. */
-    CHECK(request(engine, &out, "POST", "/admin/clock", NULL, OPERATOR_KEY,
-                  "{\"now\":\"2026-11-23T18:30:00-05:00\"}") == 200);
-    CHECK(json_last_int((const char *)out.data, "originated") == 2);
-    ach_buffer_free(out);
+    advance_clock(engine, "2026-11-23T18:30:00-05:00", "originated", 2);
     /* Void after origination: refused (409). */
     snprintf(path, sizeof path, "/transactions/%s/void", settled);
-    CHECK(request(engine, &out, "PUT", path, query, t.partner_key, NULL) == 409);
-    ach_buffer_free(out);
+    expect_text(engine, 409, "PUT", path, query, t.partner_key, NULL, NULL);
 
     /* The bank returns one (R01). */
     snprintf(body, sizeof body, "{\"transaction_id\":\"%s\",\"return_code\":\"R01\"}", returned);
-    CHECK(request(engine, &out, "POST", "/admin/returns", NULL, OPERATOR_KEY, body) == 200);
-    ach_buffer_free(out);
+    expect_text(engine, 200, "POST", "/admin/returns", NULL, OPERATOR_KEY, body, NULL);
 
     /* Settlement: debits settle two banking days after their effective date. */
-    CHECK(request(engine, &out, "POST", "/admin/clock", NULL, OPERATOR_KEY,
-                  "{\"now\":\"2026-12-01T09:00:00-05:00\"}") == 200);
-    CHECK(json_last_int((const char *)out.data, "settled") == 1);
-    ach_buffer_free(out);
+    advance_clock(engine, "2026-12-01T09:00:00-05:00", "settled", 1);
     /* The sandbox clock never goes back. */
-    CHECK(request(engine, &out, "POST", "/admin/clock", NULL, OPERATOR_KEY,
-                  "{\"now\":\"2026-11-01T00:00:00Z\"}") == 422);
-    ach_buffer_free(out);
+    expect_text(engine, 422, "POST", "/admin/clock", NULL, OPERATOR_KEY, "{\"now\":\"2026-11-01T00:00:00Z\"}",
+                NULL);
 
     /* Reverse the settled debit: a new credit. */
     snprintf(path, sizeof path, "/transactions/%s/reverse", settled);
-    CHECK(request(engine, &out, "PUT", path, query, t.partner_key, NULL) == 200);
-    CHECK(json_string((const char *)out.data, "reversal_id", reversal, sizeof reversal));
+    expect(engine, 200, "PUT", path, query, t.partner_key, NULL, "reversal_id", reversal, sizeof reversal);
     CHECK(strncmp(reversal, "txn_", 4) == 0 && strcmp(reversal, settled) != 0);
-    ach_buffer_free(out);
 
     /* The partner's status-changes feed: every change, in order. */
     CHECK(request(engine, &out, "GET", "/status-changes/0", query, t.partner_key, NULL) == 200);
@@ -403,9 +398,7 @@ static void test_lifecycle(void) {
     }
     ach_buffer_free(out);
     snprintf(path, sizeof path, "/status-changes/%s", pointer);
-    CHECK(request(engine, &out, "GET", path, query, t.partner_key, NULL) == 200);
-    CHECK(strstr((const char *)out.data, "\"changes\":[]") != NULL);
-    ach_buffer_free(out);
+    expect_text(engine, 200, "GET", path, query, t.partner_key, NULL, "\"changes\":[]");
 
     /* The merchant's events feed: the same nine changes, then nothing more. */
     CHECK(request(engine, &out, "GET", "/events", NULL, t.merchant_key, NULL) == 200);
@@ -414,9 +407,7 @@ static void test_lifecycle(void) {
     CHECK(json_string((const char *)out.data, "new_pointer", pointer, sizeof pointer));
     ach_buffer_free(out);
     snprintf(path, sizeof path, "/events/%s", pointer);
-    CHECK(request(engine, &out, "GET", path, NULL, t.merchant_key, NULL) == 200);
-    CHECK(strstr((const char *)out.data, "\"events\":[]") != NULL);
-    ach_buffer_free(out);
+    expect_text(engine, 200, "GET", path, NULL, t.merchant_key, NULL, "\"events\":[]");
 
     /* Read one back: its history, the account cut to its last four digits. */
     snprintf(path, sizeof path, "/transactions/%s", returned);
@@ -475,10 +466,7 @@ static void test_same_day(void) {
     CHECK(strstr((const char *)out.data, "\"code\":\"same_day_limit\"") != NULL);
     ach_buffer_free(out);
     /* The window's cut-off originates it, dated today. */
-    CHECK(request(engine, &out, "POST", "/admin/clock", NULL, OPERATOR_KEY,
-                  "{\"now\":\"2026-11-23T10:00:00-05:00\"}") == 200);
-    CHECK(json_last_int((const char *)out.data, "originated") == 1);
-    ach_buffer_free(out);
+    advance_clock(engine, "2026-11-23T10:00:00-05:00", "originated", 1);
     snprintf(path, sizeof path, "/transactions/%s", id);
     CHECK(request(engine, &out, "GET", path, query, t.partner_key, NULL) == 200);
     CHECK(strstr((const char *)out.data, "\"same_day\":true") != NULL);
@@ -486,10 +474,7 @@ static void test_same_day(void) {
     CHECK(strstr((const char *)out.data, "\"settlement_date\":\"2026-11-23\"") != NULL);
     ach_buffer_free(out);
     /* It settles at 13:00 ET the same day. */
-    CHECK(request(engine, &out, "POST", "/admin/clock", NULL, OPERATOR_KEY,
-                  "{\"now\":\"2026-11-23T13:00:00-05:00\"}") == 200);
-    CHECK(json_last_int((const char *)out.data, "settled") == 1);
-    ach_buffer_free(out);
+    advance_clock(engine, "2026-11-23T13:00:00-05:00", "settled", 1);
     CHECK(request(engine, &out, "GET", path, query, t.partner_key, NULL) == 200);
     /* Its status, and the last change of its history. */
     CHECK(count_of((const char *)out.data, "\"status\":\"S\"") == 2);
@@ -519,20 +504,15 @@ static void test_image_cash_letter(void) {
              t.partner_id, t.merchant_id);
     expect(engine, 201, "POST", "/transactions", NULL, t.partner_key, body, NULL, NULL, 0);
     /* The 18:00 cut-off writes its letter. */
-    CHECK(request(engine, &out, "POST", "/admin/clock", NULL, OPERATOR_KEY,
-                  "{\"now\":\"2026-11-23T18:00:00-05:00\"}") == 200);
-    CHECK(json_last_int((const char *)out.data, "originated") == 1);
-    ach_buffer_free(out);
+    advance_clock(engine, "2026-11-23T18:00:00-05:00", "originated", 1);
     CHECK(request(engine, &out, "GET", "/admin/image-cash-letters", NULL, OPERATOR_KEY, NULL) == 200);
     CHECK(strstr((const char *)out.data, "\"id\":\"icl_20261123A\"") != NULL);
     CHECK(strstr((const char *)out.data, "\"items\":1") != NULL);
     CHECK(strstr((const char *)out.data, "\"total\":88.20") != NULL);
     ach_buffer_free(out);
     /* Its bytes, in base64 through the JSON form. */
-    CHECK(request(engine, &out, "GET", "/admin/image-cash-letters/icl_20261123A", NULL, OPERATOR_KEY, NULL) ==
-          200);
-    CHECK(strstr((const char *)out.data, "\"content_base64\":\"") != NULL);
-    ach_buffer_free(out);
+    expect_text(engine, 200, "GET", "/admin/image-cash-letters/icl_20261123A", NULL, OPERATOR_KEY, NULL,
+                "\"content_base64\":\"");
     ach_engine_close(engine);
 }
 

@@ -82,13 +82,13 @@ static const char *last_error_text(void) {
     return text;
 }
 
-/* Copy the string member `key` ("key":"...") of a JSON text into out;
- * 1 if found, 0 if not (out is then ""). With several members of that name the
- * first one wins. */
+/* Copy the string member `key` ("key":"...") of a JSON text into out, cut to
+ * cap - 1 bytes; 1 if found, 0 if not (out is then ""). With several members of
+ * that name the first one wins. */
 static int json_string(const char *json, const char *key, char *out, size_t cap) {
     char pattern[128];
     const char *at;
-    size_t n = 0;
+    size_t n;
     out[0] = '\0';
     snprintf(pattern, sizeof pattern, "\"%s\":\"", key);
     at = strstr(json, pattern);
@@ -96,10 +96,11 @@ static int json_string(const char *json, const char *key, char *out, size_t cap)
         return 0;
     }
     at += strlen(pattern);
-    while (at[n] != '\0' && at[n] != '"' && n + 1 < cap) {
-        out[n] = at[n];
-        n++;
+    n = strcspn(at, "\"");
+    if (n >= cap) {
+        n = cap - 1;
     }
+    memcpy(out, at, n);
     out[n] = '\0';
     return 1;
 }
