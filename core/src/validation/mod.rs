@@ -20,6 +20,7 @@ mod purpose;
 mod report;
 pub mod text;
 pub mod transaction;
+mod velocities;
 
 use chrono::NaiveDate;
 use serde_json::Value;
