@@ -17,7 +17,7 @@ use ach_core::engine::Refusal;
 use ach_core::validation::ProblemCode;
 use ach_core::AchError;
 
-use crate::http::{json, ResponseBody};
+use crate::json_answer::{json, ResponseBody};
 
 /// Where the console is.
 pub const PATH: &str = "/console";

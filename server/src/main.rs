@@ -43,6 +43,7 @@ mod guard;
 mod holders;
 mod http;
 mod init;
+mod json_answer;
 mod listen;
 mod logging;
 mod metrics;

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::http::ResponseBody;
+use crate::json_answer::ResponseBody;
 use hyper::body::Bytes;
 use hyper::header::{
     HeaderValue, CACHE_CONTROL, CONTENT_SECURITY_POLICY, CONTENT_TYPE, REFERRER_POLICY,

@@ -60,7 +60,8 @@ pub use risk::return_rates::{GroupRate, ReturnGroup, ReturnRates, ThresholdCross
 pub use risk::reviews::{MAX_NOTE, REPORT_DAYS, REVIEWS_PAGE};
 pub use settlement::bank_files::Ingested;
 pub use settlement::cash_letters::ImageCashLetter;
-pub use settlement::origination::{HeldEntry, OriginationFile};
+pub use settlement::file_ids::HeldEntry;
+pub use settlement::origination::OriginationFile;
 pub use settlement::schedule::Progress;
 pub use tenancy::merchant_settings::{
     MerchantSettings, WebDebitValidation, DEFAULT_DESCRIPTION, RESERVED_DESCRIPTIONS,

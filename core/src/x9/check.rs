@@ -24,7 +24,7 @@ use super::records::{
     self, aba_check_digit, check_detail, credit, credit_reconciliation, image_view_data, image_view_detail,
     return_detail, Field,
 };
-use super::report::{Problem, Report, Summary};
+use super::report::{Found, Report, Summary};
 use super::tiff_read::{self, Sniffed, COMPRESSION_G4};
 
 /// Reads and checks a file. `Err` only when the bytes are no X9 file at all
@@ -37,7 +37,7 @@ pub fn check(bytes: &[u8]) -> Result<Report, NotX9> {
     let mut walk = Walk {
         records: &framed.records,
         at: 0,
-        problems: Vec::new(),
+        found: Found::default(),
         summary: Summary {
             encoding: framed.encoding,
             length_prefixed: framed.length_prefixed,
@@ -55,16 +55,16 @@ pub fn check(bytes: &[u8]) -> Result<Report, NotX9> {
     };
     walk.file();
     let mut problems = framed.problems;
-    problems.extend(walk.problems);
+    problems.extend(walk.found.0);
     // Stable: within a record, the order found.
     problems.sort_by_key(|p| p.record);
     Ok(Report { summary: walk.summary, problems })
 }
 
-pub(crate) struct Walk<'r, 'a> {
+struct Walk<'r, 'a> {
     records: &'r [Record<'a>],
     at: usize,
-    problems: Vec<Problem>,
+    found: Found,
     summary: Summary,
 }
 
@@ -90,7 +90,7 @@ impl<'r, 'a> Walk<'r, 'a> {
     }
 
     pub fn problem(&mut self, record: usize, field: &'static str, message: impl Into<String>) {
-        self.problems.push(Problem::new(record, field, message));
+        self.found.problem(record, field, message);
     }
 
     /// The `what` that `header` begins ends before its `control`.
@@ -109,7 +109,7 @@ impl<'r, 'a> Walk<'r, 'a> {
     fn file(&mut self) {
         // Framing found a file header first, or there would be no records.
         let Some(header) = self.take() else { return };
-        controls::file_header(self, &header);
+        controls::file_header(&mut self.found, &header);
         let mut totals = Totals::default();
         loop {
             match self.peek() {
@@ -125,7 +125,7 @@ impl<'r, 'a> Walk<'r, 'a> {
                 }
                 Some((99, control)) => {
                     self.at += 1;
-                    controls::file_control(self, &control, &totals, self.records.len());
+                    controls::file_control(&mut self.found, &control, &totals, self.records.len());
                     break;
                 }
                 Some((_, record)) => {
@@ -144,7 +144,7 @@ impl<'r, 'a> Walk<'r, 'a> {
     fn cash_letter(&mut self) -> Totals {
         let Some(header) = self.take() else { return Totals::default() };
         self.summary.cash_letters += 1;
-        controls::cash_letter_header(self, &header);
+        controls::cash_letter_header(&mut self.found, &header);
         let mut totals = Totals::default();
         loop {
             match self.peek() {
@@ -156,7 +156,7 @@ impl<'r, 'a> Walk<'r, 'a> {
                 Some((85 | 68, _)) => self.at += 1,
                 Some((90, control)) => {
                     self.at += 1;
-                    controls::cash_letter_control(self, &control, &totals);
+                    controls::cash_letter_control(&mut self.found, &control, &totals);
                     return totals;
                 }
                 Some((10 | 99, _)) | None => {
@@ -175,7 +175,7 @@ impl<'r, 'a> Walk<'r, 'a> {
     fn bundle(&mut self) -> Totals {
         let Some(header) = self.take() else { return Totals::default() };
         self.summary.bundles += 1;
-        controls::bundle_header(self, &header);
+        controls::bundle_header(&mut self.found, &header);
         let mut totals = Totals::default();
         loop {
             match self.peek() {
@@ -200,7 +200,7 @@ impl<'r, 'a> Walk<'r, 'a> {
                 Some((68, _)) => self.at += 1,
                 Some((70, control)) => {
                     self.at += 1;
-                    controls::bundle_control(self, &control, &totals);
+                    controls::bundle_control(&mut self.found, &control, &totals);
                     return totals;
                 }
                 Some((20 | 85 | 90 | 10 | 99, _)) | None => {

@@ -4,11 +4,11 @@
 
 use chrono::{NaiveDate, NaiveTime};
 
-use super::check::Walk;
 use super::frame::Record;
 use super::records::{
     bundle_control, bundle_header, cash_letter_control, cash_letter_header, file_control, file_header, Field,
 };
+use super::report::Found;
 
 /// What a bundle, a cash letter or a file holds. Counts and amounts saturate
 /// rather than overflow on a hostile file.
@@ -60,131 +60,131 @@ pub(crate) fn digits(text: &str) -> Option<u64> {
     text.parse().ok()
 }
 
-pub(crate) fn file_header(walk: &mut Walk<'_, '_>, r: &Record<'_>) {
+pub(crate) fn file_header(found: &mut Found, r: &Record<'_>) {
     use file_header as f;
-    one_of(walk, r, f::STANDARD_LEVEL, &["03", "30", "35"]);
-    one_of(walk, r, f::TEST_FILE, &["T", "P"]);
-    routing(walk, r, f::DESTINATION);
-    routing(walk, r, f::ORIGIN);
-    date(walk, r, f::CREATION_DATE);
-    time(walk, r, f::CREATION_TIME);
-    one_of(walk, r, f::RESEND, &["Y", "N"]);
+    one_of(found, r, f::STANDARD_LEVEL, &["03", "30", "35"]);
+    one_of(found, r, f::TEST_FILE, &["T", "P"]);
+    routing(found, r, f::DESTINATION);
+    routing(found, r, f::ORIGIN);
+    date(found, r, f::CREATION_DATE);
+    time(found, r, f::CREATION_TIME);
+    one_of(found, r, f::RESEND, &["Y", "N"]);
 }
 
-pub(crate) fn cash_letter_header(walk: &mut Walk<'_, '_>, r: &Record<'_>) {
+pub(crate) fn cash_letter_header(found: &mut Found, r: &Record<'_>) {
     use cash_letter_header as f;
-    routing(walk, r, f::DESTINATION);
-    routing(walk, r, f::ECE_INSTITUTION);
-    date(walk, r, f::BUSINESS_DATE);
-    date(walk, r, f::CREATION_DATE);
-    time(walk, r, f::CREATION_TIME);
+    routing(found, r, f::DESTINATION);
+    routing(found, r, f::ECE_INSTITUTION);
+    date(found, r, f::BUSINESS_DATE);
+    date(found, r, f::CREATION_DATE);
+    time(found, r, f::CREATION_TIME);
 }
 
-pub(crate) fn bundle_header(walk: &mut Walk<'_, '_>, r: &Record<'_>) {
+pub(crate) fn bundle_header(found: &mut Found, r: &Record<'_>) {
     use bundle_header as f;
-    routing(walk, r, f::DESTINATION);
-    routing(walk, r, f::ECE_INSTITUTION);
-    date(walk, r, f::BUSINESS_DATE);
-    date(walk, r, f::CREATION_DATE);
+    routing(found, r, f::DESTINATION);
+    routing(found, r, f::ECE_INSTITUTION);
+    date(found, r, f::BUSINESS_DATE);
+    date(found, r, f::CREATION_DATE);
 }
 
-pub(crate) fn bundle_control(walk: &mut Walk<'_, '_>, r: &Record<'_>, t: &Totals) {
+pub(crate) fn bundle_control(found: &mut Found, r: &Record<'_>, t: &Totals) {
     use bundle_control as f;
-    let (items, amount) = t.items_and_amount(credit_total(walk, r, f::CREDIT_TOTAL));
-    count(walk, r, f::ITEMS_COUNT, items, "the bundle holds", "items");
-    cents(walk, r, f::TOTAL_AMOUNT, amount, "the bundle's items add up to");
+    let (items, amount) = t.items_and_amount(credit_total(found, r, f::CREDIT_TOTAL));
+    count(found, r, f::ITEMS_COUNT, items, "the bundle holds", "items");
+    cents(found, r, f::TOTAL_AMOUNT, amount, "the bundle's items add up to");
     // Conditional: all blank when not used.
     if r.text(f::MICR_VALID_TOTAL).is_some_and(|t| !t.trim().is_empty()) {
         cents(
-            walk,
+            found,
             r,
             f::MICR_VALID_TOTAL,
             t.micr_valid_amount,
             "its items of MICR valid indicator 1 add up to",
         );
     }
-    count(walk, r, f::IMAGES_COUNT, t.images, "the bundle holds", "image views");
+    count(found, r, f::IMAGES_COUNT, t.images, "the bundle holds", "image views");
 }
 
-pub(crate) fn cash_letter_control(walk: &mut Walk<'_, '_>, r: &Record<'_>, t: &Totals) {
+pub(crate) fn cash_letter_control(found: &mut Found, r: &Record<'_>, t: &Totals) {
     use cash_letter_control as f;
-    let (items, amount) = t.items_and_amount(credit_total(walk, r, f::CREDIT_TOTAL));
-    count(walk, r, f::BUNDLE_COUNT, t.bundles, "the cash letter holds", "bundles");
-    count(walk, r, f::ITEMS_COUNT, items, "the cash letter holds", "items");
-    cents(walk, r, f::TOTAL_AMOUNT, amount, "the cash letter's items add up to");
-    count(walk, r, f::IMAGES_COUNT, t.images, "the cash letter holds", "image views");
+    let (items, amount) = t.items_and_amount(credit_total(found, r, f::CREDIT_TOTAL));
+    count(found, r, f::BUNDLE_COUNT, t.bundles, "the cash letter holds", "bundles");
+    count(found, r, f::ITEMS_COUNT, items, "the cash letter holds", "items");
+    cents(found, r, f::TOTAL_AMOUNT, amount, "the cash letter's items add up to");
+    count(found, r, f::IMAGES_COUNT, t.images, "the cash letter holds", "image views");
 }
 
-pub(crate) fn file_control(walk: &mut Walk<'_, '_>, r: &Record<'_>, t: &Totals, records: usize) {
+pub(crate) fn file_control(found: &mut Found, r: &Record<'_>, t: &Totals, records: usize) {
     use file_control as f;
-    let (items, amount) = t.items_and_amount(credit_total(walk, r, f::CREDIT_TOTAL));
-    count(walk, r, f::CASH_LETTER_COUNT, t.cash_letters, "the file holds", "cash letters");
-    count(walk, r, f::RECORD_COUNT, u64::try_from(records).unwrap_or(u64::MAX), "the file holds", "records");
-    count(walk, r, f::ITEMS_COUNT, items, "the file holds", "items");
-    cents(walk, r, f::TOTAL_AMOUNT, amount, "the file's items add up to");
+    let (items, amount) = t.items_and_amount(credit_total(found, r, f::CREDIT_TOTAL));
+    count(found, r, f::CASH_LETTER_COUNT, t.cash_letters, "the file holds", "cash letters");
+    count(found, r, f::RECORD_COUNT, u64::try_from(records).unwrap_or(u64::MAX), "the file holds", "records");
+    count(found, r, f::ITEMS_COUNT, items, "the file holds", "items");
+    cents(found, r, f::TOTAL_AMOUNT, amount, "the file's items add up to");
 }
 
 /// The credit total indicator: `1` credits are in the control's totals, `0`
 /// (or blank) they are not.
-fn credit_total(walk: &mut Walk<'_, '_>, r: &Record<'_>, field: Field) -> bool {
+fn credit_total(found: &mut Found, r: &Record<'_>, field: Field) -> bool {
     let text = r.text(field).unwrap_or_default();
     match text.as_str() {
         "1" => true,
         "0" | " " | "" => false,
         other => {
-            walk.problem(r.number, field.name, format!("{other:?} is not 0 or 1"));
+            found.problem(r.number, field.name, format!("{other:?} is not 0 or 1"));
             false
         }
     }
 }
 
-fn count(walk: &mut Walk<'_, '_>, r: &Record<'_>, field: Field, actual: u64, holder: &str, unit: &str) {
+fn count(found: &mut Found, r: &Record<'_>, field: Field, actual: u64, holder: &str, unit: &str) {
     let Some(text) = r.text(field) else { return };
     match digits(&text) {
-        None => walk.problem(r.number, field.name, format!("{text:?} is not a number")),
+        None => found.problem(r.number, field.name, format!("{text:?} is not a number")),
         Some(declared) if declared != actual => {
-            walk.problem(r.number, field.name, format!("{declared}, but {holder} {actual} {unit}"))
+            found.problem(r.number, field.name, format!("{declared}, but {holder} {actual} {unit}"))
         }
         Some(_) => {}
     }
 }
 
-fn cents(walk: &mut Walk<'_, '_>, r: &Record<'_>, field: Field, actual: i64, holder: &str) {
+fn cents(found: &mut Found, r: &Record<'_>, field: Field, actual: i64, holder: &str) {
     let Some(text) = r.text(field) else { return };
     match digits(&text) {
-        None => walk.problem(r.number, field.name, format!("{text:?} is not an amount in cents")),
+        None => found.problem(r.number, field.name, format!("{text:?} is not an amount in cents")),
         Some(declared) if i64::try_from(declared).ok() != Some(actual) => {
-            walk.problem(r.number, field.name, format!("{declared} cents, but {holder} {actual}"))
+            found.problem(r.number, field.name, format!("{declared} cents, but {holder} {actual}"))
         }
         Some(_) => {}
     }
 }
 
-fn one_of(walk: &mut Walk<'_, '_>, r: &Record<'_>, field: Field, allowed: &[&str]) {
+fn one_of(found: &mut Found, r: &Record<'_>, field: Field, allowed: &[&str]) {
     let Some(text) = r.text(field) else { return };
     if !allowed.contains(&text.as_str()) {
-        walk.problem(r.number, field.name, format!("{text:?} is not one of {}", allowed.join(", ")));
+        found.problem(r.number, field.name, format!("{text:?} is not one of {}", allowed.join(", ")));
     }
 }
 
-fn routing(walk: &mut Walk<'_, '_>, r: &Record<'_>, field: Field) {
+fn routing(found: &mut Found, r: &Record<'_>, field: Field) {
     let Some(text) = r.text(field) else { return };
     if text.len() != 9 || digits(&text).is_none() {
-        walk.problem(r.number, field.name, format!("{text:?} is not nine digits"));
+        found.problem(r.number, field.name, format!("{text:?} is not nine digits"));
     }
 }
 
-fn date(walk: &mut Walk<'_, '_>, r: &Record<'_>, field: Field) {
+fn date(found: &mut Found, r: &Record<'_>, field: Field) {
     let Some(text) = r.text(field) else { return };
     // Eight digits first: chrono alone would take a shorter year.
     if digits(&text).is_none() || NaiveDate::parse_from_str(&text, "%Y%m%d").is_err() {
-        walk.problem(r.number, field.name, format!("{text:?} is not a date (YYYYMMDD)"));
+        found.problem(r.number, field.name, format!("{text:?} is not a date (YYYYMMDD)"));
     }
 }
 
-fn time(walk: &mut Walk<'_, '_>, r: &Record<'_>, field: Field) {
+fn time(found: &mut Found, r: &Record<'_>, field: Field) {
     let Some(text) = r.text(field) else { return };
     if digits(&text).is_none() || NaiveTime::parse_from_str(&text, "%H%M").is_err() {
-        walk.problem(r.number, field.name, format!("{text:?} is not a time (hhmm)"));
+        found.problem(r.number, field.name, format!("{text:?} is not a time (hhmm)"));
     }
 }

@@ -49,6 +49,17 @@ pub struct Summary {
     pub image_formats: BTreeMap<String, usize>,
 }
 
+/// The problems found in a file so far, as the checker's parts record them.
+#[derive(Debug, Default)]
+pub(crate) struct Found(pub(crate) Vec<Problem>);
+
+impl Found {
+    /// A problem at `record` in `field`.
+    pub(crate) fn problem(&mut self, record: usize, field: &'static str, message: impl Into<String>) {
+        self.0.push(Problem::new(record, field, message));
+    }
+}
+
 /// The checker's answer for a file it could read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Report {

@@ -146,7 +146,7 @@ pub(crate) fn write_row(cx: &mut WriteContext<'_, '_>) -> Result<(), StorageErro
     cx.write.put_raw(Table::WindowLog, &position_key(last), &row)?;
     let first = last + 1 - (row.len() / ENTRY_LEN) as u64;
     if (first - 1) / PRUNE_EVERY != last / PRUNE_EVERY {
-        let horizon = crate::engine::risk::duplicates::horizon(cx.engine.duplicate_window);
+        let horizon = window::horizon(cx.engine.duplicate_window);
         prune(cx, window::micros(cx.now - horizon - window::margin()))?;
     }
     Ok(())

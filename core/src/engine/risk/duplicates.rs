@@ -161,16 +161,10 @@ pub(crate) fn load(
     Ok(w)
 }
 
-/// How far back the window keeps entries: the duplicate window, or the 24
-/// hours screening's `velocity` counts if longer.
-pub(crate) fn horizon(duplicate_window: Duration) -> Duration {
-    duplicate_window.max(Duration::hours(24))
-}
-
-/// The first instant the window keeps: its [`horizon`] and the margin
+/// The first instant the window keeps: its [`window::horizon`] and the margin
 /// before `now` (the calendar's first instant for a longer window).
 fn window_start(now: DateTime<Utc>, duplicate_window: Duration) -> DateTime<Utc> {
-    now.checked_sub_signed(horizon(duplicate_window) + window::margin())
+    now.checked_sub_signed(window::horizon(duplicate_window) + window::margin())
         .unwrap_or(DateTime::<Utc>::MIN_UTC)
         .max(calendar_start())
 }

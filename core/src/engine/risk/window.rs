@@ -31,6 +31,12 @@ pub(crate) const PRINT_LEN: usize = 16;
 /// A transaction's key in the window.
 pub(crate) type Print = [u8; PRINT_LEN];
 
+/// How far back the window keeps entries: the duplicate window, or the 24
+/// hours screening's `velocity` counts if longer.
+pub(crate) fn horizon(duplicate_window: Duration) -> Duration {
+    duplicate_window.max(Duration::hours(24))
+}
+
 /// Extra time entries are kept past the window, so that a host clock stepping back
 /// by up to this much still finds them.
 pub(crate) fn margin() -> Duration {

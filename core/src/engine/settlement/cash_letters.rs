@@ -17,7 +17,7 @@ use sha2::Digest as _;
 
 use crate::engine::lifecycle::images::{self, CheckSide};
 use crate::engine::rows::records::TransactionRecord;
-use crate::engine::settlement::origination::HeldEntry;
+use crate::engine::settlement::file_ids::{free_id, HeldEntry};
 use crate::engine::settlement::originator;
 use crate::engine::WriteContext;
 use crate::money::Money;
@@ -71,7 +71,7 @@ pub(crate) fn assemble(cx: &mut WriteContext<'_, '_>, cutoff: DateTime<Utc>) -> 
     let to = row_keys::instant(cutoff + chrono::Duration::microseconds(1)).to_vec();
     let rows = cx.write.range(Table::IclOutgoing, &from, &to, usize::MAX)?;
     let date = calendar::eastern_date(cutoff);
-    let (id, modifier) = super::origination::free_id(cx, ("icl_", Table::CashLetters), date)?;
+    let (id, modifier) = free_id(cx, ("icl_", Table::CashLetters), date)?;
     let mut items = Vec::with_capacity(rows.len());
     let mut held = Vec::new();
     for (n, (key, _)) in rows.iter().enumerate() {

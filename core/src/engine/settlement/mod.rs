@@ -5,6 +5,7 @@ pub(crate) mod batch_kind;
 pub(crate) mod cash_letters;
 pub(crate) mod cutoff_run;
 pub(crate) mod file_digest;
+pub(crate) mod file_ids;
 pub(crate) mod origination;
 pub(crate) mod originator;
 pub(crate) mod schedule;

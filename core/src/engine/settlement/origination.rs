@@ -26,6 +26,7 @@ use crate::engine::rows::id_list;
 use crate::engine::rows::record_parts::Head;
 use crate::engine::rows::records::{MerchantRecord, TransactionRecord};
 use crate::engine::settlement::batch_kind::{self, BatchKind, EntrySource};
+use crate::engine::settlement::file_ids::{free_id, HeldEntry};
 use crate::engine::settlement::originator;
 use crate::engine::settlement::traces::TraceRows;
 use crate::engine::WriteContext;
@@ -63,15 +64,6 @@ pub struct OriginationFile {
     /// reject): each with why. They stay Originated and need the operator.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub held: Vec<HeldEntry>,
-}
-
-/// A transaction left out of its cut-off's file, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct HeldEntry {
-    /// The transaction.
-    pub transaction_id: String,
-    /// What the NACHA writer objected to.
-    pub problem: String,
 }
 
 /// The blobs key prefix of a written file's parts (each sealed, bound to its key).
@@ -503,31 +495,6 @@ fn application(cx: &WriteContext<'_, '_>, m: &MerchantRecord) -> Option<Merchant
     let sealed = base64::engine::general_purpose::STANDARD.decode(&m.application_sealed).ok()?;
     let json = cx.engine.cipher.decrypt(&sealed, m.id.as_bytes()).ok()?;
     serde_json::from_slice(&json).ok()
-}
-
-/// The first id `{prefix}YYYYMMDD{modifier}` free in `table` on `date`, with
-/// its file id modifier: `A`–`Z`, then `0`–`9`; past 36 files in a day the
-/// modifiers repeat and the id gains `-1`, `-2`, … so a file is never refused.
-pub(crate) fn free_id(
-    cx: &WriteContext<'_, '_>,
-    (prefix, table): (&str, Table),
-    date: NaiveDate,
-) -> Result<(String, char), StorageError> {
-    let modifiers: Vec<char> = ('A'..='Z').chain('0'..='9').collect();
-    let day = date.format("%Y%m%d");
-    for n in 0usize.. {
-        let modifier = modifiers[n % modifiers.len()];
-        let round = n / modifiers.len();
-        let id = if round == 0 {
-            format!("{prefix}{day}{modifier}")
-        } else {
-            format!("{prefix}{day}{modifier}-{round}")
-        };
-        if cx.write.get_raw(table, id.as_bytes())?.is_none() {
-            return Ok((id, modifier));
-        }
-    }
-    Err(StorageError(format!("no {prefix} id is free on {date}")))
 }
 
 /// A file's parts, unsealed and joined.

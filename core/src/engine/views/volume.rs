@@ -2,7 +2,7 @@
 //! image cash letters of each day's cut-offs, summed.
 //!
 //! Both are keyed by `fil_`/`icl_` and their cut-off's Eastern date
-//! (`YYYYMMDD`, `settlement/origination.rs::free_id`), so a period's are one
+//! (`YYYYMMDD`, `settlement/file_ids.rs::free_id`), so a period's are one
 //! range read each: its cost is the period's files (a few per day), whatever
 //! the history.
 
