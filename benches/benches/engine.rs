@@ -198,33 +198,46 @@ fn feed_page(c: &mut Criterion) {
     // Both histories are built before either is measured, so that both pages are
     // read in the same process state. Measured before the long history was built,
     // the short one read 1.64x faster; read alternately after both builds, 1.01x.
-    let mut built: Option<[History; 2]> = None;
-    let mut build = || {
+    let build = || {
         let long = History::build(long_middle, long_total);
         let short = History::build(5_000, 15_000);
         [short, long]
     };
+    short_and_long(
+        c,
+        "feed_page",
+        PAGE_LIMIT,
+        ["history_15k_after_5k", "history_1m_after_500k"],
+        build,
+        History::page,
+    );
+}
 
-    let mut group = c.benchmark_group("feed_page");
-    group.throughput(Throughput::Elements(PAGE_LIMIT as u64));
-    group.sample_size(30);
-    for (i, name) in ["history_15k_after_5k", "history_1m_after_500k"].into_iter().enumerate() {
-        group.bench_function(name, |b| {
-            let h = &built.get_or_insert_with(&mut build)[i];
-            b.iter(|| h.page());
+/// Group `group`: a page (`elements` long) of a short and of a long case,
+/// `names` in that order, both built by `build` when the first is measured;
+/// then, outside a profiler, both timed alternately.
+fn short_and_long<T>(
+    c: &mut Criterion,
+    group: &str,
+    elements: usize,
+    names: [&str; 2],
+    mut build: impl FnMut() -> [T; 2],
+    page: impl Fn(&T) -> usize,
+) {
+    let mut built: Option<[T; 2]> = None;
+    let mut measured = c.benchmark_group(group);
+    measured.throughput(Throughput::Elements(elements as u64));
+    measured.sample_size(30);
+    for (i, name) in names.into_iter().enumerate() {
+        measured.bench_function(name, |b| {
+            let case = &built.get_or_insert_with(&mut build)[i];
+            b.iter(|| page(case));
         });
     }
-    group.finish();
+    measured.finish();
     if let Some([short, long]) = built.as_ref().filter(|_| !profile_mode()) {
         let pairs = if test_mode() { 2 } else { 30 };
-        paired(
-            "feed_page",
-            "history_15k_after_5k",
-            "history_1m_after_500k",
-            pairs,
-            || short.page(),
-            || long.page(),
-        );
+        paired(group, names[0], names[1], pairs, || page(short), || page(long));
     }
 }
 
@@ -263,22 +276,8 @@ impl Listed {
 /// `GET /transactions`: a page of 100 at 1,000,000 transactions against at 1,000.
 fn list_page(c: &mut Criterion) {
     let long_total = if test_mode() { 20_000 } else { 1_000_000 };
-    let mut built: Option<[Listed; 2]> = None;
-    let mut build = || [Listed::build(1_000), Listed::build(long_total)];
-    let mut group = c.benchmark_group("list_page");
-    group.throughput(Throughput::Elements(100));
-    group.sample_size(30);
-    for (i, name) in ["transactions_1k", "transactions_1m"].into_iter().enumerate() {
-        group.bench_function(name, |b| {
-            let l = &built.get_or_insert_with(&mut build)[i];
-            b.iter(|| l.page());
-        });
-    }
-    group.finish();
-    if let Some([short, long]) = built.as_ref().filter(|_| !profile_mode()) {
-        let pairs = if test_mode() { 2 } else { 30 };
-        paired("list_page", "transactions_1k", "transactions_1m", pairs, || short.page(), || long.page());
-    }
+    let build = || [Listed::build(1_000), Listed::build(long_total)];
+    short_and_long(c, "list_page", 100, ["transactions_1k", "transactions_1m"], build, Listed::page);
 }
 
 criterion_group!(benches, durable_create, batch_create, feed_page, list_page);

@@ -47,9 +47,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ach_benches::cpu::cpu_seconds;
-use ach_benches::{generous_limits, merchant_application, transaction_body, Sandbox};
+use ach_benches::{transaction_body, Sandbox};
 use ach_testkit::{Achd, Conn, Server, Strangers};
 use serde_json::{json, Value};
+
+#[path = "common/https.rs"]
+mod https;
+
+use https::{set, CommandLine, Load, Tenant};
 
 const USAGE: &str = "usage: https_load [--clients N (64)] [--seconds S (20)] [--warmup S (3)] \
 [--batch N,N (1000,CLIENTS)] [--inproc-creates N (as many as HTTPS acknowledged)] \
@@ -58,12 +63,9 @@ const USAGE: &str = "usage: https_load [--clients N (64)] [--seconds S (20)] [--
 [--webhook 1 (an endpoint on a local receiver: deliveries counted)]";
 
 struct Options {
-    clients: usize,
-    seconds: f64,
-    warmup: f64,
+    load: Load,
     batches: Vec<usize>,
     inproc_creates: Option<usize>,
-    achd: Option<PathBuf>,
     log: String,
     threads: Option<usize>,
     servers: usize,
@@ -72,49 +74,39 @@ struct Options {
 }
 
 fn options() -> Options {
-    let mut o = Options {
+    let load = Load {
         clients: 64,
         seconds: 20.0,
         warmup: 3.0,
+        achd: std::env::var_os("ACHD_BIN").map(PathBuf::from),
+    };
+    let mut o = Options {
+        load,
         batches: Vec::new(),
         inproc_creates: None,
-        achd: std::env::var_os("ACHD_BIN").map(PathBuf::from),
         log: "debug".into(),
         threads: None,
         servers: 1,
         flood: 0,
         webhook: false,
     };
-    let mut args = std::env::args().skip(1);
-    while let Some(flag) = args.next() {
-        if flag == "--help" || flag == "-h" {
-            println!("{USAGE}");
-            std::process::exit(0);
+    let command = CommandLine { program: "https_load", usage: Some(USAGE) };
+    command.read(&mut o.load, |flag, value| match flag {
+        "--batch" => {
+            let batches: Option<Vec<usize>> =
+                value.split(',').map(|n| n.trim().parse().ok().filter(|&n| n > 0)).collect();
+            set(&mut o.batches, batches)
         }
-        let value = args.next().unwrap_or_else(|| fail(&format!("{flag} needs a value\n{USAGE}")));
-        let bad = || -> ! { fail(&format!("{flag} {value}: not a valid value\n{USAGE}")) };
-        match flag.as_str() {
-            "--clients" => o.clients = value.parse().ok().filter(|&n| n > 0).unwrap_or_else(|| bad()),
-            "--seconds" => o.seconds = value.parse().ok().filter(|&s| s > 0.0).unwrap_or_else(|| bad()),
-            "--warmup" => o.warmup = value.parse().ok().filter(|&s| s >= 0.0).unwrap_or_else(|| bad()),
-            "--batch" => {
-                o.batches = value
-                    .split(',')
-                    .map(|n| n.trim().parse().ok().filter(|&n| n > 0).unwrap_or_else(|| bad()))
-                    .collect();
-            }
-            "--inproc-creates" => o.inproc_creates = Some(value.parse().unwrap_or_else(|_| bad())),
-            "--achd" => o.achd = Some(PathBuf::from(value)),
-            "--log" => o.log = value,
-            "--threads" => o.threads = Some(value.parse().ok().filter(|&n| n > 0).unwrap_or_else(|| bad())),
-            "--servers" => o.servers = value.parse().ok().filter(|&n| n > 0).unwrap_or_else(|| bad()),
-            "--flood" => o.flood = value.parse().unwrap_or_else(|_| bad()),
-            "--webhook" => o.webhook = value == "1",
-            _ => fail(&format!("unknown option {flag}\n{USAGE}")),
-        }
-    }
+        "--inproc-creates" => set(&mut o.inproc_creates, value.parse().ok().map(Some)),
+        "--log" => set(&mut o.log, Some(value)),
+        "--threads" => set(&mut o.threads, value.parse().ok().filter(|&n| n > 0).map(Some)),
+        "--servers" => set(&mut o.servers, value.parse().ok().filter(|&n| n > 0)),
+        "--flood" => set(&mut o.flood, value.parse().ok()),
+        "--webhook" => set(&mut o.webhook, Some(value == "1")),
+        _ => command.fail(&format!("unknown option {flag}")),
+    });
     if o.batches.is_empty() {
-        o.batches = vec![1000, o.clients];
+        o.batches = vec![1000, o.load.clients];
         o.batches.dedup();
     }
     o
@@ -127,7 +119,7 @@ fn fail(why: &str) -> ! {
 
 fn main() {
     let o = options();
-    let achd = o.achd.clone().unwrap_or_else(build_achd);
+    let achd = o.load.achd.clone().unwrap_or_else(build_achd);
     if o.servers > 1 && !ach_testkit::on_postgres() {
         fail("--servers above 1 needs a shared store: set ACH_TEST_POSTGRES");
     }
@@ -180,12 +172,12 @@ fn main() {
         }
     }
 
-    let secs = o.seconds;
+    let secs = o.load.seconds;
     let rate = https.measured as f64 / secs;
     println!();
     println!(
         "HTTPS: {} clients on {} achd ({store}), {:.0} s measured after {:.0} s warm-up: {} creates, {:.0} creates/s",
-        o.clients, o.servers, secs, o.warmup, https.measured, rate
+        o.load.clients, o.servers, secs, o.load.warmup, https.measured, rate
     );
     let p = |q: f64| percentile(&https.latencies_us, q) as f64 / 1000.0;
     println!("latency (ms): p50 {:.2}  p90 {:.2}  p99 {:.2}  max {:.2}", p(0.50), p(0.90), p(0.99), p(1.0));
@@ -306,31 +298,6 @@ fn server_cpu_seconds(server: &Server) -> f64 {
 
 /// The header every create carries.
 const JSON: &[(&str, &str)] = &[("content-type", "application/json")];
-
-/// The tenant the load runs as.
-struct Tenant {
-    partner_id: String,
-    partner_key: String,
-    merchant_id: String,
-}
-
-/// A partner and its approved merchant; `conn` sends `/admin/*` to the operator
-/// plane.
-async fn set_up(server: &Server, conn: &mut Conn) -> Tenant {
-    let operator = server.operator_key();
-    let p =
-        conn.expect("POST", "/admin/partners", &operator, Some(json!({"name": "Load Partner"})), 201).await;
-    let partner_id = p["payload"]["partner_id"].as_str().unwrap().to_owned();
-    let partner_key = p["payload"]["api_key"].as_str().unwrap().to_owned();
-    let mut application: Value = serde_json::from_slice(&merchant_application()).unwrap();
-    application["partner_id"] = json!(partner_id);
-    let m = conn.expect("POST", "/merchants", &partner_key, Some(application), 201).await;
-    let merchant_id = m["id"].as_str().unwrap().to_owned();
-    let approve = json!({ "limits": generous_limits() });
-    let approve_path = format!("/admin/merchants/{merchant_id}/approve");
-    conn.expect("POST", &approve_path, &operator, Some(approve), 200).await;
-    Tenant { partner_id, partner_key, merchant_id }
-}
 
 struct LoadResult {
     /// Creates acknowledged within the measured window.
@@ -459,7 +426,7 @@ struct ClientLog {
 
 async fn run_load(servers: &[Server], o: &Options, flood_rate: u32) -> LoadResult {
     let server = &servers[0];
-    let tenant = Arc::new(set_up(server, &mut server.conn().await).await);
+    let tenant = Arc::new(https::set_up(server, &mut server.conn().await, "Load Partner").await);
     let receiver = if o.webhook {
         let (port, count) = webhook_receiver().await;
         let body = json!({"partner_id": tenant.partner_id, "url": format!("http://127.0.0.1:{port}/hook")});
@@ -470,14 +437,12 @@ async fn run_load(servers: &[Server], o: &Options, flood_rate: u32) -> LoadResul
     };
     let delivered = || receiver.as_ref().map(|c| c.load(std::sync::atomic::Ordering::Relaxed));
     // Every connection open and its TLS handshake done before the clock starts.
-    let mut conns = Vec::with_capacity(o.clients);
-    for i in 0..o.clients {
+    let mut conns = Vec::with_capacity(o.load.clients);
+    for i in 0..o.load.clients {
         let server = &servers[i % servers.len()];
         conns.push(server.connect(server.addr()).await.unwrap());
     }
-    let start = Instant::now() + Duration::from_millis(50);
-    let window_start = start + Duration::from_secs_f64(o.warmup);
-    let window_end = window_start + Duration::from_secs_f64(o.seconds);
+    let (start, window_start, window_end) = o.load.window();
     let mut floods = tokio::task::JoinSet::new();
     for f in 0..if flood_rate > 0 { FLOOD_CONNECTIONS } else { 0 } {
         let conn = servers[0].connect(servers[0].addr()).await.unwrap();

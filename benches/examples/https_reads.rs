@@ -12,77 +12,57 @@
 //! server's CPU per read.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use ach_benches::cpu::cpu_seconds;
-use ach_benches::{generous_limits, merchant_application, transaction_body};
+use ach_benches::transaction_body;
 use ach_testkit::Achd;
-use serde_json::{json, Value};
+use serde_json::Value;
+
+#[path = "common/https.rs"]
+mod https;
+
+use https::{set, CommandLine, Load};
+
+const COMMAND: CommandLine = CommandLine { program: "https_reads", usage: None };
 
 struct Options {
-    clients: usize,
-    seconds: f64,
-    warmup: f64,
+    load: Load,
     transactions: usize,
-    achd: Option<PathBuf>,
-}
-
-fn fail(why: &str) -> ! {
-    eprintln!("https_reads: {why}");
-    std::process::exit(2)
 }
 
 fn options() -> Options {
-    let mut o = Options { clients: 64, seconds: 10.0, warmup: 2.0, transactions: 2000, achd: None };
-    let mut args = std::env::args().skip(1);
-    while let Some(flag) = args.next() {
-        let value = args.next().unwrap_or_else(|| fail(&format!("{flag} needs a value")));
-        let bad = || -> ! { fail(&format!("{flag} {value}: not a valid value")) };
-        match flag.as_str() {
-            "--clients" => o.clients = value.parse().ok().filter(|&n| n > 0).unwrap_or_else(|| bad()),
-            "--seconds" => o.seconds = value.parse().ok().filter(|&s| s > 0.0).unwrap_or_else(|| bad()),
-            "--warmup" => o.warmup = value.parse().ok().filter(|&s| s >= 0.0).unwrap_or_else(|| bad()),
-            "--transactions" => {
-                o.transactions = value.parse().ok().filter(|&n| n > 0).unwrap_or_else(|| bad())
-            }
-            "--achd" => o.achd = Some(PathBuf::from(value)),
-            _ => fail(&format!("unknown flag {flag}")),
-        }
-    }
+    let load = Load { clients: 64, seconds: 10.0, warmup: 2.0, achd: None };
+    let mut o = Options { load, transactions: 2000 };
+    COMMAND.read(&mut o.load, |flag, value| match flag {
+        "--transactions" => set(&mut o.transactions, value.parse().ok().filter(|&n| n > 0)),
+        _ => COMMAND.fail(&format!("unknown flag {flag}")),
+    });
     o
 }
 
 fn main() {
     let o = options();
-    let achd = o.achd.clone().unwrap_or_else(|| {
+    let achd = o.load.achd.clone().unwrap_or_else(|| {
         let exe = std::env::current_exe().unwrap();
         exe.parent().and_then(|p| p.parent()).map(|p| p.join("achd")).unwrap()
     });
     if !achd.exists() {
-        fail(&format!("{} is missing: cargo build --release -p achd", achd.display()));
+        COMMAND.fail(&format!("{} is missing: cargo build --release -p achd", achd.display()));
     }
     let server = Achd::new(&achd)
         .sandbox()
         .log_level(Some("info"))
         .flags(["--requests-per-second", "1000000"])
         .try_start()
-        .unwrap_or_else(|exit| fail(&format!("achd did not start: {exit}")));
+        .unwrap_or_else(|exit| COMMAND.fail(&format!("achd did not start: {exit}")));
     println!("achd {} (pid {}) on https://{}", achd.display(), server.pid(), server.addr());
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     runtime.block_on(async {
         let mut conn = server.conn().await;
-        let operator = server.operator_key();
-        let p = conn.expect("POST", "/admin/partners", &operator, Some(json!({"name": "Readers"})), 201).await;
-        let partner_id = p["payload"]["partner_id"].as_str().unwrap().to_owned();
-        let key = p["payload"]["api_key"].as_str().unwrap().to_owned();
-        let mut app: Value = serde_json::from_slice(&merchant_application()).unwrap();
-        app["partner_id"] = json!(partner_id);
-        let m = conn.expect("POST", "/merchants", &key, Some(app), 201).await;
-        let merchant_id = m["id"].as_str().unwrap().to_owned();
-        let path = format!("/admin/merchants/{merchant_id}/approve");
-        conn.expect("POST", &path, &operator, Some(json!({"limits": generous_limits()})), 200).await;
+        let tenant = https::set_up(&server, &mut conn, "Readers").await;
+        let (partner_id, key, merchant_id) = (tenant.partner_id, tenant.partner_key, tenant.merchant_id);
         let mut ids = Vec::with_capacity(o.transactions);
         for n in 0..o.transactions as u64 {
             let body: Value = serde_json::from_slice(&transaction_body(&partner_id, &merchant_id, n)).unwrap();
@@ -91,12 +71,10 @@ fn main() {
         }
         let ids = Arc::new(ids);
         let mut conns = Vec::new();
-        for _ in 0..o.clients {
+        for _ in 0..o.load.clients {
             conns.push(server.connect(server.addr()).await.unwrap());
         }
-        let start = Instant::now() + Duration::from_millis(50);
-        let window_start = start + Duration::from_secs_f64(o.warmup);
-        let window_end = window_start + Duration::from_secs_f64(o.seconds);
+        let (start, window_start, window_end) = o.load.window();
         let mut clients = tokio::task::JoinSet::new();
         for (i, mut conn) in conns.into_iter().enumerate() {
             let (ids, key, partner_id) = (Arc::clone(&ids), key.clone(), partner_id.clone());
@@ -135,11 +113,11 @@ fn main() {
         }
         latencies.sort_unstable();
         let reads = latencies.len();
-        let rate = reads as f64 / o.seconds;
+        let rate = reads as f64 / o.load.seconds;
         let p = |q: f64| f64::from(latencies[((reads - 1) as f64 * q) as usize]) / 1000.0;
         println!(
             "HTTPS reads: {} clients, {:.0} s measured after {:.0} s warm-up: {reads} reads, {rate:.0} reads/s",
-            o.clients, o.seconds, o.warmup
+            o.load.clients, o.load.seconds, o.load.warmup
         );
         println!("latency (ms): p50 {:.2}  p90 {:.2}  p99 {:.2}", p(0.5), p(0.9), p(0.99));
         println!("server CPU {cpu:.2} s ({:.0} µs per read)", cpu * 1e6 / reads.max(1) as f64);

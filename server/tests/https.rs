@@ -39,8 +39,21 @@ fn start(data: &Path, extra: &[&str]) -> Server {
 /// A sandbox server on a new data directory, a connection to it, and a tenant
 /// made through it (the directory goes with the first).
 async fn sandbox_with_tenant() -> (TempDir, Server, Conn, Tenant) {
+    tenant_on(temp_dir(), &[]).await
+}
+
+/// [`sandbox_with_tenant`] whose server writes its files to the directory's
+/// `outbox`.
+async fn sandbox_with_outbox() -> (TempDir, Server, Conn, Tenant) {
     let dir = temp_dir();
-    let server = start(dir.path(), &[]);
+    let outbox = dir.path().join("outbox");
+    tenant_on(dir, &["--outbox", outbox.to_str().unwrap()]).await
+}
+
+/// A sandbox server on `dir` with `extra` flags, a connection to it, and a
+/// tenant made through it.
+async fn tenant_on(dir: TempDir, extra: &[&str]) -> (TempDir, Server, Conn, Tenant) {
+    let server = start(dir.path(), extra);
     let mut c = server.conn().await;
     let t = Tenant::create(&server, &mut c).await;
     (dir, server, c, t)
@@ -1144,11 +1157,8 @@ async fn a_flood_of_made_up_keys_is_refused_while_every_create_is_acknowledged()
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_same_day_entry_leaves_in_its_windows_file_over_https() {
-    let dir = temp_dir();
+    let (dir, server, mut c, t) = sandbox_with_outbox().await;
     let outbox = dir.path().join("outbox");
-    let server = start(dir.path(), &["--outbox", outbox.to_str().unwrap()]);
-    let mut c = server.conn().await;
-    let t = Tenant::create(&server, &mut c).await;
     let (pkey, pid) = (t.partner_key.as_str(), t.partner_id.as_str());
     let mut body = t.transaction("25.00");
     body["same_day"] = json!(true);
@@ -1192,11 +1202,8 @@ fn check_picture(width: u32) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn icl_items_leave_in_an_image_cash_letter_over_https() {
-    let dir = temp_dir();
+    let (dir, server, mut c, t) = sandbox_with_outbox().await;
     let outbox = dir.path().join("outbox");
-    let server = start(dir.path(), &["--outbox", outbox.to_str().unwrap()]);
-    let mut c = server.conn().await;
-    let t = Tenant::create(&server, &mut c).await;
     // A merchant that takes checks.
     let mut app = example("merchant.json");
     app["partner_id"] = json!(t.partner_id);

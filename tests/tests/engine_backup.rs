@@ -30,6 +30,15 @@ fn populated() -> (tempfile::TempDir, PathBuf, World, String, Caller, String) {
     (dir, path, w, partner, caller, merchant)
 }
 
+/// A backup of a [`populated`] database, taken in its directory: the
+/// directory and the backup's path.
+fn backed_up() -> (tempfile::TempDir, PathBuf) {
+    let (dir, _path, w, ..) = populated();
+    let dest = dir.path().join("backup.redb");
+    w.engine.backup(&dest).unwrap();
+    (dir, dest)
+}
+
 /// `path`'s key beside `restored`, as an operator restoring keeps the key.
 fn copy_key(path: &Path, restored: &Path) {
     std::fs::copy(key_file_for(path), key_file_for(restored)).unwrap();
@@ -88,9 +97,7 @@ fn a_backup_taken_under_writes_holds_every_answered_transaction() {
 
 #[test]
 fn a_backup_keeps_account_numbers_sealed() {
-    let (dir, _path, w, ..) = populated();
-    let dest = dir.path().join("backup.redb");
-    w.engine.backup(&dest).unwrap();
+    let (_dir, dest) = backed_up();
     let bytes = std::fs::read(&dest).unwrap();
     assert!(!bytes.windows(ACCOUNT.len()).any(|win| win == ACCOUNT.as_bytes()));
     #[cfg(unix)]
@@ -136,9 +143,7 @@ fn a_closed_database_is_backed_up_without_its_key_and_an_open_one_is_refused() {
 
 #[test]
 fn a_restore_never_writes_over_a_database_or_its_log() {
-    let (dir, _path, w, ..) = populated();
-    let dest = dir.path().join("backup.redb");
-    w.engine.backup(&dest).unwrap();
+    let (_dir, dest) = backed_up();
     let target = tempfile::tempdir().unwrap();
     let database = target.path().join("ach.redb");
     std::fs::write(&database, b"existing").unwrap();
@@ -154,9 +159,7 @@ fn a_restore_never_writes_over_a_database_or_its_log() {
 
 #[test]
 fn a_restore_of_anything_but_a_whole_backup_is_refused_and_leaves_nothing() {
-    let (dir, _path, w, ..) = populated();
-    let dest = dir.path().join("backup.redb");
-    w.engine.backup(&dest).unwrap();
+    let (dir, dest) = backed_up();
     let whole = std::fs::read(&dest).unwrap();
     type Expect = fn(&OpenError) -> bool;
     let cases: Vec<(&str, Vec<u8>, Expect)> = vec![

@@ -3,9 +3,9 @@
 //! nothing, and a wrong current key is refused without any change.
 #![allow(clippy::unwrap_used)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use ach_core::engine::{rotate_key, Engine, OpenError};
+use ach_core::engine::{rotate_key, Caller, Engine, OpenError};
 use ach_core::nacha;
 use ach_core::secrets::EncryptionKey;
 use ach_tests::world::{options, World};
@@ -16,6 +16,24 @@ const ACCOUNT: &str = "987654321";
 
 fn open(path: &Path, key: &EncryptionKey) -> Result<Engine, OpenError> {
     Engine::open(path, options(START).with_encryption_key(key.clone()))
+}
+
+/// A database path in a new directory (which goes with the directory) and `N`
+/// new keys.
+fn fresh<const N: usize>() -> (tempfile::TempDir, PathBuf, [EncryptionKey; N]) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ach.redb");
+    (dir, path, std::array::from_fn(|_| EncryptionKey::generate()))
+}
+
+/// The database at `path` opened by `key`, screening off, with a partner and a
+/// PPD merchant of it: the world, the partner's id and caller, the merchant's id.
+fn with_merchant(path: &Path, key: &EncryptionKey) -> (World, String, Caller, String) {
+    let w = World::with(open(path, key).unwrap());
+    w.screening_off();
+    let (partner, _, caller) = w.partner_with_key();
+    let (merchant, _) = w.merchant(&partner, &caller, &["PPD"]);
+    (w, partner, caller, merchant)
 }
 
 /// The account numbers of every entry of every origination file.
@@ -31,14 +49,8 @@ fn originated_accounts(engine: &Engine) -> Vec<String> {
 
 #[test]
 fn a_rotated_key_opens_everything_sealed_before_and_the_old_key_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("ach.redb");
-    let (first, second, third) =
-        (EncryptionKey::generate(), EncryptionKey::generate(), EncryptionKey::generate());
-    let w = World::with(open(&path, &first).unwrap());
-    w.screening_off();
-    let (partner, _, caller) = w.partner_with_key();
-    let (merchant, _) = w.merchant(&partner, &caller, &["PPD"]);
+    let (_dir, path, [first, second, third]) = fresh();
+    let (w, partner, caller, merchant) = with_merchant(&path, &first);
     let id = w.debit(&partner, &caller, &merchant, "10.00");
     drop(w);
 
@@ -64,10 +76,7 @@ fn a_rotated_key_opens_everything_sealed_before_and_the_old_key_nothing() {
 
 #[test]
 fn a_wrong_current_key_is_refused_and_changes_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("ach.redb");
-    let (right, wrong, new) =
-        (EncryptionKey::generate(), EncryptionKey::generate(), EncryptionKey::generate());
+    let (dir, path, [right, wrong, new]) = fresh();
     drop(open(&path, &right).unwrap());
     assert!(matches!(rotate_key(&path, &wrong, &new), Err(OpenError::WrongKey)));
     drop(open(&path, &right).expect("the key it had still opens it"));
@@ -81,9 +90,7 @@ fn a_wrong_current_key_is_refused_and_changes_nothing() {
 
 #[test]
 fn a_database_in_use_is_not_rotated_under_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("ach.redb");
-    let (key, new) = (EncryptionKey::generate(), EncryptionKey::generate());
+    let (_dir, path, [key, new]) = fresh();
     let engine = open(&path, &key).unwrap();
     let refused = rotate_key(&path, &key, &new).unwrap_err().to_string();
     assert!(refused.contains("already open"), "the engine holds the file: {refused}");
@@ -93,13 +100,8 @@ fn a_database_in_use_is_not_rotated_under_it() {
 
 #[test]
 fn a_sealing_key_rotated_after_a_reseal_keeps_every_data_key_it_sealed() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("ach.redb");
-    let (first, second) = (EncryptionKey::generate(), EncryptionKey::generate());
-    let w = World::with(open(&path, &first).unwrap());
-    w.screening_off();
-    let (partner, _, caller) = w.partner_with_key();
-    let (merchant, _) = w.merchant(&partner, &caller, &["PPD"]);
+    let (_dir, path, [first, second]) = fresh();
+    let (w, partner, caller, merchant) = with_merchant(&path, &first);
     // Sealed by the first data key, the re-seal stopped before the
     // transactions: they stay sealed by the (now retired) first data key.
     let before = w.debit(&partner, &caller, &merchant, "10.00");

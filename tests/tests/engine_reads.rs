@@ -38,8 +38,7 @@ fn statuses(v: &TransactionView) -> Vec<Status> {
 fn a_history_is_what_the_status_feed_showed_on_every_path() {
     use Status::{A, B, R, S};
     let w = World::new("2026-11-23 10:00");
-    let (p, pc) = w.partner();
-    let (m, _) = w.merchant(&p, &pc, &["PPD"]);
+    let (p, pc, m) = w.tenant(&["PPD"]);
     let pending = entry(&w, &p, &pc, &m, "debit", "10.00", "10000001");
     let voided = entry(&w, &p, &pc, &m, "debit", "11.00", "10000002");
     w.void(&p, &pc, &voided).unwrap();
@@ -196,8 +195,7 @@ fn nobody_reads_another_partners_or_merchants_data() {
 #[test]
 fn a_customer_reads_back_without_its_number_and_is_gone_once_deleted() {
     let w = World::new("2026-11-23 10:00");
-    let (p, pc) = w.partner();
-    let (m, _) = w.merchant(&p, &pc, &["PPD"]);
+    let (p, pc, m) = w.tenant(&["PPD"]);
     let token = w.customer(&p, &pc, &m, "77776666");
     let v = serde_json::to_value(w.engine.customer(&pc, Some(&p), &token).unwrap()).unwrap();
     assert_eq!(v["merchant_id"], json!(m));

@@ -6,7 +6,7 @@
 //! stopped part way leaves everything readable and goes on where it stood.
 #![allow(clippy::unwrap_used)]
 
-use std::path::Path;
+use std::path::PathBuf;
 
 use ach_core::engine::{webhook_signature, CheckSide, Engine, Operation, Outcome, ResealFigures};
 use ach_core::secrets::EncryptionKey;
@@ -18,8 +18,18 @@ use serde_json::{json, Value};
 const START: &str = "2026-11-23 10:00";
 const WALL: i64 = 1_795_000_000;
 
-fn open(path: &Path, key: &EncryptionKey) -> World {
-    World::with(Engine::open(path, options(START).with_encryption_key(key.clone())).unwrap())
+/// A database file in a directory of its own (which goes with it), sealed
+/// under `key`.
+struct Store {
+    _dir: tempfile::TempDir,
+    path: PathBuf,
+    key: EncryptionKey,
+}
+
+impl Store {
+    fn open(&self) -> World {
+        World::with(Engine::open(&self.path, options(START).with_encryption_key(self.key.clone())).unwrap())
+    }
 }
 
 /// A check's picture (PNG) for an ICL item.
@@ -110,6 +120,17 @@ fn make(w: &World) -> Made {
     Made { partner, partner_key, merchant, merchant_key, customer, transactions, icl, secret }
 }
 
+/// A new store holding what [`make`] makes: the store, its world, what was
+/// made and what it shows.
+fn made() -> (Store, World, Made, Shown) {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Store { path: dir.path().join("ach.redb"), _dir: dir, key: EncryptionKey::generate() };
+    let w = s.open();
+    let m = make(&w);
+    let before = shown(&w, &m);
+    (s, w, m, before)
+}
+
 /// `now` is `before`, each part compared on its own (named, never printed:
 /// the parts are large).
 fn same(now: &Shown, before: &Shown, when: &str) {
@@ -183,11 +204,7 @@ fn deliveries_signed(w: &World, secret: &str) -> usize {
 
 #[test]
 fn every_sealed_value_reads_the_same_after_a_reseal_opened_by_the_new_key_alone() {
-    let dir = tempfile::tempdir().unwrap();
-    let (path, key) = (dir.path().join("ach.redb"), EncryptionKey::generate());
-    let w = open(&path, &key);
-    let m = make(&w);
-    let before = shown(&w, &m);
+    let (s, w, m, before) = made();
     assert!(
         before.images.iter().all(Option::is_some) && !before.files.is_empty() && !before.letters.is_empty()
     );
@@ -195,7 +212,7 @@ fn every_sealed_value_reads_the_same_after_a_reseal_opened_by_the_new_key_alone(
         before.events.iter().any(|e| e["notice_of_change"]["account_number"] == "99998888"),
         "the notice's corrected data"
     );
-    let stored_before = std::fs::read(&path).unwrap();
+    let stored_before = std::fs::read(&s.path).unwrap();
 
     let figures = w.engine.reseal().unwrap();
     assert!(figures.resealed >= 10, "{figures:?}");
@@ -203,7 +220,7 @@ fn every_sealed_value_reads_the_same_after_a_reseal_opened_by_the_new_key_alone(
     same(&shown(&w, &m), &before, "after the re-seal");
     drop(w);
 
-    let w = open(&path, &key);
+    let w = s.open();
     same(&shown(&w, &m), &before, "after a reopen");
     assert!(deliveries_signed(&w, &m.secret) > 0);
     assert_eq!(w.engine.retired_opens(), 0, "every value read was opened by the new data key");
@@ -215,18 +232,14 @@ fn every_sealed_value_reads_the_same_after_a_reseal_opened_by_the_new_key_alone(
     same(&shown(&w, &m), &before, "after a second re-seal");
     assert_eq!(w.engine.retired_opens(), 0);
     drop(w);
-    let stored_after = std::fs::read(&path).unwrap();
+    let stored_after = std::fs::read(&s.path).unwrap();
     assert!(!stored_after.windows(9).any(|x| x == b"918273645"), "account numbers stay sealed");
     assert_ne!(stored_before.len(), 0);
 }
 
 #[test]
 fn a_reseal_stopped_part_way_leaves_everything_readable_and_goes_on() {
-    let dir = tempfile::tempdir().unwrap();
-    let (path, key) = (dir.path().join("ach.redb"), EncryptionKey::generate());
-    let w = open(&path, &key);
-    let m = make(&w);
-    let before = shown(&w, &m);
+    let (s, w, m, before) = made();
     // Three chunks: partners, merchants and customers re-sealed; the
     // transactions, images, files, events and secrets not yet.
     assert_eq!(w.engine.reseal_some(3).unwrap(), None);
@@ -236,14 +249,14 @@ fn a_reseal_stopped_part_way_leaves_everything_readable_and_goes_on() {
 
     // As after a crash: reopened, everything reads, new values are sealed,
     // and the re-seal goes on from where it stood.
-    let w = open(&path, &key);
+    let w = s.open();
     same(&shown(&w, &m), &before, "reopened part way");
     let caller = w.engine.authenticate(&m.partner_key).unwrap();
     let late = w.debit(&m.partner, &caller, &m.merchant, "16.00");
     let done: ResealFigures = w.engine.reseal().unwrap();
     assert_eq!(done.unopened, 0, "{done:?}");
     drop(w);
-    let w = open(&path, &key);
+    let w = s.open();
     let mut now = shown(&w, &m);
     now.files.truncate(before.files.len());
     same(&now, &before, "after the re-seal went on");
@@ -252,6 +265,6 @@ fn a_reseal_stopped_part_way_leaves_everything_readable_and_goes_on() {
     assert_eq!(w.engine.retired_opens(), 0);
     drop(w);
     // A wrong key still opens nothing.
-    let wrong = Engine::open(&path, options(START).with_encryption_key(EncryptionKey::generate()));
+    let wrong = Engine::open(&s.path, options(START).with_encryption_key(EncryptionKey::generate()));
     assert!(matches!(wrong, Err(ach_core::engine::OpenError::WrongKey)));
 }

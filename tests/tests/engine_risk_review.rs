@@ -6,15 +6,11 @@
 //! Eastern, Thanksgiving on the Thursday.
 #![allow(clippy::unwrap_used)]
 
-use ach_core::engine::{Caller, Engine, HELD_EVENT_TYPE, RELEASED_EVENT_TYPE};
+use ach_core::engine::{Caller, HELD_EVENT_TYPE, RELEASED_EVENT_TYPE};
 use ach_core::model::{Event, Status};
 use ach_tests::router;
 use ach_tests::world::{transaction, World, OPERATOR_KEY};
 use serde_json::{json, Value};
-
-fn admin(engine: &Engine, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
-    router::call(engine, method, path, Some(OPERATOR_KEY), body.as_ref())
-}
 
 /// A partner with one merchant (PPD) and the merchant's events caller.
 struct Shop {
@@ -67,7 +63,7 @@ impl Shop {
 
     /// An operator request.
     fn admin(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
-        admin(&self.w.engine, method, path, body)
+        router::call(&self.w.engine, method, path, Some(OPERATOR_KEY), body.as_ref())
     }
 
     fn decide(&self, id: &str, how: &str, note: Option<&str>) -> (u16, Value) {
@@ -268,8 +264,7 @@ fn an_entry_over_the_exposure_limit_is_held_and_the_figure_follows_the_entries()
         assert_eq!(status, 200, "{v}");
         v["payload"].clone()
     };
-    let (status, v) = admin(
-        &s.w.engine,
+    let (status, v) = s.admin(
         "POST",
         &format!("/admin/merchants/{}/limits", s.m),
         Some(json!({"exposure_limit": "100.00"})),
@@ -310,12 +305,8 @@ fn an_entry_over_the_exposure_limit_is_held_and_the_figure_follows_the_entries()
     let _ = d60;
     // An unknown merchant is 404; a partner's limits take no exposure limit.
     assert_eq!(s.admin("GET", "/admin/merchants/mer_nope/exposure", None).0, 404);
-    let (status, v) = admin(
-        &s.w.engine,
-        "POST",
-        &format!("/admin/partners/{}/limits", s.p),
-        Some(json!({"exposure_limit": "5.00"})),
-    );
+    let (status, v) =
+        s.admin("POST", &format!("/admin/partners/{}/limits", s.p), Some(json!({"exposure_limit": "5.00"})));
     assert_eq!(status, 422, "{v}");
     assert_eq!(v["errors"][0]["field"], "exposure_limit");
 }
@@ -330,12 +321,8 @@ fn the_risk_report_counts_each_rules_screening_and_what_came_of_it() {
     assert_eq!(s.decide(&rejected, "reject", None).0, 200);
     s.w.at("2026-11-23 18:30");
     // The released debit comes back unauthorized.
-    let (status, v) = admin(
-        &s.w.engine,
-        "POST",
-        "/admin/returns",
-        Some(json!({"transaction_id": released, "return_code": "R10"})),
-    );
+    let (status, v) =
+        s.admin("POST", "/admin/returns", Some(json!({"transaction_id": released, "return_code": "R10"})));
     assert_eq!(status, 200, "{v}");
     let (status, v) = s.admin("GET", "/admin/risk-report?from=2026-11-23&to=2026-11-23", None);
     assert_eq!(status, 200, "{v}");

@@ -55,8 +55,7 @@ fn signed_by(secret: &str, a: &WebhookAttempt) -> bool {
 #[test]
 fn each_event_of_the_partners_merchants_is_delivered_signed_once() {
     let w = World::new("2026-11-23 10:00");
-    let (p, pc) = w.partner();
-    let (m, _) = w.merchant(&p, &pc, &["PPD"]);
+    let (p, pc, m) = w.tenant(&["PPD"]);
     let before = w.debit(&p, &pc, &m, "1.00");
     let (e, secret) = endpoint(&w, &p, &pc, None);
     assert!(secret.starts_with("whsec_") && secret_key(&secret).is_some_and(|k| k.len() == 24));
@@ -118,8 +117,7 @@ fn each_event_of_the_partners_merchants_is_delivered_signed_once() {
 #[test]
 fn a_try_never_answered_is_taken_again_after_its_lease_with_the_same_id() {
     let w = World::new("2026-11-23 10:00");
-    let (p, pc) = w.partner();
-    let (m, _) = w.merchant(&p, &pc, &["PPD"]);
+    let (p, pc, m) = w.tenant(&["PPD"]);
     endpoint(&w, &p, &pc, None);
     w.debit(&p, &pc, &m, "1.00");
     let first = take(&w);
@@ -137,8 +135,7 @@ fn a_try_never_answered_is_taken_again_after_its_lease_with_the_same_id() {
 #[test]
 fn failures_are_retried_on_the_schedule_then_fail_and_a_410_disables() {
     let w = World::new("2026-11-23 10:00");
-    let (p, pc) = w.partner();
-    let (m, _) = w.merchant(&p, &pc, &["PPD"]);
+    let (p, pc, m) = w.tenant(&["PPD"]);
     let (e, _) = endpoint(&w, &p, &pc, None);
     w.debit(&p, &pc, &m, "1.00");
     let start = et("2026-11-23 10:00");
@@ -191,8 +188,7 @@ fn failures_are_retried_on_the_schedule_then_fail_and_a_410_disables() {
 #[test]
 fn a_rotated_secret_signs_beside_the_new_one_for_a_day() {
     let w = World::new("2026-11-23 10:00");
-    let (p, pc) = w.partner();
-    let (m, _) = w.merchant(&p, &pc, &["PPD"]);
+    let (p, pc, m) = w.tenant(&["PPD"]);
     let (e, old) = endpoint(&w, &p, &pc, Some(vec!["transaction.status_changed"]));
     let new = match w
         .run(&pc, Operation::RotateWebhookSecret { partner_id: p.clone(), endpoint_id: e.clone() })
@@ -216,8 +212,7 @@ fn a_rotated_secret_signs_beside_the_new_one_for_a_day() {
 #[test]
 fn only_the_types_asked_for_are_delivered_and_only_good_urls_are_taken() {
     let w = World::new("2026-11-23 10:00");
-    let (p, pc) = w.partner();
-    let (m, _) = w.merchant(&p, &pc, &["PPD"]);
+    let (p, pc, m) = w.tenant(&["PPD"]);
     endpoint(&w, &p, &pc, Some(vec!["transaction.notice_of_change"]));
     w.debit(&p, &pc, &m, "1.00");
     assert!(take(&w).is_empty());
@@ -284,8 +279,7 @@ fn a_partner_has_at_most_sixteen_endpoints_and_deletes_free_a_place() {
 #[test]
 fn an_approval_is_delivered_once_with_the_merchant_as_a_read_shows_it() {
     let w = World::new("2026-11-23 10:00");
-    let (p, pc) = w.partner();
-    let (before, _) = w.merchant(&p, &pc, &["PPD"]);
+    let (p, pc, before) = w.tenant(&["PPD"]);
     let (e, secret) = endpoint(&w, &p, &pc, None);
     let (only_tx, _) = endpoint(&w, &p, &pc, Some(vec!["transaction.status_changed"]));
     let (only_approvals, _) = endpoint(&w, &p, &pc, Some(vec!["merchant.approved"]));
