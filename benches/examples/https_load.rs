@@ -48,13 +48,19 @@ use std::time::{Duration, Instant};
 
 use ach_benches::cpu::cpu_seconds;
 use ach_benches::{transaction_body, Sandbox};
-use ach_testkit::{Achd, Conn, Server, Strangers};
+use ach_testkit::{Achd, Conn, Server};
 use serde_json::{json, Value};
 
+#[path = "common/flood.rs"]
+mod flood;
 #[path = "common/https.rs"]
 mod https;
+#[path = "common/webhook_receiver.rs"]
+mod webhook_receiver;
 
+use flood::{flood, FloodCount, FLOOD_CONNECTIONS};
 use https::{set, CommandLine, Load, Tenant};
+use webhook_receiver::webhook_receiver;
 
 const USAGE: &str = "usage: https_load [--clients N (64)] [--seconds S (20)] [--warmup S (3)] \
 [--batch N,N (1000,CLIENTS)] [--inproc-creates N (as many as HTTPS acknowledged)] \
@@ -316,106 +322,6 @@ struct LoadResult {
     flood: FloodCount,
     /// Webhook deliveries the local receiver took over the measured window.
     deliveries: Option<usize>,
-}
-
-/// A webhook receiver on a loopback port answering every request 204 (HTTP/1.1,
-/// keep-alive, read by hand: the benches carry no HTTP server); the count of
-/// requests it took.
-async fn webhook_receiver() -> (u16, Arc<std::sync::atomic::AtomicUsize>) {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let count = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let counted = Arc::clone(&count);
-    tokio::spawn(async move {
-        while let Ok((mut stream, _)) = listener.accept().await {
-            let counted = Arc::clone(&counted);
-            tokio::spawn(async move {
-                let mut buf = Vec::new();
-                let mut chunk = [0u8; 16 * 1024];
-                loop {
-                    // A request: its head, then content-length bytes of body.
-                    let (head_end, length) = loop {
-                        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                            let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
-                            let length = head
-                                .lines()
-                                .find_map(|l| {
-                                    l.strip_prefix("content-length:").map(|v| v.trim().parse().unwrap_or(0))
-                                })
-                                .unwrap_or(0usize);
-                            break (end + 4, length);
-                        }
-                        match stream.read(&mut chunk).await {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-                        }
-                    };
-                    while buf.len() < head_end + length {
-                        match stream.read(&mut chunk).await {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-                        }
-                    }
-                    buf.drain(..head_end + length);
-                    counted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    if stream
-                        .write_all(b"HTTP/1.1 204 No Content\r\ncontent-length: 0\r\n\r\n")
-                        .await
-                        .is_err()
-                    {
-                        return;
-                    }
-                }
-            });
-        }
-    });
-    (port, count)
-}
-
-/// The flood's answers.
-#[derive(Default)]
-struct FloodCount {
-    answered: usize,
-    unauthorized: usize,
-    not_found: usize,
-    other: usize,
-}
-
-/// Connections the flood is sent over.
-const FLOOD_CONNECTIONS: u32 = 16;
-
-/// One flood connection: `rate` requests per second with made-up keys
-/// ([`Strangers`]: a third to made-up paths) until `end`; what they were
-/// answered within `[from, end)` (`other`: neither 401 nor 404, or not the
-/// status expected).
-async fn flood(mut conn: Conn, seed: u64, rate: f64, from: Instant, end: Instant) -> FloodCount {
-    let mut strangers = Strangers::new(seed);
-    let mut tick = tokio::time::interval(Duration::from_secs_f64(1.0 / rate));
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut count = FloodCount::default();
-    while Instant::now() < end {
-        tick.tick().await;
-        let s = strangers.next_request();
-        let answer = conn
-            .send(s.method, &s.path, Some(&s.key), JSON, s.body)
-            .await
-            .unwrap_or_else(|e| panic!("a flood connection was closed: {e}"))
-            .status;
-        if Instant::now() < from {
-            continue;
-        }
-        count.answered += 1;
-        match answer {
-            401 => count.unauthorized += 1,
-            404 => count.not_found += 1,
-            _ => count.other += 1,
-        }
-        if answer != s.expected {
-            count.other += 1;
-        }
-    }
-    count
 }
 
 /// What one client saw.
