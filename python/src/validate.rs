@@ -83,39 +83,40 @@ fn answer<'py>(py: Python<'py>, kind: Kind, form: &Bound<'py, PyAny>) -> PyResul
     verdict_dict(py, &verdict_of(py, kind, form)?)
 }
 
-/// Validate a transaction request (`POST /transactions`) against every rule of
-/// the service, without an engine: `{"valid", "message", "errors"}`. `form` is a
-/// value (a `dict`) or its JSON text (`str` or `bytes`).
-#[pyfunction]
-#[pyo3(signature = (form, /))]
-pub(crate) fn validate_transaction<'py>(
-    py: Python<'py>,
-    form: &Bound<'py, PyAny>,
-) -> PyResult<Bound<'py, PyDict>> {
-    answer(py, Kind::Transaction, form)
+/// `#[pyfunction] $name(form, /)`: the verdict on `form` as `$kind`, with the
+/// documentation given (each kind's validator has the same Python signature).
+macro_rules! validator {
+    ($(#[doc = $doc:literal])* $name:ident, $kind:expr) => {
+        $(#[doc = $doc])*
+        #[pyfunction]
+        #[pyo3(signature = (form, /))]
+        pub(crate) fn $name<'py>(py: Python<'py>, form: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
+            answer(py, $kind, form)
+        }
+    };
 }
 
-/// Validate a customer request (`POST /customers`): `{"valid", "message",
-/// "errors"}`.
-#[pyfunction]
-#[pyo3(signature = (form, /))]
-pub(crate) fn validate_customer<'py>(
-    py: Python<'py>,
-    form: &Bound<'py, PyAny>,
-) -> PyResult<Bound<'py, PyDict>> {
-    answer(py, Kind::Customer, form)
-}
+validator!(
+    /// Validate a transaction request (`POST /transactions`) against every rule of
+    /// the service, without an engine: `{"valid", "message", "errors"}`. `form` is a
+    /// value (a `dict`) or its JSON text (`str` or `bytes`).
+    validate_transaction,
+    Kind::Transaction
+);
 
-/// Validate a merchant application (`POST /merchants`): `{"valid", "message",
-/// "errors"}`.
-#[pyfunction]
-#[pyo3(signature = (form, /))]
-pub(crate) fn validate_merchant<'py>(
-    py: Python<'py>,
-    form: &Bound<'py, PyAny>,
-) -> PyResult<Bound<'py, PyDict>> {
-    answer(py, Kind::Merchant, form)
-}
+validator!(
+    /// Validate a customer request (`POST /customers`): `{"valid", "message",
+    /// "errors"}`.
+    validate_customer,
+    Kind::Customer
+);
+
+validator!(
+    /// Validate a merchant application (`POST /merchants`): `{"valid", "message",
+    /// "errors"}`.
+    validate_merchant,
+    Kind::Merchant
+);
 
 /// Validate a form of the kind named `"transaction"`, `"customer"` or
 /// `"merchant"` (the C library's `ach_validate`); another kind is
@@ -127,10 +128,7 @@ pub(crate) fn validate<'py>(
     kind: &Bound<'py, PyAny>,
     form: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let name = kind
-        .cast::<PyString>()
-        .map_err(|_| invalid(format!("kind must be a str, not {}", type_name(kind))))?
-        .to_string_lossy();
+    let name = text_arg("kind", kind)?.to_string_lossy();
     let kind = Kind::parse(&name).ok_or_else(|| {
         invalid(format!("kind must be transaction, customer or merchant, not {:?}", cut(&name, 40)))
     })?;
@@ -145,10 +143,7 @@ pub(crate) fn validate_routing_number<'py>(
     py: Python<'py>,
     routing_number: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let text = routing_number
-        .cast::<PyString>()
-        .map_err(|_| invalid(format!("routing_number must be a str, not {}", type_name(routing_number))))?
-        .to_string_lossy();
+    let text = text_arg("routing_number", routing_number)?.to_string_lossy();
     verdict_dict(py, &routing_number_verdict(&text, &DIRECTORY))
 }
 
@@ -158,6 +153,14 @@ pub(crate) fn validate_routing_number<'py>(
 #[pyo3(name = "to_json", signature = (value, /))]
 pub(crate) fn to_json_text<'py>(py: Python<'py>, value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
     to_json(value)?.into_bound_py_any(py)
+}
+
+/// A `str` argument named `name` (`kind`, `method`, a key), or misuse.
+pub(crate) fn text_arg<'a, 'py>(
+    name: &str,
+    value: &'a Bound<'py, PyAny>,
+) -> PyResult<&'a Bound<'py, PyString>> {
+    value.cast::<PyString>().map_err(|_| invalid(format!("{name} must be a str, not {}", type_name(value))))
 }
 
 /// `text` cut to `max` characters (then `...`): caller text quoted in a message

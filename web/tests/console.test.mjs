@@ -16,19 +16,12 @@
 // Run by scripts/browser-test (which builds achd first).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { pinnedBrowser } from './pinned-browser.mjs';
-
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const achd = process.env.ACHD ?? join(root, 'target/debug/achd');
-const artifacts = join(root, 'target/artifacts');
+import { artifacts, root, startServer, stopServer } from './sandbox-server.mjs';
 
 let server;
 let dataDir;
@@ -42,30 +35,6 @@ let page;
 const pageErrors = [];
 /** What the set-up made. */
 const made = {};
-
-/** Start the server on free loopback ports; resolve with both addresses. */
-function startServer() {
-  dataDir = mkdtempSync(join(tmpdir(), 'ach-console-data-'));
-  mkdirSync(artifacts, { recursive: true });
-  const log = openSync(join(artifacts, 'console-achd.log'), 'w');
-  server = spawn(achd, ['serve', '--sandbox', '--sandbox-start', '2026-11-23T10:00:00-05:00', '--listen', '127.0.0.1:0', '--admin-listen', '127.0.0.1:0', '--data', dataDir], {
-    stdio: ['ignore', 'pipe', log],
-  });
-  return new Promise((resolvePromise, reject) => {
-    const timer = setTimeout(() => reject(new Error('achd did not say where it listens within 30 s')), 30_000);
-    server.on('exit', (code) => reject(new Error(`achd exited (${code}) before listening`)));
-    let admin;
-    createInterface({ input: server.stdout }).on('line', (line) => {
-      const operator = /^operator plane on https:\/\/(\S+)$/.exec(line);
-      if (operator) admin = operator[1];
-      const m = /^listening on https:\/\/(\S+)$/.exec(line);
-      if (m) {
-        clearTimeout(timer);
-        resolvePromise({ admin, listen: m[1] });
-      }
-    });
-  });
-}
 
 /**
  * One API request over HTTPS (trusting only the server's own certificate):
@@ -145,7 +114,9 @@ async function setUp() {
 }
 
 before(async () => {
-  const { admin, listen } = await startServer();
+  let listening;
+  ({ server, dataDir, listening } = startServer({ prefix: 'ach-console-data-', logName: 'console-achd.log' }));
+  const { admin, listen } = await listening;
   adminBase = `https://${admin}`;
   publicBase = `https://${listen}`;
   cert = readFileSync(join(dataDir, 'tls-cert.pem'), 'utf8');
@@ -165,12 +136,7 @@ before(async () => {
 
 after(async () => {
   await context?.close();
-  if (server && server.exitCode === null) {
-    const exited = new Promise((r) => server.once('exit', r));
-    server.kill('SIGTERM');
-    await exited;
-  }
-  for (const dir of [dataDir, profileDir]) if (dir) rmSync(dir, { recursive: true, force: true });
+  await stopServer(server, [dataDir, profileDir]);
 });
 
 /** Log in with `key` through the form. */

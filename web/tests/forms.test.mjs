@@ -9,19 +9,13 @@
 // Run by scripts/browser-test (which builds achd and the site first).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { get } from 'node:https';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { pinnedBrowser } from './pinned-browser.mjs';
+import { artifacts, root, startServer, stopServer } from './sandbox-server.mjs';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const achd = process.env.ACHD ?? join(root, 'target/debug/achd');
 const site = join(root, 'target/web-site');
-const artifacts = join(root, 'target/artifacts');
 
 let server;
 let dataDir;
@@ -31,27 +25,6 @@ let cert;
 let context;
 let page;
 const pageErrors = [];
-
-/** Start the server on a free loopback port; resolve with its address. */
-function startServer() {
-  dataDir = mkdtempSync(join(tmpdir(), 'ach-browser-data-'));
-  mkdirSync(artifacts, { recursive: true });
-  const log = openSync(join(artifacts, 'achd.log'), 'w');
-  server = spawn(achd, ['serve', '--sandbox', '--sandbox-start', '2026-11-23T10:00:00-05:00', '--web', site, '--listen', '127.0.0.1:0', '--admin-listen', '127.0.0.1:0', '--data', dataDir], {
-    stdio: ['ignore', 'pipe', log],
-  });
-  return new Promise((resolvePromise, reject) => {
-    const timer = setTimeout(() => reject(new Error('achd did not say where it listens within 30 s')), 30_000);
-    server.on('exit', (code) => reject(new Error(`achd exited (${code}) before listening`)));
-    createInterface({ input: server.stdout }).on('line', (line) => {
-      const m = /^listening on https:\/\/(\S+)$/.exec(line);
-      if (m) {
-        clearTimeout(timer);
-        resolvePromise(m[1]);
-      }
-    });
-  });
-}
 
 /** GET a path over HTTPS, trusting only the server's own certificate. */
 function fetchHeaders(path) {
@@ -64,8 +37,9 @@ function fetchHeaders(path) {
 }
 
 before(async () => {
-  const address = await startServer();
-  base = `https://${address}`;
+  let listening;
+  ({ server, dataDir, listening } = startServer({ prefix: 'ach-browser-data-', logName: 'achd.log', args: ['--web', site] }));
+  base = `https://${(await listening).listen}`;
   cert = readFileSync(join(dataDir, 'tls-cert.pem'), 'utf8');
   ({ context, page, profileDir } = await pinnedBrowser({
     cert,
@@ -77,12 +51,7 @@ before(async () => {
 
 after(async () => {
   await context?.close();
-  if (server && server.exitCode === null) {
-    const exited = new Promise((r) => server.once('exit', r));
-    server.kill('SIGTERM');
-    await exited;
-  }
-  for (const dir of [dataDir, profileDir]) if (dir) rmSync(dir, { recursive: true, force: true });
+  await stopServer(server, [dataDir, profileDir]);
 });
 
 // ---- helpers on the page ----

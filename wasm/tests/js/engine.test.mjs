@@ -150,11 +150,15 @@ test('misuse of Engine throws Error', () => {
   assert.throws(() => engine.request({ method: 'GET', path: '/categories' }), Error, 'a freed engine');
 });
 
-/** A sandbox engine with a partner and its approved merchant for `classes`. */
-function tenant(classes) {
-  const engine = new ach.Engine({ operatorKey: OPERATOR, sandbox: true, start: '2026-11-23T10:00:00-05:00' });
+/**
+ * A sandbox engine whose clock starts at `start`, with a partner named `name`
+ * and its approved merchant for `classes` (the example application's when not
+ * given).
+ */
+function tenant({ classes, start = '2026-11-23T10:00:00-05:00', name = 'Node Partner' } = {}) {
+  const engine = new ach.Engine({ operatorKey: OPERATOR, sandbox: true, start });
   const call = (request) => engine.request(request);
-  const partner = call({ method: 'POST', path: '/admin/partners', apiKey: OPERATOR, body: { name: 'Node Partner' } });
+  const partner = call({ method: 'POST', path: '/admin/partners', apiKey: OPERATOR, body: { name } });
   const { partner_id: pid, api_key: partnerKey } = partner.body.payload;
   const application = JSON.parse(readFileSync(join(repoRoot, 'examples/requests/merchant.json'), 'utf8'));
   application.partner_id = pid;
@@ -165,7 +169,7 @@ function tenant(classes) {
 }
 
 test('a WEB debit needs an account validated for its partner', () => {
-  const { call, pid, partnerKey, mid } = tenant(['WEB']);
+  const { call, pid, partnerKey, mid } = tenant({ classes: ['WEB'] });
   const customer = call({
     method: 'POST', path: '/customers', apiKey: partnerKey,
     body: { partner_id: pid, merchant_id: mid, name: 'Ada', routing_number: '021000021', account_number: '24682468', account_type: 'checking' },
@@ -228,14 +232,7 @@ test('an entry held by a risk rule waits for review, and a rejection ends it', (
 });
 
 test('a Same Day ACH debit leaves at the next window and settles that day', () => {
-  const engine = new ach.Engine({ operatorKey: OPERATOR, sandbox: true, start: '2026-11-23T09:00:00-05:00' });
-  const call = (request) => engine.request(request);
-  const { partner_id: pid, api_key: partnerKey } =
-    call({ method: 'POST', path: '/admin/partners', apiKey: OPERATOR, body: { name: 'Same Day' } }).body.payload;
-  const application = JSON.parse(readFileSync(join(repoRoot, 'examples/requests/merchant.json'), 'utf8'));
-  application.partner_id = pid;
-  const mid = call({ method: 'POST', path: '/merchants', apiKey: partnerKey, body: application }).body.id;
-  assert.equal(call({ method: 'POST', path: `/admin/merchants/${mid}/approve`, apiKey: OPERATOR }).status, 200);
+  const { call, pid, partnerKey, mid } = tenant({ start: '2026-11-23T09:00:00-05:00', name: 'Same Day' });
   const debit = (amount) => ({
     method: 'POST', path: '/transactions', apiKey: partnerKey, body: {
       partner_id: pid, merchant_id: mid, amount, description: 'node same day', type: 'debit',
@@ -263,15 +260,7 @@ test('a Same Day ACH debit leaves at the next window and settles that day', () =
 });
 
 test('ICL items leave in an image cash letter at the cut-off', () => {
-  const engine = new ach.Engine({ operatorKey: OPERATOR, sandbox: true, start: '2026-11-23T09:00:00-05:00' });
-  const call = (request) => engine.request(request);
-  const { partner_id: pid, api_key: partnerKey } =
-    call({ method: 'POST', path: '/admin/partners', apiKey: OPERATOR, body: { name: 'Checks' } }).body.payload;
-  const application = JSON.parse(readFileSync(join(repoRoot, 'examples/requests/merchant.json'), 'utf8'));
-  application.partner_id = pid;
-  application.standard_entry_classes = ['PPD', 'ICL'];
-  const mid = call({ method: 'POST', path: '/merchants', apiKey: partnerKey, body: application }).body.id;
-  assert.equal(call({ method: 'POST', path: `/admin/merchants/${mid}/approve`, apiKey: OPERATOR }).status, 200);
+  const { call, pid, partnerKey, mid } = tenant({ start: '2026-11-23T09:00:00-05:00', name: 'Checks', classes: ['PPD', 'ICL'] });
   // A 96 x 40 grey PNG with a bar of ink: a readable check picture.
   const png = 'iVBORw0KGgoAAAANSUhEUgAAAGAAAAAoCAAAAAAk+KDlAAAAMklEQVR42u3TMQ0AAAgEMUTg3yAmMPEMJD0Dna7muAIAAABAFuhgAMAR4GQAAAAAPAYWaIAG6YYmWG0AAAAASUVORK5CYII=';
   const created = call({
