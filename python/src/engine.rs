@@ -211,25 +211,6 @@ impl From<Response> for Answer {
     }
 }
 
-impl Answer {
-    /// `(status, body)`: the body parsed by [`parse_body`].
-    fn status_body<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let body = parse_body(py, &self.body)?;
-        PyTuple::new(py, [self.status.into_bound_py_any(py)?, body])
-    }
-
-    /// `(status, body, headers)`: the headers the router sets,
-    /// `{"Idempotent-Replayed": "true"}` on a replayed answer, else `{}`.
-    fn status_body_headers<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let headers = PyDict::new(py);
-        if self.replayed {
-            headers.set_item(REPLAYED_HEADER, "true")?;
-        }
-        let body = parse_body(py, &self.body)?;
-        PyTuple::new(py, [self.status.into_bound_py_any(py)?, body, headers.into_any()])
-    }
-}
-
 /// Route a request: the envelope read as the C library reads it; an envelope
 /// the router cannot read (a body nested deeper than JSON is read, a lone
 /// surrogate) is answered with the router's 400, as over HTTPS.
@@ -265,58 +246,6 @@ fn parse_body<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
     }
 }
 
-/// The `#[pymethods]` block given, with a request method added for each line
-/// `fn name => make;` after it. Every request method has the one Python
-/// signature `(method, path, api_key=None, body=None, query=None,
-/// idempotency_key=None)`, routes the request as the C library's envelope
-/// (with the GIL released) and returns `make(&answer, py)`.
-macro_rules! with_request_methods {
-    (
-        $(#[$attr:meta])*
-        impl $ty:ident { $($methods:tt)* }
-        $($(#[doc = $doc:literal])* fn $name:ident => $make:path;)*
-    ) => {
-        $(#[$attr])*
-        impl $ty {
-            $($methods)*
-
-            $(
-                $(#[doc = $doc])*
-                #[pyo3(signature = (method, path, api_key=None, body=None, query=None, idempotency_key=None))]
-                #[allow(clippy::too_many_arguments)] // the Python signature
-                fn $name<'py>(
-                    &self,
-                    py: Python<'py>,
-                    method: &Bound<'py, PyAny>,
-                    path: &Bound<'py, PyAny>,
-                    api_key: Option<&Bound<'py, PyAny>>,
-                    body: Option<&Bound<'py, PyAny>>,
-                    query: Option<&Bound<'py, PyAny>>,
-                    idempotency_key: Option<&Bound<'py, PyAny>>,
-                ) -> PyResult<Bound<'py, PyTuple>> {
-                    let engine = self.engine()?;
-                    let method = text_arg("method", method)?;
-                    let path = text_arg("path", path)?;
-                    let api_key = api_key.filter(|k| !k.is_none()).map(|k| text_arg("api_key", k)).transpose()?;
-                    let idempotency_key = idempotency_key
-                        .filter(|k| !k.is_none())
-                        .map(|k| text_arg("idempotency_key", k))
-                        .transpose()?;
-                    let body = body_of(body)?;
-                    let text = envelope(method, path, api_key, idempotency_key, query, &body)?;
-                    let bytes = match body {
-                        Body::Bytes(bytes) => Some(bytes),
-                        Body::None | Body::Member(_) => None,
-                    };
-                    let answer = py.detach(move || route(&engine, &text, bytes));
-                    $make(&answer, py)
-                }
-            )*
-        }
-    };
-}
-
-with_request_methods! {
 #[pymethods]
 impl PyEngine {
     /// `Engine(path=None, *, sandbox=False, start=None, operator_key=None,
@@ -343,6 +272,50 @@ impl PyEngine {
         });
         let engine = opened.map_err(|e| open_error(&e))?;
         Ok(PyEngine { inner: Mutex::new(Some(Arc::new(engine))), path, sandbox })
+    }
+
+    /// `(status, body)`: the HTTP status and the parsed JSON body, exactly as the
+    /// HTTPS API answers (refusals included: a 422 is an answer, not an
+    /// exception). See `request_full` for the answer's headers.
+    #[pyo3(signature = (method, path, api_key=None, body=None, query=None, idempotency_key=None))]
+    #[allow(clippy::too_many_arguments)] // the Python signature
+    fn request<'py>(
+        &self,
+        py: Python<'py>,
+        method: &Bound<'py, PyAny>,
+        path: &Bound<'py, PyAny>,
+        api_key: Option<&Bound<'py, PyAny>>,
+        body: Option<&Bound<'py, PyAny>>,
+        query: Option<&Bound<'py, PyAny>>,
+        idempotency_key: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let answer = self.answer(py, method, path, api_key, body, query, idempotency_key)?;
+        let body = parse_body(py, &answer.body)?;
+        PyTuple::new(py, [answer.status.into_bound_py_any(py)?, body])
+    }
+
+    /// `(status, body, headers)`: as `request`, with the answer's HTTP headers
+    /// that the router sets: `{"Idempotent-Replayed": "true"}` on the answer to
+    /// an idempotent request made again, else `{}`.
+    #[pyo3(signature = (method, path, api_key=None, body=None, query=None, idempotency_key=None))]
+    #[allow(clippy::too_many_arguments)] // the Python signature
+    fn request_full<'py>(
+        &self,
+        py: Python<'py>,
+        method: &Bound<'py, PyAny>,
+        path: &Bound<'py, PyAny>,
+        api_key: Option<&Bound<'py, PyAny>>,
+        body: Option<&Bound<'py, PyAny>>,
+        query: Option<&Bound<'py, PyAny>>,
+        idempotency_key: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let answer = self.answer(py, method, path, api_key, body, query, idempotency_key)?;
+        let headers = PyDict::new(py);
+        if answer.replayed {
+            headers.set_item(REPLAYED_HEADER, "true")?;
+        }
+        let body = parse_body(py, &answer.body)?;
+        PyTuple::new(py, [answer.status.into_bound_py_any(py)?, body, headers.into_any()])
     }
 
     /// Close the engine: later calls raise `ClosedError`; the database closes
@@ -385,13 +358,31 @@ impl PyEngine {
     }
 }
 
-    /// `(status, body)`: the HTTP status and the parsed JSON body, exactly as the
-    /// HTTPS API answers (refusals included: a 422 is an answer, not an
-    /// exception). See `request_full` for the answer's headers.
-    fn request => Answer::status_body;
-
-    /// `(status, body, headers)`: as `request`, with the answer's HTTP headers
-    /// that the router sets: `{"Idempotent-Replayed": "true"}` on the answer to
-    /// an idempotent request made again, else `{}`.
-    fn request_full => Answer::status_body_headers;
+impl PyEngine {
+    /// The router's answer to a request given as Python arguments.
+    #[allow(clippy::too_many_arguments)] // the Python signature
+    fn answer<'py>(
+        &self,
+        py: Python<'py>,
+        method: &Bound<'py, PyAny>,
+        path: &Bound<'py, PyAny>,
+        api_key: Option<&Bound<'py, PyAny>>,
+        body: Option<&Bound<'py, PyAny>>,
+        query: Option<&Bound<'py, PyAny>>,
+        idempotency_key: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Answer> {
+        let engine = self.engine()?;
+        let method = text_arg("method", method)?;
+        let path = text_arg("path", path)?;
+        let api_key = api_key.filter(|k| !k.is_none()).map(|k| text_arg("api_key", k)).transpose()?;
+        let idempotency_key =
+            idempotency_key.filter(|k| !k.is_none()).map(|k| text_arg("idempotency_key", k)).transpose()?;
+        let body = body_of(body)?;
+        let text = envelope(method, path, api_key, idempotency_key, query, &body)?;
+        let bytes = match body {
+            Body::Bytes(bytes) => Some(bytes),
+            Body::None | Body::Member(_) => None,
+        };
+        Ok(py.detach(move || route(&engine, &text, bytes)))
+    }
 }
